@@ -1,0 +1,100 @@
+// Scale -> integer multiplier and shift, and requantization of int32 accumulators.
+//
+// Two multiplier conventions are supported:
+//  * TFLite/gemmlowp: real ~= multiplier * 2^(shift - 31), multiplier a Q31 value in [2^30, 2^31), shift
+//    signed (positive = left shift). Applied with double rounding (SRDHM then rounding divide by 2^-shift)
+//    or single rounding (one 64-bit product, one round-half-up shift).
+//  * TPU-MLIR: real ~= multiplier / 2^rshift, multiplier a signed integer of 8, 16 or 32 bits, rshift >= 0.
+//    Applied as (x * multiplier) >> rshift with any RoundingMode.
+// The RTL requant unit mirrors RequantizeAccumulator() stage by stage: bias add, multiply, rounding shift,
+// zero point, clamp.
+#ifndef QACC_GOLDEN_REQUANT_H_
+#define QACC_GOLDEN_REQUANT_H_
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "golden/quant.h"
+
+namespace qacc::golden {
+
+// ---- TFLite / gemmlowp convention -------------------------------------------------------------------------
+
+struct QuantizedMultiplier {
+  int32_t multiplier = 0;  // Q31, in [2^30, 2^31) for any nonzero result; 0 with shift 0 for tiny scales
+  int shift = 0;           // real = multiplier * 2^(shift - 31)
+};
+
+// TFLite QuantizeMultiplier: frexp the scale, round the Q31 mantissa half away from zero, fold the carry case
+// (mantissa rounding to 2^31) into shift + 1, and flush scales whose shift would be < -31 to (0, 0).
+// 0.5 -> (2^30, 0); 1.0 -> (2^30, 1); 0.1 -> (1717986918, -3); 300 -> (1258291200, 9); 1e-10 -> (0, 0).
+// Throws std::invalid_argument for a scale that is negative, NaN or infinite; 0 gives (0, 0).
+QuantizedMultiplier QuantizeMultiplier(double real_multiplier);
+
+// gemmlowp SaturatingRoundingDoublingHighMul: round_half_away((a * b) / 2^31), saturating the single overflow
+// case a = b = INT32_MIN to INT32_MAX. (gemmlowp's nudge rounds ties away from zero.)
+int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b);
+
+// gemmlowp RoundingDivideByPOT: x / 2^exponent rounded half away from zero, exponent in 0..31.
+int32_t RoundingDivideByPOT(int32_t x, int exponent);
+
+// TFLite MultiplyByQuantizedMultiplier with double rounding:
+// RoundingDivideByPOT(SRDHM(x * 2^max(shift, 0), multiplier), max(-shift, 0)). shift in -31..30.
+int32_t MultiplyByQuantizedMultiplierDoubleRounding(int32_t x, int32_t multiplier, int shift);
+
+// TFLite MultiplyByQuantizedMultiplier with TFLITE_SINGLE_ROUNDING: total = 31 - shift,
+// (int64(x) * multiplier + 2^(total - 1)) >> total, saturated to int32. shift in -31..30.
+int32_t MultiplyByQuantizedMultiplierSingleRounding(int32_t x, int32_t multiplier, int shift);
+
+// ---- TPU-MLIR convention ------------------------------------------------------------------------------------
+
+struct MultiplierRshift {
+  int64_t multiplier = 0;  // signed, fits in `bits` bits
+  int rshift = 0;          // >= 0; real = multiplier / 2^rshift
+  int bits = 32;           // 8, 16 or 32
+};
+
+// Largest |multiplier| that fits `bits` signed bits with the largest rshift that keeps it there, so the
+// relative error is minimal (0.1234 with 32 bits -> 2119995857 >> 34). Throws std::invalid_argument for bits
+// not in {8, 16, 32} or a scale that is not positive and finite.
+MultiplierRshift QuantizeMultiplierRshift(double real_multiplier, int bits);
+
+// Shift an integer right by `shift` (0..63) with the given rounding of the discarded bits.
+// shift 0 returns x. The rounding is exact: no overflow for any int64 x.
+int64_t RoundingRightShift(int64_t x, int shift, RoundingMode mode);
+
+// (x * multiplier) >> rshift with `mode`, saturated to int32. x is an int32 accumulator.
+int32_t MultiplyRshift(int32_t x, int64_t multiplier, int rshift, RoundingMode mode);
+
+// ---- Requantization of an accumulator -----------------------------------------------------------------------
+
+enum class RequantRounding {
+  kDoubleRounding,  // TFLite reference: SRDHM then RoundingDivideByPOT
+  kSingleRounding,  // TFLite TFLITE_SINGLE_ROUNDING: one 64-bit product, one half-up shift
+};
+std::string_view RequantRoundingName(RequantRounding rounding);  // "double", "single"
+std::optional<RequantRounding> ParseRequantRounding(std::string_view name);
+
+// Everything one output lane needs to turn an int32 accumulator into an output code.
+struct RequantParams {
+  int32_t multiplier = 1 << 30;  // Q31 (TFLite convention)
+  int shift = 1;                 // -31..30
+  RequantRounding rounding = RequantRounding::kDoubleRounding;
+  int32_t output_zero_point = 0;
+  int32_t clamp_min = -128;      // also fuses ReLU / ReLU6 (see ActivationClamp in golden/activation.h)
+  int32_t clamp_max = 127;
+};
+
+// Throws std::invalid_argument naming the field: multiplier must be 0 or in [2^30, 2^31), shift -31..30,
+// clamp_min <= clamp_max.
+void ValidateRequantParams(const RequantParams& params);
+
+// clamp(MultiplyByQuantizedMultiplier(acc, multiplier, shift) + output_zero_point, clamp_min, clamp_max).
+// The bias, if any, is already in acc (the MAC array adds it before requant). The sum with the zero point is
+// done in int64, so it cannot wrap.
+int32_t RequantizeAccumulator(int32_t acc, const RequantParams& params);
+
+}  // namespace qacc::golden
+
+#endif  // QACC_GOLDEN_REQUANT_H_
