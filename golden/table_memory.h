@@ -1,0 +1,34 @@
+// Memory taken by lookup tables, as seed 000's memory table counts it: a table addressed by a `in_bits` input
+// has 2^in_bits entries of `entry_bits` each, whether or not every address is used (narrow range leaves one
+// address unused but the SRAM still has it).
+#ifndef QACC_GOLDEN_TABLE_MEMORY_H_
+#define QACC_GOLDEN_TABLE_MEMORY_H_
+
+#include <cstdint>
+
+namespace qacc::golden {
+
+// 2^in_bits * entry_bits. in_bits 1..16, entry_bits 1..64.
+inline constexpr int64_t TableBits(int in_bits, int entry_bits) {
+  return (int64_t{1} << in_bits) * entry_bits;
+}
+
+// TableBits rounded up to whole bytes.
+inline constexpr int64_t TableBytes(int in_bits, int entry_bits) {
+  return (TableBits(in_bits, entry_bits) + 7) / 8;
+}
+
+// Seed 000's softmax tables: X -> T holds acc_bits per entry, X -> P holds acc_bits + out_bits per entry.
+struct SoftmaxTableBytes {
+  int64_t exp_table = 0;        // X -> T
+  int64_t numerator_table = 0;  // X -> P
+  int64_t total() const { return exp_table + numerator_table; }
+};
+
+inline constexpr SoftmaxTableBytes SoftmaxTablesBytes(int in_bits, int acc_bits, int out_bits) {
+  return {TableBytes(in_bits, acc_bits), TableBytes(in_bits, acc_bits + out_bits)};
+}
+
+}  // namespace qacc::golden
+
+#endif  // QACC_GOLDEN_TABLE_MEMORY_H_
