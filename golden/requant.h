@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "golden/quant.h"
@@ -20,6 +21,11 @@
 namespace qacc::golden {
 
 // ---- TFLite / gemmlowp convention -------------------------------------------------------------------------
+
+// Range of the TFLite shift (TFLite DCHECKs the same). QuantizeMultiplier flushes scales below it
+// to (0, 0) and throws above it; the MultiplyByQuantizedMultiplier* functions throw outside it.
+inline constexpr int kMinQuantizedShift = -31;
+inline constexpr int kMaxQuantizedShift = 30;
 
 struct QuantizedMultiplier {
   int32_t multiplier = 0;  // Q31, in [2^30, 2^31) for any nonzero result; 0 with shift 0 for tiny scales
@@ -30,10 +36,17 @@ struct QuantizedMultiplier {
 // (mantissa rounding to 2^31) into shift + 1, and flush scales whose shift would be < -31 to (0, 0).
 // 0.5 -> (2^30, 0); 1.0 -> (2^30, 1); 0.1 -> (1717986918, -3); 300 -> (1258291200, 9); 1e-10 -> (0, 0).
 // Throws std::invalid_argument for a scale that is negative, NaN or infinite; 0 gives (0, 0).
+// Huge scales: a scale >= 2^30 - 2^-2 (1073741823.75) would need shift >= 31, which no Multiply*
+// function accepts, so it throws std::invalid_argument naming "scale" and the allowed range.
 QuantizedMultiplier QuantizeMultiplier(double real_multiplier);
 
-// gemmlowp SaturatingRoundingDoublingHighMul: round_half_away((a * b) / 2^31), saturating the single overflow
-// case a = b = INT32_MIN to INT32_MAX. (gemmlowp's nudge rounds ties away from zero.)
+// multiplier * 2^(shift - 31), exact in double. (0, 0) gives 0.
+double EffectiveScale(const QuantizedMultiplier& quantized);
+
+// gemmlowp SaturatingRoundingDoublingHighMul: (a * b) / 2^31 rounded half up, i.e.
+// floor((a * b + 2^30) / 2^31), as ARM's VQRDMULH, saturating the single overflow case a = b = INT32_MIN to
+// INT32_MAX. (gemmlowp's nudge is 1 - 2^30 for negative products and the division truncates, so negative ties
+// round toward +infinity: SRDHM(-1, 2^30) = 0, SRDHM(-3, 2^30) = -1.)
 int32_t SaturatingRoundingDoublingHighMul(int32_t a, int32_t b);
 
 // gemmlowp RoundingDivideByPOT: x / 2^exponent rounded half away from zero, exponent in 0..31.
@@ -41,6 +54,8 @@ int32_t RoundingDivideByPOT(int32_t x, int exponent);
 
 // TFLite MultiplyByQuantizedMultiplier with double rounding:
 // RoundingDivideByPOT(SRDHM(x * 2^max(shift, 0), multiplier), max(-shift, 0)). shift in -31..30.
+// x * 2^shift is exact, not an int32 product (TFLite's can overflow): for shift >= 0 the result
+// is floor((x * multiplier + 2^(30 - shift)) / 2^(31 - shift)) saturated, as single rounding.
 int32_t MultiplyByQuantizedMultiplierDoubleRounding(int32_t x, int32_t multiplier, int shift);
 
 // TFLite MultiplyByQuantizedMultiplier with TFLITE_SINGLE_ROUNDING: total = 31 - shift,
@@ -48,6 +63,15 @@ int32_t MultiplyByQuantizedMultiplierDoubleRounding(int32_t x, int32_t multiplie
 int32_t MultiplyByQuantizedMultiplierSingleRounding(int32_t x, int32_t multiplier, int shift);
 
 // ---- TPU-MLIR convention ------------------------------------------------------------------------------------
+
+// Multiplier widths QuantizeMultiplierRshift accepts.
+inline constexpr int kMultiplierRshiftBits[] = {8, 16, 32};
+// Largest rshift QuantizeMultiplierRshift returns, as TPU-MLIR's getRShiftAndMultiplierFromQScale
+// (its search loop stops at 62) and TFLite's flush (31 - (-31) = 62). Smaller scales keep rshift 62
+// with a multiplier of fewer bits, and flush to (0, 0) when even that rounds to 0.
+inline constexpr int kMaxRshift = 62;
+// Largest shift RoundingRightShift and MultiplyRshift accept.
+inline constexpr int kMaxRoundingShift = 63;
 
 struct MultiplierRshift {
   int64_t multiplier = 0;  // signed, fits in `bits` bits
@@ -58,7 +82,13 @@ struct MultiplierRshift {
 // Largest |multiplier| that fits `bits` signed bits with the largest rshift that keeps it there, so the
 // relative error is minimal (0.1234 with 32 bits -> 2119995857 >> 34). Throws std::invalid_argument for bits
 // not in {8, 16, 32} or a scale that is not positive and finite.
+// rshift is the largest in 0..kMaxRshift with round_half_away(real * 2^rshift) <= 2^(bits-1) - 1.
+// A scale with round(real) > 2^(bits-1) - 1 (real >= 2^(bits-1) - 0.5) cannot be represented with
+// rshift >= 0 and throws std::invalid_argument naming "scale".
 MultiplierRshift QuantizeMultiplierRshift(double real_multiplier, int bits);
+
+// multiplier / 2^rshift, exact in double.
+double EffectiveScale(const MultiplierRshift& quantized);
 
 // Shift an integer right by `shift` (0..63) with the given rounding of the discarded bits.
 // shift 0 returns x. The rounding is exact: no overflow for any int64 x.
@@ -75,6 +105,10 @@ enum class RequantRounding {
 };
 std::string_view RequantRoundingName(RequantRounding rounding);  // "double", "single"
 std::optional<RequantRounding> ParseRequantRounding(std::string_view name);
+inline constexpr RequantRounding kAllRequantRoundings[] = {RequantRounding::kDoubleRounding,
+                                                          RequantRounding::kSingleRounding};
+// "double|single", for error messages and --help.
+std::string RequantRoundingChoices();
 
 // Everything one output lane needs to turn an int32 accumulator into an output code.
 struct RequantParams {

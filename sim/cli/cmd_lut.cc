@@ -1,8 +1,380 @@
-// Placeholder until the lut subcommand lands; replaced by its owner.
+// qacc lut: the lookup table of an activation, T(q) = Quantize(f(Dequantize(q))) for every input
+// code, in ascending input value and as the SRAM image addressed by the code's raw bits
+// (docs/lut.md).
+//
+// Input range: --in-amax (symmetric) or --in-scale [--in-zp]. Output range: --out-amax (symmetric),
+// --out-min/--out-max (asymmetric), --out-scale [--out-zp], or none: derived from max |f| over the
+// input grid.
+// --compat seed reproduces seed 000's PyTorch float32 code: --in-amax, --narrow and optionally
+// --out-amax only, output bits equal to input bits, signed.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "golden/elementwise.h"
+#include "golden/lut.h"
+#include "golden/quant.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/common.h"
 
 namespace qacc::cli {
 
-void RegisterLutCommand(CLI::App& app) { app.add_subcommand("lut", "(being built)"); }
+namespace {
+
+struct LutOptions {
+  std::string func;
+  double alpha = golden::kDefaultLeakyReluAlpha;
+  int in_bits = 8;
+  double in_amax = 0.0;
+  double in_scale = 0.0;
+  int in_zp = 0;
+  bool in_unsigned = false;
+  int out_bits = 8;
+  double out_amax = 0.0;
+  double out_min = 0.0;
+  double out_max = 0.0;
+  double out_scale = 0.0;
+  int out_zp = 0;
+  bool out_unsigned = false;
+  bool narrow = false;
+  std::string round = std::string(golden::RoundingModeName(golden::RoundingMode::kHalfToEven));
+  std::string compat;
+  OutputOptions output;
+
+  // Which options were given (CLI11 counts them after parsing).
+  const CLI::App* cmd = nullptr;
+  bool Given(const std::string& name) const { return cmd->count(name) > 0; }
+};
+
+// "INT in lo..hi"; the message names the range (CLI11 prefixes the option name).
+CLI::Validator IntRange(int lo, int hi) {
+  return CLI::Validator(
+      [lo, hi](std::string& text) -> std::string {
+        char* end = nullptr;
+        const long value = std::strtol(text.c_str(), &end, 10);
+        if (text.empty() || end != text.c_str() + text.size()) {
+          return fmt::format("{} is not an integer, allowed {}..{}", text, lo, hi);
+        }
+        if (value < lo || value > hi) {
+          return fmt::format("{} is out of range, allowed {}..{}", text, lo, hi);
+        }
+        return {};
+      },
+      fmt::format("INT in {}..{}", lo, hi));
+}
+
+const CLI::Validator kFunctionName(
+    [](std::string& text) -> std::string {
+      if (golden::FindElementwise(text)) return {};
+      return fmt::format("'{}' is unknown, valid: {}", text, golden::ElementwiseChoices());
+    },
+    "NAME", "elementwise function");
+
+const CLI::Validator kRoundingName(
+    [](std::string& text) -> std::string {
+      if (golden::ParseRoundingMode(text)) return {};
+      return fmt::format("'{}' is unknown, valid: {}", text, golden::RoundingModeChoices());
+    },
+    "MODE", "rounding mode");
+
+const CLI::Validator kCompatName(
+    [](std::string& text) -> std::string {
+      if (text == golden::LutModeName(golden::LutMode::kSeedCompat)) return {};
+      return fmt::format("'{}' is not supported, allowed: seed", text);
+    },
+    "seed", "compatibility mode");
+
+// Golden errors start with the field they reject ("out.amax: 0 is ..."). `option` names the option
+// for that field; the message becomes "--option: 0 is ...".
+[[noreturn]] void RethrowForOption(const std::invalid_argument& e,
+                                   const std::function<std::string(const std::string&)>& option) {
+  std::string what = e.what();
+  const size_t colon = what.find(": ");
+  std::string field;
+  if (colon != std::string::npos && what.find(' ') > colon) {
+    field = what.substr(0, colon);
+    what.erase(0, colon + 2);
+  }
+  throw UsageError(fmt::format("{}: {}", option(field), what));
+}
+
+// Runs `fn`, reporting a golden error as one about `option`, keeping the golden field for context
+// ("--out-amax: scale: 0 is not allowed, ...": the amax is positive but amax / qmax underflows).
+template <typename Fn>
+auto ForOption(const std::string& option, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("{}: {}", option, e.what()));
+  }
+}
+
+// The option that sets a LutSpec field, for errors of SeedCompatSpec and BuildLut.
+std::string OptionOfField(const LutOptions& o, const std::string& field) {
+  if (field == "in.bits" || field == "bits") return "--in-bits";
+  if (field == "in.zero_point") return "--in-zp";
+  if (field.rfind("in.", 0) == 0) return o.Given("--in-scale") ? "--in-scale" : "--in-amax";
+  if (field == "out.bits") return "--out-bits";
+  if (field == "out.zero_point") return "--out-zp";
+  if (field == "rounding") return "--round";
+  if (o.Given("--out-scale")) return "--out-scale";
+  if (o.Given("--out-min")) return "--out-min";
+  return "--out-amax";  // out.amax, out.scale: given or derived
+}
+
+void CheckZeroPoint(const std::string& option, int zp, int bits, bool is_signed, bool narrow) {
+  const int64_t lo = golden::QMin(bits, is_signed, narrow);
+  const int64_t hi = golden::QMax(bits, is_signed);
+  if (zp < lo || zp > hi) {
+    throw UsageError(fmt::format("{}: {} is out of range, allowed {}..{}", option, zp, lo, hi));
+  }
+}
+
+// Checks that go beyond one option's value, in the order a user would fix them.
+void CheckCombinations(const LutOptions& o) {
+  if (!o.Given("--in-amax") && !o.Given("--in-scale")) {
+    throw UsageError("--in-amax: required (or --in-scale with an optional --in-zp)");
+  }
+  if (o.narrow && o.in_unsigned && o.out_unsigned) {
+    throw UsageError("--narrow: applies to signed specs only, but both are unsigned");
+  }
+  if (o.Given("--alpha") && o.func != "leaky_relu") {
+    throw UsageError(fmt::format("--alpha: applies to leaky_relu only, not {}", o.func));
+  }
+  if (o.Given("--out-min") && o.out_min > o.out_max) {
+    throw UsageError(
+        fmt::format("--out-min: {} must not exceed --out-max {}", o.out_min, o.out_max));
+  }
+  if (!o.compat.empty()) {
+    for (const char* option :
+         {"--in-scale", "--in-unsigned", "--out-unsigned", "--out-min", "--out-scale", "--round"}) {
+      if (o.Given(option)) {
+        throw UsageError(
+            fmt::format("{}: not available with --compat seed (seed 000: signed, "
+                        "--in-amax/--out-amax, truncation)",
+                        option));
+      }
+    }
+    if (o.out_bits != o.in_bits) {
+      throw UsageError(
+          fmt::format("--out-bits: --compat seed uses the input's bits, must be {}, got {}",
+                      o.in_bits, o.out_bits));
+    }
+  }
+}
+
+golden::QuantSpec InputSpec(const LutOptions& o) {
+  const bool is_signed = !o.in_unsigned;
+  const bool narrow = o.narrow && is_signed;
+  if (o.Given("--in-amax")) {
+    return ForOption("--in-amax", [&] {
+      return golden::SymmetricFromAmax(o.in_amax, o.in_bits, is_signed, narrow);
+    });
+  }
+  CheckZeroPoint("--in-zp", o.in_zp, o.in_bits, is_signed, narrow);
+  return golden::QuantSpec{o.in_bits, is_signed, narrow, o.in_scale, o.in_zp};
+}
+
+// The output spec and whether it is derived; the derived scale is filled in by BuildLut.
+golden::LutSpec ExactSpec(const LutOptions& o) {
+  golden::LutSpec spec;
+  spec.mode = golden::LutMode::kExact;
+  spec.rounding = *golden::ParseRoundingMode(o.round);
+  spec.in = InputSpec(o);
+  const bool is_signed = !o.out_unsigned;
+  const bool narrow = o.narrow && is_signed;
+  if (o.Given("--out-amax")) {
+    spec.out = ForOption("--out-amax", [&] {
+      return golden::SymmetricFromAmax(o.out_amax, o.out_bits, is_signed, narrow);
+    });
+  } else if (o.Given("--out-min")) {
+    spec.out = ForOption("--out-min", [&] {
+      return golden::AsymmetricFromMinMax(o.out_min, o.out_max, o.out_bits, is_signed, narrow);
+    });
+  } else if (o.Given("--out-scale")) {
+    CheckZeroPoint("--out-zp", o.out_zp, o.out_bits, is_signed, narrow);
+    spec.out = golden::QuantSpec{o.out_bits, is_signed, narrow, o.out_scale, o.out_zp};
+  } else {
+    spec.out = golden::QuantSpec{o.out_bits, is_signed, narrow, 1.0, 0};
+    spec.derive_out = true;
+  }
+  return spec;
+}
+
+golden::Lut Build(const LutOptions& o, const golden::Elementwise& f) {
+  const auto option = [&](const std::string& field) { return OptionOfField(o, field); };
+  try {
+    const golden::LutSpec spec =
+        o.compat.empty()
+            ? ExactSpec(o)
+            : golden::SeedCompatSpec(
+                  o.in_amax, o.in_bits, o.narrow,
+                  o.Given("--out-amax") ? std::optional<double>(o.out_amax) : std::nullopt);
+    // What can still fail here is a scale: derived from f (no --out-* given), or 0 in float32.
+    return golden::BuildLut(f, spec);
+  } catch (const std::invalid_argument& e) {
+    RethrowForOption(e, option);
+  }
+}
+
+nlohmann::json SpecJson(const golden::QuantSpec& spec) {
+  return {{"bits", spec.bits},   {"signed", spec.is_signed},      {"narrow", spec.narrow},
+          {"scale", spec.scale}, {"zero_point", spec.zero_point}, {"qmin", spec.qmin()},
+          {"qmax", spec.qmax()}};
+}
+
+std::string SpecText(const golden::QuantSpec& spec) {
+  return fmt::format("{}-bit {}{}, scale {:.9g}, zero point {}, codes {}..{}", spec.bits,
+                     spec.is_signed ? "signed" : "unsigned", spec.narrow ? " narrow" : "",
+                     spec.scale, spec.zero_point, spec.qmin(), spec.qmax());
+}
+
+// How the output range was chosen, for both outputs.
+std::string OutputSource(const LutOptions& o, const golden::Lut& lut) {
+  if (lut.out_derived()) return "derived";
+  if (o.Given("--out-amax")) return "amax";
+  if (o.Given("--out-min")) return "min_max";
+  return "scale";
+}
+
+void RunLut(const LutOptions& o) {
+  CheckCombinations(o);
+  std::optional<golden::Elementwise> found;
+  try {
+    found = golden::GetElementwise(o.func, o.alpha);
+  } catch (const std::invalid_argument& e) {
+    RethrowForOption(
+        e, [](const std::string& field) { return field == "alpha" ? "--alpha" : "--func"; });
+  }
+  const golden::Elementwise& f = *found;
+  const golden::Lut lut = Build(o, f);
+
+  const std::string source = OutputSource(o, lut);
+  const std::optional<uint32_t> unused = lut.unused_address();
+  nlohmann::json output = SpecJson(lut.out());
+  output["source"] = source;
+  output["amax"] = lut.out_derived()  ? nlohmann::json(*lut.derived_out_amax())
+                   : source == "amax" ? nlohmann::json(o.out_amax)
+                                      : nlohmann::json(nullptr);
+  if (source == "min_max") {
+    output["min"] = o.out_min;
+    output["max"] = o.out_max;
+  }
+  const nlohmann::json json = {
+      {"function", f.name()},
+      {"formula", f.formula()},
+      {"alpha", f.takes_alpha() ? nlohmann::json(f.alpha()) : nlohmann::json(nullptr)},
+      {"mode", std::string(golden::LutModeName(lut.mode()))},
+      {"rounding", std::string(golden::RoundingModeName(lut.rounding()))},
+      {"input", SpecJson(lut.in())},
+      {"output", output},
+      {"addresses", lut.num_addresses()},
+      {"entry_bits", lut.entry_bits()},
+      {"bits", lut.size_bits()},
+      {"bytes", lut.size_bytes()},
+      {"unused_address", unused ? nlohmann::json(*unused) : nlohmann::json(nullptr)},
+      {"table", lut.entries_by_value()},
+      {"sram", lut.entries_by_address()},
+      {"sram_words", lut.SramWords()},
+  };
+
+  std::string human = fmt::format("lut {}: {}{}\n", f.name(), f.formula(),
+                                  f.takes_alpha() ? fmt::format(", alpha {}", f.alpha()) : "");
+  human += fmt::format("mode      {}, rounding {}\n", golden::LutModeName(lut.mode()),
+                       golden::RoundingModeName(lut.rounding()));
+  human += fmt::format("input     {}\n", SpecText(lut.in()));
+  human +=
+      fmt::format("output    {} ({}{})\n", SpecText(lut.out()), source,
+                  lut.out_derived() ? fmt::format(", amax {:.9g}", *lut.derived_out_amax()) : "");
+  human += fmt::format("memory    {} addresses x {} bits = {} bits = {} bytes\n",
+                       lut.num_addresses(), lut.entry_bits(), lut.size_bits(), lut.size_bytes());
+  human += unused ? fmt::format("unused    address {} (pattern of {}), holds the entry of {}\n",
+                                *unused, golden::QMin(lut.in().bits, true), lut.in().qmin())
+                  : std::string("unused    none\n");
+  human += "table     q -> y (ascending q)\n";
+  const int64_t qmin = lut.in().qmin();
+  for (size_t i = 0; i < lut.entries_by_value().size(); ++i) {
+    human +=
+        fmt::format("{:>6} -> {}\n", qmin + static_cast<int64_t>(i), lut.entries_by_value()[i]);
+  }
+  Emit(o.output, human, json);
+}
+
+}  // namespace
+
+void RegisterLutCommand(CLI::App& app) {
+  auto options = std::make_shared<LutOptions>();
+  CLI::App* cmd =
+      app.add_subcommand("lut",
+                         "Lookup table of an activation: T(q) = quantize(f(dequantize(q))) for "
+                         "every input code, by value and as the SRAM image addressed by the "
+                         "code's raw bits");
+  options->cmd = cmd;
+  cmd->add_option("--func", options->func, "Function: " + golden::ElementwiseChoices())
+      ->required()
+      ->check(kFunctionName);
+  cmd->add_option("--alpha", options->alpha, "leaky_relu negative slope (default 0.01)")
+      ->check(kFinite);
+  cmd->add_option("--in-bits", options->in_bits, "Input bits, 2..8")
+      ->required()
+      ->check(IntRange(2, 8));
+  auto* in_amax = cmd->add_option("--in-amax", options->in_amax,
+                                  "Input amax: scale = amax / qmax, zero point 0")
+                      ->check(kPositiveFinite);
+  auto* in_scale =
+      cmd->add_option("--in-scale", options->in_scale, "Input scale (instead of --in-amax)")
+          ->check(kPositiveFinite)
+          ->excludes(in_amax);
+  cmd->add_option("--in-zp", options->in_zp,
+                  "Input zero point (with --in-scale), within the input codes")
+      ->needs(in_scale);
+  cmd->add_flag("--in-unsigned", options->in_unsigned, "Unsigned input codes 0..2^bits - 1");
+  cmd->add_option("--out-bits", options->out_bits, "Output (entry) bits, 2..16")
+      ->required()
+      ->check(IntRange(golden::kMinQuantBits, golden::kMaxQuantBits));
+  auto* out_amax =
+      cmd->add_option(
+             "--out-amax", options->out_amax,
+             "Output amax: scale = amax / qmax (default: derived, max |f| over the inputs)")
+          ->check(kPositiveFinite);
+  auto* out_min =
+      cmd->add_option("--out-min", options->out_min, "Output minimum (asymmetric, with --out-max)")
+          ->check(kFinite)
+          ->excludes(out_amax);
+  auto* out_max =
+      cmd->add_option("--out-max", options->out_max, "Output maximum (asymmetric, with --out-min)")
+          ->check(kFinite)
+          ->excludes(out_amax);
+  out_min->needs(out_max);
+  out_max->needs(out_min);
+  auto* out_scale = cmd->add_option("--out-scale", options->out_scale, "Output scale")
+                        ->check(kPositiveFinite)
+                        ->excludes(out_amax)
+                        ->excludes(out_min)
+                        ->excludes(out_max);
+  cmd->add_option("--out-zp", options->out_zp,
+                  "Output zero point (with --out-scale), within the output codes")
+      ->needs(out_scale);
+  cmd->add_flag("--out-unsigned", options->out_unsigned, "Unsigned output codes 0..2^bits - 1");
+  cmd->add_flag("--narrow", options->narrow,
+                "Narrow range for every signed spec: qmin = -2^(bits-1) + 1");
+  cmd->add_option(
+         "--round", options->round,
+         "Rounding of f(x) / scale: " + golden::RoundingModeChoices() + " (default half_even)")
+      ->check(kRoundingName);
+  cmd->add_option("--compat", options->compat,
+                  "seed: reproduce seed 000's PyTorch float32 tables bit for bit (truncation, "
+                  "float32 scales)")
+      ->check(kCompatName);
+  AddOutputOptions(cmd, &options->output);
+  cmd->callback([options]() { RunLut(*options); });
+}
 
 }  // namespace qacc::cli

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <stdexcept>
+#include <string>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
@@ -11,6 +12,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"qacc: bit-accurate int8 accelerator reference (golden model, tables, calibration)"};
   app.name("qacc");
+  app.set_version_flag("--version", "qacc " QACC_VERSION);
   app.require_subcommand(1);
   qacc::cli::RegisterLutCommand(app);
   qacc::cli::RegisterSoftmaxTablesCommand(app);
@@ -19,6 +21,19 @@ int main(int argc, char** argv) {
   qacc::cli::RegisterCalibrateCommand(app);
 
   try {
+    // CLI11 reports an unknown first word as "A subcommand is required"; name it instead.
+    if (argc > 1 && argv[1][0] != '-') {
+      std::string names;
+      bool known = false;
+      for (const CLI::App* sub : app.get_subcommands({})) {
+        known = known || sub->check_name(argv[1]);
+        names += (names.empty() ? "" : ", ") + sub->get_name();
+      }
+      if (!known) {
+        throw qacc::cli::UsageError(
+            fmt::format("unknown subcommand '{}', expected one of: {}", argv[1], names));
+      }
+    }
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version

@@ -1,0 +1,345 @@
+// qacc_requant_lane (Verilated) against golden RequantizeAccumulator, bit-exact, one beat per
+// cycle, and the latency of docs/architecture.md (configs/*.json "latency.requant").
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <deque>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "Vqacc_requant_lane.h"
+#include "golden/gemm.h"
+#include "golden/requant.h"
+#include "tests/rtl/rtl_test_util.h"
+#include "verilated.h"
+
+namespace qacc {
+namespace {
+
+using golden::RequantParams;
+using golden::RequantRounding;
+using rtl_test::MismatchLog;
+
+constexpr int kLatency = QACC_CFG_REQUANT_LATENCY;
+constexpr int32_t kInt32Min = std::numeric_limits<int32_t>::min();
+constexpr int32_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int32_t kQ31Half = int32_t{1} << 30;  // smallest normalised multiplier
+constexpr int kShiftBits = 6;
+
+// One input beat of the lane.
+struct LaneInput {
+  int32_t acc = 0;
+  int32_t bias = 0;
+  bool raw = false;
+  RequantParams params;
+};
+
+std::string Describe(const LaneInput& in) {
+  return fmt::format("acc={} bias={} raw={} mult={} shift={} rounding={} zp={} clamp=[{}, {}]",
+                     in.acc, in.bias, in.raw, in.params.multiplier, in.params.shift,
+                     golden::RequantRoundingName(in.params.rounding), in.params.output_zero_point,
+                     in.params.clamp_min, in.params.clamp_max);
+}
+
+// The golden result: bias added with the wrapping 32-bit adder of golden Gemm, then
+// RequantizeAccumulator.
+int32_t Expected(const LaneInput& in) {
+  const int32_t x =
+      golden::WrapToInt32(static_cast<uint32_t>(in.acc) + static_cast<uint32_t>(in.bias));
+  return in.raw ? x : golden::RequantizeAccumulator(x, in.params);
+}
+
+// Drives the Verilated lane one cycle at a time and checks every output beat's value and cycle.
+class LaneBench {
+ public:
+  LaneBench() : context_(std::make_unique<VerilatedContext>()) {
+    lane_ = std::make_unique<Vqacc_requant_lane>(context_.get());
+    lane_->rst_ni = 0;
+    lane_->valid_i = 0;
+    for (int i = 0; i < 2; ++i) Cycle();
+    lane_->rst_ni = 1;
+    Cycle();
+  }
+  ~LaneBench() { lane_->final(); }
+
+  // Presents `in` (or a bubble when null) for one cycle.
+  void Step(const LaneInput* in) {
+    lane_->valid_i = in != nullptr;
+    if (in != nullptr) {
+      lane_->acc_i = static_cast<uint32_t>(in->acc);
+      lane_->bias_i = static_cast<uint32_t>(in->bias);
+      lane_->mult_i = static_cast<uint32_t>(in->params.multiplier);
+      lane_->shift_i = static_cast<uint8_t>(in->params.shift & ((1 << kShiftBits) - 1));
+      lane_->rounding_i = in->params.rounding == RequantRounding::kSingleRounding ? 1 : 0;
+      lane_->out_raw_i = in->raw;
+      lane_->zp_out_i = static_cast<uint32_t>(in->params.output_zero_point);
+      lane_->clamp_min_i = static_cast<uint32_t>(in->params.clamp_min);
+      lane_->clamp_max_i = static_cast<uint32_t>(in->params.clamp_max);
+      pending_.push_back({cycle_ + kLatency, Expected(*in), Describe(*in)});
+    }
+    Cycle();
+  }
+
+  void Drain() {
+    for (int i = 0; i <= kLatency; ++i) Step(nullptr);
+    if (!pending_.empty()) {
+      mismatches_.Add(fmt::format("beat due at cycle {} never appeared: {}", pending_.front().cycle,
+                                  pending_.front().input));
+    }
+  }
+
+  uint64_t beats() const { return beats_; }
+  const MismatchLog& mismatches() const { return mismatches_; }
+
+ private:
+  struct Pending {
+    uint64_t cycle;
+    int32_t value;
+    std::string input;
+  };
+
+  // Outputs are sampled after the inputs of cycle_ settle and before the rising edge that ends
+  // cycle_.
+  void Cycle() {
+    lane_->clk_i = 0;
+    lane_->eval();
+    Check();
+    lane_->clk_i = 1;
+    lane_->eval();
+    ++cycle_;
+  }
+
+  void Check() {
+    if (!pending_.empty() && pending_.front().cycle < cycle_) {
+      mismatches_.Add(fmt::format("cycle {}: beat due at cycle {} missing: {}", cycle_,
+                                  pending_.front().cycle, pending_.front().input));
+      pending_.pop_front();
+    }
+    if (lane_->valid_o == 0) return;
+    if (pending_.empty() || pending_.front().cycle != cycle_) {
+      mismatches_.Add(fmt::format("cycle {}: unexpected output beat {}", cycle_,
+                                  static_cast<int32_t>(lane_->data_o)));
+      return;
+    }
+    const Pending& want = pending_.front();
+    const auto got = static_cast<int32_t>(lane_->data_o);
+    if (got != want.value) {
+      mismatches_.Add(
+          fmt::format("cycle {}: expected {} got {} for {}", cycle_, want.value, got, want.input));
+    }
+    ++beats_;
+    pending_.pop_front();
+  }
+
+  std::unique_ptr<VerilatedContext> context_;
+  std::unique_ptr<Vqacc_requant_lane> lane_;
+  std::deque<Pending> pending_;
+  uint64_t cycle_ = 0;
+  uint64_t beats_ = 0;
+  MismatchLog mismatches_;
+};
+
+void ExpectClean(const LaneBench& bench, uint64_t expected_beats) {
+  EXPECT_EQ(bench.mismatches().count(), 0u) << "first mismatch: " << bench.mismatches().first();
+  EXPECT_EQ(bench.beats(), expected_beats);
+}
+
+// ---- Input generators
+// --------------------------------------------------------------------------------------------
+
+const std::vector<int32_t> kEdgeAccumulators = {kInt32Min,
+                                                kInt32Min + 1,
+                                                kInt32Min + 2,
+                                                -(1 << 30) - 1,
+                                                -(1 << 30),
+                                                -(1 << 30) + 1,
+                                                -65536,
+                                                -32768,
+                                                -257,
+                                                -256,
+                                                -255,
+                                                -129,
+                                                -128,
+                                                -127,
+                                                -3,
+                                                -2,
+                                                -1,
+                                                0,
+                                                1,
+                                                2,
+                                                3,
+                                                127,
+                                                128,
+                                                255,
+                                                256,
+                                                32767,
+                                                65536,
+                                                (1 << 30) - 1,
+                                                1 << 30,
+                                                (1 << 30) + 1,
+                                                kInt32Max - 2,
+                                                kInt32Max - 1,
+                                                kInt32Max};
+
+const std::vector<int32_t> kEdgeMultipliers = {
+    0, kQ31Half, kQ31Half + 1, 1518500250 /* round(2^30.5) */, kInt32Max - 1, kInt32Max};
+
+class InputGenerator {
+ public:
+  explicit InputGenerator(uint64_t seed) : rng_(seed) {}
+
+  LaneInput Next() {
+    LaneInput in;
+    in.acc = Accumulator();
+    in.bias = Pick(50) ? 0 : (Pick(60) ? Uniform(kInt32Min, kInt32Max) : Uniform(-100000, 100000));
+    in.raw = Pick(5);
+    in.params.multiplier = Multiplier();
+    in.params.shift = Shift();
+    in.params.rounding =
+        Pick(50) ? RequantRounding::kDoubleRounding : RequantRounding::kSingleRounding;
+    in.params.output_zero_point =
+        Pick(60) ? Uniform(-128, 127) : (Pick(50) ? 0 : Uniform(kInt32Min, kInt32Max));
+    Clamp(in.params);
+    return in;
+  }
+
+ private:
+  bool Pick(int percent) { return Uniform(0, 99) < percent; }
+  int32_t Uniform(int32_t lo, int32_t hi) {
+    return std::uniform_int_distribution<int32_t>(lo, hi)(rng_);
+  }
+
+  int32_t Accumulator() {
+    const int kind = Uniform(0, 99);
+    if (kind < 30) return Uniform(kInt32Min, kInt32Max);
+    if (kind < 45) return kEdgeAccumulators[Uniform(0, int32_t(kEdgeAccumulators.size()) - 1)];
+    if (kind < 65) return Uniform(-70000, 70000);
+    // Multiples of a power of two, +-1: with power-of-two-like multipliers these land on and next
+    // to the rounding ties of both shifts.
+    const int64_t base = int64_t{Uniform(-1024, 1024)} << Uniform(0, 21);
+    return static_cast<int32_t>(base + Uniform(-1, 1));
+  }
+
+  int32_t Multiplier() {
+    const int kind = Uniform(0, 99);
+    if (kind < 25) return kEdgeMultipliers[Uniform(0, int32_t(kEdgeMultipliers.size()) - 1)];
+    if (kind < 35) return kQ31Half + (Uniform(0, 15) << Uniform(0, 26));
+    return Uniform(kQ31Half, kInt32Max);
+  }
+
+  int Shift() {
+    static const int kEdges[] = {
+        golden::kMinQuantizedShift,     golden::kMinQuantizedShift + 1, -1, 0, 1,
+        golden::kMaxQuantizedShift - 1, golden::kMaxQuantizedShift};
+    if (Pick(30)) return kEdges[Uniform(0, 6)];
+    return Uniform(golden::kMinQuantizedShift, golden::kMaxQuantizedShift);
+  }
+
+  void Clamp(RequantParams& p) {
+    const int kind = Uniform(0, 99);
+    const int32_t zp = p.output_zero_point;
+    if (kind < 40) {
+      p.clamp_min = -128, p.clamp_max = 127;  // int8
+    } else if (kind < 50 && zp >= -128 && zp <= 127) {
+      p.clamp_min = zp, p.clamp_max = 127;  // ReLU
+    } else if (kind < 60 && zp >= -128 && zp <= 100) {
+      p.clamp_min = zp, p.clamp_max = zp + Uniform(0, 27);  // ReLU6-like
+    } else if (kind < 70) {
+      p.clamp_min = 0, p.clamp_max = 255;  // uint8
+    } else if (kind < 75) {
+      p.clamp_min = p.clamp_max = Uniform(-200, 200);  // degenerate
+    } else {
+      int32_t a = Uniform(kInt32Min, kInt32Max), b = Uniform(kInt32Min, kInt32Max);
+      if (a > b) std::swap(a, b);
+      p.clamp_min = a, p.clamp_max = b;  // any int32 range
+    }
+  }
+
+  std::mt19937_64 rng_;
+};
+
+// ---- Tests
+// ----------------------------------------------------------------------------------------------
+
+// Every legal shift x edge multipliers x edge accumulators x both roundings, each with and without
+// a bias and a zero point, with the full int32 clamp so the rounding result itself is visible.
+TEST(RequantLaneTest, EdgeGrid) {
+  LaneBench bench;
+  uint64_t count = 0;
+  for (int shift = golden::kMinQuantizedShift; shift <= golden::kMaxQuantizedShift; ++shift) {
+    for (int32_t mult : kEdgeMultipliers) {
+      for (int32_t acc : kEdgeAccumulators) {
+        for (RequantRounding rounding : golden::kAllRequantRoundings) {
+          for (int variant = 0; variant < 3; ++variant) {
+            LaneInput in;
+            in.acc = acc;
+            in.bias = variant == 1 ? -acc : (variant == 2 ? 1 : 0);
+            in.params.multiplier = mult;
+            in.params.shift = shift;
+            in.params.rounding = rounding;
+            in.params.output_zero_point = variant == 2 ? -7 : 0;
+            in.params.clamp_min = kInt32Min;
+            in.params.clamp_max = kInt32Max;
+            bench.Step(&in);
+            ++count;
+          }
+        }
+      }
+    }
+  }
+  bench.Drain();
+  ExpectClean(bench, count);
+}
+
+// Zero point and clamp at the int32 extremes: the 33-bit sum must not wrap.
+TEST(RequantLaneTest, ZeroPointAndClampExtremes) {
+  LaneBench bench;
+  uint64_t count = 0;
+  const int32_t zps[] = {kInt32Min, -1, 0, 1, kInt32Max};
+  const int32_t accs[] = {kInt32Min, -1, 0, 1, kInt32Max};
+  for (int32_t zp : zps) {
+    for (int32_t acc : accs) {
+      for (int shift : {golden::kMinQuantizedShift, -1, 0, golden::kMaxQuantizedShift}) {
+        for (RequantRounding rounding : golden::kAllRequantRoundings) {
+          LaneInput in;
+          in.acc = acc;
+          in.params.multiplier = kInt32Max;
+          in.params.shift = shift;
+          in.params.rounding = rounding;
+          in.params.output_zero_point = zp;
+          in.params.clamp_min = kInt32Min;
+          in.params.clamp_max = kInt32Max;
+          bench.Step(&in);
+          in.params.clamp_min = -128;
+          in.params.clamp_max = 127;
+          bench.Step(&in);
+          count += 2;
+        }
+      }
+    }
+  }
+  bench.Drain();
+  ExpectClean(bench, count);
+}
+
+// Millions of random beats with random bubbles (the valid gating of every stage), fixed seed.
+TEST(RequantLaneTest, RandomMillions) {
+  constexpr uint64_t kBeats = 4'000'000;
+  LaneBench bench;
+  InputGenerator gen(0x5141434301);
+  std::mt19937 bubbles(7);
+  for (uint64_t i = 0; i < kBeats; ++i) {
+    if (bubbles() % 16 == 0) bench.Step(nullptr);
+    const LaneInput in = gen.Next();
+    bench.Step(&in);
+  }
+  bench.Drain();
+  ExpectClean(bench, kBeats);
+}
+
+}  // namespace
+}  // namespace qacc
