@@ -1,0 +1,348 @@
+#include "golden/npy.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <optional>
+
+namespace qacc::golden {
+
+// The element bytes are copied straight into float/double, which is right only on a little-endian
+// host.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "npy.cc assumes a little-endian host");
+
+namespace {
+
+constexpr std::string_view kMagic = "\x93NUMPY";
+// Magic (6) + major (1) + minor (1); the header length follows (2 bytes in 1.0, 4 in 2.0 and 3.0).
+constexpr size_t kPreambleBytes = 8;
+// numpy aligns the start of the data to this many bytes.
+constexpr size_t kDataAlignment = 64;
+
+[[noreturn]] void Fail(std::string_view name, std::string_view problem) {
+  throw NpyError(fmt::format("{}: {}", name, problem));
+}
+
+uint32_t LoadLittleEndian(std::string_view bytes, size_t offset, size_t width) {
+  uint32_t value = 0;
+  for (size_t i = 0; i < width; ++i) {
+    value |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[offset + i])) << (8 * i);
+  }
+  return value;
+}
+
+// The parsed header dict. Only the three keys numpy writes are allowed.
+struct Header {
+  std::optional<std::string> descr;
+  std::optional<bool> fortran_order;
+  std::optional<std::vector<int64_t>> shape;
+};
+
+// Recursive-descent parser for the one Python literal numpy writes: a dict of string keys whose
+// values are a string, True/False, or a tuple of non-negative integers. Anything else is a
+// malformed header.
+class HeaderParser {
+ public:
+  HeaderParser(std::string_view text, std::string_view name) : text_(text), name_(name) {}
+
+  Header Parse() {
+    Header header;
+    Expect('{');
+    SkipSpace();
+    while (Peek() != '}') {
+      const std::string key = ParseString();
+      Expect(':');
+      if (key == "descr") {
+        SetOnce(&header.descr, ParseString(), key);
+      } else if (key == "fortran_order") {
+        SetOnce(&header.fortran_order, ParseBool(), key);
+      } else if (key == "shape") {
+        SetOnce(&header.shape, ParseShape(), key);
+      } else {
+        Error(fmt::format("unexpected key '{}' (expected 'descr', 'fortran_order', 'shape')", key));
+      }
+      SkipSpace();
+      if (Peek() == ',') {
+        ++pos_;
+        SkipSpace();
+      } else if (Peek() != '}') {
+        Error("expected ',' or '}' after a value");
+      }
+    }
+    ++pos_;
+    SkipSpace();
+    if (pos_ != text_.size()) Error("unexpected text after the closing '}'");
+    if (!header.descr) Error("missing key 'descr'");
+    if (!header.fortran_order) Error("missing key 'fortran_order'");
+    if (!header.shape) Error("missing key 'shape'");
+    return header;
+  }
+
+ private:
+  [[noreturn]] void Error(std::string_view problem) const {
+    Fail(name_, fmt::format("malformed header at character {}: {} (header: {})", pos_, problem,
+                            std::string(text_)));
+  }
+
+  template <typename T>
+  void SetOnce(std::optional<T>* slot, T value, std::string_view key) {
+    if (slot->has_value()) Error(fmt::format("duplicate key '{}'", key));
+    *slot = std::move(value);
+  }
+
+  void SkipSpace() {
+    while (pos_ < text_.size() && std::isspace(static_cast<unsigned char>(text_[pos_]))) ++pos_;
+  }
+  char Peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
+
+  void Expect(char c) {
+    SkipSpace();
+    if (Peek() != c) Error(fmt::format("expected '{}'", c));
+    ++pos_;
+  }
+
+  std::string ParseString() {
+    SkipSpace();
+    const char quote = Peek();
+    if (quote != '\'' && quote != '"') Error("expected a quoted string");
+    const size_t end = text_.find(quote, pos_ + 1);
+    if (end == std::string_view::npos) Error("unterminated string");
+    std::string value(text_.substr(pos_ + 1, end - pos_ - 1));
+    pos_ = end + 1;
+    return value;
+  }
+
+  bool ParseBool() {
+    SkipSpace();
+    constexpr std::string_view kTrue = "True";
+    constexpr std::string_view kFalse = "False";
+    if (text_.substr(pos_, kTrue.size()) == kTrue) {
+      pos_ += kTrue.size();
+      return true;
+    }
+    if (text_.substr(pos_, kFalse.size()) == kFalse) {
+      pos_ += kFalse.size();
+      return false;
+    }
+    Error("expected True or False");
+  }
+
+  std::vector<int64_t> ParseShape() {
+    Expect('(');
+    std::vector<int64_t> shape;
+    SkipSpace();
+    bool trailing_comma = false;
+    while (Peek() != ')') {
+      shape.push_back(ParseDimension());
+      SkipSpace();
+      trailing_comma = Peek() == ',';
+      if (trailing_comma) {
+        ++pos_;
+        SkipSpace();
+      } else if (Peek() != ')') {
+        Error("expected ',' or ')' in the shape");
+      }
+    }
+    // Python spells a 1-tuple "(5,)"; "(5)" is the integer 5, not a shape.
+    if (shape.size() == 1 && !trailing_comma) Error("a 1-d shape must be written (n,)");
+    ++pos_;
+    return shape;
+  }
+
+  int64_t ParseDimension() {
+    if (!std::isdigit(static_cast<unsigned char>(Peek()))) {
+      Error("expected a non-negative integer dimension");
+    }
+    int64_t value = 0;
+    while (std::isdigit(static_cast<unsigned char>(Peek()))) {
+      const int digit = Peek() - '0';
+      if (value > (std::numeric_limits<int64_t>::max() - digit) / 10) Error("dimension overflows");
+      value = value * 10 + digit;
+      ++pos_;
+    }
+    if (Peek() == 'L') ++pos_;  // Python 2 long literal, written by old numpy versions
+    return value;
+  }
+
+  std::string_view text_;
+  std::string_view name_;
+  size_t pos_ = 0;
+};
+
+NpyDtype ParseDtype(const std::string& descr, std::string_view name) {
+  if (descr == "<f4") return NpyDtype::kFloat32;
+  if (descr == "<f8") return NpyDtype::kFloat64;
+  if (descr == ">f4" || descr == ">f8") {
+    Fail(name, fmt::format("big-endian dtype '{}' is not supported; save it little-endian, e.g. "
+                           "arr.astype('<f{}')",
+                           descr, descr.back()));
+  }
+  Fail(name,
+       fmt::format("unsupported dtype '{}'; supported: '<f4' (float32), '<f8' (float64)", descr));
+}
+
+size_t ItemSize(NpyDtype dtype) { return dtype == NpyDtype::kFloat32 ? 4 : 8; }
+
+std::string ReadFileBytes(const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) Fail(path, fmt::format("cannot open: {}", std::strerror(errno)));
+  std::string bytes;
+  char buffer[1 << 16];
+  size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof(buffer), file)) > 0) bytes.append(buffer, n);
+  const bool failed = std::ferror(file) != 0;
+  const int error = errno;
+  std::fclose(file);
+  if (failed) Fail(path, fmt::format("cannot read: {}", std::strerror(error)));
+  return bytes;
+}
+
+}  // namespace
+
+std::string_view NpyDtypeDescr(NpyDtype dtype) {
+  return dtype == NpyDtype::kFloat32 ? "<f4" : "<f8";
+}
+
+int64_t ShapeElementCount(const std::vector<int64_t>& shape) {
+  int64_t count = 1;
+  for (int64_t dim : shape) count *= dim;
+  return count;
+}
+
+std::string ShapeString(const std::vector<int64_t>& shape) {
+  if (shape.size() == 1) return fmt::format("({},)", shape[0]);
+  return fmt::format("({})", fmt::join(shape, ", "));
+}
+
+NpyArray ParseNpy(std::string_view bytes, std::string_view name) {
+  if (bytes.substr(0, kMagic.size()) != kMagic) {
+    Fail(name, "not a .npy file: bad magic (expected the 6 bytes \\x93NUMPY)");
+  }
+  if (bytes.size() < kPreambleBytes) Fail(name, "truncated header: the version bytes are missing");
+  const int major = static_cast<unsigned char>(bytes[6]);
+  const int minor = static_cast<unsigned char>(bytes[7]);
+  if (minor != 0 || major < 1 || major > 3) {
+    Fail(name, fmt::format("unsupported .npy format version {}.{} (supported: 1.0, 2.0, 3.0)",
+                           major, minor));
+  }
+  const size_t length_bytes = major == 1 ? 2 : 4;
+  const size_t header_start = kPreambleBytes + length_bytes;
+  if (bytes.size() < header_start) {
+    Fail(name, "truncated header: the header length field is incomplete");
+  }
+  const size_t header_length = LoadLittleEndian(bytes, kPreambleBytes, length_bytes);
+  if (bytes.size() - header_start < header_length) {
+    Fail(name, fmt::format("truncated header: {} header bytes announced, only {} present",
+                           header_length, bytes.size() - header_start));
+  }
+  std::string_view text = bytes.substr(header_start, header_length);
+  // numpy pads with spaces and ends the header with '\n'; trailing whitespace is not part of the
+  // dict.
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) {
+    text.remove_suffix(1);
+  }
+  const Header header = HeaderParser(text, name).Parse();
+
+  NpyArray array;
+  array.dtype = ParseDtype(*header.descr, name);
+  array.fortran_order = *header.fortran_order;
+  array.shape = *header.shape;
+
+  // Element count and byte size with overflow checks: a corrupt header must not wrap around.
+  const size_t item = ItemSize(array.dtype);
+  size_t count = 1;
+  for (int64_t dim : array.shape) {
+    const auto udim = static_cast<size_t>(dim);
+    if (udim != 0 && count > std::numeric_limits<size_t>::max() / item / udim) {
+      Fail(name, fmt::format("shape {} is too large", ShapeString(array.shape)));
+    }
+    count *= udim;
+  }
+  const size_t data_start = header_start + header_length;
+  const size_t need = count * item;
+  const size_t have = bytes.size() - data_start;
+  if (have < need) {
+    Fail(name, fmt::format("data is truncated: shape {} of {} needs {} bytes, the file has {}",
+                           ShapeString(array.shape), *header.descr, need, have));
+  }
+  if (have > need) {
+    Fail(name, fmt::format("{} unexpected bytes after the data of shape {} of {}", have - need,
+                           ShapeString(array.shape), *header.descr));
+  }
+
+  array.values.resize(count);
+  const char* data = bytes.data() + data_start;
+  for (size_t i = 0; i < count; ++i) {
+    if (array.dtype == NpyDtype::kFloat32) {
+      float v;
+      std::memcpy(&v, data + i * item, sizeof(v));
+      array.values[i] = v;
+    } else {
+      std::memcpy(&array.values[i], data + i * item, sizeof(double));
+    }
+  }
+  return array;
+}
+
+NpyArray ReadNpy(const std::string& path) { return ParseNpy(ReadFileBytes(path), path); }
+
+std::vector<double> ReadRawFloat32(const std::string& path) {
+  const std::string bytes = ReadFileBytes(path);
+  if (bytes.size() % sizeof(float) != 0) {
+    Fail(path, fmt::format("raw float32 file size {} bytes is not a multiple of 4", bytes.size()));
+  }
+  std::vector<double> values(bytes.size() / sizeof(float));
+  for (size_t i = 0; i < values.size(); ++i) {
+    float v;
+    std::memcpy(&v, bytes.data() + i * sizeof(float), sizeof(v));
+    values[i] = v;
+  }
+  return values;
+}
+
+void WriteNpy(const std::string& path, const std::vector<double>& values,
+              const std::vector<int64_t>& shape, NpyDtype dtype) {
+  for (int64_t dim : shape) {
+    if (dim < 0)
+      Fail(path, fmt::format("cannot write shape {}: negative dimension", ShapeString(shape)));
+  }
+  if (ShapeElementCount(shape) != static_cast<int64_t>(values.size())) {
+    Fail(path,
+         fmt::format("cannot write shape {} with {} values", ShapeString(shape), values.size()));
+  }
+  std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
+                                   NpyDtypeDescr(dtype), ShapeString(shape));
+  // Pad with spaces so that magic + version + uint16 length + header + '\n' is a multiple of 64.
+  const size_t unpadded = kPreambleBytes + 2 + header.size() + 1;
+  header.append((kDataAlignment - unpadded % kDataAlignment) % kDataAlignment, ' ');
+  header += '\n';
+  if (header.size() > 0xffff) Fail(path, "cannot write: header longer than 65535 bytes");
+
+  std::string bytes(kMagic);
+  bytes += '\x01';
+  bytes += '\x00';
+  bytes += static_cast<char>(header.size() & 0xff);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  for (double value : values) {
+    if (dtype == NpyDtype::kFloat32) {
+      const auto v = static_cast<float>(value);
+      bytes.append(reinterpret_cast<const char*>(&v), sizeof(v));
+    } else {
+      bytes.append(reinterpret_cast<const char*>(&value), sizeof(value));
+    }
+  }
+
+  std::FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) Fail(path, fmt::format("cannot create: {}", std::strerror(errno)));
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  const bool closed = std::fclose(file) == 0;
+  if (!written || !closed) Fail(path, fmt::format("cannot write: {}", std::strerror(errno)));
+}
+
+}  // namespace qacc::golden
