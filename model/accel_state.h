@@ -1,0 +1,102 @@
+// The accelerator as seen from its host bus, in plain C++: register file (3.2), SRAM windows (3.1),
+// the pslverr rules (3), command launch, validation (4) and the BUSY/DONE/perf-counter timeline
+// (7). Time is explicit: every access names the absolute clock cycle in which its access phase
+// completes (pready = 1), so the same object serves the SystemC shell (qacc_tlm.h), the model-only
+// mode and the lockstep co-simulation.
+//
+// A command executes at launch (all tiles, output SRAM written) although its results are visible
+// only from the done cycle on: every SRAM window access is refused while BUSY, so no host access
+// can tell the difference.
+#ifndef QACC_MODEL_ACCEL_STATE_H_
+#define QACC_MODEL_ACCEL_STATE_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+
+#include "model/arch.h"
+#include "model/beat_predictor.h"
+#include "model/gemm_engine.h"
+#include "model/perf.h"
+#include "model/srams.h"
+
+namespace qacc::model {
+
+// pslverr and its TLM mapping (section 3): unmapped -> TLM_ADDRESS_ERROR_RESPONSE, the other
+// refusals -> TLM_GENERIC_ERROR_RESPONSE.
+enum class BusStatus : uint8_t { kOk, kAddressError, kGenericError };
+const char* BusStatusName(BusStatus status);  // "ok", "address_error", "generic_error"
+
+struct BusResponse {
+  BusStatus status = BusStatus::kOk;
+  uint32_t data = 0;  // read data; 0 on an error
+};
+
+// One launched command (the last one is kept).
+struct Launch {
+  int64_t launch_cycle = 0;  // absolute cycle of command cycle 0 (first BUSY cycle)
+  int64_t done_cycle = 0;    // absolute cycle from which DONE = 1, BUSY = 0: launch_cycle + E
+  arch::ErrCode error = arch::ErrCode::kNone;
+  PerfCounters perf;                         // final counter values
+  std::shared_ptr<const GemmEngine> engine;  // null when rejected; reads the state's SRAMs
+};
+
+class AccelState {
+ public:
+  explicit AccelState(const arch::ArchConfig& config);
+  AccelState(const AccelState&) = delete;
+  AccelState& operator=(const AccelState&) = delete;
+
+  const arch::ArchConfig& config() const { return config_; }
+
+  // One bus transfer whose access phase completes in absolute cycle `cycle` (non-decreasing across
+  // calls). `addr` is the byte address (bits [1:0] ignored); addresses at or above 2^24 are
+  // unmapped.
+  BusResponse Read(uint64_t addr, int64_t cycle);
+  // `strobe` bit b enables byte b; used by SRAM windows only (register writes take all 32 bits).
+  BusStatus Write(uint64_t addr, uint32_t data, uint8_t strobe, int64_t cycle);
+
+  // Cycles a transfer occupies the bus, setup phase included: 2, or 3 for an SRAM window read (1
+  // wait state).
+  static int TransferCycles(uint64_t addr, bool is_read);
+
+  // State at an absolute cycle at or after the last access.
+  bool Busy(int64_t cycle) const;
+  bool Irq(int64_t cycle) const;  // irq_o = STATUS.DONE & CTRL.IRQ_EN
+
+  const std::optional<Launch>& last_launch() const { return launch_; }
+  // The predicted beats of the last launched command. Take them before the host writes the SRAMs
+  // again.
+  BeatPredictor MakePredictor() const;
+  // Called at every launch (from Write), e.g. to start a predictor or schedule the irq update.
+  void set_launch_listener(std::function<void(const Launch&)> listener) {
+    launch_listener_ = std::move(listener);
+  }
+
+  Srams& srams() { return srams_; }
+  const Srams& srams() const { return srams_; }
+
+ private:
+  void AdvanceTo(int64_t cycle);
+  uint32_t ReadRegister(uint32_t offset, int64_t cycle) const;
+  BusStatus WriteRegister(uint32_t offset, uint32_t data, int64_t cycle);
+  void Start(int64_t cycle);
+  PerfCounters PerfVisible(int64_t cycle) const;
+
+  arch::ArchConfig config_;
+  Srams srams_;
+  arch::Command cmd_regs_;  // CMD_* as stored (fields masked to their width)
+  bool irq_en_ = false;
+  bool done_ = false;
+  bool error_ = false;
+  arch::ErrCode err_code_ = arch::ErrCode::kNone;
+  uint32_t cmd_count_ = 0;  // completed commands, applied at each done cycle
+  bool pending_ = false;    // the last launch has not reached its done cycle yet
+  std::optional<Launch> launch_;
+  std::function<void(const Launch&)> launch_listener_;
+};
+
+}  // namespace qacc::model
+
+#endif  // QACC_MODEL_ACCEL_STATE_H_

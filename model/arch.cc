@@ -1,0 +1,218 @@
+// Configuration loading and command validation of the spec mirror (docs/architecture.md sections 1 and 4).
+#include "model/arch.h"
+
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace qacc::arch {
+namespace {
+
+[[noreturn]] void Fail(std::string_view source, std::string_view key, const std::string& what) {
+  std::ostringstream os;
+  os << source << ": " << key << ": " << what;
+  throw std::invalid_argument(os.str());
+}
+
+bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// Reads an integer at object[key] into *out when present. `path` is the dotted JSON key for messages.
+template <typename T>
+void ReadInt(const nlohmann::json& object, const char* key, const std::string& path, std::string_view source,
+             T* out) {
+  const auto it = object.find(key);
+  if (it == object.end()) return;
+  if (!it->is_number_integer()) Fail(source, path, "must be an integer, got " + it->dump());
+  const int64_t v = it->get<int64_t>();
+  if (v < int64_t{std::numeric_limits<T>::min()} || v > int64_t{std::numeric_limits<T>::max()}) {
+    Fail(source, path, std::to_string(v) + " is out of range");
+  }
+  *out = static_cast<T>(v);
+}
+
+void ReadString(const nlohmann::json& object, const char* key, std::string_view source, std::string* out) {
+  const auto it = object.find(key);
+  if (it == object.end()) return;
+  if (!it->is_string()) Fail(source, key, "must be a string, got " + it->dump());
+  *out = it->get<std::string>();
+}
+
+// Objects may hold only the listed keys: a misspelt key must not silently keep a default.
+const nlohmann::json* CheckObject(const nlohmann::json& parent, const char* key, const std::string& path,
+                                  std::string_view source, const std::set<std::string>& allowed) {
+  const nlohmann::json* object = &parent;
+  if (key != nullptr) {
+    const auto it = parent.find(key);
+    if (it == parent.end()) return nullptr;
+    object = &*it;
+  }
+  if (!object->is_object()) Fail(source, path, "must be an object");
+  for (const auto& item : object->items()) {
+    if (allowed.count(item.key()) == 0) {
+      Fail(source, path.empty() ? item.key() : path + "." + item.key(), "unknown key");
+    }
+  }
+  return object;
+}
+
+void CheckDepth(uint32_t depth, uint32_t word_bytes, const char* key, const char* rule,
+                std::string_view source) {
+  if (!IsPowerOfTwo(depth) || uint64_t{depth} * word_bytes > kWindowSize) {
+    Fail(source, key,
+         std::to_string(depth) + " is illegal: must be a power of 2 with " + rule + " <= 2^20 (" +
+             std::to_string(word_bytes) + " bytes per word)");
+  }
+}
+
+void CheckFixed(int value, int expected, const char* key, std::string_view source) {
+  if (value != expected) {
+    Fail(source, key,
+         std::to_string(value) + " is not the spec v1.0 value " + std::to_string(expected) +
+             " (allowed: " + std::to_string(expected) + ")");
+  }
+}
+
+void ValidateIn(const ArchConfig& c, std::string_view source) {
+  const auto legal_dim = [](int v) { return v == 4 || v == 8 || v == 16 || v == 32; };
+  if (!legal_dim(c.rows)) Fail(source, "array.rows", std::to_string(c.rows) + " is not one of 4, 8, 16, 32");
+  if (!legal_dim(c.cols)) Fail(source, "array.cols", std::to_string(c.cols) + " is not one of 4, 8, 16, 32");
+  CheckDepth(c.a_depth, c.a_word_bytes(), "sram.a_depth", "a_depth * rows", source);
+  CheckDepth(c.b_depth, c.b_word_bytes(), "sram.b_depth", "b_depth * cols", source);
+  CheckDepth(c.bias_depth, c.bias_word_bytes(), "sram.bias_depth", "bias_depth * 4 * cols", source);
+  CheckDepth(c.rq_depth, c.rq_word_bytes(), "sram.rq_depth", "rq_depth * 8 * cols", source);
+  CheckDepth(c.out_depth, c.out_word_bytes(), "sram.out_depth", "out_depth * 4 * cols", source);
+  CheckFixed(c.addr_bits, kAddrBits, "bus.addr_bits", source);
+  CheckFixed(c.acc_bits, kAccBits, "acc_bits", source);
+  CheckFixed(c.latency.cmd_setup, kCmdSetupLatency, "latency.cmd_setup", source);
+  CheckFixed(c.latency.sram_read, kSramReadLatency, "latency.sram_read", source);
+  CheckFixed(c.latency.mac_edge, kMacEdgeLatency, "latency.mac_edge", source);
+  CheckFixed(c.latency.requant, kRequantLatency, "latency.requant", source);
+  CheckFixed(c.latency.out_write, kOutWriteLatency, "latency.out_write", source);
+}
+
+}  // namespace
+
+const char* UnitName(Unit unit) {
+  switch (unit) {
+    case Unit::kCtrl: return "ctrl";
+    case Unit::kMac: return "mac";
+    case Unit::kRequant: return "requant";
+    case Unit::kOut: return "out";
+    case Unit::kLut: return "lut";
+    case Unit::kSoftmax: return "softmax";
+  }
+  return "?";
+}
+
+const char* ErrCodeName(ErrCode code) {
+  switch (code) {
+    case ErrCode::kNone: return "NONE";
+    case ErrCode::kBadShape: return "BAD_SHAPE";
+    case ErrCode::kARange: return "A_RANGE";
+    case ErrCode::kBRange: return "B_RANGE";
+    case ErrCode::kBiasRange: return "BIAS_RANGE";
+    case ErrCode::kRqRange: return "RQ_RANGE";
+    case ErrCode::kOutRange: return "OUT_RANGE";
+    case ErrCode::kBadRequant: return "BAD_REQUANT";
+    case ErrCode::kBadZp: return "BAD_ZP";
+    case ErrCode::kUnitAbsent: return "UNIT_ABSENT";
+  }
+  return "?";
+}
+
+void ValidateArchConfig(const ArchConfig& config) { ValidateIn(config, config.name); }
+
+ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(json_text.begin(), json_text.end());
+  } catch (const nlohmann::json::parse_error& e) {
+    Fail(source, "<document>", std::string("JSON parse error: ") + e.what());
+  }
+  ArchConfig c;
+  const auto* root = CheckObject(doc, nullptr, "", source,
+                                 {"name", "description", "array", "sram", "bus", "acc_bits", "latency"});
+  ReadString(*root, "name", source, &c.name);
+  ReadString(*root, "description", source, &c.description);
+  ReadInt(*root, "acc_bits", "acc_bits", source, &c.acc_bits);
+  if (const auto* o = CheckObject(*root, "array", "array", source, {"rows", "cols"})) {
+    ReadInt(*o, "rows", "array.rows", source, &c.rows);
+    ReadInt(*o, "cols", "array.cols", source, &c.cols);
+  }
+  if (const auto* o = CheckObject(*root, "sram", "sram", source,
+                                  {"a_depth", "b_depth", "bias_depth", "rq_depth", "out_depth"})) {
+    ReadInt(*o, "a_depth", "sram.a_depth", source, &c.a_depth);
+    ReadInt(*o, "b_depth", "sram.b_depth", source, &c.b_depth);
+    ReadInt(*o, "bias_depth", "sram.bias_depth", source, &c.bias_depth);
+    ReadInt(*o, "rq_depth", "sram.rq_depth", source, &c.rq_depth);
+    ReadInt(*o, "out_depth", "sram.out_depth", source, &c.out_depth);
+  }
+  if (const auto* o = CheckObject(*root, "bus", "bus", source, {"addr_bits"})) {
+    ReadInt(*o, "addr_bits", "bus.addr_bits", source, &c.addr_bits);
+  }
+  if (const auto* o = CheckObject(*root, "latency", "latency", source,
+                                  {"cmd_setup", "sram_read", "mac_edge", "requant", "out_write"})) {
+    ReadInt(*o, "cmd_setup", "latency.cmd_setup", source, &c.latency.cmd_setup);
+    ReadInt(*o, "sram_read", "latency.sram_read", source, &c.latency.sram_read);
+    ReadInt(*o, "mac_edge", "latency.mac_edge", source, &c.latency.mac_edge);
+    ReadInt(*o, "requant", "latency.requant", source, &c.latency.requant);
+    ReadInt(*o, "out_write", "latency.out_write", source, &c.latency.out_write);
+  }
+  ValidateIn(c, source);
+  return c;
+}
+
+ArchConfig LoadArchConfig(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument(path + ": cannot open the configuration file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ParseArchConfig(text.str(), path);
+}
+
+std::string DescribeArchConfig(const ArchConfig& c) {
+  std::ostringstream os;
+  os << c.name << ": " << c.rows << "x" << c.cols << ", A " << c.a_depth << ", B " << c.b_depth << ", bias "
+     << c.bias_depth << ", rq " << c.rq_depth << ", out " << c.out_depth << " words";
+  return os.str();
+}
+
+ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd) {
+  const int64_t m = cmd.M(), n = cmd.N(), k = cmd.K();
+  if (m == 0 || n == 0 || k == 0) return ErrCode::kBadShape;
+  const Timing timing(config.rows, config.cols, m, n, k);
+  const int64_t mb = timing.MB(), nb = timing.NB();
+  const uint32_t base_mask = (uint32_t{1} << kBaseBits) - 1;
+  if (int64_t{cmd.a_base & base_mask} + mb * k > int64_t{config.a_depth}) return ErrCode::kARange;
+  if (int64_t{cmd.b_base & base_mask} + nb * k > int64_t{config.b_depth}) return ErrCode::kBRange;
+  if (cmd.bias_en() && int64_t{cmd.bias_base & base_mask} + nb > int64_t{config.bias_depth}) {
+    return ErrCode::kBiasRange;
+  }
+  if (cmd.per_channel() && int64_t{cmd.rq_base & base_mask} + nb > int64_t{config.rq_depth}) {
+    return ErrCode::kRqRange;
+  }
+  if (int64_t{cmd.out_base & base_mask} + OutWords(timing.T(), config.rows, cmd.out_raw()) >
+      int64_t{config.out_depth}) {
+    return ErrCode::kOutRange;
+  }
+  if (!cmd.out_raw()) {
+    const int32_t shift = ShiftValue(cmd.shift);
+    const bool bad_shift = shift < kMinShift || shift > kMaxShift;
+    const bool bad_mult = !cmd.per_channel() && cmd.mult != 0 && cmd.mult < kMinNonzeroMult;
+    const bool bad_order = cmd.clamp_min > cmd.clamp_max;
+    const bool bad_int8 = cmd.clamp_min < kMinInt8ModeClamp || cmd.clamp_min > kMaxInt8ModeClamp ||
+                          cmd.clamp_max < kMinInt8ModeClamp || cmd.clamp_max > kMaxInt8ModeClamp;
+    if (bad_shift || bad_mult || bad_order || bad_int8) return ErrCode::kBadRequant;
+  }
+  const int32_t a_zp = ZpA(cmd.zp_ab), b_zp = ZpB(cmd.zp_ab);
+  if (a_zp < kMinOperandZp || a_zp > kMaxOperandZp || b_zp < kMinOperandZp || b_zp > kMaxOperandZp) {
+    return ErrCode::kBadZp;
+  }
+  if (cmd.act() != 0) return ErrCode::kUnitAbsent;
+  return ErrCode::kNone;
+}
+
+}  // namespace qacc::arch

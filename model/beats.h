@@ -1,0 +1,57 @@
+// The beats the RTL emits at the unit boundaries (docs/architecture.md 8) with the cycle the spec
+// predicts for each (section 7). Cycles are absolute: the command's launch cycle (its cycle 0) plus
+// the section 7 formula.
+#ifndef QACC_MODEL_BEATS_H_
+#define QACC_MODEL_BEATS_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "model/command.h"
+#include "model/gemm_engine.h"
+
+namespace qacc::model {
+
+// MAC array output beat (out_valid=1): row i of tile t, all C lanes, at O(t,i).
+struct MacBeat {
+  int64_t cycle = 0;
+  int64_t tile = 0;
+  int row = 0;
+  bool last = false;         // out_last: i = R-1
+  std::vector<int32_t> acc;  // out_acc[C]
+};
+
+// Requant unit output beat at Q(t,i).
+struct RequantBeat {
+  int64_t cycle = 0;
+  int64_t tile = 0;
+  int row = 0;
+  bool last = false;
+  std::vector<int32_t> data;  // out_data[C]: y sign-extended, or x with OUT_RAW
+  uint64_t known_lanes = 0;   // bit c: lane c is predicted (see TileResult::known_lanes)
+};
+
+// Output SRAM write at W(t,i), only for rows i < m_valid.
+struct OutWriteBeat {
+  int64_t cycle = 0;
+  int64_t tile = 0;
+  int row = 0;
+  uint32_t addr = 0;        // output SRAM word
+  std::vector<uint8_t> be;  // 4C byte enables (0/1)
+  std::vector<uint8_t>
+      data;  // 4C bytes; bytes with be = 0 are predicted as 0 and must not be compared
+  std::vector<uint8_t> known;  // 4C: 1 where the byte is predicted (be = 1 and its lane is known)
+};
+
+// Beat i of a computed tile, for a command launched at `launch_cycle`.
+MacBeat MakeMacBeat(const DecodedCommand& cmd, const TileResult& tile, int row,
+                    int64_t launch_cycle);
+RequantBeat MakeRequantBeat(const DecodedCommand& cmd, const TileResult& tile, int row,
+                            int64_t launch_cycle);
+// Precondition: row < tile.m_valid.
+OutWriteBeat MakeOutWriteBeat(const DecodedCommand& cmd, const TileResult& tile, int row,
+                              int64_t launch_cycle);
+
+}  // namespace qacc::model
+
+#endif  // QACC_MODEL_BEATS_H_

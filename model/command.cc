@@ -1,0 +1,39 @@
+#include "model/command.h"
+
+namespace qacc::model {
+
+LaunchDecision DecodeCommand(const arch::ArchConfig& config, const arch::Command& raw) {
+  LaunchDecision decision;
+  decision.error = arch::ValidateCommand(config, raw);
+  if (decision.error != arch::ErrCode::kNone) {
+    decision.cycles = arch::kErrorCycles;
+    return decision;
+  }
+  constexpr uint32_t kBaseMask = (uint32_t{1} << arch::kBaseBits) - 1;
+  DecodedCommand& cmd = decision.command;
+  cmd.raw = raw;
+  cmd.timing = arch::Timing(config.rows, config.cols, raw.M(), raw.N(), raw.K());
+  cmd.a_base = raw.a_base & kBaseMask;
+  cmd.b_base = raw.b_base & kBaseMask;
+  cmd.bias_base = raw.bias_base & kBaseMask;
+  cmd.rq_base = raw.rq_base & kBaseMask;
+  cmd.out_base = raw.out_base & kBaseMask;
+  cmd.a_zp = arch::ZpA(raw.zp_ab);
+  cmd.b_zp = arch::ZpB(raw.zp_ab);
+  cmd.a_unsigned = raw.a_unsigned();
+  cmd.b_unsigned = raw.b_unsigned();
+  cmd.per_channel = raw.per_channel();
+  cmd.out_raw = raw.out_raw();
+  cmd.bias_en = raw.bias_en();
+  cmd.requant.multiplier = raw.mult;
+  cmd.requant.shift = arch::ShiftValue(raw.shift);
+  cmd.requant.rounding = raw.single_rounding() ? golden::RequantRounding::kSingleRounding
+                                               : golden::RequantRounding::kDoubleRounding;
+  cmd.requant.output_zero_point = raw.zp_out;
+  cmd.requant.clamp_min = raw.clamp_min;
+  cmd.requant.clamp_max = raw.clamp_max;
+  decision.cycles = cmd.timing.E();
+  return decision;
+}
+
+}  // namespace qacc::model

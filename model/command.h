@@ -1,0 +1,41 @@
+// A launched command: the CMD_* registers copied at launch (arch::Command), validated by the spec's
+// checks in their order (arch::ValidateCommand, section 4) and decoded into the typed values the
+// datapath uses.
+#ifndef QACC_MODEL_COMMAND_H_
+#define QACC_MODEL_COMMAND_H_
+
+#include <cstdint>
+
+#include "golden/requant.h"
+#include "model/arch.h"
+
+namespace qacc::model {
+
+// The fields of a valid command, decoded (section 3.2 field extraction, section 4 derived values).
+struct DecodedCommand {
+  arch::Command raw;
+  arch::Timing timing;  // R, C, M, N, K and every cycle formula of section 7
+  uint32_t a_base = 0, b_base = 0, bias_base = 0, rq_base = 0, out_base = 0;  // SRAM word indices
+  int32_t a_zp = 0, b_zp = 0;                                                 // -128..255
+  bool a_unsigned = false, b_unsigned = false;
+  bool per_channel = false, out_raw = false, bias_en = false;
+  // Per-tensor multiplier/shift (from CMD_MULT/SHIFT) plus the command-wide rounding, output zero
+  // point and clamp. With per_channel the multiplier and shift are replaced lane by lane from the
+  // rq SRAM.
+  golden::RequantParams requant;
+};
+
+// What launching a command yields: an error code and, when it is kNone, the decoded command.
+// `cycles` is E (section 7), or arch::kErrorCycles for a rejected command: the cycle DONE becomes
+// visible and PERF_CYCLES.
+struct LaunchDecision {
+  arch::ErrCode error = arch::ErrCode::kNone;
+  int64_t cycles = 0;
+  DecodedCommand command;  // meaningful only when error == kNone
+};
+
+LaunchDecision DecodeCommand(const arch::ArchConfig& config, const arch::Command& raw);
+
+}  // namespace qacc::model
+
+#endif  // QACC_MODEL_COMMAND_H_

@@ -1,0 +1,63 @@
+// The datapath of one command, a tile at a time (docs/architecture.md 5, 6): reads the operand
+// panels of tile t from the SRAMs, computes the R x C accumulators with golden::Gemm and the
+// requant lanes with golden::RequantizeAccumulator. No timing here: beats.h turns a TileResult into
+// timed beats.
+#ifndef QACC_MODEL_GEMM_ENGINE_H_
+#define QACC_MODEL_GEMM_ENGINE_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "model/arch.h"
+#include "model/command.h"
+#include "model/srams.h"
+
+namespace qacc::model {
+
+// Everything the MAC array and the requant unit produce for one tile.
+struct TileResult {
+  int64_t tile = 0;  // t = mb * NB + nb
+  int64_t mb = 0, nb = 0;
+  int m_valid = 0, n_valid = 0;  // 6.2
+  // R x C row-major. Row i is MAC array output beat i: the accumulators without bias (5.1); padded
+  // rows and lanes are exactly 0.
+  std::vector<int32_t> acc;
+  // R x C row-major. Row i is requant output beat i (5.2): x = acc + bias with OUT_RAW, else y.
+  // Padded rows and lanes are computed like the RTL does, from acc = 0 and whatever the bias/rq
+  // SRAM words hold there.
+  std::vector<int32_t> out;
+  // Bit c set when lane c of `out` is predicted. Clear only with PER_CHANNEL and an rq shift of -32
+  // or 31 in lane c (the 6-bit field allows them; section 5.2 defines no result): the value then
+  // stored is 0.
+  uint64_t known_lanes = 0;
+};
+
+// Holds references: `srams` must outlive the engine and its A, B, bias and rq contents must not
+// change while tiles are computed (the hardware guarantees it: every SRAM window access is refused
+// while BUSY).
+class GemmEngine {
+ public:
+  GemmEngine(const arch::ArchConfig& config, const DecodedCommand& command, const Srams& srams);
+
+  const DecodedCommand& command() const { return command_; }
+  const arch::Timing& timing() const { return command_.timing; }
+  int64_t num_tiles() const { return command_.timing.T(); }
+  int rows() const { return rows_; }
+  int cols() const { return cols_; }
+
+  TileResult ComputeTile(int64_t t) const;
+
+ private:
+  template <typename TA, typename TB>
+  void ComputeAcc(TileResult& tile) const;
+  void ComputeRequant(TileResult& tile) const;
+
+  int rows_;
+  int cols_;
+  DecodedCommand command_;
+  const Srams& srams_;
+};
+
+}  // namespace qacc::model
+
+#endif  // QACC_MODEL_GEMM_ENGINE_H_

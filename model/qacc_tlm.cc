@@ -1,0 +1,135 @@
+#include "model/qacc_tlm.h"
+
+#include <cstring>
+
+namespace qacc::model {
+
+namespace {
+
+tlm::tlm_response_status ToTlm(BusStatus status) {
+  switch (status) {
+    case BusStatus::kOk:
+      return tlm::TLM_OK_RESPONSE;
+    case BusStatus::kAddressError:
+      return tlm::TLM_ADDRESS_ERROR_RESPONSE;
+    case BusStatus::kGenericError:
+      return tlm::TLM_GENERIC_ERROR_RESPONSE;
+  }
+  return tlm::TLM_GENERIC_ERROR_RESPONSE;
+}
+
+// pstrb from the payload's byte enables (all bytes when there are none).
+uint8_t Strobe(const tlm::tlm_generic_payload& payload) {
+  const unsigned char* enables = payload.get_byte_enable_ptr();
+  const unsigned length = payload.get_byte_enable_length();
+  if (enables == nullptr || length == 0) return 0xF;
+  uint8_t strobe = 0;
+  for (unsigned byte = 0; byte < 4; ++byte) {
+    if (enables[byte % length] == TLM_BYTE_ENABLED) strobe |= static_cast<uint8_t>(1u << byte);
+  }
+  return strobe;
+}
+
+}  // namespace
+
+QaccTlm::QaccTlm(sc_core::sc_module_name name, const arch::ArchConfig& config,
+                 sc_core::sc_time clock_period)
+    : sc_core::sc_module(name),
+      target_socket("target_socket"),
+      irq("irq"),
+      config_(config),
+      clock_period_(clock_period),
+      state_(config) {
+  target_socket.register_b_transport(this, &QaccTlm::b_transport);
+  state_.set_launch_listener([this](const Launch& launch) { OnLaunch(launch); });
+  SC_HAS_PROCESS(QaccTlm);
+  SC_METHOD(UpdateIrq);
+  sensitive << irq_update_event_;
+  SC_THREAD(ReplayBeats);
+}
+
+int64_t QaccTlm::CycleAt(const sc_core::sc_time& time) const {
+  const sc_dt::uint64 period = clock_period_.value();
+  return static_cast<int64_t>((time.value() + period - 1) / period);
+}
+
+// One APB transfer: a 32-bit access (length 4, the address's bits [1:0] ignored as on the bus).
+void QaccTlm::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const tlm::tlm_command command = payload.get_command();
+  if (payload.get_data_length() != 4 || payload.get_streaming_width() < 4) {
+    payload.set_response_status(tlm::TLM_BURST_ERROR_RESPONSE);
+    return;
+  }
+  if (command == tlm::TLM_IGNORE_COMMAND) {
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  const bool is_read = command == tlm::TLM_READ_COMMAND;
+  const uint64_t addr = payload.get_address();
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  const int64_t setup = CycleAt(now + delay);
+  const int64_t complete = setup + AccelState::TransferCycles(addr, is_read) - 1;
+  BusStatus status;
+  if (is_read) {
+    const BusResponse response = state_.Read(addr, complete);
+    status = response.status;
+    unsigned char* data = payload.get_data_ptr();
+    for (int byte = 0; byte < 4; ++byte)
+      data[byte] = static_cast<unsigned char>(response.data >> (8 * byte));
+  } else {
+    const unsigned char* data = payload.get_data_ptr();
+    const uint32_t value = uint32_t{data[0]} | uint32_t{data[1]} << 8 | uint32_t{data[2]} << 16 |
+                           uint32_t{data[3]} << 24;
+    status = state_.Write(addr, value, Strobe(payload), complete);
+    // CTRL.IRQ_EN and STATUS.DONE changes show on irq from the next cycle.
+    if (status == BusStatus::kOk) irq_update_event_.notify(TimeOfCycle(complete + 1) - now);
+  }
+  payload.set_response_status(ToTlm(status));
+  delay = TimeOfCycle(complete + 1) - now;
+}
+
+void QaccTlm::OnLaunch(const Launch& launch) {
+  const sc_core::sc_time now = sc_core::sc_time_stamp();
+  launch_event_.notify(TimeOfCycle(launch.launch_cycle) - now);
+  irq_update_event_.notify(TimeOfCycle(launch.done_cycle) - now);
+  if (observer_ != nullptr) {
+    to_replay_.push_back({state_.MakePredictor(), launch.error});
+    replay_event_.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+// An sc_event keeps only its earliest notification, so after each update the method re-arms itself
+// for a command that is still to complete.
+void QaccTlm::UpdateIrq() {
+  const int64_t cycle = CycleAt(sc_core::sc_time_stamp());
+  irq.write(state_.Irq(cycle));
+  const auto& launch = state_.last_launch();
+  if (launch && launch->done_cycle > cycle) {
+    irq_update_event_.notify(TimeOfCycle(launch->done_cycle) - sc_core::sc_time_stamp());
+  }
+}
+
+// Walks each queued command's predicted beats in cycle order, waiting until each beat's cycle.
+void QaccTlm::ReplayBeats() {
+  for (;;) {
+    while (to_replay_.empty()) sc_core::wait(replay_event_);
+    BeatPredictor& predictor = to_replay_.front().predictor;
+    for (;;) {
+      const int64_t cycle = predictor.NextEventCycle();
+      const sc_core::sc_time at = TimeOfCycle(cycle);
+      if (at > sc_core::sc_time_stamp()) sc_core::wait(at - sc_core::sc_time_stamp());
+      if (auto beat = predictor.TakeMacAt(cycle); beat && observer_) observer_->OnMacBeat(*beat);
+      if (auto beat = predictor.TakeRequantAt(cycle); beat && observer_)
+        observer_->OnRequantBeat(*beat);
+      if (auto beat = predictor.TakeOutWriteAt(cycle); beat && observer_)
+        observer_->OnOutWrite(*beat);
+      if (cycle == predictor.done_cycle() && predictor.NextEventCycle() == cycle) {
+        if (observer_) observer_->OnDone(cycle, to_replay_.front().error);
+        break;
+      }
+    }
+    to_replay_.pop_front();
+  }
+}
+
+}  // namespace qacc::model

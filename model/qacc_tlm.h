@@ -1,0 +1,90 @@
+// SystemC TLM-2.0 shell of the accelerator: a loosely-timed target on the register map of
+// docs/architecture.md section 3. The behaviour is AccelState (plain C++); this module only decodes
+// generic payloads, turns their time into bus cycles, annotates the APB timing, drives irq and, on
+// request, replays the predicted beats of each command at their simulated times.
+//
+// Timing. Cycle n of the clock spans [n * period, (n + 1) * period). A transaction arriving at
+// local time t = sc_time_stamp() + delay starts its setup phase in cycle s = ceil(t / period) and
+// completes at the end of cycle s + 1 (registers, SRAM writes) or s + 2 (SRAM reads, one wait
+// state); the returned delay points at that edge. A START write completing in cycle w launches the
+// command at cycle w + 1 (its cycle 0), so BUSY holds in cycles w+1 .. w+E and DONE/irq rise at the
+// start of cycle w+1+E.
+#ifndef QACC_MODEL_QACC_TLM_H_
+#define QACC_MODEL_QACC_TLM_H_
+
+#include <tlm_utils/simple_target_socket.h>
+
+#include <cstdint>
+#include <deque>
+#include <systemc>
+#include <tlm>
+
+#include "model/accel_state.h"
+#include "model/arch.h"
+#include "model/beat_predictor.h"
+#include "model/beats.h"
+
+namespace qacc::model {
+
+// Receives the predicted beats of every command at their simulated time (sc_time_stamp() is the
+// start of the beat's cycle). Default implementations ignore the beat.
+class BeatObserver {
+ public:
+  virtual ~BeatObserver() = default;
+  virtual void OnMacBeat(const MacBeat& /*beat*/) {}
+  virtual void OnRequantBeat(const RequantBeat& /*beat*/) {}
+  virtual void OnOutWrite(const OutWriteBeat& /*beat*/) {}
+  virtual void OnDone(int64_t /*cycle*/, arch::ErrCode /*error*/) {}
+};
+
+class QaccTlm : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_target_socket<QaccTlm> target_socket;
+  sc_core::sc_out<bool> irq;  // STATUS.DONE & CTRL.IRQ_EN, level
+
+  // `config` gives every hardware parameter (the configs/*.json the RTL build also reads);
+  // `clock_period` is the period of clk_i.
+  QaccTlm(sc_core::sc_module_name name, const arch::ArchConfig& config,
+          sc_core::sc_time clock_period = sc_core::sc_time(1, sc_core::SC_NS));
+
+  const sc_core::sc_time& clock_period() const { return clock_period_; }
+  // The clock cycle that contains time `time` (rounded up to the next clock edge when between
+  // edges).
+  int64_t CycleAt(const sc_core::sc_time& time) const;
+  sc_core::sc_time TimeOfCycle(int64_t cycle) const {
+    return clock_period_ * static_cast<double>(cycle);
+  }
+
+  AccelState& state() { return state_; }
+  const AccelState& state() const { return state_; }
+
+  // Replays the beats of every later command to `observer` at their cycles (nullptr: off). With an
+  // observer, the initiator must not write the SRAMs of the next command before the previous one's
+  // done time.
+  void set_beat_observer(BeatObserver* observer) { observer_ = observer; }
+  // Notified at the start of each command's cycle 0.
+  const sc_core::sc_event& launch_event() const { return launch_event_; }
+
+ private:
+  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  void OnLaunch(const Launch& launch);
+  void UpdateIrq();
+  void ReplayBeats();
+
+  arch::ArchConfig config_;
+  sc_core::sc_time clock_period_;
+  AccelState state_;
+  BeatObserver* observer_ = nullptr;
+  struct Replay {
+    BeatPredictor predictor;
+    arch::ErrCode error;
+  };
+  std::deque<Replay> to_replay_;
+  sc_core::sc_event launch_event_;
+  sc_core::sc_event irq_update_event_;
+  sc_core::sc_event replay_event_;
+};
+
+}  // namespace qacc::model
+
+#endif  // QACC_MODEL_QACC_TLM_H_

@@ -1,0 +1,138 @@
+// Command validation (docs/architecture.md 4): every error code, the order of the checks, the
+// boundaries of each range check, and the decoding of a valid command.
+#include "model/command.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/model/model_test_util.h"
+
+namespace qacc::model {
+namespace {
+
+using arch::ErrCode;
+
+arch::Command Legal() {
+  arch::Command cmd;
+  cmd.m = 20, cmd.n = 12, cmd.k = 5;  // 8x8: MB = 3, NB = 2, T = 6
+  return cmd;
+}
+
+ErrCode Check(const arch::Command& cmd) {
+  return DecodeCommand(testing::Config("default"), cmd).error;
+}
+
+TEST(CommandValidation, LegalCommandDecodes) {
+  arch::Command cmd = Legal();
+  cmd.mode = arch::kModeRounding | arch::kModeBiasEn | arch::kModeAUnsigned;
+  cmd.zp_ab = arch::PackZpAb(-128, 255);
+  cmd.shift = 0x21;  // -31
+  cmd.a_base = 7;
+  const LaunchDecision decision = DecodeCommand(testing::Config("default"), cmd);
+  ASSERT_EQ(decision.error, ErrCode::kNone);
+  EXPECT_EQ(decision.cycles, (6 - 1) * 8 + 5 + 8 + 8 + 8);
+  EXPECT_EQ(decision.command.a_zp, -128);
+  EXPECT_EQ(decision.command.b_zp, 255);
+  EXPECT_EQ(decision.command.requant.shift, -31);
+  EXPECT_EQ(decision.command.requant.rounding, golden::RequantRounding::kSingleRounding);
+  EXPECT_TRUE(decision.command.a_unsigned);
+  EXPECT_FALSE(decision.command.b_unsigned);
+  EXPECT_TRUE(decision.command.bias_en);
+  EXPECT_EQ(decision.command.a_base, 7u);
+}
+
+TEST(CommandValidation, EachErrorCode) {
+  const auto with = [](auto edit) {
+    arch::Command cmd = Legal();
+    edit(cmd);
+    return Check(cmd);
+  };
+  EXPECT_EQ(with([](arch::Command& c) { c.m = 0; }), ErrCode::kBadShape);
+  EXPECT_EQ(with([](arch::Command& c) { c.n = 0x10000; }), ErrCode::kBadShape);  // field [15:0] = 0
+  EXPECT_EQ(with([](arch::Command& c) { c.k = 0; }), ErrCode::kBadShape);
+  // A: MB * K = 15 words. B: NB * K = 10 words. Depths 8192.
+  EXPECT_EQ(with([](arch::Command& c) { c.a_base = 8192 - 15; }), ErrCode::kNone);
+  EXPECT_EQ(with([](arch::Command& c) { c.a_base = 8192 - 14; }), ErrCode::kARange);
+  EXPECT_EQ(with([](arch::Command& c) { c.b_base = 8192 - 10; }), ErrCode::kNone);
+  EXPECT_EQ(with([](arch::Command& c) { c.b_base = 8192 - 9; }), ErrCode::kBRange);
+  // Bias and rq: NB = 2 words of 256, checked only when used.
+  EXPECT_EQ(with([](arch::Command& c) { c.bias_base = 255; }), ErrCode::kNone);
+  EXPECT_EQ(with([](arch::Command& c) { c.bias_base = 255, c.mode = arch::kModeBiasEn; }),
+            ErrCode::kBiasRange);
+  EXPECT_EQ(with([](arch::Command& c) { c.bias_base = 254, c.mode = arch::kModeBiasEn; }),
+            ErrCode::kNone);
+  EXPECT_EQ(with([](arch::Command& c) { c.rq_base = 255; }), ErrCode::kNone);
+  EXPECT_EQ(with([](arch::Command& c) { c.rq_base = 255, c.mode = arch::kModePerChannel; }),
+            ErrCode::kRqRange);
+  // Out: T * R / 4 = 12 words (int8), T * R = 48 (raw).
+  EXPECT_EQ(with([](arch::Command& c) { c.out_base = 8192 - 12; }), ErrCode::kNone);
+  EXPECT_EQ(with([](arch::Command& c) { c.out_base = 8192 - 11; }), ErrCode::kOutRange);
+  EXPECT_EQ(with([](arch::Command& c) { c.out_base = 8192 - 12, c.mode = arch::kModeOutRaw; }),
+            ErrCode::kOutRange);
+  EXPECT_EQ(with([](arch::Command& c) { c.out_base = 8192 - 48, c.mode = arch::kModeOutRaw; }),
+            ErrCode::kNone);
+  // Requant: shift, per-tensor multiplier, clamp order and int8 clamp range; none checked with
+  // OUT_RAW.
+  EXPECT_EQ(with([](arch::Command& c) { c.shift = 0x1F; }), ErrCode::kBadRequant);  // 31
+  EXPECT_EQ(with([](arch::Command& c) { c.shift = 0x20; }), ErrCode::kBadRequant);  // -32
+  EXPECT_EQ(with([](arch::Command& c) { c.shift = 0x1E; }), ErrCode::kNone);        // 30
+  EXPECT_EQ(with([](arch::Command& c) { c.mult = (1 << 30) - 1; }), ErrCode::kBadRequant);
+  EXPECT_EQ(with([](arch::Command& c) { c.mult = -5; }), ErrCode::kBadRequant);
+  EXPECT_EQ(with([](arch::Command& c) { c.mult = 0; }), ErrCode::kNone);
+  EXPECT_EQ(with([](arch::Command& c) { c.mult = 5, c.mode = arch::kModePerChannel; }),
+            ErrCode::kNone);
+  EXPECT_EQ(with([](arch::Command& c) { c.clamp_min = 10, c.clamp_max = 9; }),
+            ErrCode::kBadRequant);
+  EXPECT_EQ(with([](arch::Command& c) { c.clamp_min = -129; }), ErrCode::kBadRequant);
+  EXPECT_EQ(with([](arch::Command& c) { c.clamp_max = 256; }), ErrCode::kBadRequant);
+  EXPECT_EQ(with([](arch::Command& c) { c.clamp_min = 0, c.clamp_max = 255; }), ErrCode::kNone);
+  EXPECT_EQ(with([](arch::Command& c) {
+              c.clamp_max = 256, c.mult = 3, c.shift = 0x20, c.mode = arch::kModeOutRaw;
+            }),
+            ErrCode::kNone);
+  // Zero points: 9-bit fields, legal -128..255.
+  EXPECT_EQ(with([](arch::Command& c) { c.zp_ab = arch::PackZpAb(-129, 0); }), ErrCode::kBadZp);
+  EXPECT_EQ(with([](arch::Command& c) { c.zp_ab = arch::PackZpAb(0, -256); }), ErrCode::kBadZp);
+  EXPECT_EQ(with([](arch::Command& c) { c.zp_ab = arch::PackZpAb(255, -128); }), ErrCode::kNone);
+  // Activation units are absent in v1.0.
+  EXPECT_EQ(with([](arch::Command& c) { c.mode = 1u << arch::kModeActLsb; }), ErrCode::kUnitAbsent);
+  EXPECT_EQ(with([](arch::Command& c) { c.mode = 2u << arch::kModeActLsb; }), ErrCode::kUnitAbsent);
+}
+
+TEST(CommandValidation, FirstFailingCheckWins) {
+  arch::Command cmd = Legal();
+  cmd.mode = 1u << arch::kModeActLsb;   // 9
+  cmd.zp_ab = arch::PackZpAb(-200, 0);  // 8
+  EXPECT_EQ(Check(cmd), ErrCode::kBadZp);
+  cmd.clamp_min = 200, cmd.clamp_max = 100;  // 7
+  EXPECT_EQ(Check(cmd), ErrCode::kBadRequant);
+  cmd.out_base = 8191;  // 6
+  EXPECT_EQ(Check(cmd), ErrCode::kOutRange);
+  cmd.mode |= arch::kModePerChannel, cmd.rq_base = 256;  // 5
+  EXPECT_EQ(Check(cmd), ErrCode::kRqRange);
+  cmd.mode |= arch::kModeBiasEn, cmd.bias_base = 256;  // 4
+  EXPECT_EQ(Check(cmd), ErrCode::kBiasRange);
+  cmd.b_base = 8190;  // 3
+  EXPECT_EQ(Check(cmd), ErrCode::kBRange);
+  cmd.a_base = 8190;  // 2
+  EXPECT_EQ(Check(cmd), ErrCode::kARange);
+  cmd.k = 0;  // 1
+  EXPECT_EQ(Check(cmd), ErrCode::kBadShape);
+  const LaunchDecision decision = DecodeCommand(testing::Config("default"), cmd);
+  EXPECT_EQ(decision.cycles, 1);
+}
+
+TEST(CommandValidation, RectConfigRanges) {
+  // rect_4x16: MB = ceil(20/4) = 5, NB = 1; A needs 25 words of 16384, B 5 of 4096, out 5*4/4 = 5
+  // words.
+  const arch::ArchConfig config = testing::Config("rect_4x16");
+  arch::Command cmd = Legal();
+  cmd.a_base = 16384 - 25;
+  cmd.b_base = 4096 - 5;
+  cmd.out_base = 8192 - 5;
+  EXPECT_EQ(DecodeCommand(config, cmd).error, ErrCode::kNone);
+  cmd.a_base += 1;
+  EXPECT_EQ(DecodeCommand(config, cmd).error, ErrCode::kARange);
+}
+
+}  // namespace
+}  // namespace qacc::model

@@ -1,0 +1,319 @@
+// The SystemC TLM-2.0 shell (model/qacc_tlm.h) driven through its target socket: register map and
+// error responses, APB timing annotation, a command's BUSY/DONE/irq timeline and outputs, and the
+// replay of the predicted beats at their simulated times. A SystemC kernel elaborates once per
+// process: CTest runs every case in its own process; run directly, only the first case of the
+// process runs and the others skip.
+#include <gtest/gtest.h>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <functional>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "model/model_only.h"
+#include "model/qacc_tlm.h"
+#include "tests/model/model_test_util.h"
+
+namespace qacc::model {
+namespace {
+
+using testing::Config;
+namespace reg = arch::reg;
+
+bool kernel_used = false;
+
+#define REQUIRE_FRESH_KERNEL()                                                                 \
+  do {                                                                                         \
+    if (kernel_used) GTEST_SKIP() << "one SystemC elaboration per process: run through ctest"; \
+    kernel_used = true;                                                                        \
+  } while (false)
+
+// A bus master: runs `body` in a thread, one blocking transfer at a time, synchronised after each.
+class Host : public sc_core::sc_module {
+ public:
+  tlm_utils::simple_initiator_socket<Host> initiator_socket;
+
+  Host(sc_core::sc_module_name name, std::function<void(Host&)> body)
+      : sc_core::sc_module(name), initiator_socket("initiator_socket"), body_(std::move(body)) {
+    SC_HAS_PROCESS(Host);
+    SC_THREAD(Run);
+  }
+
+  tlm::tlm_response_status Transfer(tlm::tlm_command command, uint64_t addr, uint32_t& data,
+                                    uint8_t strobe = 0xF, unsigned length = 4) {
+    std::vector<unsigned char> bytes(length, 0), enables(4);
+    for (int b = 0; b < 4; ++b) {
+      if (b < int(length)) bytes[b] = static_cast<unsigned char>(data >> (8 * b));
+      enables[b] = (strobe >> b) & 1 ? TLM_BYTE_ENABLED : TLM_BYTE_DISABLED;
+    }
+    tlm::tlm_generic_payload payload;
+    payload.set_command(command);
+    payload.set_address(addr);
+    payload.set_data_ptr(bytes.data());
+    payload.set_data_length(length);
+    payload.set_streaming_width(length);
+    payload.set_byte_enable_ptr(enables.data());
+    payload.set_byte_enable_length(4);
+    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    initiator_socket->b_transport(payload, delay);
+    last_delay = delay;
+    sc_core::wait(delay);
+    if (command == tlm::TLM_READ_COMMAND) {
+      data = uint32_t{bytes[0]} | uint32_t{bytes[1]} << 8 | uint32_t{bytes[2]} << 16 |
+             uint32_t{bytes[3]} << 24;
+    }
+    return payload.get_response_status();
+  }
+  tlm::tlm_response_status Write(uint64_t addr, uint32_t data, uint8_t strobe = 0xF) {
+    return Transfer(tlm::TLM_WRITE_COMMAND, addr, data, strobe);
+  }
+  uint32_t Read(uint64_t addr, tlm::tlm_response_status* status = nullptr) {
+    uint32_t data = 0;
+    const tlm::tlm_response_status response = Transfer(tlm::TLM_READ_COMMAND, addr, data);
+    if (status) *status = response;
+    return data;
+  }
+
+  sc_core::sc_time last_delay;
+
+ private:
+  void Run() {
+    body_(*this);
+    sc_core::sc_stop();
+  }
+  std::function<void(Host&)> body_;
+};
+
+// Records the times irq changes.
+class IrqProbe : public sc_core::sc_module {
+ public:
+  sc_core::sc_in<bool> irq;
+  std::vector<std::pair<sc_core::sc_time, bool>> changes;
+
+  explicit IrqProbe(sc_core::sc_module_name name) : sc_core::sc_module(name), irq("irq") {
+    SC_HAS_PROCESS(IrqProbe);
+    SC_METHOD(Sample);
+    sensitive << irq;
+    dont_initialize();
+  }
+
+ private:
+  void Sample() { changes.emplace_back(sc_core::sc_time_stamp(), irq.read()); }
+};
+
+// The device, a host running `body`, and irq wired to a probe.
+struct Bench {
+  Bench(const arch::ArchConfig& config, sc_core::sc_time period, std::function<void(Host&)> body)
+      : dut("dut", config, period), host("host", std::move(body)), probe("probe"), irq("irq") {
+    host.initiator_socket.bind(dut.target_socket);
+    dut.irq(irq);
+    probe.irq(irq);
+  }
+  QaccTlm dut;
+  Host host;
+  IrqProbe probe;
+  sc_core::sc_signal<bool> irq;
+};
+
+TEST(QaccTlm, RegisterMapAndErrorResponses) {
+  REQUIRE_FRESH_KERNEL();
+  const arch::ArchConfig config = Config("default");
+  const sc_core::sc_time period(10, sc_core::SC_NS);
+  std::vector<std::string> failures;
+  Bench bench(config, period, [&](Host& host) {
+    tlm::tlm_response_status status;
+    EXPECT_EQ(host.Read(reg::kId, &status), arch::kId);
+    EXPECT_EQ(status, tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(host.last_delay, 2 * period) << "register access: setup + access cycle";
+    EXPECT_EQ(host.Read(reg::kHwCols), uint32_t(config.cols));
+    EXPECT_EQ(host.Write(reg::kId, 0), tlm::TLM_GENERIC_ERROR_RESPONSE);
+    EXPECT_EQ(host.Write(reg::kPerfCycles, 0), tlm::TLM_GENERIC_ERROR_RESPONSE);
+    EXPECT_EQ(host.Write(0x400, 0), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(host.Read(0x600000, &status), 0u);
+    EXPECT_EQ(status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(host.Write(0x2000000, 0), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(host.Write(0x0C0, 5), tlm::TLM_OK_RESPONSE);  // reserved
+    EXPECT_EQ(host.Write(arch::kBBase + 8, 0x01020304), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(host.last_delay, 2 * period);
+    EXPECT_EQ(host.Write(arch::kBBase + 8, 0xA0B0C0D0, 0b1001), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(host.Read(arch::kBBase + 8, &status), 0xA00203D0u);
+    EXPECT_EQ(host.last_delay, 3 * period) << "SRAM read: one wait state";
+    EXPECT_EQ(host.Read(arch::kBBase + config.b_depth * config.cols, &status), 0u);
+    EXPECT_EQ(status, tlm::TLM_GENERIC_ERROR_RESPONSE) << "beyond the SRAM depth";
+    EXPECT_EQ(host.Write(reg::kCmdShift, 0x3F), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(host.Read(reg::kCmdShift), 0xFFFFFFFFu);
+    uint32_t data = 0;
+    EXPECT_EQ(host.Transfer(tlm::TLM_READ_COMMAND, reg::kId, data, 0xF, 8),
+              tlm::TLM_BURST_ERROR_RESPONSE);
+    // A transaction annotated half a cycle late starts at the next clock edge.
+    tlm::tlm_generic_payload payload;
+    unsigned char bytes[4] = {};
+    payload.set_command(tlm::TLM_READ_COMMAND);
+    payload.set_address(reg::kVersion);
+    payload.set_data_ptr(bytes);
+    payload.set_data_length(4);
+    payload.set_streaming_width(4);
+    sc_core::sc_time delay = period / 2;
+    host.initiator_socket->b_transport(payload, delay);
+    EXPECT_EQ(delay, 3 * period);
+    EXPECT_EQ(bytes[2], 1);
+  });
+  sc_core::sc_start();
+}
+
+// Loads a random job through the socket, launches it with IRQ_EN and checks: BUSY up to the last
+// cycle before launch + E, irq rising exactly at the start of that cycle, perf counters, and
+// outputs equal to the golden result and to the model-only mode.
+void RunCommandOverSocket(const std::string& config_name, uint32_t seed) {
+  const arch::ArchConfig config = Config(config_name);
+  const sc_core::sc_time period(2, sc_core::SC_NS);
+  std::mt19937 rng(seed);
+  GemmJob job = testing::RandomJob(rng, 45);
+  job.per_channel = false;
+  job.channel_mult.clear();
+  job.channel_shift.clear();
+  const arch::Timing timing(config.rows, config.cols, job.m, job.n, job.k);
+  int64_t done_cycle = -1;
+  std::vector<uint8_t> out_image(size_t(config.out_depth) * config.out_word_bytes());
+  std::unique_ptr<Bench> bench;
+  bench = std::make_unique<Bench>(config, period, [&](Host& host) {
+    for (const BusWrite& write : PackOperands(config, job)) {
+      ASSERT_EQ(host.Write(write.addr, write.data, write.strobe), tlm::TLM_OK_RESPONSE);
+    }
+    for (const BusWrite& write : CommandWrites(job))
+      ASSERT_EQ(host.Write(write.addr, write.data), tlm::TLM_OK_RESPONSE);
+    ASSERT_EQ(host.Write(reg::kCtrl, arch::kCtrlStart | arch::kCtrlIrqEn), tlm::TLM_OK_RESPONSE);
+    const int64_t launch = bench->dut.CycleAt(sc_core::sc_time_stamp());
+    done_cycle = launch + timing.E();
+    EXPECT_EQ(bench->dut.state().last_launch()->launch_cycle, launch);
+    EXPECT_EQ(host.Read(reg::kStatus), arch::kStatusBusy);
+    tlm::tlm_response_status status;
+    host.Read(arch::kOutBase, &status);
+    EXPECT_EQ(status, tlm::TLM_GENERIC_ERROR_RESPONSE) << "SRAM window while BUSY";
+    EXPECT_EQ(host.Write(reg::kCmdK, 1), tlm::TLM_GENERIC_ERROR_RESPONSE) << "CMD_* while BUSY";
+    // A read whose access phase is the last BUSY cycle, then one in the done cycle.
+    sc_core::wait(bench->dut.TimeOfCycle(done_cycle - 2) - sc_core::sc_time_stamp());
+    EXPECT_EQ(host.Read(reg::kStatus), arch::kStatusBusy);
+    EXPECT_EQ(host.Read(reg::kStatus), arch::kStatusDone);
+    EXPECT_EQ(host.Read(reg::kPerfCycles), uint32_t(timing.E()));
+    EXPECT_EQ(host.Read(reg::kPerfMacBusy), uint32_t(timing.MacBusy()));
+    EXPECT_EQ(host.Read(reg::kPerfRqBusy), uint32_t(timing.RqBusy()));
+    EXPECT_EQ(host.Read(reg::kPerfOutWrites), uint32_t(timing.OutWrites()));
+    EXPECT_EQ(host.Read(reg::kPerfFeedStall), uint32_t(timing.FeedStall()));
+    EXPECT_EQ(host.Read(reg::kPerfCmdCount), 1u);
+    const uint32_t used =
+        static_cast<uint32_t>(arch::OutWords(timing.T(), config.rows, job.out_raw)) *
+        config.out_word_bytes();
+    for (uint32_t offset = 0; offset < used; offset += 4) {
+      const uint32_t word = host.Read(arch::kOutBase + offset);
+      for (int b = 0; b < 4; ++b) out_image[offset + b] = static_cast<uint8_t>(word >> (8 * b));
+    }
+    EXPECT_EQ(host.Write(reg::kStatus, arch::kStatusDone), tlm::TLM_OK_RESPONSE);
+    sc_core::wait(2 * period);
+  });
+  sc_core::sc_start();
+  EXPECT_EQ(UnpackOutput(config, job, out_image).data, GoldenOutput(job).data);
+  // Model-only mode on the same operands gives the same output SRAM.
+  Srams srams(config);
+  for (const BusWrite& write : PackOperands(config, job)) {
+    srams.HostWrite(static_cast<arch::Region>(arch::RegionBits(write.addr)),
+                    arch::WindowOffset(write.addr), write.data, write.strobe);
+  }
+  const RunResult result = RunCommand(config, ToCommand(job), srams);
+  EXPECT_EQ(result.cycles, timing.E());
+  EXPECT_EQ(srams.image(arch::Region::kOut), bench->dut.state().srams().image(arch::Region::kOut));
+  // irq: rises at the start of the done cycle, falls in the cycle after the W1C write.
+  ASSERT_GE(bench->probe.changes.size(), 2u);
+  EXPECT_EQ(bench->probe.changes[0].first, bench->dut.TimeOfCycle(done_cycle));
+  EXPECT_TRUE(bench->probe.changes[0].second);
+  EXPECT_FALSE(bench->probe.changes[1].second);
+}
+
+TEST(QaccTlm, CommandTimingAndOutputsDefault) {
+  REQUIRE_FRESH_KERNEL();
+  RunCommandOverSocket("default", 1);
+}
+
+TEST(QaccTlm, CommandTimingAndOutputsRect4x16) {
+  REQUIRE_FRESH_KERNEL();
+  RunCommandOverSocket("rect_4x16", 2);
+}
+
+// Collects the replayed beats with the simulation time they arrived at.
+class Recorder : public BeatObserver {
+ public:
+  void OnMacBeat(const MacBeat& beat) override {
+    mac.emplace_back(sc_core::sc_time_stamp(), beat.cycle);
+  }
+  void OnRequantBeat(const RequantBeat& beat) override {
+    requant.emplace_back(sc_core::sc_time_stamp(), beat.cycle);
+  }
+  void OnOutWrite(const OutWriteBeat& beat) override {
+    out.emplace_back(sc_core::sc_time_stamp(), beat.cycle);
+  }
+  void OnDone(int64_t cycle, arch::ErrCode error) override {
+    done.emplace_back(sc_core::sc_time_stamp(), cycle);
+    errors.push_back(error);
+  }
+  std::vector<std::pair<sc_core::sc_time, int64_t>> mac, requant, out, done;
+  std::vector<arch::ErrCode> errors;
+};
+
+// Two commands (8x8 M = N = K = 8, then a rejected one): every beat replayed at the start of its
+// cycle, the spec's example cycles 19..26 / 23..30 / 24..31 / 32 relative to launch.
+TEST(QaccTlm, BeatObserverSeesEveryBeatAtItsCycle) {
+  REQUIRE_FRESH_KERNEL();
+  const arch::ArchConfig config = Config("default");
+  const sc_core::sc_time period(1, sc_core::SC_NS);
+  GemmJob job;
+  job.m = job.n = job.k = 8;
+  job.a.assign(64, 1);
+  job.b.assign(64, 2);
+  Recorder recorder;
+  std::vector<int64_t> launches;
+  std::unique_ptr<Bench> bench;
+  bench = std::make_unique<Bench>(config, period, [&](Host& host) {
+    for (const BusWrite& write : PackOperands(config, job))
+      host.Write(write.addr, write.data, write.strobe);
+    for (const BusWrite& write : CommandWrites(job)) host.Write(write.addr, write.data);
+    host.Write(reg::kCtrl, arch::kCtrlStart);
+    launches.push_back(bench->dut.CycleAt(sc_core::sc_time_stamp()));
+    while (host.Read(reg::kStatus) & arch::kStatusBusy) {
+    }
+    host.Write(reg::kCmdN, 0);  // BAD_SHAPE
+    host.Write(reg::kCtrl, arch::kCtrlStart);
+    launches.push_back(bench->dut.CycleAt(sc_core::sc_time_stamp()));
+    sc_core::wait(5 * period);
+  });
+  bench->dut.set_beat_observer(&recorder);
+  sc_core::sc_start();
+  ASSERT_EQ(recorder.mac.size(), 8u);
+  ASSERT_EQ(recorder.requant.size(), 8u);
+  ASSERT_EQ(recorder.out.size(), 8u);
+  ASSERT_EQ(recorder.done.size(), 2u);
+  const int64_t launch = launches[0];
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(recorder.mac[i].second, launch + 19 + i);
+    EXPECT_EQ(recorder.mac[i].first, bench->dut.TimeOfCycle(launch + 19 + i));
+    EXPECT_EQ(recorder.requant[i].second, launch + 23 + i);
+    EXPECT_EQ(recorder.requant[i].first, bench->dut.TimeOfCycle(launch + 23 + i));
+    EXPECT_EQ(recorder.out[i].second, launch + 24 + i);
+    EXPECT_EQ(recorder.out[i].first, bench->dut.TimeOfCycle(launch + 24 + i));
+  }
+  EXPECT_EQ(recorder.done[0].second, launch + 32);
+  EXPECT_EQ(recorder.done[0].first, bench->dut.TimeOfCycle(launch + 32));
+  EXPECT_EQ(recorder.errors[0], arch::ErrCode::kNone);
+  EXPECT_EQ(recorder.done[1].second, launches[1] + 1);
+  EXPECT_EQ(recorder.errors[1], arch::ErrCode::kBadShape);
+}
+
+}  // namespace
+}  // namespace qacc::model
+
+int sc_main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,234 @@
+// The C++ spec mirror (model/arch.h) against docs/architecture.md: configuration loading and its errors, the
+// command validation order of section 4, and the timing and layout formulas of sections 6 and 7 checked
+// against the numbers written in the spec text (not recomputed from the code under test).
+#include "model/arch.h"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace qacc::arch {
+namespace {
+
+std::string ConfigPath(const std::string& name) {
+  return std::string(QACC_SOURCE_DIR) + "/configs/" + name + ".json";
+}
+
+// Expects ParseArchConfig to throw std::invalid_argument whose message contains every fragment.
+void ExpectConfigError(const std::string& json, const std::string& key, const std::string& fragment) {
+  try {
+    ParseArchConfig(json, "test.json");
+    ADD_FAILURE() << "no error for " << json;
+  } catch (const std::invalid_argument& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find(key), std::string::npos) << what;
+    EXPECT_NE(what.find(fragment), std::string::npos) << what;
+    EXPECT_NE(what.find("test.json"), std::string::npos) << what;
+  }
+}
+
+TEST(ArchConfig, LoadsDefault) {
+  const ArchConfig c = LoadArchConfig(ConfigPath("default"));
+  EXPECT_EQ(c.name, "default");
+  EXPECT_EQ(c.rows, 8);
+  EXPECT_EQ(c.cols, 8);
+  EXPECT_EQ(c.a_depth, 8192u);
+  EXPECT_EQ(c.b_depth, 8192u);
+  EXPECT_EQ(c.bias_depth, 256u);
+  EXPECT_EQ(c.rq_depth, 256u);
+  EXPECT_EQ(c.out_depth, 8192u);
+  EXPECT_EQ(c.addr_bits, 24);
+  EXPECT_EQ(c.acc_bits, 32);
+  EXPECT_EQ(c.latency.cmd_setup, 1);
+  EXPECT_EQ(c.latency.sram_read, 1);
+  EXPECT_EQ(c.latency.mac_edge, 1);
+  EXPECT_EQ(c.latency.requant, 4);
+  EXPECT_EQ(c.latency.out_write, 1);
+  EXPECT_FALSE(c.description.empty());
+}
+
+TEST(ArchConfig, DefaultStructEqualsDefaultJson) {
+  const ArchConfig file = LoadArchConfig(ConfigPath("default"));
+  const ArchConfig def;
+  EXPECT_EQ(DescribeArchConfig(file), DescribeArchConfig(def));
+}
+
+TEST(ArchConfig, LoadsRect4x16) {
+  const ArchConfig c = LoadArchConfig(ConfigPath("rect_4x16"));
+  EXPECT_EQ(c.name, "rect_4x16");
+  EXPECT_EQ(c.rows, 4);
+  EXPECT_EQ(c.cols, 16);
+  EXPECT_EQ(c.a_depth, 16384u);
+  EXPECT_EQ(c.b_depth, 4096u);
+  EXPECT_EQ(c.out_word_bytes(), 64u);
+  EXPECT_EQ(c.rq_word_bytes(), 128u);
+}
+
+TEST(ArchConfig, MissingKeysKeepDefaults) {
+  const ArchConfig c = ParseArchConfig(R"({"array": {"rows": 16}})");
+  EXPECT_EQ(c.rows, 16);
+  EXPECT_EQ(c.cols, 8);
+  EXPECT_EQ(c.a_depth, 8192u);
+}
+
+TEST(ArchConfig, Errors) {
+  ExpectConfigError(R"({"array": {"rows": 6}})", "array.rows", "4, 8, 16, 32");
+  ExpectConfigError(R"({"array": {"cols": 64}})", "array.cols", "4, 8, 16, 32");
+  ExpectConfigError(R"({"array": {"cols": "8"}})", "array.cols", "integer");
+  ExpectConfigError(R"({"sram": {"a_depth": 1000}})", "sram.a_depth", "power of 2");
+  // 2^20 bytes is the window: 8 rows x 2^17 words fits, 2^18 does not.
+  EXPECT_NO_THROW(ParseArchConfig(R"({"sram": {"a_depth": 131072}})"));
+  ExpectConfigError(R"({"sram": {"a_depth": 262144}})", "sram.a_depth", "<= 2^20");
+  ExpectConfigError(R"({"sram": {"out_depth": 65536}})", "sram.out_depth", "<= 2^20");
+  ExpectConfigError(R"({"sram": {"rq_depth": 0}})", "sram.rq_depth", "power of 2");
+  ExpectConfigError(R"({"sram": {"b_depth": -4}})", "sram.b_depth", "out of range");
+  ExpectConfigError(R"({"bus": {"addr_bits": 32}})", "bus.addr_bits", "allowed: 24");
+  ExpectConfigError(R"({"acc_bits": 16})", "acc_bits", "allowed: 32");
+  ExpectConfigError(R"({"latency": {"requant": 3}})", "latency.requant", "allowed: 4");
+  ExpectConfigError(R"({"latency": {"sram_read": 2}})", "latency.sram_read", "allowed: 1");
+  ExpectConfigError(R"({"array": {"rows": 8, "colz": 8}})", "array.colz", "unknown key");
+  ExpectConfigError(R"({"arrays": {}})", "arrays", "unknown key");
+  ExpectConfigError(R"({"array": 8})", "array", "object");
+  ExpectConfigError(R"({"array": )", "<document>", "parse error");
+  EXPECT_THROW(LoadArchConfig(ConfigPath("no_such_config")), std::invalid_argument);
+}
+
+// Section 7, "Example, default 8x8, M = N = K = 8, one tile: reads at 1..8, array inputs at 2..9, MAC beats at
+// 19..26, requant beats at 23..30, writes at 24..31, done at 32."
+TEST(ArchTiming, SpecExample8x8OneTile) {
+  constexpr Timing t(8, 8, 8, 8, 8);
+  static_assert(t.E() == 32);
+  EXPECT_EQ(t.T(), 1);
+  EXPECT_EQ(t.P(), 8);
+  EXPECT_EQ(t.F(0, 0), 1);
+  EXPECT_EQ(t.F(0, 7), 8);
+  EXPECT_EQ(t.I(0, 0), 2);
+  EXPECT_EQ(t.I(0, 7), 9);
+  EXPECT_EQ(t.O(0, 0), 19);
+  EXPECT_EQ(t.O(0, 7), 26);
+  EXPECT_EQ(t.BiasRead(0), 18);
+  EXPECT_EQ(t.Q(0, 0), 23);
+  EXPECT_EQ(t.Q(0, 7), 30);
+  EXPECT_EQ(t.W(0, 0), 24);
+  EXPECT_EQ(t.W(0, 7), 31);
+  EXPECT_EQ(t.E(), 32);
+}
+
+// Section 7: "M = N = K = 256: T = 1024, P = 256, E = 262168".
+TEST(ArchTiming, SpecExample256Cubed) {
+  constexpr Timing t(8, 8, 256, 256, 256);
+  EXPECT_EQ(t.MB(), 32);
+  EXPECT_EQ(t.NB(), 32);
+  EXPECT_EQ(t.T(), 1024);
+  EXPECT_EQ(t.P(), 256);
+  EXPECT_EQ(t.E(), 262168);
+  EXPECT_EQ(t.MacBusy(), 1024 * 256);
+  EXPECT_EQ(t.FeedStall(), 0);
+}
+
+// The closed forms of the section 7 table, written out by hand for a few shapes, including P = Rows or Cols.
+TEST(ArchTiming, ClosedForms) {
+  struct Case { int r, c, m, n, k; };
+  for (const Case& s : {Case{8, 8, 1, 1, 1}, Case{4, 16, 70, 33, 5}, Case{32, 4, 65, 9, 100},
+                        Case{16, 32, 16, 32, 20}, Case{8, 8, 9, 17, 3}}) {
+    const Timing t(s.r, s.c, s.m, s.n, s.k);
+    const int64_t mb = (s.m + s.r - 1) / s.r, nb = (s.n + s.c - 1) / s.c, tiles = mb * nb;
+    const int64_t p = std::max(s.k, std::max(s.r, s.c));
+    ASSERT_EQ(t.T(), tiles);
+    ASSERT_EQ(t.P(), p);
+    for (int64_t tile = 0; tile < tiles; ++tile) {
+      EXPECT_EQ(t.F(tile, s.k - 1), 1 + tile * p + s.k - 1);
+      EXPECT_EQ(t.I(tile, 0), 2 + tile * p);
+      for (int64_t i = 0; i < s.r; ++i) {
+        EXPECT_EQ(t.O(tile, i), 3 + tile * p + s.k + s.c + i);
+        EXPECT_EQ(t.Q(tile, i), 7 + tile * p + s.k + s.c + i);
+        EXPECT_EQ(t.W(tile, i), 8 + tile * p + s.k + s.c + i);
+      }
+    }
+    EXPECT_EQ(t.E(), (tiles - 1) * p + s.k + s.r + s.c + 8);
+    EXPECT_EQ(t.RqBusy(), tiles * s.r);
+    EXPECT_EQ(t.OutWrites(), nb * s.m);
+    EXPECT_EQ(t.FeedStall(), (tiles - 1) * (p - s.k));
+  }
+}
+
+TEST(ArchTiming, NonMultiples) {
+  const Timing t(8, 8, 19, 10, 4);  // MB 3, NB 2
+  EXPECT_EQ(t.MValid(0), 8);
+  EXPECT_EQ(t.MValid(2), 3);
+  EXPECT_EQ(t.NValid(1), 2);
+  EXPECT_EQ(t.TileMb(5), 2);
+  EXPECT_EQ(t.TileNb(5), 1);
+}
+
+// Section 6.3: e = ((m / R) * NB + n / C) * R + m mod R; int8 word e / 4, byte (e mod 4) * C + c.
+TEST(ArchLayout, OutputEntries) {
+  // 8x8, N = 20 -> NB = 3. Element (m = 10, n = 17): tile (1, 2) = 5, row 2 -> e = 42, lane 1.
+  EXPECT_EQ(OutEntryOf(10, 17, 8, 8, 3), 42);
+  EXPECT_EQ(OutEntry(5, 2, 8), 42);
+  EXPECT_EQ(OutWordAddr(100, 42, /*out_raw=*/false), 110);
+  EXPECT_EQ(OutByteInWord(42, 1, 8, false), 2 * 8 + 1);
+  EXPECT_EQ(OutWordAddr(100, 42, /*out_raw=*/true), 142);
+  EXPECT_EQ(OutByteInWord(42, 1, 8, true), 4);
+  EXPECT_EQ(OutWindowByte(100, 42, 1, 8, false), 110 * 32 + 17);
+  EXPECT_EQ(OutWords(6, 8, false), 12);
+  EXPECT_EQ(OutWords(6, 8, true), 48);
+}
+
+TEST(ArchMap, Constants) {
+  EXPECT_EQ(kABase, 0x100000u);
+  EXPECT_EQ(kOutBase, 0x500000u);
+  EXPECT_EQ(kSmxBase, 0x700000u);
+  EXPECT_EQ(reg::kPerfCmdCount, 0x11Cu);
+  EXPECT_EQ(reg::kCmdShift, 0x0B8u);
+  EXPECT_EQ(kHwLatencyV1, 0x01010104u);  // Lr 1, Ls 1, Lw 1, Lq 4
+  EXPECT_EQ(ZpA(PackZpAb(-128, 255)), -128);
+  EXPECT_EQ(ZpB(PackZpAb(-128, 255)), 255);
+  EXPECT_EQ(ShiftValue(0x3F), -1);
+  EXPECT_EQ(ShiftValue(0x20), -32);
+  EXPECT_STREQ(ErrCodeName(ErrCode::kUnitAbsent), "UNIT_ABSENT");
+  EXPECT_STREQ(UnitName(Unit::kRequant), "requant");
+}
+
+// Section 4: each check, and the order (the first failing check wins).
+TEST(ArchValidate, EachCodeInOrder) {
+  const ArchConfig cfg;  // 8x8, A/B 8192, bias/rq 256, out 8192
+  Command ok;
+  ok.m = 20; ok.n = 20; ok.k = 30;
+  EXPECT_EQ(ValidateCommand(cfg, ok), ErrCode::kNone);
+  auto with = [&](auto change) { Command c = ok; change(c); return ValidateCommand(cfg, c); };
+  EXPECT_EQ(with([](Command& c) { c.k = 0; }), ErrCode::kBadShape);
+  EXPECT_EQ(with([](Command& c) { c.m = 0x10000; }), ErrCode::kBadShape);  // [15:0] only
+  EXPECT_EQ(with([](Command& c) { c.a_base = 8192 - 90; }), ErrCode::kNone);  // MB*K = 90 fits exactly
+  EXPECT_EQ(with([](Command& c) { c.a_base = 8192 - 89; }), ErrCode::kARange);
+  EXPECT_EQ(with([](Command& c) { c.b_base = 8192 - 89; }), ErrCode::kBRange);
+  EXPECT_EQ(with([](Command& c) { c.bias_base = 255; }), ErrCode::kNone);  // BIAS_EN off
+  EXPECT_EQ(with([](Command& c) { c.bias_base = 254; c.mode = kModeBiasEn; }), ErrCode::kBiasRange);
+  EXPECT_EQ(with([](Command& c) { c.rq_base = 254; c.mode = kModePerChannel; }), ErrCode::kRqRange);
+  EXPECT_EQ(with([](Command& c) { c.out_base = 8192 - 5; }), ErrCode::kOutRange);  // 9 tiles * 8 / 4 = 18
+  EXPECT_EQ(with([](Command& c) { c.out_base = 8192 - 18; }), ErrCode::kNone);
+  EXPECT_EQ(with([](Command& c) { c.out_base = 8192 - 71; c.mode = kModeOutRaw; }), ErrCode::kOutRange);
+  EXPECT_EQ(with([](Command& c) { c.shift = 31; }), ErrCode::kBadRequant);
+  EXPECT_EQ(with([](Command& c) { c.shift = 0x20; }), ErrCode::kBadRequant);  // -32
+  EXPECT_EQ(with([](Command& c) { c.shift = 0x21; }), ErrCode::kNone);        // -31
+  EXPECT_EQ(with([](Command& c) { c.mult = (1 << 30) - 1; }), ErrCode::kBadRequant);
+  EXPECT_EQ(with([](Command& c) { c.mult = 0; }), ErrCode::kNone);
+  EXPECT_EQ(with([](Command& c) { c.mult = -5; c.mode = kModePerChannel; }), ErrCode::kNone);
+  EXPECT_EQ(with([](Command& c) { c.clamp_min = 5; c.clamp_max = 4; }), ErrCode::kBadRequant);
+  EXPECT_EQ(with([](Command& c) { c.clamp_max = 256; }), ErrCode::kBadRequant);
+  EXPECT_EQ(with([](Command& c) { c.clamp_max = 256; c.mode = kModeOutRaw; }), ErrCode::kNone);
+  EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(-129, 0); }), ErrCode::kBadZp);
+  EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(0, -129); }), ErrCode::kBadZp);
+  EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(255, -128); }), ErrCode::kNone);
+  EXPECT_EQ(with([](Command& c) { c.mode = 1u << kModeActLsb; }), ErrCode::kUnitAbsent);
+  // Order: shape before range before requant before zp before unit.
+  EXPECT_EQ(with([](Command& c) { c.k = 0; c.a_base = 9000; }), ErrCode::kBadShape);
+  EXPECT_EQ(with([](Command& c) { c.a_base = 9000; c.b_base = 9000; }), ErrCode::kARange);
+  EXPECT_EQ(with([](Command& c) { c.shift = 31; c.zp_ab = PackZpAb(-200, 0); }), ErrCode::kBadRequant);
+  EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(-200, 0); c.mode = 2u << kModeActLsb; }),
+            ErrCode::kBadZp);
+}
+
+}  // namespace
+}  // namespace qacc::arch
