@@ -1,8 +1,96 @@
-// Placeholder until the table_memory subcommand lands; replaced by its owner.
+// qacc table-memory: seed 000's table memory figures. A softmax needs X -> T (2^in_bits entries of
+// acc_bits) and X -> P (2^in_bits entries of acc_bits + out_bits); an elementwise LUT needs
+// 2^in_bits entries of out_bits. Without arguments it prints the three rows of seed 000's memory
+// table.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "golden/table_memory.h"
 #include "sim/cli/commands.h"
+#include "sim/cli/common.h"
 
 namespace qacc::cli {
 
-void RegisterTableMemoryCommand(CLI::App& app) { app.add_subcommand("table-memory", "(being built)"); }
+namespace {
+
+// Widths accepted: TableBits allows 1..16 address bits; entries up to acc 48 + out 16 = 64 bits.
+inline constexpr int kMaxInBits = 16;
+inline constexpr int kMaxAccBits = 48;
+inline constexpr int kMaxOutBits = 16;
+
+struct Widths {
+  int in_bits = 0;
+  int acc_bits = 0;
+  int out_bits = 0;
+};
+
+// Seed 000's "映射表" memory table: (bit_input, bit_acc, bit_output).
+const Widths kSeedRows[] = {{8, 16, 8}, {8, 32, 8}, {4, 16, 4}};
+
+struct TableMemoryOptions {
+  Widths widths;
+  OutputOptions output;
+};
+
+void RunTableMemory(const CLI::App& cmd, const TableMemoryOptions& options) {
+  std::vector<Widths> rows(std::begin(kSeedRows), std::end(kSeedRows));
+  const char* names[] = {"--in-bits", "--acc-bits", "--out-bits"};
+  int given = 0;
+  for (const char* name : names) given += cmd.count(name) > 0;
+  if (given > 0) {
+    for (const char* name : names) {
+      if (cmd.count(name) == 0) {
+        throw UsageError(
+            fmt::format("{}: missing; --in-bits, --acc-bits and --out-bits go together "
+                        "(none of them: seed 000's table)",
+                        name));
+      }
+    }
+    rows = {options.widths};
+  }
+
+  nlohmann::json json_rows = nlohmann::json::array();
+  std::string human =
+      "Table memory (seed 000): X->T = 2^in x acc bits, X->P = 2^in x (acc + out) bits, "
+      "LUT = 2^in x out bits\n";
+  human += fmt::format("{:>3} {:>4} {:>4} {:>10} {:>10} {:>10} {:>10}\n", "in", "acc", "out",
+                       "X->T (B)", "X->P (B)", "total (B)", "LUT (B)");
+  for (const Widths& w : rows) {
+    const golden::SoftmaxTableBytes bytes =
+        golden::SoftmaxTablesBytes(w.in_bits, w.acc_bits, w.out_bits);
+    const int64_t lut = golden::TableBytes(w.in_bits, w.out_bits);
+    human += fmt::format("{:>3} {:>4} {:>4} {:>10} {:>10} {:>10} {:>10}\n", w.in_bits, w.acc_bits,
+                         w.out_bits, bytes.exp_table, bytes.numerator_table, bytes.total(), lut);
+    json_rows.push_back({{"in_bits", w.in_bits},
+                         {"acc_bits", w.acc_bits},
+                         {"out_bits", w.out_bits},
+                         {"exp_table_bytes", bytes.exp_table},
+                         {"numerator_table_bytes", bytes.numerator_table},
+                         {"total_bytes", bytes.total()},
+                         {"lut_bytes", lut}});
+  }
+  Emit(options.output, human, nlohmann::json{{"rows", json_rows}});
+}
+
+}  // namespace
+
+void RegisterTableMemoryCommand(CLI::App& app) {
+  auto options = std::make_shared<TableMemoryOptions>();
+  CLI::App* cmd = app.add_subcommand("table-memory",
+                                     "Bytes of the softmax tables (X->T, X->P) and of an "
+                                     "elementwise LUT; no options: seed 000's table");
+  cmd->add_option("--in-bits", options->widths.in_bits, "Input (address) bits, 1..16")
+      ->check(CLI::Range(1, kMaxInBits));
+  cmd->add_option("--acc-bits", options->widths.acc_bits, "Accumulator (X->T entry) bits, 1..48")
+      ->check(CLI::Range(1, kMaxAccBits));
+  cmd->add_option("--out-bits", options->widths.out_bits, "Output bits, 1..16")
+      ->check(CLI::Range(1, kMaxOutBits));
+  AddOutputOptions(cmd, &options->output);
+  cmd->callback([cmd, options]() { RunTableMemory(*cmd, *options); });
+}
 
 }  // namespace qacc::cli

@@ -1,0 +1,168 @@
+// Quantized softmax with two lookup tables (seed 000): X -> T for the denominator, X -> P for the
+// numerator, one integer accumulation and one integer division per element.
+//
+// Derivation (docs/softmax.md): softmax is shift invariant, so with an offset c <= max(X),
+//   y_i = t_i / sum_j t_j,  t_i = exp(s_x * (X_i - c)) in (0, 1].
+// Quantize t with scale 1/M, M = floor(Qacc_max / n), Qacc_max = 2^(acc_bits-1) - 1, so that n
+// entries of at most M never overflow the accumulator; fold the output scale into a second table:
+//   T(X) = Q(t * M)          stored in acc_bits            (denominator element)
+//   P(X) = Q(t * M / s_y)    stored in acc_bits + out_bits (numerator, one rounding instead of two)
+//   S    = sum_i T(X_i)      in an acc_bits accumulator
+//   Y_i  = clamp(Div(P(X_i), S) + zp_y, qmin_y, qmax_y)
+// After the tables are built, evaluation is integer only (int64 in the model).
+//
+// The offset c is either the input Qmax (the seed: no pass over the row, but S can be tiny or 0
+// when every X_i is far below Qmax) or the row maximum (one extra pass; the largest element always
+// contributes T = M, so S >= M and, with nearest tables, S is off by at most n / (2M) relative).
+// Both use the same tables: the row maximum r is applied as an address offset, X' = X - r + Qmax.
+#ifndef QACC_GOLDEN_SOFTMAX_H_
+#define QACC_GOLDEN_SOFTMAX_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "golden/quant.h"
+#include "golden/table_memory.h"
+
+namespace qacc::golden {
+
+inline constexpr int kSoftmaxMinN = 1;
+inline constexpr int kSoftmaxMaxN = 65536;
+inline constexpr int kSoftmaxMinInBits = 2;
+inline constexpr int kSoftmaxMaxInBits = 8;
+inline constexpr int kSoftmaxMinAccBits = 8;
+inline constexpr int kSoftmaxMaxAccBits = 32;
+
+// How P / S becomes an integer (P >= 0, S > 0).
+enum class DivRounding {
+  kFloor,    // floor(P / S): the seed (integer division of non-negative values)
+  kNearest,  // floor((2P + S) / (2S)): nearest, ties up; one extra adder before the divider
+};
+
+// Which offset c makes every exponent non-positive.
+enum class SoftmaxOffset {
+  kQmax,    // c = input Qmax: the seed, no pass over the row
+  kRowMax,  // c = max of the row: one more pass, guarantees S >= M
+};
+
+// Names used on the command line and in JSON.
+std::string_view DivRoundingName(DivRounding rounding);  // "floor", "nearest"
+std::optional<DivRounding> ParseDivRounding(std::string_view name);
+std::string_view SoftmaxOffsetName(SoftmaxOffset offset);  // "qmax", "rowmax"
+std::optional<SoftmaxOffset> ParseSoftmaxOffset(std::string_view name);
+
+struct SoftmaxParams {
+  int n = 128;        // row length, kSoftmaxMinN..kSoftmaxMaxN; floor(Qacc_max / n) must be >= 1
+  QuantSpec in;       // bits 2..8, any zero point (it cancels in X - c)
+  QuantSpec out;      // bits 2..16, y = s_y * (Y - zp_y)
+  int acc_bits = 32;  // 8..32: the accumulator and the T table width
+  RoundingMode table_rounding = RoundingMode::kHalfAwayFromZero;  // T and P entries
+  DivRounding div_rounding = DivRounding::kNearest;
+  // Row max by default: with c = Qmax some rows exceed 1 LSB at any acc_bits (docs/softmax.md).
+  SoftmaxOffset offset = SoftmaxOffset::kRowMax;
+};
+
+// Seed 000's arithmetic: truncated tables, floor division, offset Qmax. Other fields are kept.
+SoftmaxParams WithSeedCompat(SoftmaxParams params);
+bool IsSeedCompat(const SoftmaxParams& params);
+
+// Throws std::invalid_argument naming the field and its allowed range ("n: 0 is out of range,
+// allowed 1..65536", "in.bits: ...", "acc_bits: ...").
+void ValidateSoftmaxParams(const SoftmaxParams& params);
+
+// ---- Arithmetic primitives (one per RTL stage) --------------------------------------------------
+
+// Qacc_max = 2^(acc_bits - 1) - 1: the signed accumulator's largest value, as in the seed.
+int64_t SoftmaxAccMax(int acc_bits);
+
+// M = floor(Qacc_max / n): the largest T, so that n entries sum to at most Qacc_max.
+int64_t SoftmaxTableScale(int n, int acc_bits);
+
+// Largest entry of a `bits`-wide table: 2^(bits - 1) - 1 (a signed word, as the seed's tables).
+int64_t SoftmaxEntryMax(int bits);
+
+// Table entry: round(value) under `mode`, clamped to [0, entry_max]; sets *clamped when the rounded
+// value was above entry_max (value >= 0; +inf clamps).
+int64_t SoftmaxTableEntry(double value, RoundingMode mode, int64_t entry_max, bool* clamped);
+
+// Denominator accumulator: min(acc + t, Qacc_max). Saturates rather than wraps, so an overflow can
+// only make outputs smaller, never turn a large sum into a small one. Unreachable with tables from
+// BuildSoftmaxTables (T <= M, n * M <= Qacc_max); kept so the RTL has a defined behaviour.
+int64_t SaturatingAccumulate(int64_t acc, int64_t t, int acc_bits);
+
+// P / S rounded under `rounding`. P >= 0, S > 0.
+int64_t DivideRounded(int64_t p, int64_t s, DivRounding rounding);
+
+// Row-max offset: table code X' = X - r + Qmax of X when the row maximum is r; in [qmin, qmax].
+int64_t RowMaxTableCode(int64_t x, int64_t row_max, int64_t in_qmax);
+
+// SRAM address of a code: its low `bits` bits (two's complement), as the LUT unit's LutAddress.
+int64_t SoftmaxTableAddress(int64_t code, int bits);
+
+// ---- Tables -------------------------------------------------------------------------------------
+
+struct SoftmaxTableStats {
+  int64_t m = 0;                  // floor(Qacc_max / n)
+  int64_t max_t = 0;              // largest T entry
+  int64_t max_p = 0;              // largest P entry
+  int64_t t_entry_max = 0;        // 2^(acc_bits - 1) - 1
+  int64_t p_entry_max = 0;        // 2^(acc_bits + out_bits - 1) - 1
+  int64_t t_clamped = 0;          // entries whose rounded value exceeded t_entry_max
+  int64_t p_clamped = 0;          // entries whose rounded value exceeded p_entry_max
+  int64_t zero_t_entries = 0;     // codes with T = 0
+  bool sum_can_overflow = false;  // n * max_t > Qacc_max
+  bool sum_can_be_zero = false;   // offset qmax and T(qmin) = 0: a row of qmin gives S = 0
+  bool any_clamped() const { return t_clamped + p_clamped > 0; }
+};
+
+struct SoftmaxTables {
+  SoftmaxParams params;
+  // Entries in ascending input code: index = code - in.qmin(), in.levels() entries.
+  std::vector<int64_t> exp_table;        // T(X) = clamp(round(exp(s_x (X - Qmax)) * M))
+  std::vector<int64_t> numerator_table;  // P(X) = clamp(round(exp(s_x (X - Qmax)) * M / s_y))
+  // Output when S = 0 (offset qmax only): the uniform distribution, clamped
+  // round_half_away(1 / (n s_y)) + zp_y. Costs one constant register and a zero detector on S, and
+  // is the exact answer for a row of equal codes (the row that reaches S = 0 first).
+  int64_t zero_sum_output = 0;
+  SoftmaxTableStats stats;
+
+  int64_t T(int64_t code) const { return exp_table[static_cast<size_t>(code - params.in.qmin())]; }
+  int64_t P(int64_t code) const {
+    return numerator_table[static_cast<size_t>(code - params.in.qmin())];
+  }
+};
+
+// Builds both tables in double, one exp per code:
+//   t = std::exp(s_x * double(X - Qmax)),  T = SoftmaxTableEntry(t * M, ...),
+//   P = SoftmaxTableEntry(t * M / s_y, ...)   (products left to right in double).
+// P entries clamped to the table width still divide to Y >= 2^out_bits > qmax_y (S <= Qacc_max), so
+// clamping P never changes an output. Validates params.
+SoftmaxTables BuildSoftmaxTables(const SoftmaxParams& params);
+
+// Bytes of both tables as seed 000 counts them: 2^in_bits entries of acc_bits (T) and of
+// acc_bits + out_bits (P), whatever the entries' actual magnitude.
+SoftmaxTableBytes SoftmaxMemory(const SoftmaxParams& params);
+
+// Hardware view: 2^in.bits entries addressed by SoftmaxTableAddress(code); unused addresses (the
+// narrow-range code -2^(bits-1)) hold 0.
+std::vector<int64_t> TableByAddress(const std::vector<int64_t>& by_code, const QuantSpec& in);
+
+// ---- Row evaluation (integer only) --------------------------------------------------------------
+
+// Table codes of the row: X itself (offset qmax) or RowMaxTableCode (offset rowmax, one max pass).
+// Throws std::invalid_argument when the row length is not n or a code is out of the input range.
+std::vector<int64_t> SoftmaxTableCodes(const SoftmaxTables& tables,
+                                       const std::vector<int32_t>& row);
+
+// S = sum of T over the table codes, through SaturatingAccumulate.
+int64_t SoftmaxRowSum(const SoftmaxTables& tables, const std::vector<int64_t>& table_codes);
+
+// Y_i = clamp(DivideRounded(P(X'_i), S) + zp_y, qmin_y, qmax_y), or zero_sum_output when S = 0.
+std::vector<int32_t> SoftmaxRow(const SoftmaxTables& tables, const std::vector<int32_t>& row);
+
+}  // namespace qacc::golden
+
+#endif  // QACC_GOLDEN_SOFTMAX_H_
