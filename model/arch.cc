@@ -1,4 +1,5 @@
-// Configuration loading and command validation of the spec mirror (docs/architecture.md sections 1 and 4).
+// Configuration loading and command validation of the spec mirror (docs/architecture.md sections 1
+// and 4).
 #include "model/arch.h"
 
 #include <fstream>
@@ -19,10 +20,11 @@ namespace {
 
 bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-// Reads an integer at object[key] into *out when present. `path` is the dotted JSON key for messages.
+// Reads an integer at object[key] into *out when present. `path` is the dotted JSON key for
+// messages.
 template <typename T>
-void ReadInt(const nlohmann::json& object, const char* key, const std::string& path, std::string_view source,
-             T* out) {
+void ReadInt(const nlohmann::json& object, const char* key, const std::string& path,
+             std::string_view source, T* out) {
   const auto it = object.find(key);
   if (it == object.end()) return;
   if (!it->is_number_integer()) Fail(source, path, "must be an integer, got " + it->dump());
@@ -33,7 +35,8 @@ void ReadInt(const nlohmann::json& object, const char* key, const std::string& p
   *out = static_cast<T>(v);
 }
 
-void ReadString(const nlohmann::json& object, const char* key, std::string_view source, std::string* out) {
+void ReadString(const nlohmann::json& object, const char* key, std::string_view source,
+                std::string* out) {
   const auto it = object.find(key);
   if (it == object.end()) return;
   if (!it->is_string()) Fail(source, key, "must be a string, got " + it->dump());
@@ -41,8 +44,9 @@ void ReadString(const nlohmann::json& object, const char* key, std::string_view 
 }
 
 // Objects may hold only the listed keys: a misspelt key must not silently keep a default.
-const nlohmann::json* CheckObject(const nlohmann::json& parent, const char* key, const std::string& path,
-                                  std::string_view source, const std::set<std::string>& allowed) {
+const nlohmann::json* CheckObject(const nlohmann::json& parent, const char* key,
+                                  const std::string& path, std::string_view source,
+                                  const std::set<std::string>& allowed) {
   const nlohmann::json* object = &parent;
   if (key != nullptr) {
     const auto it = parent.find(key);
@@ -77,8 +81,10 @@ void CheckFixed(int value, int expected, const char* key, std::string_view sourc
 
 void ValidateIn(const ArchConfig& c, std::string_view source) {
   const auto legal_dim = [](int v) { return v == 4 || v == 8 || v == 16 || v == 32; };
-  if (!legal_dim(c.rows)) Fail(source, "array.rows", std::to_string(c.rows) + " is not one of 4, 8, 16, 32");
-  if (!legal_dim(c.cols)) Fail(source, "array.cols", std::to_string(c.cols) + " is not one of 4, 8, 16, 32");
+  if (!legal_dim(c.rows))
+    Fail(source, "array.rows", std::to_string(c.rows) + " is not one of 4, 8, 16, 32");
+  if (!legal_dim(c.cols))
+    Fail(source, "array.cols", std::to_string(c.cols) + " is not one of 4, 8, 16, 32");
   CheckDepth(c.a_depth, c.a_word_bytes(), "sram.a_depth", "a_depth * rows", source);
   CheckDepth(c.b_depth, c.b_word_bytes(), "sram.b_depth", "b_depth * cols", source);
   CheckDepth(c.bias_depth, c.bias_word_bytes(), "sram.bias_depth", "bias_depth * 4 * cols", source);
@@ -97,28 +103,44 @@ void ValidateIn(const ArchConfig& c, std::string_view source) {
 
 const char* UnitName(Unit unit) {
   switch (unit) {
-    case Unit::kCtrl: return "ctrl";
-    case Unit::kMac: return "mac";
-    case Unit::kRequant: return "requant";
-    case Unit::kOut: return "out";
-    case Unit::kLut: return "lut";
-    case Unit::kSoftmax: return "softmax";
+    case Unit::kCtrl:
+      return "ctrl";
+    case Unit::kMac:
+      return "mac";
+    case Unit::kRequant:
+      return "requant";
+    case Unit::kOut:
+      return "out";
+    case Unit::kLut:
+      return "lut";
+    case Unit::kSoftmax:
+      return "softmax";
   }
   return "?";
 }
 
 const char* ErrCodeName(ErrCode code) {
   switch (code) {
-    case ErrCode::kNone: return "NONE";
-    case ErrCode::kBadShape: return "BAD_SHAPE";
-    case ErrCode::kARange: return "A_RANGE";
-    case ErrCode::kBRange: return "B_RANGE";
-    case ErrCode::kBiasRange: return "BIAS_RANGE";
-    case ErrCode::kRqRange: return "RQ_RANGE";
-    case ErrCode::kOutRange: return "OUT_RANGE";
-    case ErrCode::kBadRequant: return "BAD_REQUANT";
-    case ErrCode::kBadZp: return "BAD_ZP";
-    case ErrCode::kUnitAbsent: return "UNIT_ABSENT";
+    case ErrCode::kNone:
+      return "NONE";
+    case ErrCode::kBadShape:
+      return "BAD_SHAPE";
+    case ErrCode::kARange:
+      return "A_RANGE";
+    case ErrCode::kBRange:
+      return "B_RANGE";
+    case ErrCode::kBiasRange:
+      return "BIAS_RANGE";
+    case ErrCode::kRqRange:
+      return "RQ_RANGE";
+    case ErrCode::kOutRange:
+      return "OUT_RANGE";
+    case ErrCode::kBadRequant:
+      return "BAD_REQUANT";
+    case ErrCode::kBadZp:
+      return "BAD_ZP";
+    case ErrCode::kUnitAbsent:
+      return "UNIT_ABSENT";
   }
   return "?";
 }
@@ -133,8 +155,9 @@ ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) 
     Fail(source, "<document>", std::string("JSON parse error: ") + e.what());
   }
   ArchConfig c;
-  const auto* root = CheckObject(doc, nullptr, "", source,
-                                 {"name", "description", "array", "sram", "bus", "acc_bits", "latency"});
+  const auto* root =
+      CheckObject(doc, nullptr, "", source,
+                  {"name", "description", "array", "sram", "bus", "acc_bits", "latency"});
   ReadString(*root, "name", source, &c.name);
   ReadString(*root, "description", source, &c.description);
   ReadInt(*root, "acc_bits", "acc_bits", source, &c.acc_bits);
@@ -175,8 +198,8 @@ ArchConfig LoadArchConfig(const std::string& path) {
 
 std::string DescribeArchConfig(const ArchConfig& c) {
   std::ostringstream os;
-  os << c.name << ": " << c.rows << "x" << c.cols << ", A " << c.a_depth << ", B " << c.b_depth << ", bias "
-     << c.bias_depth << ", rq " << c.rq_depth << ", out " << c.out_depth << " words";
+  os << c.name << ": " << c.rows << "x" << c.cols << ", A " << c.a_depth << ", B " << c.b_depth
+     << ", bias " << c.bias_depth << ", rq " << c.rq_depth << ", out " << c.out_depth << " words";
   return os.str();
 }
 
@@ -208,7 +231,8 @@ ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd) {
     if (bad_shift || bad_mult || bad_order || bad_int8) return ErrCode::kBadRequant;
   }
   const int32_t a_zp = ZpA(cmd.zp_ab), b_zp = ZpB(cmd.zp_ab);
-  if (a_zp < kMinOperandZp || a_zp > kMaxOperandZp || b_zp < kMinOperandZp || b_zp > kMaxOperandZp) {
+  if (a_zp < kMinOperandZp || a_zp > kMaxOperandZp || b_zp < kMinOperandZp ||
+      b_zp > kMaxOperandZp) {
     return ErrCode::kBadZp;
   }
   if (cmd.act() != 0) return ErrCode::kUnitAbsent;

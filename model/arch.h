@@ -1,7 +1,8 @@
-// The architecture spec in C++: constants, register map, command format, configuration and timing of the
-// qacc accelerator. Mirrors docs/architecture.md (spec v1.0; section numbers below point there) exactly as
-// rtl/qacc_pkg.sv mirrors it for SystemVerilog. Plain C++17 (no SystemC, no Verilator): the SystemC model,
-// the co-simulation, the RTL tests and the tools all include it. Change the spec first, then both mirrors.
+// The architecture spec in C++: constants, register map, command format, configuration and timing
+// of the qacc accelerator. Mirrors docs/architecture.md (spec v1.0; section numbers below point
+// there) exactly as rtl/qacc_pkg.sv mirrors it for SystemVerilog. Plain C++17 (no SystemC, no
+// Verilator): the SystemC model, the co-simulation, the RTL tests and the tools all include it.
+// Change the spec first, then both mirrors.
 #ifndef QACC_MODEL_ARCH_H_
 #define QACC_MODEL_ARCH_H_
 
@@ -12,36 +13,40 @@
 
 namespace qacc::arch {
 
-// ---- Version and identification (3.2) ------------------------------------------------------------------------
+// ---- Version and identification (3.2)
+// ------------------------------------------------------------------------
 inline constexpr uint32_t kId = 0x5141'4343;       // "QACC"
 inline constexpr uint32_t kVersion = 0x0001'0000;  // [31:16] major 1, [15:0] minor 0
 
-// ---- Datapath widths and legal ranges (4, 5) -----------------------------------------------------------------
-inline constexpr int kOperandBits = 8;   // int8 / uint8 operands
-inline constexpr int kZpBits = 9;        // operand zero point field, two's complement
-inline constexpr int kFactorBits = 10;   // operand - zero point: -383..383
-inline constexpr int kAccBits = 32;      // accumulators wrap modulo 2^32
-inline constexpr int kMultBits = 32;     // Q31 requant multiplier
-inline constexpr int kShiftBits = 6;     // requant shift field, two's complement
-inline constexpr int kDimBits = 16;      // CMD_M/N/K: 1..65535
-inline constexpr int kBaseBits = 20;     // CMD_*_BASE: SRAM word index
+// ---- Datapath widths and legal ranges (4, 5)
+// -----------------------------------------------------------------
+inline constexpr int kOperandBits = 8;  // int8 / uint8 operands
+inline constexpr int kZpBits = 9;       // operand zero point field, two's complement
+inline constexpr int kFactorBits = 10;  // operand - zero point: -383..383
+inline constexpr int kAccBits = 32;     // accumulators wrap modulo 2^32
+inline constexpr int kMultBits = 32;    // Q31 requant multiplier
+inline constexpr int kShiftBits = 6;    // requant shift field, two's complement
+inline constexpr int kDimBits = 16;     // CMD_M/N/K: 1..65535
+inline constexpr int kBaseBits = 20;    // CMD_*_BASE: SRAM word index
 inline constexpr int32_t kMinOperandZp = -128;
 inline constexpr int32_t kMaxOperandZp = 255;
 inline constexpr int kMinShift = -31;
 inline constexpr int kMaxShift = 30;
 inline constexpr int64_t kMinNonzeroMult = int64_t{1} << 30;  // per-tensor MULT: 0 or 2^30..2^31-1
-inline constexpr int32_t kMinInt8ModeClamp = -128;             // int8 mode clamp bounds: -128..255
+inline constexpr int32_t kMinInt8ModeClamp = -128;            // int8 mode clamp bounds: -128..255
 inline constexpr int32_t kMaxInt8ModeClamp = 255;
 inline constexpr uint32_t kMaxDim = (uint32_t{1} << kDimBits) - 1;
 
-// ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency" -------------------------------------
+// ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency"
+// -------------------------------------
 inline constexpr int kCmdSetupLatency = 1;  // Ls: launch -> first A/B SRAM read address
 inline constexpr int kSramReadLatency = 1;  // Lr: address in cycle t, data visible at t + 1
 inline constexpr int kMacEdgeLatency = 1;   // Le: zero-point subtraction edge register
 inline constexpr int kRequantLatency = 4;   // Lq: requant input beat at t -> output beat at t + 4
 inline constexpr int kOutWriteLatency = 1;  // Lw: output writer register
 
-// ---- Units (2) -------------------------------------------------------------------------------------------------
+// ---- Units (2)
+// -------------------------------------------------------------------------------------------------
 enum class Unit : uint8_t {
   kCtrl = 0,
   kMac = 1,
@@ -52,7 +57,8 @@ enum class Unit : uint8_t {
 };
 const char* UnitName(Unit unit);  // "ctrl", "mac", "requant", "out", "lut", "softmax"
 
-// ---- Address map (3.1): byte addresses, bits [23:20] select the region ------------------------------------------
+// ---- Address map (3.1): byte addresses, bits [23:20] select the region
+// ------------------------------------------
 inline constexpr int kAddrBits = 24;
 inline constexpr int kWindowBits = 20;
 inline constexpr uint32_t kWindowSize = uint32_t{1} << kWindowBits;  // 1 MiB per SRAM window
@@ -77,12 +83,18 @@ inline constexpr uint32_t kRqBase = WindowBase(Region::kRq);      // 0x40_0000
 inline constexpr uint32_t kOutBase = WindowBase(Region::kOut);    // 0x50_0000
 inline constexpr uint32_t kLutBase = WindowBase(Region::kLut);    // reserved
 inline constexpr uint32_t kSmxBase = WindowBase(Region::kSmx);    // reserved
-inline constexpr uint32_t kRegsSize = 0x200;  // 0x000..0x1FF control/command/perf; 0x200..0x3FF reserved
-inline constexpr uint32_t kRegsReservedEnd = 0x400;  // 0x200..0x3FF: LUT and softmax registers, reserved
+inline constexpr uint32_t kRegsSize =
+    0x200;  // 0x000..0x1FF control/command/perf; 0x200..0x3FF reserved
+inline constexpr uint32_t kRegsReservedEnd =
+    0x400;  // 0x200..0x3FF: LUT and softmax registers, reserved
+// rq SRAM lane (3.1, 3.3): 8 bytes, multiplier word at +0, shift word at +4 (bits [5:0] used).
+inline constexpr uint32_t kRqLaneBytes = 8;
+inline constexpr uint32_t kRqShiftOffset = 4;
 inline constexpr uint32_t RegionBits(uint32_t addr) { return (addr >> kWindowBits) & 0xF; }
 inline constexpr uint32_t WindowOffset(uint32_t addr) { return addr & (kWindowSize - 1); }
 
-// ---- Registers (3.2): byte offsets -------------------------------------------------------------------------------
+// ---- Registers (3.2): byte offsets
+// -------------------------------------------------------------------------------
 namespace reg {
 inline constexpr uint32_t kId = 0x000;
 inline constexpr uint32_t kVersion = 0x004;
@@ -112,7 +124,8 @@ inline constexpr uint32_t kCmdClampMin = 0x0AC;
 inline constexpr uint32_t kCmdClampMax = 0x0B0;
 inline constexpr uint32_t kCmdMult = 0x0B4;
 inline constexpr uint32_t kCmdShift = 0x0B8;
-inline constexpr uint32_t kCmdReservedBegin = 0x0C0;  // 0x0C0..0x0FC: LUT/softmax command fields, reserved
+inline constexpr uint32_t kCmdReservedBegin =
+    0x0C0;  // 0x0C0..0x0FC: LUT/softmax command fields, reserved
 inline constexpr uint32_t kPerfCycles = 0x100;
 inline constexpr uint32_t kPerfMacBusy = 0x104;
 inline constexpr uint32_t kPerfRqBusy = 0x108;
@@ -139,8 +152,9 @@ inline constexpr uint32_t kHwUnitLut = 1u << 2;      // 0 in v1.0
 inline constexpr uint32_t kHwUnitSoftmax = 1u << 3;  // 0 in v1.0
 inline constexpr uint32_t kHwUnitsV1 = kHwUnitMac | kHwUnitRequant;
 // HW_LATENCY (0x028): [7:0] Lq, [15:8] Lw, [23:16] Ls, [31:24] Lr.
-inline constexpr uint32_t kHwLatencyV1 = uint32_t(kRequantLatency) | uint32_t(kOutWriteLatency) << 8 |
-                                         uint32_t(kCmdSetupLatency) << 16 | uint32_t(kSramReadLatency) << 24;
+inline constexpr uint32_t kHwLatencyV1 =
+    uint32_t(kRequantLatency) | uint32_t(kOutWriteLatency) << 8 | uint32_t(kCmdSetupLatency) << 16 |
+    uint32_t(kSramReadLatency) << 24;
 
 // CMD_MODE (0x0A0).
 inline constexpr uint32_t kModeRounding = 1u << 0;    // 0 double (TFLite), 1 single rounding
@@ -156,24 +170,27 @@ enum class Act : uint8_t { kNone = 0, kLut = 1, kSoftmax = 2 };  // 1, 2 reserve
 inline constexpr int kZpALsb = 0;
 inline constexpr int kZpBLsb = 16;
 
-// ---- Validation error codes (4), STATUS.ERR_CODE ------------------------------------------------------------------
+// ---- Validation error codes (4), STATUS.ERR_CODE
+// ------------------------------------------------------------------
 enum class ErrCode : uint8_t {
   kNone = 0,
-  kBadShape = 1,    // M, N or K is 0
-  kARange = 2,      // A_BASE + MB * K > ADepth
-  kBRange = 3,      // B_BASE + NB * K > BDepth
-  kBiasRange = 4,   // BIAS_EN and BIAS_BASE + NB > BiasDepth
-  kRqRange = 5,     // PER_CHANNEL and RQ_BASE + NB > RqDepth
-  kOutRange = 6,    // OUT_BASE + out_words > OutDepth
-  kBadRequant = 7,  // !OUT_RAW and (shift, per-tensor MULT, clamp order or int8 clamp range illegal)
-  kBadZp = 8,       // a_zp or b_zp outside -128..255
+  kBadShape = 1,   // M, N or K is 0
+  kARange = 2,     // A_BASE + MB * K > ADepth
+  kBRange = 3,     // B_BASE + NB * K > BDepth
+  kBiasRange = 4,  // BIAS_EN and BIAS_BASE + NB > BiasDepth
+  kRqRange = 5,    // PER_CHANNEL and RQ_BASE + NB > RqDepth
+  kOutRange = 6,   // OUT_BASE + out_words > OutDepth
+  kBadRequant =
+      7,       // !OUT_RAW and (shift, per-tensor MULT, clamp order or int8 clamp range illegal)
+  kBadZp = 8,  // a_zp or b_zp outside -128..255
   kUnitAbsent = 9,  // ACT != 0
 };
 const char* ErrCodeName(ErrCode code);  // "NONE", "BAD_SHAPE", ...
 
-// ---- Configuration (1): configs/*.json ------------------------------------------------------------------------
-// Every tunable parameter of the hardware, typed, with its default (configs/default.json) and legal range. The
-// RTL build passes the same values as -G parameters; the latencies are fixed by spec v1.0 and only checked.
+// ---- Configuration (1): configs/*.json
+// ------------------------------------------------------------------------ Every tunable parameter
+// of the hardware, typed, with its default (configs/default.json) and legal range. The RTL build
+// passes the same values as -G parameters; the latencies are fixed by spec v1.0 and only checked.
 struct ArchLatency {
   int cmd_setup = kCmdSetupLatency;  // "latency.cmd_setup": Ls, must be 1
   int sram_read = kSramReadLatency;  // "latency.sram_read": Lr, must be 1
@@ -185,16 +202,21 @@ struct ArchLatency {
 struct ArchConfig {
   std::string name = "default";  // "name": free text
   std::string description;       // "description": free text
-  int rows = 8;                  // "array.rows" (NumRows): PE rows = output rows per tile; 4, 8, 16, 32
-  int cols = 8;                  // "array.cols" (NumCols): PE columns = requant lanes; 4, 8, 16, 32
-  uint32_t a_depth = 8192;       // "sram.a_depth" (ADepth): words of Rows int8; pow2, a_depth*Rows <= 2^20
-  uint32_t b_depth = 8192;       // "sram.b_depth" (BDepth): words of Cols int8; pow2, b_depth*Cols <= 2^20
-  uint32_t bias_depth = 256;     // "sram.bias_depth" (BiasDepth): words of Cols int32; pow2, *4*Cols <= 2^20
-  uint32_t rq_depth = 256;       // "sram.rq_depth" (RqDepth): words of Cols (mult, shift); pow2, *8*Cols <= 2^20
-  uint32_t out_depth = 8192;     // "sram.out_depth" (OutDepth): words of 4*Cols bytes; pow2, *4*Cols <= 2^20
-  int addr_bits = kAddrBits;     // "bus.addr_bits" (AddrWidth): APB byte-address width; must be 24
-  int acc_bits = kAccBits;       // "acc_bits": accumulator width; must be 32
-  ArchLatency latency;           // "latency.*"
+  int rows = 8;  // "array.rows" (NumRows): PE rows = output rows per tile; 4, 8, 16, 32
+  int cols = 8;  // "array.cols" (NumCols): PE columns = requant lanes; 4, 8, 16, 32
+  uint32_t a_depth =
+      8192;  // "sram.a_depth" (ADepth): words of Rows int8; pow2, a_depth*Rows <= 2^20
+  uint32_t b_depth =
+      8192;  // "sram.b_depth" (BDepth): words of Cols int8; pow2, b_depth*Cols <= 2^20
+  uint32_t bias_depth =
+      256;  // "sram.bias_depth" (BiasDepth): words of Cols int32; pow2, *4*Cols <= 2^20
+  uint32_t rq_depth =
+      256;  // "sram.rq_depth" (RqDepth): words of Cols (mult, shift); pow2, *8*Cols <= 2^20
+  uint32_t out_depth =
+      8192;  // "sram.out_depth" (OutDepth): words of 4*Cols bytes; pow2, *4*Cols <= 2^20
+  int addr_bits = kAddrBits;  // "bus.addr_bits" (AddrWidth): APB byte-address width; must be 24
+  int acc_bits = kAccBits;    // "acc_bits": accumulator width; must be 32
+  ArchLatency latency;        // "latency.*"
 
   // SRAM word sizes in bytes (section 3.1 table).
   uint32_t a_word_bytes() const { return uint32_t(rows); }
@@ -204,29 +226,32 @@ struct ArchConfig {
   uint32_t out_word_bytes() const { return 4u * uint32_t(cols); }
 };
 
-// Throws std::invalid_argument naming the JSON key and its legal range when a value is illegal, e.g.
-// "array.rows: 6 is not one of 4, 8, 16, 32".
+// Throws std::invalid_argument naming the JSON key and its legal range when a value is illegal,
+// e.g. "array.rows: 6 is not one of 4, 8, 16, 32".
 void ValidateArchConfig(const ArchConfig& config);
-// Parses a JSON document (keys of section 1; a missing key keeps its default; an unknown key is an error).
-// `source` names the document in error messages. Throws std::invalid_argument.
+// Parses a JSON document (keys of section 1; a missing key keeps its default; an unknown key is an
+// error). `source` names the document in error messages. Throws std::invalid_argument.
 ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source = "<json>");
-// Reads and parses configs/<name>.json-style files. Throws std::invalid_argument (also when unreadable).
+// Reads and parses configs/<name>.json-style files. Throws std::invalid_argument (also when
+// unreadable).
 ArchConfig LoadArchConfig(const std::string& path);
 // One line: "default: 8x8, A 8192, B 8192, bias 256, rq 256, out 8192 words".
 std::string DescribeArchConfig(const ArchConfig& config);
 
-// ---- Command (4) ----------------------------------------------------------------------------------------------
-// The CMD_* registers as the host writes them (raw register values: the field extraction is part of the spec).
+// ---- Command (4)
+// ----------------------------------------------------------------------------------------------
+// The CMD_* registers as the host writes them (raw register values: the field extraction is part of
+// the spec).
 struct Command {
-  uint32_t m = 1, n = 1, k = 1;  // CMD_M/N/K [15:0]
+  uint32_t m = 1, n = 1, k = 1;                                               // CMD_M/N/K [15:0]
   uint32_t a_base = 0, b_base = 0, bias_base = 0, rq_base = 0, out_base = 0;  // [19:0]
-  uint32_t mode = 0;           // CMD_MODE
-  uint32_t zp_ab = 0;          // CMD_ZP_AB raw: [8:0] a_zp, [24:16] b_zp
-  int32_t zp_out = 0;          // CMD_ZP_OUT
-  int32_t clamp_min = -128;    // CMD_CLAMP_MIN
-  int32_t clamp_max = 127;     // CMD_CLAMP_MAX
-  int32_t mult = 1 << 30;      // CMD_MULT
-  uint32_t shift = 0;          // CMD_SHIFT raw [5:0]
+  uint32_t mode = 0;                                                          // CMD_MODE
+  uint32_t zp_ab = 0;        // CMD_ZP_AB raw: [8:0] a_zp, [24:16] b_zp
+  int32_t zp_out = 0;        // CMD_ZP_OUT
+  int32_t clamp_min = -128;  // CMD_CLAMP_MIN
+  int32_t clamp_max = 127;   // CMD_CLAMP_MAX
+  int32_t mult = 1 << 30;    // CMD_MULT
+  uint32_t shift = 0;        // CMD_SHIFT raw [5:0]
 
   uint32_t M() const { return m & kMaxDim; }
   uint32_t N() const { return n & kMaxDim; }
@@ -245,31 +270,36 @@ inline constexpr int32_t SignExtend(uint32_t value, int bits) {
   const uint32_t mask = (uint32_t{1} << bits) - 1;
   const uint32_t sign = uint32_t{1} << (bits - 1);
   const uint32_t v = value & mask;
-  return (v & sign) ? static_cast<int32_t>(v) - static_cast<int32_t>(sign << 1) : static_cast<int32_t>(v);
+  return (v & sign) ? static_cast<int32_t>(v) - static_cast<int32_t>(sign << 1)
+                    : static_cast<int32_t>(v);
 }
 inline constexpr int32_t ZpA(uint32_t zp_ab) { return SignExtend(zp_ab >> kZpALsb, kZpBits); }
 inline constexpr int32_t ZpB(uint32_t zp_ab) { return SignExtend(zp_ab >> kZpBLsb, kZpBits); }
 inline constexpr uint32_t PackZpAb(int32_t a_zp, int32_t b_zp) {
   return (uint32_t(a_zp) & 0x1FF) << kZpALsb | (uint32_t(b_zp) & 0x1FF) << kZpBLsb;
 }
-inline constexpr int32_t ShiftValue(uint32_t shift_reg) { return SignExtend(shift_reg, kShiftBits); }
+inline constexpr int32_t ShiftValue(uint32_t shift_reg) {
+  return SignExtend(shift_reg, kShiftBits);
+}
 
-// ---- Tiling and timing (4, 6, 7) --------------------------------------------------------------------------------
+// ---- Tiling and timing (4, 6, 7)
+// --------------------------------------------------------------------------------
 inline constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Cycle numbers of one command, counted from cycle 0 = the first cycle with STATUS.BUSY = 1. t is the tile
-// (t = mb * NB + nb), k the beat of the K reduction, i the output row inside the tile (0..Rows-1).
+// Cycle numbers of one command, counted from cycle 0 = the first cycle with STATUS.BUSY = 1. t is
+// the tile (t = mb * NB + nb), k the beat of the K reduction, i the output row inside the tile
+// (0..Rows-1).
 struct Timing {
-  int64_t rows = 8, cols = 8;  // R, C
+  int64_t rows = 8, cols = 8;   // R, C
   int64_t m = 1, n = 1, k = 1;  // M, N, K
 
   constexpr Timing() = default;
   constexpr Timing(int64_t num_rows, int64_t num_cols, int64_t dim_m, int64_t dim_n, int64_t dim_k)
       : rows(num_rows), cols(num_cols), m(dim_m), n(dim_n), k(dim_k) {}
 
-  constexpr int64_t MB() const { return CeilDiv(m, rows); }  // ceil(M / Rows)
-  constexpr int64_t NB() const { return CeilDiv(n, cols); }  // ceil(N / Cols)
-  constexpr int64_t T() const { return MB() * NB(); }         // tiles
+  constexpr int64_t MB() const { return CeilDiv(m, rows); }          // ceil(M / Rows)
+  constexpr int64_t NB() const { return CeilDiv(n, cols); }          // ceil(N / Cols)
+  constexpr int64_t T() const { return MB() * NB(); }                // tiles
   constexpr int64_t P() const { return std::max({k, rows, cols}); }  // tile period max(K, R, C)
   constexpr int64_t TileMb(int64_t t) const { return t / NB(); }
   constexpr int64_t TileNb(int64_t t) const { return t % NB(); }
@@ -281,14 +311,17 @@ struct Timing {
   // MAC array input beat: I = F + Lr.
   constexpr int64_t I(int64_t t, int64_t beat) const { return F(t, beat) + kSramReadLatency; }
   // MAC array output beat of row i: O = I(t,0) + K + C + Le + i.
-  constexpr int64_t O(int64_t t, int64_t i) const { return I(t, 0) + k + cols + kMacEdgeLatency + i; }
+  constexpr int64_t O(int64_t t, int64_t i) const {
+    return I(t, 0) + k + cols + kMacEdgeLatency + i;
+  }
   // Bias and rq SRAM read (address) of tile t: O(t,0) - 1.
   constexpr int64_t BiasRead(int64_t t) const { return O(t, 0) - kSramReadLatency; }
   // Requant output beat: Q = O + Lq.
   constexpr int64_t Q(int64_t t, int64_t i) const { return O(t, i) + kRequantLatency; }
   // Output SRAM write of row i (only rows i < MValid(mb) are written): W = Q + Lw.
   constexpr int64_t W(int64_t t, int64_t i) const { return Q(t, i) + kOutWriteLatency; }
-  // Command done (BUSY = 0, DONE = 1 visible) = PERF_CYCLES: E = W(T-1, R-1) + 1 = (T-1)*P + K + R + C + 8.
+  // Command done (BUSY = 0, DONE = 1 visible) = PERF_CYCLES: E = W(T-1, R-1) + 1 = (T-1)*P + K + R
+  // + C + 8.
   constexpr int64_t E() const { return W(T() - 1, rows - 1) + 1; }
 
   // Expected perf counters (3.2).
@@ -301,15 +334,18 @@ struct Timing {
 // Cycles of a command rejected by validation: DONE/ERROR visible at cycle 1, PERF_CYCLES = 1.
 inline constexpr int64_t kErrorCycles = 1;
 
-// ---- Output layout (6.3) --------------------------------------------------------------------------------------
-// Output SRAM words used by a command: OUT_RAW ? T * Rows : T * Rows / 4.
+// ---- Output layout (6.3)
+// -------------------------------------------------------------------------------------- Output
+// SRAM words used by a command: OUT_RAW ? T * Rows : T * Rows / 4.
 inline constexpr int64_t OutWords(int64_t tiles, int64_t rows, bool out_raw) {
   return out_raw ? tiles * rows : tiles * rows / 4;
 }
 // Output entry of row i of tile t: e = t * R + i.
 inline constexpr int64_t OutEntry(int64_t t, int64_t i, int64_t rows) { return t * rows + i; }
-// Output entry holding element (m, n): e = ((m / R) * NB + n / C) * R + m mod R; its lane is n mod C.
-inline constexpr int64_t OutEntryOf(int64_t m, int64_t n, int64_t rows, int64_t cols, int64_t nb_count) {
+// Output entry holding element (m, n): e = ((m / R) * NB + n / C) * R + m mod R; its lane is n mod
+// C.
+inline constexpr int64_t OutEntryOf(int64_t m, int64_t n, int64_t rows, int64_t cols,
+                                    int64_t nb_count) {
   return ((m / rows) * nb_count + n / cols) * rows + m % rows;
 }
 // Output SRAM word of entry e: OUT_BASE + e (int32) or OUT_BASE + e / 4 (int8, four rows per word).
@@ -323,7 +359,8 @@ inline constexpr int64_t OutByteInWord(int64_t entry, int64_t lane, int64_t cols
 // Byte offset of lane c of entry e inside the output window (host address = kOutBase + this).
 inline constexpr int64_t OutWindowByte(int64_t out_base, int64_t entry, int64_t lane, int64_t cols,
                                        bool out_raw) {
-  return OutWordAddr(out_base, entry, out_raw) * 4 * cols + OutByteInWord(entry, lane, cols, out_raw);
+  return OutWordAddr(out_base, entry, out_raw) * 4 * cols +
+         OutByteInWord(entry, lane, cols, out_raw);
 }
 
 // Validation of section 4 in its order: the first failing check, or ErrCode::kNone.

@@ -1,6 +1,7 @@
-// The C++ spec mirror (model/arch.h) against docs/architecture.md: configuration loading and its errors, the
-// command validation order of section 4, and the timing and layout formulas of sections 6 and 7 checked
-// against the numbers written in the spec text (not recomputed from the code under test).
+// The C++ spec mirror (model/arch.h) against docs/architecture.md: configuration loading and its
+// errors, the command validation order of section 4, and the timing and layout formulas of sections
+// 6 and 7 checked against the numbers written in the spec text (not recomputed from the code under
+// test).
 #include "model/arch.h"
 
 #include <gtest/gtest.h>
@@ -16,7 +17,8 @@ std::string ConfigPath(const std::string& name) {
 }
 
 // Expects ParseArchConfig to throw std::invalid_argument whose message contains every fragment.
-void ExpectConfigError(const std::string& json, const std::string& key, const std::string& fragment) {
+void ExpectConfigError(const std::string& json, const std::string& key,
+                       const std::string& fragment) {
   try {
     ParseArchConfig(json, "test.json");
     ADD_FAILURE() << "no error for " << json;
@@ -94,8 +96,8 @@ TEST(ArchConfig, Errors) {
   EXPECT_THROW(LoadArchConfig(ConfigPath("no_such_config")), std::invalid_argument);
 }
 
-// Section 7, "Example, default 8x8, M = N = K = 8, one tile: reads at 1..8, array inputs at 2..9, MAC beats at
-// 19..26, requant beats at 23..30, writes at 24..31, done at 32."
+// Section 7, "Example, default 8x8, M = N = K = 8, one tile: reads at 1..8, array inputs at 2..9,
+// MAC beats at 19..26, requant beats at 23..30, writes at 24..31, done at 32."
 TEST(ArchTiming, SpecExample8x8OneTile) {
   constexpr Timing t(8, 8, 8, 8, 8);
   static_assert(t.E() == 32);
@@ -127,9 +129,12 @@ TEST(ArchTiming, SpecExample256Cubed) {
   EXPECT_EQ(t.FeedStall(), 0);
 }
 
-// The closed forms of the section 7 table, written out by hand for a few shapes, including P = Rows or Cols.
+// The closed forms of the section 7 table, written out by hand for a few shapes, including P = Rows
+// or Cols.
 TEST(ArchTiming, ClosedForms) {
-  struct Case { int r, c, m, n, k; };
+  struct Case {
+    int r, c, m, n, k;
+  };
   for (const Case& s : {Case{8, 8, 1, 1, 1}, Case{4, 16, 70, 33, 5}, Case{32, 4, 65, 9, 100},
                         Case{16, 32, 16, 32, 20}, Case{8, 8, 9, 17, 3}}) {
     const Timing t(s.r, s.c, s.m, s.n, s.k);
@@ -195,38 +200,85 @@ TEST(ArchMap, Constants) {
 TEST(ArchValidate, EachCodeInOrder) {
   const ArchConfig cfg;  // 8x8, A/B 8192, bias/rq 256, out 8192
   Command ok;
-  ok.m = 20; ok.n = 20; ok.k = 30;
+  ok.m = 20;
+  ok.n = 20;
+  ok.k = 30;
   EXPECT_EQ(ValidateCommand(cfg, ok), ErrCode::kNone);
-  auto with = [&](auto change) { Command c = ok; change(c); return ValidateCommand(cfg, c); };
+  auto with = [&](auto change) {
+    Command c = ok;
+    change(c);
+    return ValidateCommand(cfg, c);
+  };
   EXPECT_EQ(with([](Command& c) { c.k = 0; }), ErrCode::kBadShape);
   EXPECT_EQ(with([](Command& c) { c.m = 0x10000; }), ErrCode::kBadShape);  // [15:0] only
-  EXPECT_EQ(with([](Command& c) { c.a_base = 8192 - 90; }), ErrCode::kNone);  // MB*K = 90 fits exactly
+  EXPECT_EQ(with([](Command& c) { c.a_base = 8192 - 90; }),
+            ErrCode::kNone);  // MB*K = 90 fits exactly
   EXPECT_EQ(with([](Command& c) { c.a_base = 8192 - 89; }), ErrCode::kARange);
   EXPECT_EQ(with([](Command& c) { c.b_base = 8192 - 89; }), ErrCode::kBRange);
   EXPECT_EQ(with([](Command& c) { c.bias_base = 255; }), ErrCode::kNone);  // BIAS_EN off
-  EXPECT_EQ(with([](Command& c) { c.bias_base = 254; c.mode = kModeBiasEn; }), ErrCode::kBiasRange);
-  EXPECT_EQ(with([](Command& c) { c.rq_base = 254; c.mode = kModePerChannel; }), ErrCode::kRqRange);
-  EXPECT_EQ(with([](Command& c) { c.out_base = 8192 - 5; }), ErrCode::kOutRange);  // 9 tiles * 8 / 4 = 18
+  EXPECT_EQ(with([](Command& c) {
+              c.bias_base = 254;
+              c.mode = kModeBiasEn;
+            }),
+            ErrCode::kBiasRange);
+  EXPECT_EQ(with([](Command& c) {
+              c.rq_base = 254;
+              c.mode = kModePerChannel;
+            }),
+            ErrCode::kRqRange);
+  EXPECT_EQ(with([](Command& c) { c.out_base = 8192 - 5; }),
+            ErrCode::kOutRange);  // 9 tiles * 8 / 4 = 18
   EXPECT_EQ(with([](Command& c) { c.out_base = 8192 - 18; }), ErrCode::kNone);
-  EXPECT_EQ(with([](Command& c) { c.out_base = 8192 - 71; c.mode = kModeOutRaw; }), ErrCode::kOutRange);
+  EXPECT_EQ(with([](Command& c) {
+              c.out_base = 8192 - 71;
+              c.mode = kModeOutRaw;
+            }),
+            ErrCode::kOutRange);
   EXPECT_EQ(with([](Command& c) { c.shift = 31; }), ErrCode::kBadRequant);
   EXPECT_EQ(with([](Command& c) { c.shift = 0x20; }), ErrCode::kBadRequant);  // -32
   EXPECT_EQ(with([](Command& c) { c.shift = 0x21; }), ErrCode::kNone);        // -31
   EXPECT_EQ(with([](Command& c) { c.mult = (1 << 30) - 1; }), ErrCode::kBadRequant);
   EXPECT_EQ(with([](Command& c) { c.mult = 0; }), ErrCode::kNone);
-  EXPECT_EQ(with([](Command& c) { c.mult = -5; c.mode = kModePerChannel; }), ErrCode::kNone);
-  EXPECT_EQ(with([](Command& c) { c.clamp_min = 5; c.clamp_max = 4; }), ErrCode::kBadRequant);
+  EXPECT_EQ(with([](Command& c) {
+              c.mult = -5;
+              c.mode = kModePerChannel;
+            }),
+            ErrCode::kNone);
+  EXPECT_EQ(with([](Command& c) {
+              c.clamp_min = 5;
+              c.clamp_max = 4;
+            }),
+            ErrCode::kBadRequant);
   EXPECT_EQ(with([](Command& c) { c.clamp_max = 256; }), ErrCode::kBadRequant);
-  EXPECT_EQ(with([](Command& c) { c.clamp_max = 256; c.mode = kModeOutRaw; }), ErrCode::kNone);
+  EXPECT_EQ(with([](Command& c) {
+              c.clamp_max = 256;
+              c.mode = kModeOutRaw;
+            }),
+            ErrCode::kNone);
   EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(-129, 0); }), ErrCode::kBadZp);
   EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(0, -129); }), ErrCode::kBadZp);
   EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(255, -128); }), ErrCode::kNone);
   EXPECT_EQ(with([](Command& c) { c.mode = 1u << kModeActLsb; }), ErrCode::kUnitAbsent);
   // Order: shape before range before requant before zp before unit.
-  EXPECT_EQ(with([](Command& c) { c.k = 0; c.a_base = 9000; }), ErrCode::kBadShape);
-  EXPECT_EQ(with([](Command& c) { c.a_base = 9000; c.b_base = 9000; }), ErrCode::kARange);
-  EXPECT_EQ(with([](Command& c) { c.shift = 31; c.zp_ab = PackZpAb(-200, 0); }), ErrCode::kBadRequant);
-  EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(-200, 0); c.mode = 2u << kModeActLsb; }),
+  EXPECT_EQ(with([](Command& c) {
+              c.k = 0;
+              c.a_base = 9000;
+            }),
+            ErrCode::kBadShape);
+  EXPECT_EQ(with([](Command& c) {
+              c.a_base = 9000;
+              c.b_base = 9000;
+            }),
+            ErrCode::kARange);
+  EXPECT_EQ(with([](Command& c) {
+              c.shift = 31;
+              c.zp_ab = PackZpAb(-200, 0);
+            }),
+            ErrCode::kBadRequant);
+  EXPECT_EQ(with([](Command& c) {
+              c.zp_ab = PackZpAb(-200, 0);
+              c.mode = 2u << kModeActLsb;
+            }),
             ErrCode::kBadZp);
 }
 

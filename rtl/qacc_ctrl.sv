@@ -1,0 +1,473 @@
+// Controller of qacc (spec 4, 6, 7): copies the command at launch, validates it in cycle 0, sequences the
+// tiles over the MAC array, reads bias/rq words for the requant unit, writes the output rows, and counts the
+// perf counters. Cycle numbers are command cycles (cycle 0 = first cycle with BUSY = 1); P = max(K, R, C).
+//   feeder      A/B SRAM read of tile t, beat k at F(t,k) = 1 + t*P + k; the MAC input beat (with its lane
+//               enables and `last`, registered beside the SRAM read) at I(t,k) = F(t,k) + 1
+//   bias/rq     read at O(t,0) - 1 = F(t,K-1) + C + 2 (a C+2 delay of the last A/B read), held for R beats
+//   out writer  requant beat (t, i) at Q(t,i) -> output SRAM write registered, presented at W(t,i) = Q + 1,
+//               only rows i < m_valid and byte lanes of columns c < n_valid
+//   done        after the write cycle of the last row of the last tile: DONE visible at E = W(T-1,R-1) + 1
+// The MAC array and the requant unit have fixed latencies, so no beat ever waits: the controller only counts.
+module qacc_ctrl
+  import qacc_pkg::*;
+#(
+  parameter int unsigned NumRows   = 8,
+  parameter int unsigned NumCols   = 8,
+  parameter int unsigned ADepth    = 8192,
+  parameter int unsigned BDepth    = 8192,
+  parameter int unsigned BiasDepth = 256,
+  parameter int unsigned RqDepth   = 256,
+  parameter int unsigned OutDepth  = 8192,
+  localparam int unsigned RowIdxW  = $clog2(NumRows),
+  localparam int unsigned AAddrW   = $clog2(ADepth),
+  localparam int unsigned BAddrW   = $clog2(BDepth),
+  localparam int unsigned BiasAddrW = $clog2(BiasDepth),
+  localparam int unsigned RqAddrW  = $clog2(RqDepth),
+  localparam int unsigned OutAddrW = $clog2(OutDepth),
+  localparam int unsigned OutBytes = 4 * NumCols
+) (
+  input  logic                            clk_i,
+  input  logic                            rst_ni,
+
+  // Launch and completion.
+  input  logic                            start_i,
+  input  cmd_t                            cmd_i,
+  output cmd_t                            cmd_o,        // the command copied at launch (command-static fields)
+  output logic                            busy_o,
+  output logic                            done_o,       // the command completes at the end of this cycle
+  output err_code_e                       err_code_o,   // with done_o
+
+  // A and B SRAM reads; MAC array input control aligned with the read data.
+  output logic                            a_re_o,
+  output logic [AAddrW-1:0]               a_addr_o,
+  output logic                            b_re_o,
+  output logic [BAddrW-1:0]               b_addr_o,
+  output logic                            mac_in_valid_o,
+  output logic                            mac_in_last_o,
+  output logic [NumRows-1:0]              mac_in_a_en_o,
+  output logic [NumCols-1:0]              mac_in_b_en_o,
+  input  logic                            mac_out_valid_i,
+
+  // Bias and rq SRAM reads.
+  output logic                            bias_re_o,
+  output logic [BiasAddrW-1:0]            bias_addr_o,
+  output logic                            rq_re_o,
+  output logic [RqAddrW-1:0]              rq_addr_o,
+
+  // Requant output beat.
+  input  logic                            rq_out_valid_i,
+  input  logic [RowIdxW-1:0]              rq_out_row_i,
+  input  logic                            rq_out_last_i,
+  input  logic [NumCols-1:0][31:0]        rq_out_data_i,
+
+  // Output SRAM write.
+  output logic                            out_we_o,
+  output logic [OutAddrW-1:0]             out_addr_o,
+  output logic [OutBytes-1:0]             out_be_o,
+  output logic [OutBytes*8-1:0]           out_wdata_o,
+
+  // Perf counters (3.2).
+  output logic [31:0]                     perf_cycles_o,
+  output logic [31:0]                     perf_mac_busy_o,
+  output logic [31:0]                     perf_rq_busy_o,
+  output logic [31:0]                     perf_out_writes_o,
+  output logic [31:0]                     perf_feed_stall_o,
+  output logic [31:0]                     perf_cmd_count_o
+);
+
+  localparam int unsigned RowsLog2 = $clog2(NumRows);
+  localparam int unsigned ColsLog2 = $clog2(NumCols);
+  localparam int unsigned CntW     = DIM_W + 1;  // tile counters and remaining rows/columns
+  localparam int unsigned WideW    = 40;         // range checks: base (20 bits) + up to 2^32 words
+
+  typedef enum logic [1:0] {
+    StIdle,
+    StCheck,
+    StRun
+  } state_e;
+
+  state_e state_d, state_q;
+  cmd_t   cmd_q;
+
+  // ---- Command-derived values (static while the command runs) ---------------------------------------------------
+  logic [CntW-1:0]  mb_cnt, nb_cnt;  // MB, NB
+  logic [31:0]      tiles;           // T
+  logic [DIM_W-1:0] period;          // P = max(K, R, C)
+  logic [WideW-1:0] a_need, b_need, bias_need, rq_need, out_need;
+  err_code_e        err_code;
+
+  assign mb_cnt = CntW'((CntW'(cmd_q.m) + CntW'(NumRows - 1)) >> RowsLog2);
+  assign nb_cnt = CntW'((CntW'(cmd_q.n) + CntW'(NumCols - 1)) >> ColsLog2);
+  assign tiles  = 32'(mb_cnt) * 32'(nb_cnt);
+
+  always_comb begin
+    period = cmd_q.k;
+    if (period < DIM_W'(NumRows)) period = DIM_W'(NumRows);
+    if (period < DIM_W'(NumCols)) period = DIM_W'(NumCols);
+  end
+
+  // Validation (spec 4), in cycle 0; the first failing check wins.
+  assign a_need    = WideW'(cmd_q.a_base) + WideW'(mb_cnt) * WideW'(cmd_q.k);
+  assign b_need    = WideW'(cmd_q.b_base) + WideW'(nb_cnt) * WideW'(cmd_q.k);
+  assign bias_need = WideW'(cmd_q.bias_base) + WideW'(nb_cnt);
+  assign rq_need   = WideW'(cmd_q.rq_base) + WideW'(nb_cnt);
+  assign out_need  = WideW'(cmd_q.out_base) +
+                     (cmd_q.out_raw ? (WideW'(tiles) << RowsLog2) : (WideW'(tiles) << (RowsLog2 - 2)));
+
+  function automatic logic clamp_in_int8_mode(logic signed [31:0] v);
+    return (v >= -32'sd128) && (v <= 32'sd255);
+  endfunction
+  function automatic logic zp_legal(logic signed [ZP_W-1:0] zp);
+    return zp >= -9'sd128;  // 9-bit two's complement: -256..255; legal -128..255
+  endfunction
+
+  always_comb begin
+    logic shift_bad, mult_bad, clamp_bad;
+    shift_bad = (cmd_q.shift < SHIFT_W'(MIN_SHIFT)) || (cmd_q.shift > SHIFT_W'(MAX_SHIFT));
+    mult_bad  = !cmd_q.per_channel && (cmd_q.mult != '0) && (cmd_q.mult[MULT_W-1:MULT_W-2] != 2'b01);
+    clamp_bad = (cmd_q.clamp_min > cmd_q.clamp_max) || !clamp_in_int8_mode(cmd_q.clamp_min) ||
+                !clamp_in_int8_mode(cmd_q.clamp_max);
+    if (cmd_q.m == '0 || cmd_q.n == '0 || cmd_q.k == '0) begin
+      err_code = ErrBadShape;
+    end else if (a_need > WideW'(ADepth)) begin
+      err_code = ErrARange;
+    end else if (b_need > WideW'(BDepth)) begin
+      err_code = ErrBRange;
+    end else if (cmd_q.bias_en && bias_need > WideW'(BiasDepth)) begin
+      err_code = ErrBiasRange;
+    end else if (cmd_q.per_channel && rq_need > WideW'(RqDepth)) begin
+      err_code = ErrRqRange;
+    end else if (out_need > WideW'(OutDepth)) begin
+      err_code = ErrOutRange;
+    end else if (!cmd_q.out_raw && (shift_bad || mult_bad || clamp_bad)) begin
+      err_code = ErrBadRequant;
+    end else if (!zp_legal(cmd_q.a_zp) || !zp_legal(cmd_q.b_zp)) begin
+      err_code = ErrBadZp;
+    end else if (cmd_q.act != ActNone) begin
+      err_code = ErrUnitAbsent;
+    end else begin
+      err_code = ErrNone;
+    end
+  end
+
+  // ---- Feeder: A/B reads of tile (f_mb, f_nb), beat f_phase ----------------------------------------------------
+  logic                  feed_active_d, feed_active_q;
+  logic [DIM_W-1:0]      f_phase_d, f_phase_q;          // 0..P-1 inside the tile period
+  logic [CntW-1:0]       f_mb_d, f_mb_q, f_nb_d, f_nb_q;
+  logic [CMD_BASE_W-1:0] f_a_base_d, f_a_base_q;        // A_BASE + mb * K
+  logic [CMD_BASE_W-1:0] f_b_base_d, f_b_base_q;        // B_BASE + nb * K
+  logic [CntW-1:0]       f_m_rem_d, f_m_rem_q;          // M - mb * R (>= 1)
+  logic [CntW-1:0]       f_n_rem_d, f_n_rem_q;          // N - nb * C (>= 1)
+  logic                  feed_read, feed_last, feed_tile_end, feed_last_tile, feed_stall;
+  logic [NumRows-1:0]    a_en;
+  logic [NumCols-1:0]    b_en;
+  logic                  in_valid_q, in_last_q;
+  logic [NumRows-1:0]    in_a_en_q;
+  logic [NumCols-1:0]    in_b_en_q;
+  logic                  launch;
+
+  assign launch         = (state_q == StCheck) && (err_code == ErrNone);
+  assign feed_read      = feed_active_q && (f_phase_q < cmd_q.k);
+  assign feed_last      = feed_read && (f_phase_q == cmd_q.k - 1'b1);
+  assign feed_tile_end  = feed_active_q && (f_phase_q == period - 1'b1);
+  assign feed_last_tile = (f_mb_q == mb_cnt - 1'b1) && (f_nb_q == nb_cnt - 1'b1);
+  assign feed_stall     = feed_active_q && !feed_read;
+
+  always_comb begin
+    for (int r = 0; r < NumRows; r++) begin
+      a_en[r] = f_m_rem_q > CntW'(r);
+    end
+    for (int c = 0; c < NumCols; c++) begin
+      b_en[c] = f_n_rem_q > CntW'(c);
+    end
+  end
+
+  always_comb begin
+    feed_active_d = feed_active_q;
+    f_phase_d     = f_phase_q;
+    f_mb_d        = f_mb_q;
+    f_nb_d        = f_nb_q;
+    f_a_base_d    = f_a_base_q;
+    f_b_base_d    = f_b_base_q;
+    f_m_rem_d     = f_m_rem_q;
+    f_n_rem_d     = f_n_rem_q;
+    if (launch) begin
+      feed_active_d = 1'b1;
+      f_phase_d     = '0;
+      f_mb_d        = '0;
+      f_nb_d        = '0;
+      f_a_base_d    = cmd_q.a_base;
+      f_b_base_d    = cmd_q.b_base;
+      f_m_rem_d     = CntW'(cmd_q.m);
+      f_n_rem_d     = CntW'(cmd_q.n);
+    end else if (feed_active_q) begin
+      f_phase_d = f_phase_q + 1'b1;
+      if (feed_last && feed_last_tile) begin
+        feed_active_d = 1'b0;  // the last tile does not wait out its period
+      end else if (feed_tile_end) begin
+        f_phase_d = '0;
+        if (f_nb_q == nb_cnt - 1'b1) begin
+          f_nb_d     = '0;
+          f_n_rem_d  = CntW'(cmd_q.n);
+          f_b_base_d = cmd_q.b_base;
+          f_mb_d     = f_mb_q + 1'b1;
+          f_m_rem_d  = f_m_rem_q - CntW'(NumRows);
+          f_a_base_d = f_a_base_q + CMD_BASE_W'(cmd_q.k);
+        end else begin
+          f_nb_d     = f_nb_q + 1'b1;
+          f_n_rem_d  = f_n_rem_q - CntW'(NumCols);
+          f_b_base_d = f_b_base_q + CMD_BASE_W'(cmd_q.k);
+        end
+      end
+    end
+  end
+
+  assign a_re_o   = feed_read;
+  assign a_addr_o = AAddrW'(f_a_base_q + CMD_BASE_W'(f_phase_q));
+  assign b_re_o   = feed_read;
+  assign b_addr_o = BAddrW'(f_b_base_q + CMD_BASE_W'(f_phase_q));
+
+  // ---- Bias / rq reads: O(t,0) - 1 = F(t,K-1) + C + 2 --------------------------------------------------------------
+  localparam int unsigned BiasDly = NumCols + 2;
+  logic [BiasDly-1:0]    bias_dly_q;
+  logic                  bias_fire;
+  logic [CntW-1:0]       p_nb_d, p_nb_q;                // nb of the next bias/rq read
+  logic [CMD_BASE_W-1:0] p_bias_addr, p_rq_addr;
+
+  assign bias_fire   = bias_dly_q[BiasDly-1];
+  assign p_bias_addr = cmd_q.bias_base + CMD_BASE_W'(p_nb_q);
+  assign p_rq_addr   = cmd_q.rq_base + CMD_BASE_W'(p_nb_q);
+
+  always_comb begin
+    p_nb_d = p_nb_q;
+    if (launch) begin
+      p_nb_d = '0;
+    end else if (bias_fire) begin
+      p_nb_d = (p_nb_q == nb_cnt - 1'b1) ? '0 : p_nb_q + 1'b1;
+    end
+  end
+
+  assign bias_re_o   = bias_fire && cmd_q.bias_en;
+  assign bias_addr_o = BiasAddrW'(p_bias_addr);
+  assign rq_re_o     = bias_fire && cmd_q.per_channel;
+  assign rq_addr_o   = RqAddrW'(p_rq_addr);
+
+  // ---- Out writer ---------------------------------------------------------------------------------------------------
+  logic [CntW-1:0]       w_mb_d, w_mb_q, w_nb_d, w_nb_q;
+  logic [CntW-1:0]       w_m_rem_d, w_m_rem_q, w_n_rem_d, w_n_rem_q;
+  logic [31:0]           w_entry_base_d, w_entry_base_q;  // e of row 0 of the tile: t * R
+  logic [31:0]           w_entry;
+  logic [31:0]           w_addr;
+  logic                  w_last_tile;
+  logic                  out_we_d, out_we_q, w_final_d, w_final_q;
+  logic [OutAddrW-1:0]   out_addr_d, out_addr_q;
+  logic [OutBytes-1:0]   out_be_d, out_be_q;
+  logic [OutBytes*8-1:0] out_wdata_d, out_wdata_q;
+
+  assign w_entry     = w_entry_base_q + 32'(rq_out_row_i);
+  assign w_addr      = 32'(cmd_q.out_base) + (cmd_q.out_raw ? w_entry : (w_entry >> 2));
+  assign w_last_tile = (w_mb_q == mb_cnt - 1'b1) && (w_nb_q == nb_cnt - 1'b1);
+
+  always_comb begin
+    out_we_d    = rq_out_valid_i && (CntW'(rq_out_row_i) < w_m_rem_q);
+    out_addr_d  = OutAddrW'(w_addr);
+    out_be_d    = '0;
+    out_wdata_d = '0;
+    for (int c = 0; c < NumCols; c++) begin
+      if (cmd_q.out_raw) begin
+        out_be_d[4*c +: 4]     = {4{w_n_rem_q > CntW'(c)}};
+        out_wdata_d[32*c +: 32] = rq_out_data_i[c];
+      end else begin
+        for (int q = 0; q < 4; q++) begin
+          // int8 mode: entry e in byte (e mod 4) * C + c; all four row slots carry the data, be picks one.
+          out_be_d[q*NumCols + c]          = (w_entry[1:0] == 2'(q)) && (w_n_rem_q > CntW'(c));
+          out_wdata_d[8*(q*NumCols + c) +: 8] = rq_out_data_i[c][7:0];
+        end
+      end
+    end
+    w_final_d      = rq_out_valid_i && rq_out_last_i && w_last_tile;
+    w_mb_d         = w_mb_q;
+    w_nb_d         = w_nb_q;
+    w_m_rem_d      = w_m_rem_q;
+    w_n_rem_d      = w_n_rem_q;
+    w_entry_base_d = w_entry_base_q;
+    if (launch) begin
+      w_mb_d         = '0;
+      w_nb_d         = '0;
+      w_m_rem_d      = CntW'(cmd_q.m);
+      w_n_rem_d      = CntW'(cmd_q.n);
+      w_entry_base_d = '0;
+    end else if (rq_out_valid_i && rq_out_last_i) begin
+      w_entry_base_d = w_entry_base_q + 32'(NumRows);
+      if (w_nb_q == nb_cnt - 1'b1) begin
+        w_nb_d    = '0;
+        w_n_rem_d = CntW'(cmd_q.n);
+        w_mb_d    = w_mb_q + 1'b1;
+        w_m_rem_d = w_m_rem_q - CntW'(NumRows);
+      end else begin
+        w_nb_d    = w_nb_q + 1'b1;
+        w_n_rem_d = w_n_rem_q - CntW'(NumCols);
+      end
+    end
+  end
+
+  assign out_we_o    = out_we_q;
+  assign out_addr_o  = out_addr_q;
+  assign out_be_o    = out_be_q;
+  assign out_wdata_o = out_wdata_q;
+
+  // ---- Command FSM ------------------------------------------------------------------------------------------------
+  always_comb begin
+    state_d    = state_q;
+    done_o     = 1'b0;
+    err_code_o = ErrNone;
+    unique case (state_q)
+      StIdle: begin
+        if (start_i) begin
+          state_d = StCheck;
+        end
+      end
+      StCheck: begin
+        if (err_code != ErrNone) begin
+          state_d    = StIdle;
+          done_o     = 1'b1;
+          err_code_o = err_code;
+        end else begin
+          state_d = StRun;
+        end
+      end
+      StRun: begin
+        if (w_final_q) begin
+          state_d = StIdle;
+          done_o  = 1'b1;
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+  end
+
+  assign busy_o = (state_q != StIdle);
+  assign cmd_o  = cmd_q;
+
+  // ---- Perf counters ------------------------------------------------------------------------------------------------
+  logic [31:0] perf_cycles_q, perf_mac_busy_q, perf_rq_busy_q, perf_out_writes_q, perf_feed_stall_q;
+  logic [31:0] perf_cmd_count_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      perf_cycles_q     <= '0;
+      perf_mac_busy_q   <= '0;
+      perf_rq_busy_q    <= '0;
+      perf_out_writes_q <= '0;
+      perf_feed_stall_q <= '0;
+      perf_cmd_count_q  <= '0;
+    end else if (start_i) begin
+      perf_cycles_q     <= '0;
+      perf_mac_busy_q   <= '0;
+      perf_rq_busy_q    <= '0;
+      perf_out_writes_q <= '0;
+      perf_feed_stall_q <= '0;
+    end else begin
+      perf_cycles_q     <= perf_cycles_q + 32'(busy_o);
+      perf_mac_busy_q   <= perf_mac_busy_q + 32'(in_valid_q);
+      perf_rq_busy_q    <= perf_rq_busy_q + 32'(mac_out_valid_i);
+      perf_out_writes_q <= perf_out_writes_q + 32'(out_we_q);
+      perf_feed_stall_q <= perf_feed_stall_q + 32'(feed_stall);
+      perf_cmd_count_q  <= perf_cmd_count_q + 32'(done_o);
+    end
+  end
+
+  assign perf_cycles_o     = perf_cycles_q;
+  assign perf_mac_busy_o   = perf_mac_busy_q;
+  assign perf_rq_busy_o    = perf_rq_busy_q;
+  assign perf_out_writes_o = perf_out_writes_q;
+  assign perf_feed_stall_o = perf_feed_stall_q;
+  assign perf_cmd_count_o  = perf_cmd_count_q;
+
+  // ---- Flops ------------------------------------------------------------------------------------------------------
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q        <= StIdle;
+      cmd_q          <= '0;
+      feed_active_q  <= 1'b0;
+      f_phase_q      <= '0;
+      f_mb_q         <= '0;
+      f_nb_q         <= '0;
+      f_a_base_q     <= '0;
+      f_b_base_q     <= '0;
+      f_m_rem_q      <= '0;
+      f_n_rem_q      <= '0;
+      in_valid_q     <= 1'b0;
+      in_last_q      <= 1'b0;
+      in_a_en_q      <= '0;
+      in_b_en_q      <= '0;
+      bias_dly_q     <= '0;
+      p_nb_q         <= '0;
+      w_mb_q         <= '0;
+      w_nb_q         <= '0;
+      w_m_rem_q      <= '0;
+      w_n_rem_q      <= '0;
+      w_entry_base_q <= '0;
+      out_we_q       <= 1'b0;
+      w_final_q      <= 1'b0;
+    end else begin
+      state_q        <= state_d;
+      if (start_i) begin
+        cmd_q <= cmd_i;
+      end
+      feed_active_q  <= feed_active_d;
+      f_phase_q      <= f_phase_d;
+      f_mb_q         <= f_mb_d;
+      f_nb_q         <= f_nb_d;
+      f_a_base_q     <= f_a_base_d;
+      f_b_base_q     <= f_b_base_d;
+      f_m_rem_q      <= f_m_rem_d;
+      f_n_rem_q      <= f_n_rem_d;
+      in_valid_q     <= feed_read;
+      in_last_q      <= feed_last;
+      in_a_en_q      <= a_en;
+      in_b_en_q      <= b_en;
+      bias_dly_q     <= {bias_dly_q[BiasDly-2:0], feed_last};
+      p_nb_q         <= p_nb_d;
+      w_mb_q         <= w_mb_d;
+      w_nb_q         <= w_nb_d;
+      w_m_rem_q      <= w_m_rem_d;
+      w_n_rem_q      <= w_n_rem_d;
+      w_entry_base_q <= w_entry_base_d;
+      out_we_q       <= out_we_d;
+      w_final_q      <= w_final_d;
+    end
+  end
+
+  // Write address and data are datapath: meaningful only with out_we_q.
+  always_ff @(posedge clk_i) begin
+    out_addr_q  <= out_addr_d;
+    out_be_q    <= out_be_d;
+    out_wdata_q <= out_wdata_d;
+  end
+
+  assign mac_in_valid_o = in_valid_q;
+  assign mac_in_last_o  = in_last_q;
+  assign mac_in_a_en_o  = in_a_en_q;
+  assign mac_in_b_en_o  = in_b_en_q;
+
+  // Upper bits of the requant output are used only in int32 mode; the sum widths are wider than the SRAMs
+  // (validation guarantees every address fits).
+  logic unused_bits;
+  assign unused_bits = ^{w_addr, p_bias_addr, p_rq_addr, w_entry_base_q};
+
+`ifndef SYNTHESIS
+  Params_A: assert property (@(posedge clk_i) NumRows >= 4 && NumCols >= 4 && NumRows <= 32 && NumCols <= 32);
+  StartIdle_A: assert property (@(posedge clk_i) disable iff (!rst_ni) start_i |-> state_q == StIdle);
+  // Beats only while a command runs; the writer never sees a beat after the last one.
+  RqBeatBusy_A: assert property (@(posedge clk_i) disable iff (!rst_ni) rq_out_valid_i |-> state_q == StRun);
+  FeedBusy_A: assert property (@(posedge clk_i) disable iff (!rst_ni) feed_active_q |-> state_q == StRun);
+  // Validation keeps every SRAM address inside its SRAM.
+  AAddr_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      feed_read |-> 32'(f_a_base_q) + 32'(f_phase_q) < ADepth);
+  BAddr_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      feed_read |-> 32'(f_b_base_q) + 32'(f_phase_q) < BDepth);
+  OutAddr_A: assert property (@(posedge clk_i) disable iff (!rst_ni) out_we_d |-> w_addr < OutDepth);
+`endif
+
+endmodule

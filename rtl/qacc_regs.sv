@@ -1,0 +1,356 @@
+// APB4 slave of qacc (spec 3): the register file of 3.2, the command registers, STATUS/irq, and the decode of
+// the SRAM windows of 3.1 into a window request bus served by qacc_sram_win.
+//   register accesses and window writes: 0 wait states (pready = 1 in the first access cycle);
+//   window reads: 1 wait state (request in the first access cycle, data and pready = 1 in the second).
+// pslverr (no side effect, reads return 0) for: an unmapped address, a window offset beyond the SRAM, any
+// window access while BUSY, a write to CTRL or CMD_* while BUSY, a write to a read-only register. Offsets of
+// 0x000..0x3FF that name no register are reserved: they read 0 and ignore writes, without error.
+module qacc_regs
+  import qacc_pkg::*;
+#(
+  parameter int unsigned NumRows   = 8,
+  parameter int unsigned NumCols   = 8,
+  parameter int unsigned ADepth    = 8192,
+  parameter int unsigned BDepth    = 8192,
+  parameter int unsigned BiasDepth = 256,
+  parameter int unsigned RqDepth   = 256,
+  parameter int unsigned OutDepth  = 8192,
+  parameter int unsigned AddrWidth = 24
+) (
+  input  logic                       clk_i,
+  input  logic                       rst_ni,
+
+  // APB4 slave.
+  input  logic                       apb_psel_i,
+  input  logic                       apb_penable_i,
+  input  logic                       apb_pwrite_i,
+  input  logic [AddrWidth-1:0]       apb_paddr_i,
+  input  logic [31:0]                apb_pwdata_i,
+  input  logic [3:0]                 apb_pstrb_i,
+  output logic [31:0]                apb_prdata_o,
+  output logic                       apb_pready_o,
+  output logic                       apb_pslverr_o,
+  output logic                       irq_o,
+
+  // Command and status.
+  output cmd_t                       cmd_o,        // CMD_* registers (the controller copies them at launch)
+  output logic                       start_o,      // CTRL.START written while idle
+  input  logic                       busy_i,
+  input  logic                       done_i,       // command completed (with err_code_i) at this edge
+  input  err_code_e                  err_code_i,
+  output logic                       status_done_o,  // STATUS.DONE (for the top's monitor port)
+
+  // Perf counters (3.2).
+  input  logic [31:0]                perf_cycles_i,
+  input  logic [31:0]                perf_mac_busy_i,
+  input  logic [31:0]                perf_rq_busy_i,
+  input  logic [31:0]                perf_out_writes_i,
+  input  logic [31:0]                perf_feed_stall_i,
+  input  logic [31:0]                perf_cmd_count_i,
+
+  // SRAM windows: one-hot request (index win_e), byte offset inside the window.
+  output logic [NUM_WIN-1:0]         win_req_o,
+  output logic                       win_we_o,
+  output logic [WINDOW_BITS-1:0]     win_off_o,
+  output logic [31:0]                win_wdata_o,
+  output logic [3:0]                 win_wstrb_o,
+  input  logic [NUM_WIN-1:0][31:0]   win_rdata_i
+);
+
+  localparam int unsigned RegionW = AddrWidth - WINDOW_BITS;
+
+  // ---- Decode ---------------------------------------------------------------------------------------------------
+  logic                   access;
+  logic [RegionW-1:0]     region;
+  logic [WINDOW_BITS-1:0] off;
+  logic [11:0]            reg_off;
+  logic                   is_reg, is_win, win_in_range;
+  win_e                   win;
+
+  assign access  = apb_psel_i & apb_penable_i;
+  assign region  = apb_paddr_i[AddrWidth-1:WINDOW_BITS];
+  assign off     = apb_paddr_i[WINDOW_BITS-1:0];
+  assign reg_off = {apb_paddr_i[11:2], 2'b00};
+  assign is_reg  = (region == RegionW'(RegionRegs)) && (off < WINDOW_BITS'(REG_SPACE_BYTES));
+
+  always_comb begin
+    is_win       = 1'b1;
+    win          = WinA;
+    win_in_range = 1'b0;
+    unique case (region)
+      RegionW'(RegionA): begin
+        win          = WinA;
+        win_in_range = 32'(off) < ADepth * NumRows;
+      end
+      RegionW'(RegionB): begin
+        win          = WinB;
+        win_in_range = 32'(off) < BDepth * NumCols;
+      end
+      RegionW'(RegionBias): begin
+        win          = WinBias;
+        win_in_range = 32'(off) < BiasDepth * 4 * NumCols;
+      end
+      RegionW'(RegionRq): begin
+        win          = WinRq;
+        win_in_range = 32'(off) < RqDepth * 8 * NumCols;
+      end
+      RegionW'(RegionOut): begin
+        win          = WinOut;
+        win_in_range = 32'(off) < OutDepth * 4 * NumCols;
+      end
+      default: is_win = 1'b0;  // registers, reserved LUT/softmax windows (absent in v1.0), unmapped
+    endcase
+  end
+
+  // ---- Registers ------------------------------------------------------------------------------------------------
+  cmd_t            cmd_d, cmd_q;
+  logic            irq_en_d, irq_en_q;
+  logic            done_d, done_q, error_d, error_q;
+  err_code_e       err_code_d, err_code_q;
+
+  // Window read in flight (the wait state): its error and where its data comes from.
+  logic            rd_pend_d, rd_pend_q, rd_err_d, rd_err_q, rd_shift_d, rd_shift_q;
+  win_e            rd_win_d, rd_win_q;
+
+  logic            reg_ro, reg_cmd;
+  logic            err;
+  logic            wr_en;
+  logic [31:0]     reg_rdata, win_rdata;
+
+  // Register classes for the write rules.
+  always_comb begin
+    reg_ro  = 1'b0;
+    reg_cmd = 1'b0;
+    unique case (reg_off)
+      REG_ID, REG_VERSION, REG_HW_ROWS, REG_HW_COLS, REG_HW_A_DEPTH, REG_HW_B_DEPTH, REG_HW_BIAS_DEPTH,
+      REG_HW_RQ_DEPTH, REG_HW_OUT_DEPTH, REG_HW_UNITS, REG_HW_LATENCY, REG_PERF_CYCLES, REG_PERF_MAC_BUSY,
+      REG_PERF_RQ_BUSY, REG_PERF_OUT_WRITES, REG_PERF_FEED_STALL, REG_PERF_LUT_BUSY, REG_PERF_SMX_BUSY,
+      REG_PERF_CMD_COUNT: reg_ro = 1'b1;
+      REG_CMD_M, REG_CMD_N, REG_CMD_K, REG_CMD_A_BASE, REG_CMD_B_BASE, REG_CMD_BIAS_BASE, REG_CMD_RQ_BASE,
+      REG_CMD_OUT_BASE, REG_CMD_MODE, REG_CMD_ZP_AB, REG_CMD_ZP_OUT, REG_CMD_CLAMP_MIN, REG_CMD_CLAMP_MAX,
+      REG_CMD_MULT, REG_CMD_SHIFT: reg_cmd = 1'b1;
+      default: ;
+    endcase
+  end
+
+  // Error of the access in its first access cycle.
+  always_comb begin
+    err = 1'b0;
+    if (is_win) begin
+      err = !win_in_range || busy_i;
+    end else if (is_reg) begin
+      if (apb_pwrite_i) begin
+        err = reg_ro || ((reg_cmd || reg_off == REG_CTRL) && busy_i);
+      end
+    end else begin
+      err = 1'b1;  // unmapped
+    end
+  end
+
+  // APB handshake. A window read answers in its second access cycle from the _q state.
+  always_comb begin
+    rd_pend_d     = 1'b0;
+    rd_err_d      = rd_err_q;
+    rd_win_d      = rd_win_q;
+    rd_shift_d    = rd_shift_q;
+    apb_pready_o  = 1'b0;
+    apb_pslverr_o = 1'b0;
+    apb_prdata_o  = '0;
+    wr_en         = 1'b0;
+    win_req_o     = '0;
+    if (access) begin
+      if (is_win && !apb_pwrite_i) begin
+        if (!rd_pend_q) begin
+          rd_pend_d  = 1'b1;
+          rd_err_d   = err;
+          rd_win_d   = win;
+          rd_shift_d = (win == WinRq) && off[2];
+          win_req_o  = err ? '0 : NUM_WIN'(1) << win;
+        end else begin
+          apb_pready_o  = 1'b1;
+          apb_pslverr_o = rd_err_q;
+          apb_prdata_o  = rd_err_q ? '0 : win_rdata;
+        end
+      end else begin
+        apb_pready_o  = 1'b1;
+        apb_pslverr_o = err;
+        apb_prdata_o  = (apb_pwrite_i || err) ? '0 : reg_rdata;
+        wr_en         = apb_pwrite_i && !err;
+        if (is_win && wr_en) begin
+          win_req_o = NUM_WIN'(1) << win;
+        end
+      end
+    end
+  end
+
+  assign win_we_o    = apb_pwrite_i;
+  assign win_off_o   = off;
+  assign win_wdata_o = apb_pwdata_i;
+  assign win_wstrb_o = apb_pstrb_i;
+
+  // rq window: the shift word keeps its 6-bit field and reads back sign-extended.
+  always_comb begin
+    win_rdata = win_rdata_i[rd_win_q];
+    if (rd_shift_q) begin
+      win_rdata = 32'(signed'(win_rdata[SHIFT_W-1:0]));
+    end
+  end
+
+  // Register writes (only on a completed, error-free write to the register space).
+  logic reg_wr;
+  assign reg_wr  = wr_en && is_reg;
+  assign start_o = reg_wr && (reg_off == REG_CTRL) && apb_pwdata_i[CTRL_START_BIT];
+
+  always_comb begin
+    cmd_d      = cmd_q;
+    irq_en_d   = irq_en_q;
+    done_d     = done_q;
+    error_d    = error_q;
+    err_code_d = err_code_q;
+    if (reg_wr) begin
+      unique case (reg_off)
+        REG_CTRL:          irq_en_d = apb_pwdata_i[CTRL_IRQ_EN_BIT];
+        REG_STATUS: begin
+          if (apb_pwdata_i[STATUS_DONE_BIT]) begin
+            done_d = 1'b0;
+          end
+          if (apb_pwdata_i[STATUS_ERROR_BIT]) begin
+            error_d    = 1'b0;
+            err_code_d = ErrNone;
+          end
+        end
+        REG_CMD_M:         cmd_d.m         = apb_pwdata_i[DIM_W-1:0];
+        REG_CMD_N:         cmd_d.n         = apb_pwdata_i[DIM_W-1:0];
+        REG_CMD_K:         cmd_d.k         = apb_pwdata_i[DIM_W-1:0];
+        REG_CMD_A_BASE:    cmd_d.a_base    = apb_pwdata_i[CMD_BASE_W-1:0];
+        REG_CMD_B_BASE:    cmd_d.b_base    = apb_pwdata_i[CMD_BASE_W-1:0];
+        REG_CMD_BIAS_BASE: cmd_d.bias_base = apb_pwdata_i[CMD_BASE_W-1:0];
+        REG_CMD_RQ_BASE:   cmd_d.rq_base   = apb_pwdata_i[CMD_BASE_W-1:0];
+        REG_CMD_OUT_BASE:  cmd_d.out_base  = apb_pwdata_i[CMD_BASE_W-1:0];
+        REG_CMD_MODE: begin
+          cmd_d.rounding    = rq_rounding_e'(apb_pwdata_i[MODE_ROUNDING_BIT]);
+          cmd_d.per_channel = apb_pwdata_i[MODE_PER_CHANNEL_BIT];
+          cmd_d.out_raw     = apb_pwdata_i[MODE_OUT_RAW_BIT];
+          cmd_d.bias_en     = apb_pwdata_i[MODE_BIAS_EN_BIT];
+          cmd_d.a_unsigned  = apb_pwdata_i[MODE_A_UNSIGNED_BIT];
+          cmd_d.b_unsigned  = apb_pwdata_i[MODE_B_UNSIGNED_BIT];
+          cmd_d.act         = act_sel_e'(apb_pwdata_i[MODE_ACT_LSB +: 4]);
+        end
+        REG_CMD_ZP_AB: begin
+          cmd_d.a_zp = apb_pwdata_i[ZP_W-1:0];
+          cmd_d.b_zp = apb_pwdata_i[16 +: ZP_W];
+        end
+        REG_CMD_ZP_OUT:    cmd_d.zp_out    = apb_pwdata_i;
+        REG_CMD_CLAMP_MIN: cmd_d.clamp_min = apb_pwdata_i;
+        REG_CMD_CLAMP_MAX: cmd_d.clamp_max = apb_pwdata_i;
+        REG_CMD_MULT:      cmd_d.mult      = apb_pwdata_i;
+        REG_CMD_SHIFT:     cmd_d.shift     = apb_pwdata_i[SHIFT_W-1:0];
+        default: ;  // read-only registers are rejected by err; reserved offsets ignore writes
+      endcase
+    end
+    // A launch starts a fresh command status; the completion of a command sets it (and wins over a W1C).
+    if (start_o) begin
+      done_d     = 1'b0;
+      error_d    = 1'b0;
+      err_code_d = ErrNone;
+    end
+    if (done_i) begin
+      done_d     = 1'b1;
+      error_d    = (err_code_i != ErrNone);
+      err_code_d = err_code_i;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cmd_q      <= '0;
+      irq_en_q   <= 1'b0;
+      done_q     <= 1'b0;
+      error_q    <= 1'b0;
+      err_code_q <= ErrNone;
+      rd_pend_q  <= 1'b0;
+      rd_err_q   <= 1'b0;
+      rd_win_q   <= WinA;
+      rd_shift_q <= 1'b0;
+    end else begin
+      cmd_q      <= cmd_d;
+      irq_en_q   <= irq_en_d;
+      done_q     <= done_d;
+      error_q    <= error_d;
+      err_code_q <= err_code_d;
+      rd_pend_q  <= rd_pend_d;
+      rd_err_q   <= rd_err_d;
+      rd_win_q   <= rd_win_d;
+      rd_shift_q <= rd_shift_d;
+    end
+  end
+
+  // Register read data.
+  always_comb begin
+    reg_rdata = '0;
+    unique case (reg_off)
+      REG_ID:              reg_rdata = QACC_ID;
+      REG_VERSION:         reg_rdata = QACC_VERSION;
+      REG_HW_ROWS:         reg_rdata = 32'(NumRows);
+      REG_HW_COLS:         reg_rdata = 32'(NumCols);
+      REG_HW_A_DEPTH:      reg_rdata = 32'(ADepth);
+      REG_HW_B_DEPTH:      reg_rdata = 32'(BDepth);
+      REG_HW_BIAS_DEPTH:   reg_rdata = 32'(BiasDepth);
+      REG_HW_RQ_DEPTH:     reg_rdata = 32'(RqDepth);
+      REG_HW_OUT_DEPTH:    reg_rdata = 32'(OutDepth);
+      REG_HW_UNITS:        reg_rdata = 32'b0011;  // MAC, requant; no LUT, no softmax in v1.0
+      REG_HW_LATENCY:      reg_rdata = {8'(SRAM_READ_LATENCY), 8'(CMD_SETUP_LATENCY), 8'(OUT_WRITE_LATENCY),
+                                        8'(REQUANT_LATENCY)};
+      REG_CTRL:            reg_rdata = 32'(irq_en_q) << CTRL_IRQ_EN_BIT;
+      REG_STATUS:          reg_rdata = (32'(err_code_q) << STATUS_ERR_LSB) | (32'(error_q) << STATUS_ERROR_BIT) |
+                                       (32'(done_q) << STATUS_DONE_BIT) | (32'(busy_i) << STATUS_BUSY_BIT);
+      REG_CMD_M:           reg_rdata = 32'(cmd_q.m);
+      REG_CMD_N:           reg_rdata = 32'(cmd_q.n);
+      REG_CMD_K:           reg_rdata = 32'(cmd_q.k);
+      REG_CMD_A_BASE:      reg_rdata = 32'(cmd_q.a_base);
+      REG_CMD_B_BASE:      reg_rdata = 32'(cmd_q.b_base);
+      REG_CMD_BIAS_BASE:   reg_rdata = 32'(cmd_q.bias_base);
+      REG_CMD_RQ_BASE:     reg_rdata = 32'(cmd_q.rq_base);
+      REG_CMD_OUT_BASE:    reg_rdata = 32'(cmd_q.out_base);
+      REG_CMD_MODE: begin
+        reg_rdata[MODE_ROUNDING_BIT]    = cmd_q.rounding;
+        reg_rdata[MODE_PER_CHANNEL_BIT] = cmd_q.per_channel;
+        reg_rdata[MODE_OUT_RAW_BIT]     = cmd_q.out_raw;
+        reg_rdata[MODE_BIAS_EN_BIT]     = cmd_q.bias_en;
+        reg_rdata[MODE_A_UNSIGNED_BIT]  = cmd_q.a_unsigned;
+        reg_rdata[MODE_B_UNSIGNED_BIT]  = cmd_q.b_unsigned;
+        reg_rdata[MODE_ACT_LSB +: 4]    = cmd_q.act;
+      end
+      REG_CMD_ZP_AB: begin
+        reg_rdata[ZP_W-1:0]  = cmd_q.a_zp;
+        reg_rdata[16 +: ZP_W] = cmd_q.b_zp;
+      end
+      REG_CMD_ZP_OUT:      reg_rdata = cmd_q.zp_out;
+      REG_CMD_CLAMP_MIN:   reg_rdata = cmd_q.clamp_min;
+      REG_CMD_CLAMP_MAX:   reg_rdata = cmd_q.clamp_max;
+      REG_CMD_MULT:        reg_rdata = cmd_q.mult;
+      REG_CMD_SHIFT:       reg_rdata = 32'(cmd_q.shift);  // signed: sign-extended
+      REG_PERF_CYCLES:     reg_rdata = perf_cycles_i;
+      REG_PERF_MAC_BUSY:   reg_rdata = perf_mac_busy_i;
+      REG_PERF_RQ_BUSY:    reg_rdata = perf_rq_busy_i;
+      REG_PERF_OUT_WRITES: reg_rdata = perf_out_writes_i;
+      REG_PERF_FEED_STALL: reg_rdata = perf_feed_stall_i;
+      REG_PERF_CMD_COUNT:  reg_rdata = perf_cmd_count_i;
+      default:             reg_rdata = '0;  // reserved offsets, PERF_LUT_BUSY, PERF_SMX_BUSY
+    endcase
+  end
+
+  assign cmd_o = cmd_q;
+  assign irq_o = done_q & irq_en_q;
+  assign status_done_o = done_q;
+
+`ifndef SYNTHESIS
+  Params_A: assert property (@(posedge clk_i) AddrWidth == 24);
+  // APB4: the access phase follows a setup phase and keeps address, direction and data until pready.
+  ApbStable_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      apb_psel_i && apb_penable_i && !apb_pready_o |=>
+      apb_psel_i && apb_penable_i && $stable(apb_paddr_i) && $stable(apb_pwrite_i));
+  StartIdle_A: assert property (@(posedge clk_i) disable iff (!rst_ni) start_o |-> !busy_i);
+`endif
+
+endmodule
