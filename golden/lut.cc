@@ -158,12 +158,6 @@ LutSpec SeedCompatSpec(double in_amax, int bits, bool narrow, std::optional<doub
   return spec;
 }
 
-uint32_t LutAddress(int64_t q, int in_bits) {
-  // Converting to uint64 is modulo 2^64, so the mask keeps the low in_bits of the two's complement
-  // pattern.
-  return static_cast<uint32_t>(static_cast<uint64_t>(q) & ((uint64_t{1} << in_bits) - 1));
-}
-
 Lut BuildLut(const Elementwise& f, const LutSpec& spec) {
   ValidateLutSpec(spec);
   Lut lut;

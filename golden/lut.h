@@ -23,6 +23,7 @@
 
 #include "golden/elementwise.h"
 #include "golden/quant.h"
+#include "golden/table_memory.h"
 
 namespace qacc::golden {
 
@@ -66,10 +67,8 @@ double SeedCompatScaleFromAmax(double amax, int64_t qmax);
 LutSpec SeedCompatSpec(double in_amax, int bits, bool narrow,
                        std::optional<double> out_amax = std::nullopt);
 
-// SRAM address of input code q: q & (2^in_bits - 1). Signed codes are their two's complement
-// pattern, so for 8 bits 0..127 -> 0..127 and -128..-1 -> 128..255; unsigned codes are their own
-// address.
-uint32_t LutAddress(int64_t q, int in_bits);
+// SRAM address of input code q: TableAddress in golden/table_memory.h, shared with the softmax tables.
+inline uint32_t LutAddress(int64_t q, int in_bits) { return TableAddress(q, in_bits); }
 
 class Lut {
  public:

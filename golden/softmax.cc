@@ -113,7 +113,6 @@ int64_t RowMaxTableCode(int64_t x, int64_t row_max, int64_t in_qmax) {
   return x - row_max + in_qmax;
 }
 
-int64_t SoftmaxTableAddress(int64_t code, int bits) { return code & ((int64_t{1} << bits) - 1); }
 
 SoftmaxTables BuildSoftmaxTables(const SoftmaxParams& params) {
   ValidateSoftmaxParams(params);
@@ -157,7 +156,7 @@ SoftmaxTableBytes SoftmaxMemory(const SoftmaxParams& params) {
 std::vector<int64_t> TableByAddress(const std::vector<int64_t>& by_code, const QuantSpec& in) {
   std::vector<int64_t> by_address(size_t{1} << in.bits, 0);
   for (int64_t x = in.qmin(); x <= in.qmax(); ++x) {
-    by_address[static_cast<size_t>(SoftmaxTableAddress(x, in.bits))] =
+    by_address[static_cast<size_t>(TableAddress(x, in.bits))] =
         by_code[static_cast<size_t>(x - in.qmin())];
   }
   return by_address;

@@ -99,9 +99,6 @@ int64_t DivideRounded(int64_t p, int64_t s, DivRounding rounding);
 // Row-max offset: table code X' = X - r + Qmax of X when the row maximum is r; in [qmin, qmax].
 int64_t RowMaxTableCode(int64_t x, int64_t row_max, int64_t in_qmax);
 
-// SRAM address of a code: its low `bits` bits (two's complement), as the LUT unit's LutAddress.
-int64_t SoftmaxTableAddress(int64_t code, int bits);
-
 // ---- Tables -------------------------------------------------------------------------------------
 
 struct SoftmaxTableStats {
@@ -146,7 +143,7 @@ SoftmaxTables BuildSoftmaxTables(const SoftmaxParams& params);
 // acc_bits + out_bits (P), whatever the entries' actual magnitude.
 SoftmaxTableBytes SoftmaxMemory(const SoftmaxParams& params);
 
-// Hardware view: 2^in.bits entries addressed by SoftmaxTableAddress(code); unused addresses (the
+// Hardware view: 2^in.bits entries addressed by TableAddress(code); unused addresses (the
 // narrow-range code -2^(bits-1)) hold 0.
 std::vector<int64_t> TableByAddress(const std::vector<int64_t>& by_code, const QuantSpec& in);
 

@@ -18,6 +18,14 @@ inline constexpr int64_t TableBytes(int in_bits, int entry_bits) {
   return (TableBits(in_bits, entry_bits) + 7) / 8;
 }
 
+// SRAM address of input code `code` in a table addressed by `in_bits` bits: the low in_bits of its two's
+// complement pattern (seed 000's "adjust sequence for easier retrieve" done by wiring, not by reordering).
+// For 8 bits: 0..127 -> 0..127, -128..-1 -> 128..255; unsigned codes are their own address.
+inline constexpr uint32_t TableAddress(int64_t code, int in_bits) {
+  // Converting to uint64 is modulo 2^64, so the mask keeps the low in_bits of the pattern.
+  return static_cast<uint32_t>(static_cast<uint64_t>(code) & ((uint64_t{1} << in_bits) - 1));
+}
+
 // Seed 000's softmax tables: X -> T holds acc_bits per entry, X -> P holds acc_bits + out_bits per entry.
 struct SoftmaxTableBytes {
   int64_t exp_table = 0;        // X -> T

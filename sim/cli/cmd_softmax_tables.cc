@@ -213,7 +213,7 @@ void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
   }
   h += fmt::format("{:>6} {:>8} {:>12} {:>16}\n", "code", "address", "T", "P");
   for (int64_t x = p.in.qmin(); x <= p.in.qmax(); ++x) {
-    h += fmt::format("{:>6} {:>8} {:>12} {:>16}\n", x, golden::SoftmaxTableAddress(x, p.in.bits),
+    h += fmt::format("{:>6} {:>8} {:>12} {:>16}\n", x, golden::TableAddress(x, p.in.bits),
                      tables.T(x), tables.P(x));
   }
   Emit(o.output, h, json);

@@ -5,7 +5,7 @@
 // without subtracting the maximum, long double sums, std::round. The seed grid (n x in/out bits x
 // amax x signedness x narrow x out amax x out signedness) runs for sampled n here; the full n
 // = 8..1024 sweep is SoftmaxErrorSlow.FullSeedGrid, which runs only with QACC_SLOW=1 in the
-// environment.
+// environment (CTest runs it as slow.SoftmaxErrorSlow.FullSeedGrid, label slow).
 #include "golden/softmax_error.h"
 
 #include <gtest/gtest.h>

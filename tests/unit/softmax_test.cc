@@ -177,11 +177,11 @@ TEST(SoftmaxTables, AddressViewIsTwosComplementBits) {
   for (int64_t x = -127; x <= 127; ++x) {
     const int64_t address = x < 0 ? x + 256 : x;
     EXPECT_EQ(by_address[static_cast<size_t>(address)], tables.P(x)) << x;
-    EXPECT_EQ(SoftmaxTableAddress(x, 8), address);
+    EXPECT_EQ(TableAddress(x, 8), static_cast<uint32_t>(address));
   }
   EXPECT_EQ(by_address[128], 0);
-  EXPECT_EQ(SoftmaxTableAddress(-8, 4), 8);
-  EXPECT_EQ(SoftmaxTableAddress(15, 4), 15);  // unsigned codes are their own address
+  EXPECT_EQ(TableAddress(-8, 4), 8u);
+  EXPECT_EQ(TableAddress(15, 4), 15u);  // unsigned codes are their own address
 }
 
 TEST(SoftmaxTables, StatsDescribeTheTables) {
