@@ -20,6 +20,7 @@
 #include "golden/quant.h"
 #include "golden/requant.h"
 #include "golden/requant_tensor.h"
+#include "tests/unit/requant_oracle.h"
 
 namespace qacc::golden {
 namespace {
@@ -172,41 +173,10 @@ TEST(Activation, NamesRoundTrip) {
 
 // ---- LeakyReLU / PReLU oracles ------------------------------------------------------------------
 
-// TFLite QuantizeMultiplier from its definition, keeping the sign: real = q * 2^(shift - 31).
-struct RefMultiplier {
-  int32_t multiplier;
-  int shift;
-};
-RefMultiplier RefQuantizeMultiplier(double real) {
-  if (real == 0.0) return {0, 0};
-  int exponent = 0;
-  const double mantissa = std::frexp(real, &exponent);  // |mantissa| in [0.5, 1)
-  int64_t q = std::llround(mantissa * 2147483648.0);
-  if (q == (int64_t{1} << 31) || q == -(int64_t{1} << 31)) {
-    q /= 2;
-    ++exponent;
-  }
-  if (exponent < -31) return {0, 0};
-  return {static_cast<int32_t>(q), exponent};
-}
-
-// gemmlowp composition of MultiplyByQuantizedMultiplier (double rounding) with a signed multiplier:
-// a negative alpha is a negative Q31 multiplier here, not a negated input as in the golden model.
-int32_t GemmlowpMultiply(int32_t x, RefMultiplier m) {
-  const int left = m.shift > 0 ? m.shift : 0;
-  const int right = m.shift > 0 ? 0 : -m.shift;
-  return gemmlowp::RoundingDivideByPOT(gemmlowp::SaturatingRoundingDoublingHighMul(
-                                           static_cast<int32_t>(x * (1 << left)), m.multiplier),
-                                       right);
-}
-
-// Single rounding: floor((x * M + 2^(30 - shift)) / 2^(31 - shift)), explicit floor division.
-int32_t SingleRoundingMultiply(int32_t x, RefMultiplier m) {
-  const int total = 31 - m.shift;
-  const int64_t num = int64_t{x} * m.multiplier + (int64_t{1} << (total - 1));
-  const int64_t den = int64_t{1} << total;
-  return static_cast<int32_t>(num / den - ((num % den != 0 && num < 0) ? 1 : 0));
-}
+using testing::GemmlowpMultiply;
+using testing::RefMultiplier;
+using testing::RefQuantizeMultiplier;
+using testing::SingleRoundingMultiply;
 
 int32_t IntegerLeakyOracle(int32_t q, const QuantSpec& in, const QuantSpec& out, double alpha,
                            RequantRounding rounding) {

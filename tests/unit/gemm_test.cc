@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "golden/requant_tensor.h"
+#include "tests/unit/requant_oracle.h"
 
 namespace qacc::golden {
 namespace {
@@ -328,42 +329,10 @@ TEST(Gemm, ValidatesShapesAndZeroPoints) {
 
 // ---- Requantization of an accumulator matrix ----------------------------------------------------
 
-// TFLite QuantizeMultiplier from its definition: real = q * 2^(shift - 31), q in [2^30, 2^31).
-struct RefMultiplier {
-  int32_t multiplier;
-  int shift;
-};
-RefMultiplier RefQuantizeMultiplier(double real) {
-  int exponent = 0;
-  const double mantissa =
-      std::frexp(real, &exponent);  // real = mantissa * 2^exponent, mantissa in [0.5, 1)
-  int64_t q = std::llround(mantissa * 2147483648.0);
-  if (q == (int64_t{1} << 31)) {
-    q /= 2;
-    ++exponent;
-  }
-  if (exponent < -31) return {0, 0};
-  return {static_cast<int32_t>(q), exponent};
-}
-
-// gemmlowp composition of TFLite's MultiplyByQuantizedMultiplier (double rounding). The left shift
-// is done in int32 as TFLite does, so callers keep x * 2^shift inside int32.
-int32_t GemmlowpMultiply(int32_t x, RefMultiplier m) {
-  const int left = m.shift > 0 ? m.shift : 0;
-  const int right = m.shift > 0 ? 0 : -m.shift;
-  return gemmlowp::RoundingDivideByPOT(gemmlowp::SaturatingRoundingDoublingHighMul(
-                                           static_cast<int32_t>(x * (1 << left)), m.multiplier),
-                                       right);
-}
-
-// Single rounding: floor((x * M + 2^(30 - shift)) / 2^(31 - shift)), explicit floor division.
-int32_t SingleRoundingMultiply(int32_t x, RefMultiplier m) {
-  const int total = 31 - m.shift;
-  const int64_t num = int64_t{x} * m.multiplier + (int64_t{1} << (total - 1));
-  const int64_t den = int64_t{1} << total;
-  const int64_t q = num / den;
-  return static_cast<int32_t>(q - ((num % den != 0 && num < 0) ? 1 : 0));
-}
+using testing::GemmlowpMultiply;
+using testing::RefMultiplier;
+using testing::RefQuantizeMultiplier;
+using testing::SingleRoundingMultiply;
 
 int32_t ClampI(int64_t v, int64_t lo, int64_t hi) {
   return static_cast<int32_t>(v < lo ? lo : v > hi ? hi : v);
