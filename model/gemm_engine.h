@@ -1,7 +1,8 @@
-// The datapath of one command, a tile at a time (docs/architecture.md 5, 6): reads the operand
-// panels of tile t from the SRAMs, computes the R x C accumulators with golden::Gemm and the
-// requant lanes with golden::RequantizeAccumulator. No timing here: beats.h turns a TileResult into
-// timed beats.
+// The datapath of one command, a tile at a time (docs/architecture.md 5, 6): the MAC array
+// (MacArrayModel: operand panels of tile t from the SRAMs -> R x C accumulators) followed by the
+// requant unit (RequantUnitModel: each accumulator row + the tile's bias/rq words -> one output
+// row). No timing here: beats.h turns a TileResult into timed beats; the SystemC unit modules
+// (mac_array_tlm.h, requant_tlm.h) drive the same two unit models beat by beat.
 #ifndef QACC_MODEL_GEMM_ENGINE_H_
 #define QACC_MODEL_GEMM_ENGINE_H_
 
@@ -10,6 +11,8 @@
 
 #include "model/arch.h"
 #include "model/command.h"
+#include "model/mac_array_model.h"
+#include "model/requant_unit_model.h"
 #include "model/srams.h"
 
 namespace qacc::model {
@@ -47,15 +50,16 @@ class GemmEngine {
 
   TileResult ComputeTile(int64_t t) const;
 
- private:
-  template <typename TA, typename TB>
-  void ComputeAcc(TileResult& tile) const;
-  void ComputeRequant(TileResult& tile) const;
+  // The two units this engine composes, for a caller that steps them beat by beat.
+  const MacArrayModel& mac_array() const { return mac_array_; }
+  const RequantUnitModel& requant_unit() const { return requant_unit_; }
 
+ private:
   int rows_;
   int cols_;
   DecodedCommand command_;
-  const Srams& srams_;
+  MacArrayModel mac_array_;
+  RequantUnitModel requant_unit_;
 };
 
 }  // namespace qacc::model
