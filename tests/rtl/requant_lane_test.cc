@@ -220,7 +220,7 @@ class InputGenerator {
     if (kind < 65) return Uniform(-70000, 70000);
     // Multiples of a power of two, +-1: with power-of-two-like multipliers these land on and next
     // to the rounding ties of both shifts.
-    const int64_t base = int64_t{Uniform(-1024, 1024)} << Uniform(0, 21);
+    const int64_t base = int64_t{Uniform(-1024, 1024)} * (int64_t{1} << Uniform(0, 21));
     return static_cast<int32_t>(base + Uniform(-1, 1));
   }
 
@@ -277,7 +277,9 @@ TEST(RequantLaneTest, EdgeGrid) {
           for (int variant = 0; variant < 3; ++variant) {
             LaneInput in;
             in.acc = acc;
-            in.bias = variant == 1 ? -acc : (variant == 2 ? 1 : 0);
+            // -acc wraps for INT32_MIN, as the 32-bit bias adder does.
+            in.bias = variant == 1 ? static_cast<int32_t>(0u - static_cast<uint32_t>(acc))
+                                   : (variant == 2 ? 1 : 0);
             in.params.multiplier = mult;
             in.params.shift = shift;
             in.params.rounding = rounding;

@@ -518,7 +518,7 @@ TEST(RoundingRightShift, MatchesExactDivisionForEveryMode) {
     for (int64_t x : edges) check(x, shift);
     if (shift > 0) {  // ties (2k + 1) * 2^(shift - 1) and their neighbours
       for (int64_t k = -3; k <= 2; ++k) {
-        const Int128 tie = static_cast<Int128>(2 * k + 1) << (shift - 1);
+        const Int128 tie = static_cast<Int128>(2 * k + 1) * (static_cast<Int128>(1) << (shift - 1));
         for (int delta = -1; delta <= 1; ++delta) {
           const Int128 x = tie + delta;
           if (x >= kInt64Min && x <= kInt64Max) check(static_cast<int64_t>(x), shift);
