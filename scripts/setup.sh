@@ -9,6 +9,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libgemmlowp-dev
   libsystemc-dev verilator
+  zlib1g-dev
   python3 python3-numpy
 )
 

@@ -11,6 +11,9 @@ void RegisterSoftmaxTablesCommand(CLI::App& app);   // qacc softmax-tables
 void RegisterTableMemoryCommand(CLI::App& app);     // qacc table-memory
 void RegisterMultiplierCommand(CLI::App& app);      // qacc multiplier
 void RegisterCalibrateCommand(CLI::App& app);       // qacc calibrate
+void RegisterCosimCommand(CLI::App& app);           // qacc cosim (built with Verilator + SystemC)
+void RegisterBenchCommand(CLI::App& app);           // qacc bench (built with Verilator + SystemC)
+void RegisterRegressCommand(CLI::App& app);         // qacc regress
 
 }  // namespace qacc::cli
 

@@ -19,6 +19,11 @@ int main(int argc, char** argv) {
   qacc::cli::RegisterTableMemoryCommand(app);
   qacc::cli::RegisterMultiplierCommand(app);
   qacc::cli::RegisterCalibrateCommand(app);
+#ifdef QACC_HAVE_COSIM
+  qacc::cli::RegisterCosimCommand(app);
+  qacc::cli::RegisterBenchCommand(app);
+#endif
+  qacc::cli::RegisterRegressCommand(app);
 
   try {
     // CLI11 reports an unknown first word as "A subcommand is required"; name it instead.

@@ -1,0 +1,164 @@
+// qacc bench: co-simulation speed on one fixed workload (default a 256x256x256 int8 GEMM on the
+// config's array): the bare Verilated loop (RTL only, same host program), the same with the
+// --trace-fst build and tracing off, the lockstep co-simulation, and the model-only mode, measured
+// in one process, with their ratios. Goals (issue 3): lockstep >= 0.5 x bare RTL, model-only >=
+// 100 x lockstep.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "model/arch.h"
+#include "model/gemm_job.h"
+#include "sim/cli/commands.h"
+#include "sim/cli/common.h"
+#include "sim/cosim/cosim.h"
+
+namespace qacc::cli {
+
+namespace {
+
+struct BenchArgs {
+  std::string config = std::string(QACC_SOURCE_DIR) + "/configs/default.json";
+  int m = 256, n = 256, k = 256;
+  int64_t quantum_cycles = 1024;
+  int repeat = 3;
+  OutputOptions output;
+};
+
+// The fixed workload: random int8 operands (fixed LCG), bias, per-tensor double-rounding requant.
+model::GemmJob Workload(int m, int n, int k) {
+  model::GemmJob job;
+  job.m = m, job.n = n, job.k = k;
+  uint32_t state = 1;
+  auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return static_cast<uint8_t>(state >> 24);
+  };
+  for (int i = 0; i < m * k; ++i) job.a.push_back(next());
+  for (int i = 0; i < k * n; ++i) job.b.push_back(next());
+  job.bias.assign(size_t(n), 1000);
+  job.requant.multiplier = 1 << 30;
+  job.requant.shift = -10;
+  return job;
+}
+
+void RunBench(const BenchArgs& args) {
+  cosim::CosimOptions options;
+  options.config = arch::LoadArchConfig(args.config);
+  options.quantum_cycles = args.quantum_cycles;
+  const model::GemmJob job = Workload(args.m, args.n, args.k);
+  cosim::FindVariant(options.config, false);
+
+  // Best of `repeat` runs for everything but lockstep (a SystemC kernel elaborates once per
+  // process).
+  cosim::RtlOnlyOptions traced_options;
+  traced_options.traced_build = true;
+  cosim::RtlOnlyResult bare, traced;
+  cosim::CosimResult model_only;
+  for (int run = 0; run < args.repeat; ++run) {
+    const cosim::RtlOnlyResult b = cosim::RunRtlOnly(options, job);
+    if (run == 0 || b.wall_seconds < bare.wall_seconds) bare = b;
+    const cosim::RtlOnlyResult t = cosim::RunRtlOnly(options, job, traced_options);
+    if (run == 0 || t.wall_seconds < traced.wall_seconds) traced = t;
+    const cosim::CosimResult mo = cosim::RunModelOnly(options, job);
+    if (run == 0 || mo.wall_seconds < model_only.wall_seconds) model_only = mo;
+  }
+  const cosim::CosimResult lockstep = cosim::RunLockstep(options, job);
+
+  auto cps = [](int64_t cycles, double seconds) {
+    return seconds > 0 ? double(cycles) / seconds : 0.0;
+  };
+  const double bare_cps = cps(bare.cycles, bare.wall_seconds);
+  const double traced_cps = cps(traced.cycles, traced.wall_seconds);
+  const double lockstep_cps = cps(lockstep.cycles, lockstep.wall_seconds);
+  const double model_cps = cps(model_only.cycles, model_only.wall_seconds);
+  const double lockstep_vs_bare = bare_cps > 0 ? lockstep_cps / bare_cps : 0;
+  const double model_vs_lockstep =
+      model_only.wall_seconds > 0 ? lockstep.wall_seconds / model_only.wall_seconds : 0;
+  // Without the final golden comparison (golden::Gemm of the whole job) on either side.
+  const double model_run = model_only.wall_seconds - model_only.check_seconds;
+  const double lockstep_run = lockstep.wall_seconds - lockstep.check_seconds;
+  const double model_vs_lockstep_run = model_run > 0 ? lockstep_run / model_run : 0;
+  const bool ok = lockstep.pass && model_only.pass && bare.done;
+
+  const nlohmann::json json = {
+      {"config", args.config},
+      {"m", job.m},
+      {"n", job.n},
+      {"k", job.k},
+      {"cycles", lockstep.cycles},
+      {"command_cycles", lockstep.command_cycles},
+      {"quantum_cycles", args.quantum_cycles},
+      {"repeat", args.repeat},
+      {"rtl_only",
+       {{"cycles", bare.cycles},
+        {"wall_seconds", bare.wall_seconds},
+        {"cycles_per_second", bare_cps}}},
+      {"rtl_only_trace_build",
+       {{"cycles", traced.cycles},
+        {"wall_seconds", traced.wall_seconds},
+        {"cycles_per_second", traced_cps}}},
+      {"lockstep",
+       {{"cycles", lockstep.cycles},
+        {"wall_seconds", lockstep.wall_seconds},
+        {"cycles_per_second", lockstep_cps},
+        {"pass", lockstep.pass}}},
+      {"model_only",
+       {{"cycles", model_only.cycles},
+        {"wall_seconds", model_only.wall_seconds},
+        {"cycles_per_second", model_cps},
+        {"check_seconds", model_only.check_seconds},
+        {"pass", model_only.pass}}},
+      {"lockstep_vs_rtl_only", lockstep_vs_bare},
+      {"trace_build_vs_rtl_only", bare_cps > 0 ? traced_cps / bare_cps : 0},
+      {"model_only_speedup_vs_lockstep", model_vs_lockstep},
+      {"model_only_speedup_vs_lockstep_without_golden_check", model_vs_lockstep_run},
+      {"goals_met", lockstep_vs_bare >= 0.5 && model_vs_lockstep >= 100}};
+  std::string human = fmt::format("bench: {}x{}x{} GEMM on {} ({} cycles, command {})\n", job.m,
+                                  job.n, job.k, arch::DescribeArchConfig(options.config),
+                                  lockstep.cycles, lockstep.command_cycles);
+  human += fmt::format("  {:<28} {:>9.3f} s {:>12.0f} cycles/s\n", "RTL only (bare Verilator)",
+                       bare.wall_seconds, bare_cps);
+  human += fmt::format("  {:<28} {:>9.3f} s {:>12.0f} cycles/s  ({:.2f} x bare)\n",
+                       "RTL only, --trace-fst build", traced.wall_seconds, traced_cps,
+                       bare_cps > 0 ? traced_cps / bare_cps : 0);
+  human +=
+      fmt::format("  {:<28} {:>9.3f} s {:>12.0f} cycles/s  ({:.2f} x bare, goal >= 0.5){}\n",
+                  fmt::format("lockstep (quantum {})", args.quantum_cycles), lockstep.wall_seconds,
+                  lockstep_cps, lockstep_vs_bare, lockstep.pass ? "" : "  FAILED");
+  human += fmt::format(
+      "  {:<28} {:>9.3f} s {:>12.0f} cycles/s  ({:.0f} x faster than lockstep, goal >= 100){}\n",
+      "model only", model_only.wall_seconds, model_cps, model_vs_lockstep,
+      model_only.pass ? "" : "  FAILED");
+  human +=
+      fmt::format("  {:<28} {:>9.3f} s (lockstep {:.3f} s: {:.0f} x)\n",
+                  "model only w/o golden check", model_run, lockstep_run, model_vs_lockstep_run);
+  Emit(args.output, human, json);
+  if (!ok) std::exit(1);
+}
+
+}  // namespace
+
+void RegisterBenchCommand(CLI::App& app) {
+  auto args = std::make_shared<BenchArgs>();
+  CLI::App* cmd = app.add_subcommand(
+      "bench", "Co-simulation speed: bare RTL, lockstep and model-only on one GEMM");
+  cmd->add_option("--config", args->config, "Architecture config JSON")->capture_default_str();
+  cmd->add_option("-m", args->m, "GEMM M")->capture_default_str()->check(CLI::Range(1, 65535));
+  cmd->add_option("-n", args->n, "GEMM N")->capture_default_str()->check(CLI::Range(1, 65535));
+  cmd->add_option("-k", args->k, "GEMM K")->capture_default_str()->check(CLI::Range(1, 65535));
+  cmd->add_option("--quantum", args->quantum_cycles,
+                  "Cycles between SystemC synchronisations in lockstep (1: every cycle)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd->add_option("--repeat", args->repeat, "Runs of the RTL-only and model-only modes (best kept)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 100));
+  AddOutputOptions(cmd, &args->output);
+  cmd->callback([args] { RunBench(*args); });
+}
+
+}  // namespace qacc::cli

@@ -1,0 +1,77 @@
+// One co-simulation run of one GEMM job (docs/cosim.md):
+//   * RunLockstep: the Verilated qacc_top and the SystemC TLM model (model/qacc_tlm.h) in one
+//   process
+//     under one clock, driven by the same host program (transactor.h), checked every cycle by the
+//     scoreboard (scoreboard.h), output buffers of both compared with the golden at the end;
+//   * RunModelOnly: the model alone (model/model_only.h) against the golden;
+//   * RunRtlOnly: the bare Verilated loop on the same host program (benchmark; waves re-run).
+// A SystemC kernel elaborates once per process: call RunLockstep at most once per process.
+#ifndef QACC_SIM_COSIM_COSIM_H_
+#define QACC_SIM_COSIM_COSIM_H_
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/arch.h"
+#include "model/gemm_job.h"
+#include "sim/cosim/scoreboard.h"
+
+namespace qacc::cosim {
+
+// Test-only faults that check the checker (docs/cosim.md "Self-check"). Value and timing faults
+// perturb what the monitors report, start-lost perturbs the stimulus: the RTL never sees START.
+enum class Fault : uint8_t { kNone, kMacValue, kMacLate, kRequantValue, kStartLost };
+const char* FaultName(
+    Fault fault);  // "none", "mac-value", "mac-late", "requant-value", "start-lost"
+std::optional<Fault> ParseFault(const std::string& name);
+
+struct CosimOptions {
+  arch::ArchConfig config;
+  Fault fault = Fault::kNone;
+  // The watchdog ends the run when the RTL has not completed this many cycles after the predicted
+  // done cycle (or an APB transfer has no pready for kApbTimeout cycles).
+  int64_t watchdog_cycles = 1000;
+  // Cycles the host thread runs ahead of SystemC time before it synchronises (TLM-2.0 temporal
+  // decoupling); 1 = a SystemC wait every clock cycle.
+  int64_t quantum_cycles = 1024;
+};
+
+struct CosimResult {
+  bool pass = false;
+  int64_t cycles = 0;          // the whole run, reset and loading included
+  int64_t command_cycles = 0;  // E of the command (the model's prediction)
+  int64_t launch_cycle = 0;
+  double wall_seconds = 0;
+  double check_seconds = 0;  // part of wall_seconds spent on the final golden comparison
+  std::array<int64_t, kNumCheckUnits> mismatches{};
+  std::optional<Mismatch> first;
+  std::array<std::optional<Mismatch>, kNumCheckUnits> first_of;
+  std::string error;  // watchdog / bus protocol failure, empty otherwise
+};
+
+CosimResult RunLockstep(const CosimOptions& options, const model::GemmJob& job);
+CosimResult RunModelOnly(const CosimOptions& options, const model::GemmJob& job);
+
+// The RTL alone on the host program. With `trace_path`, a traced build dumps cycles
+// [trace_begin, trace_end] into an FST file and the run stops after trace_end.
+struct RtlOnlyOptions {
+  bool traced_build = false;  // run the --trace-fst build (also without trace_path: benchmark)
+  std::string trace_path;
+  int64_t trace_begin = 0, trace_end = -1;
+};
+struct RtlOnlyResult {
+  int64_t cycles = 0;
+  double wall_seconds = 0;
+  bool done = false;  // the RTL completed the command (DONE rose)
+};
+RtlOnlyResult RunRtlOnly(const CosimOptions& options, const model::GemmJob& job,
+                         const RtlOnlyOptions& rtl_options = {});
+
+// "GEMM M=13 N=11 K=9 mode=0x8 (...)": the command of a job, for mismatch reports.
+std::string DescribeCommand(const arch::ArchConfig& config, const model::GemmJob& job);
+
+}  // namespace qacc::cosim
+
+#endif  // QACC_SIM_COSIM_COSIM_H_

@@ -1,0 +1,75 @@
+#include "sim/cosim/dut.h"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace qacc::cosim {
+
+// One factory per build (generated rtl_variant_<name>.cc files).
+#define QACC_COSIM_VARIANT(name, config, traced, rows, cols, a, b, bias, rq, out) \
+  std::unique_ptr<Dut> MakeDut_##name(const DutVariant& variant);
+#include "rtl_variants.inc"
+#undef QACC_COSIM_VARIANT
+
+namespace {
+
+using Factory = std::unique_ptr<Dut> (*)(const DutVariant&);
+
+struct Entry {
+  DutVariant variant;
+  Factory factory;
+};
+
+const std::vector<Entry>& Entries() {
+  static const std::vector<Entry> entries = {
+#define QACC_COSIM_VARIANT(name, config, traced, rows, cols, a, b, bias, rq, out) \
+  {{#name, config, traced != 0, rows, cols, a, b, bias, rq, out}, &MakeDut_##name},
+#include "rtl_variants.inc"
+#undef QACC_COSIM_VARIANT
+  };
+  return entries;
+}
+
+bool Matches(const DutVariant& v, const arch::ArchConfig& c) {
+  return v.rows == c.rows && v.cols == c.cols && v.a_depth == c.a_depth && v.b_depth == c.b_depth &&
+         v.bias_depth == c.bias_depth && v.rq_depth == c.rq_depth && v.out_depth == c.out_depth;
+}
+
+}  // namespace
+
+std::string DutVariant::Describe() const {
+  return fmt::format("{} ({}x{}, A {}, B {}, bias {}, rq {}, out {})", name, rows, cols, a_depth,
+                     b_depth, bias_depth, rq_depth, out_depth);
+}
+
+const std::vector<DutVariant>& DutVariants() {
+  static const std::vector<DutVariant> variants = [] {
+    std::vector<DutVariant> v;
+    for (const Entry& e : Entries()) v.push_back(e.variant);
+    return v;
+  }();
+  return variants;
+}
+
+const DutVariant& FindVariant(const arch::ArchConfig& config, bool traced) {
+  std::string available;
+  for (const Entry& e : Entries()) {
+    if (Matches(e.variant, config) && e.variant.traced == traced) return e.variant;
+    if (!e.variant.traced) available += (available.empty() ? "" : "; ") + e.variant.Describe();
+  }
+  throw std::invalid_argument(fmt::format(
+      "--config: no Verilated qacc_top{} matches config '{}' ({}x{}, A {}, B {}, bias {}, rq {}, "
+      "out {}); RTL parameters are fixed at build time, available builds: {}",
+      traced ? " with tracing" : "", config.name, config.rows, config.cols, config.a_depth,
+      config.b_depth, config.bias_depth, config.rq_depth, config.out_depth, available));
+}
+
+std::unique_ptr<Dut> MakeDut(const DutVariant& variant) {
+  for (const Entry& e : Entries()) {
+    if (e.variant.name == variant.name) return e.factory(variant);
+  }
+  throw std::logic_error("unknown RTL build " + variant.name);
+}
+
+}  // namespace qacc::cosim

@@ -1,0 +1,84 @@
+// The Verilated qacc_top behind one small interface, so that the co-simulation selects at run time
+// the build whose parameters match the --config file. RTL parameters are fixed at Verilation time:
+// sim/cosim/CMakeLists.txt Verilates qacc_top once per configs/*.json (and once more with
+// --trace-fst) and generates one Dut implementation per build from rtl_variant.cc.in.
+#ifndef QACC_SIM_COSIM_DUT_H_
+#define QACC_SIM_COSIM_DUT_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "model/arch.h"
+
+namespace qacc::cosim {
+
+inline constexpr int kMaxCols = 32;  // spec 1: NumCols <= 32
+
+// APB inputs of qacc_top for one cycle (spec 3).
+struct ApbPins {
+  bool psel = false;
+  bool penable = false;
+  bool pwrite = false;
+  uint32_t paddr = 0;
+  uint32_t pwdata = 0;
+  uint8_t pstrb = 0;
+};
+
+// The outputs of one cycle, sampled after evaluating it with the clock low (spec 8). Lane arrays
+// are filled only when their valid bit is 1 (no copy in idle cycles).
+struct RtlSample {
+  bool pready = false, pslverr = false;
+  uint32_t prdata = 0;
+  bool busy = false, done = false;
+  bool mac_valid = false, mac_last = false;
+  int mac_row = 0;
+  int32_t mac_acc[kMaxCols] = {};
+  bool rq_valid = false, rq_last = false;
+  int rq_row = 0;
+  int32_t rq_data[kMaxCols] = {};
+  bool out_we = false;
+  uint32_t out_addr = 0;
+  uint8_t out_be[4 * kMaxCols] = {};  // 0/1 per byte
+  uint8_t out_wdata[4 * kMaxCols] = {};
+};
+
+// One Verilated build of qacc_top.
+struct DutVariant {
+  std::string name;     // "default", "default_fst", ...
+  std::string config;   // configs/<config>.json it was built from
+  bool traced = false;  // Verilated with --trace-fst
+  int rows = 0, cols = 0;
+  uint32_t a_depth = 0, b_depth = 0, bias_depth = 0, rq_depth = 0, out_depth = 0;
+  std::string Describe() const;  // "default (8x8, A 8192, B 8192, bias 256, rq 256, out 8192)"
+};
+
+class Dut {
+ public:
+  virtual ~Dut() = default;
+  virtual const DutVariant& variant() const = 0;
+
+  virtual void SetReset(bool asserted) = 0;  // rst_ni = !asserted
+  virtual void SetApb(const ApbPins& pins) = 0;
+  // Evaluates cycle `cycle` with clk_i low and the current inputs, fills `sample`, then applies the
+  // rising edge that ends the cycle. With tracing on, dumps both half cycles (cycle n at n ns).
+  virtual void Cycle(int64_t cycle, RtlSample& sample) = 0;
+
+  // Traced variants only (throws std::logic_error otherwise): opens an FST file; the cycles between
+  // SetTracing(true) and SetTracing(false) are dumped.
+  virtual void OpenTrace(const std::string& path) = 0;
+  virtual void SetTracing(bool on) = 0;
+  virtual void CloseTrace() = 0;
+};
+
+// Every build linked into this binary.
+const std::vector<DutVariant>& DutVariants();
+// The build whose rows, cols and SRAM depths equal `config`'s (traced or not). Throws
+// std::invalid_argument naming the config's values and the available builds.
+const DutVariant& FindVariant(const arch::ArchConfig& config, bool traced);
+std::unique_ptr<Dut> MakeDut(const DutVariant& variant);
+
+}  // namespace qacc::cosim
+
+#endif  // QACC_SIM_COSIM_DUT_H_

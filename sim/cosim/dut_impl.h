@@ -1,0 +1,128 @@
+// Dut on one Verilated qacc_top class (included only by the generated rtl_variant_<name>.cc files).
+#ifndef QACC_SIM_COSIM_DUT_IMPL_H_
+#define QACC_SIM_COSIM_DUT_IMPL_H_
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "sim/cosim/dut.h"
+#include "verilated.h"
+#include "verilated_fst_c.h"
+
+namespace qacc::cosim {
+
+// 32-bit word `i` of a Verilated port: VlWide keeps 32-bit words, narrower ports are integers.
+template <std::size_t N>
+inline uint32_t PortWord(const VlWide<N>& port, int i) {
+  return port[static_cast<std::size_t>(i)];
+}
+template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
+inline uint32_t PortWord(T port, int i) {
+  return static_cast<uint32_t>(static_cast<uint64_t>(port) >> (32 * i));
+}
+
+template <typename VTop, bool kTraced>
+class DutImpl final : public Dut {
+ public:
+  explicit DutImpl(const DutVariant& variant)
+      : variant_(variant), context_(std::make_unique<VerilatedContext>()) {
+    if constexpr (kTraced) context_->traceEverOn(true);
+    top_ = std::make_unique<VTop>(context_.get(), "qacc_top");
+    top_->clk_i = 0;
+    top_->rst_ni = 1;
+  }
+  ~DutImpl() override {
+    CloseTrace();
+    top_->final();
+  }
+
+  const DutVariant& variant() const override { return variant_; }
+  void SetReset(bool asserted) override { top_->rst_ni = asserted ? 0 : 1; }
+  void SetApb(const ApbPins& pins) override {
+    top_->apb_psel_i = pins.psel;
+    top_->apb_penable_i = pins.penable;
+    top_->apb_pwrite_i = pins.pwrite;
+    top_->apb_paddr_i = pins.paddr;
+    top_->apb_pwdata_i = pins.pwdata;
+    top_->apb_pstrb_i = pins.pstrb;
+  }
+
+  void Cycle(int64_t cycle, RtlSample& s) override {
+    VTop& top = *top_;
+    top.clk_i = 0;
+    top.eval();
+    if constexpr (kTraced) {
+      if (tracing_) trace_->dump(static_cast<uint64_t>(cycle) * kPeriodPs);
+    }
+    s.pready = top.apb_pready_o;
+    s.pslverr = top.apb_pslverr_o;
+    s.prdata = top.apb_prdata_o;
+    s.busy = top.mon_busy_o;
+    s.done = top.mon_done_o;
+    const int cols = variant_.cols;
+    s.mac_valid = top.mon_mac_valid_o;
+    if (s.mac_valid) {
+      s.mac_row = top.mon_mac_row_o;
+      s.mac_last = top.mon_mac_last_o;
+      for (int c = 0; c < cols; ++c)
+        s.mac_acc[c] = static_cast<int32_t>(PortWord(top.mon_mac_acc_o, c));
+    }
+    s.rq_valid = top.mon_rq_valid_o;
+    if (s.rq_valid) {
+      s.rq_row = top.mon_rq_row_o;
+      s.rq_last = top.mon_rq_last_o;
+      for (int c = 0; c < cols; ++c)
+        s.rq_data[c] = static_cast<int32_t>(PortWord(top.mon_rq_data_o, c));
+    }
+    s.out_we = top.mon_out_we_o;
+    if (s.out_we) {
+      s.out_addr = top.mon_out_addr_o;
+      for (int w = 0; w < cols; ++w) {  // 4C bytes = C words; 4C enable bits = C / 8 words
+        const uint32_t data = PortWord(top.mon_out_wdata_o, w);
+        const uint32_t be = PortWord(top.mon_out_be_o, w / 8) >> (4 * (w % 8));
+        for (int b = 0; b < 4; ++b) {
+          s.out_wdata[4 * w + b] = static_cast<uint8_t>(data >> (8 * b));
+          s.out_be[4 * w + b] = static_cast<uint8_t>((be >> b) & 1);
+        }
+      }
+    }
+    top.clk_i = 1;
+    top.eval();
+    if constexpr (kTraced) {
+      if (tracing_) trace_->dump(static_cast<uint64_t>(cycle) * kPeriodPs + kPeriodPs / 2);
+    }
+  }
+
+  void OpenTrace(const std::string& path) override {
+    if constexpr (kTraced) {
+      trace_ = std::make_unique<VerilatedFstC>();
+      top_->trace(trace_.get(), 99);
+      trace_->open(path.c_str());
+    } else {
+      throw std::logic_error("RTL build " + variant_.name + " has no tracing (--trace-fst)");
+    }
+  }
+  void SetTracing(bool on) override { tracing_ = on && trace_ != nullptr; }
+  void CloseTrace() override {
+    if (trace_) {
+      trace_->close();
+      trace_.reset();
+    }
+    tracing_ = false;
+  }
+
+ private:
+  static constexpr uint64_t kPeriodPs = 1000;  // Verilator's default time unit is 1 ps
+
+  DutVariant variant_;
+  std::unique_ptr<VerilatedContext> context_;
+  std::unique_ptr<VTop> top_;
+  std::unique_ptr<VerilatedFstC> trace_;
+  bool tracing_ = false;
+};
+
+}  // namespace qacc::cosim
+
+#endif  // QACC_SIM_COSIM_DUT_IMPL_H_

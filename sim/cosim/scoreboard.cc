@@ -1,0 +1,261 @@
+#include "sim/cosim/scoreboard.h"
+
+#include <fmt/format.h>
+
+namespace qacc::cosim {
+
+const char* CheckUnitName(CheckUnit unit) {
+  switch (unit) {
+    case CheckUnit::kMac:
+      return "mac";
+    case CheckUnit::kRequant:
+      return "requant";
+    case CheckUnit::kOutWrite:
+      return "out_write";
+    case CheckUnit::kDone:
+      return "done";
+    case CheckUnit::kOutput:
+      return "output";
+    case CheckUnit::kCount:
+      break;
+  }
+  return "?";
+}
+
+namespace {
+
+std::string BeatName(int64_t tile, int row) {
+  return tile >= 0 ? fmt::format("beat tile {} row {}", tile, row)
+                   : fmt::format("beat row {}", row);
+}
+
+}  // namespace
+
+Scoreboard::Scoreboard(const arch::ArchConfig& config, int m, int n, int k, bool out_raw,
+                       uint32_t out_base)
+    : config_(config),
+      timing_(config.rows, config.cols, m, n, k),
+      out_raw_(out_raw),
+      out_base_(out_base) {}
+
+int64_t Scoreboard::total() const {
+  int64_t sum = 0;
+  for (int64_t c : counts_) sum += c;
+  return sum;
+}
+
+void Scoreboard::Record(CheckUnit unit, const Mismatch& mismatch) {
+  const int u = static_cast<int>(unit);
+  ++counts_[u];
+  if (!first_of_[u]) first_of_[u] = mismatch;
+  if (!first_) first_ = mismatch;
+}
+
+void Scoreboard::Locate(Mismatch& m, int64_t tile, int tile_row) const {
+  m.tile = tile;
+  m.tile_row = tile_row;
+  if (tile < 0) return;
+  const int64_t mb = timing_.TileMb(tile), nb = timing_.TileNb(tile);
+  if (tile_row >= 0) m.row = static_cast<int>(mb * config_.rows + tile_row);
+  if (m.lane >= 0) m.col = static_cast<int>(nb * config_.cols + m.lane);
+}
+
+int64_t Scoreboard::TileOf(int64_t cycle, int row, int64_t first) const {
+  if (predictor_ == nullptr) return -1;
+  const int64_t rel = cycle - predictor_->launch_cycle() - first - row;
+  if (rel < 0) return -1;
+  const int64_t tile = rel / timing_.P();
+  return tile < timing_.T() ? tile : -1;
+}
+
+void Scoreboard::Check(int64_t cycle, const RtlSample& s) {
+  CheckMac(cycle, s);
+  CheckRequant(cycle, s);
+  CheckOutWrite(cycle, s);
+  CheckDone(cycle, s);
+}
+
+void Scoreboard::CheckMac(int64_t cycle, const RtlSample& s) {
+  constexpr CheckUnit kUnit = CheckUnit::kMac;
+  const model::MacBeat* e = predictor_ ? predictor_->PeekMac() : nullptr;
+  const bool expected = e != nullptr && e->cycle == cycle;
+  if (s.mac_valid) {
+    ++seen_[static_cast<int>(kUnit)];
+    last_seen_[static_cast<int>(kUnit)] = cycle;
+  }
+  if (!expected && !s.mac_valid) return;
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(kUnit);
+  if (expected) ++predicted_[static_cast<int>(kUnit)];
+  if (expected && !s.mac_valid) {
+    m.what = "missing beat";
+    m.expected = BeatName(e->tile, e->row);
+    m.actual = "no beat";
+    Locate(m, e->tile, e->row);
+    Record(kUnit, m);
+  } else if (!expected) {
+    m.what = "unexpected beat";
+    m.expected = "no beat";
+    const int64_t tile = TileOf(cycle, s.mac_row, timing_.O(0, 0));
+    m.actual = BeatName(tile, s.mac_row);
+    Locate(m, tile, s.mac_row);
+    Record(kUnit, m);
+  } else {
+    if (s.mac_row != e->row || s.mac_last != e->last) {
+      m.what = "row/last";
+      m.expected = fmt::format("row {} last {}", e->row, int(e->last));
+      m.actual = fmt::format("row {} last {}", s.mac_row, int(s.mac_last));
+      Locate(m, e->tile, e->row);
+      Record(kUnit, m);
+    }
+    for (int c = 0; c < config_.cols; ++c) {
+      if (s.mac_acc[c] == e->acc[size_t(c)]) continue;
+      Mismatch v = m;
+      v.what = "value";
+      v.lane = c;
+      v.expected = std::to_string(e->acc[size_t(c)]);
+      v.actual = std::to_string(s.mac_acc[c]);
+      Locate(v, e->tile, e->row);
+      Record(kUnit, v);
+    }
+  }
+  if (expected) predictor_->PopMac();
+}
+
+void Scoreboard::CheckRequant(int64_t cycle, const RtlSample& s) {
+  constexpr CheckUnit kUnit = CheckUnit::kRequant;
+  const model::RequantBeat* e = predictor_ ? predictor_->PeekRequant() : nullptr;
+  const bool expected = e != nullptr && e->cycle == cycle;
+  if (s.rq_valid) {
+    ++seen_[static_cast<int>(kUnit)];
+    last_seen_[static_cast<int>(kUnit)] = cycle;
+  }
+  if (!expected && !s.rq_valid) return;
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(kUnit);
+  if (expected) ++predicted_[static_cast<int>(kUnit)];
+  if (expected && !s.rq_valid) {
+    m.what = "missing beat";
+    m.expected = BeatName(e->tile, e->row);
+    m.actual = "no beat";
+    Locate(m, e->tile, e->row);
+    Record(kUnit, m);
+  } else if (!expected) {
+    m.what = "unexpected beat";
+    m.expected = "no beat";
+    const int64_t tile = TileOf(cycle, s.rq_row, timing_.Q(0, 0));
+    m.actual = BeatName(tile, s.rq_row);
+    Locate(m, tile, s.rq_row);
+    Record(kUnit, m);
+  } else {
+    if (s.rq_row != e->row || s.rq_last != e->last) {
+      m.what = "row/last";
+      m.expected = fmt::format("row {} last {}", e->row, int(e->last));
+      m.actual = fmt::format("row {} last {}", s.rq_row, int(s.rq_last));
+      Locate(m, e->tile, e->row);
+      Record(kUnit, m);
+    }
+    for (int c = 0; c < config_.cols; ++c) {
+      if (((e->known_lanes >> c) & 1) == 0 || s.rq_data[c] == e->data[size_t(c)]) continue;
+      Mismatch v = m;
+      v.what = "value";
+      v.lane = c;
+      v.expected = std::to_string(e->data[size_t(c)]);
+      v.actual = std::to_string(s.rq_data[c]);
+      Locate(v, e->tile, e->row);
+      Record(kUnit, v);
+    }
+  }
+  if (expected) predictor_->PopRequant();
+}
+
+void Scoreboard::CheckOutWrite(int64_t cycle, const RtlSample& s) {
+  constexpr CheckUnit kUnit = CheckUnit::kOutWrite;
+  const model::OutWriteBeat* e = predictor_ ? predictor_->PeekOutWrite() : nullptr;
+  const bool expected = e != nullptr && e->cycle == cycle;
+  if (s.out_we) {
+    ++seen_[static_cast<int>(kUnit)];
+    last_seen_[static_cast<int>(kUnit)] = cycle;
+  }
+  if (!expected && !s.out_we) return;
+  const int cols = config_.cols;
+  const int bytes = 4 * cols;
+  // Lane of byte j: j / 4 in int32 mode, j mod C in int8 mode (6.3).
+  auto lane_of = [&](int j) { return out_raw_ ? j / 4 : j % cols; };
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(kUnit);
+  if (expected) ++predicted_[static_cast<int>(kUnit)];
+  if (expected && !s.out_we) {
+    m.what = "missing write";
+    m.expected = fmt::format("write word {:#x} ({})", e->addr, BeatName(e->tile, e->row));
+    m.actual = "no write";
+    Locate(m, e->tile, e->row);
+    Record(kUnit, m);
+  } else if (!expected) {
+    m.what = "unexpected write";
+    m.expected = "no write";
+    m.actual = fmt::format("write word {:#x}", s.out_addr);
+    // Entry of the first enabled byte (6.3): e = addr - OUT_BASE (int32), (addr - OUT_BASE) * 4 +
+    // byte / C (int8); tile e / R, row e mod R.
+    int first = 0;
+    while (first < bytes - 1 && !s.out_be[first]) ++first;
+    const int64_t word = int64_t{s.out_addr} - int64_t{out_base_};
+    if (word >= 0) {
+      const int64_t entry = out_raw_ ? word : word * 4 + first / cols;
+      Locate(m, entry / config_.rows, static_cast<int>(entry % config_.rows));
+    }
+    Record(kUnit, m);
+  } else {
+    if (s.out_addr != e->addr) {
+      m.what = "address";
+      m.expected = fmt::format("word {:#x}", e->addr);
+      m.actual = fmt::format("word {:#x}", s.out_addr);
+      Locate(m, e->tile, e->row);
+      Record(kUnit, m);
+    }
+    for (int j = 0; j < bytes; ++j) {
+      const bool be_ok = s.out_be[j] == e->be[size_t(j)];
+      const bool data_ok = !e->known[size_t(j)] || s.out_wdata[j] == e->data[size_t(j)];
+      if (be_ok && data_ok) continue;
+      Mismatch v = m;
+      v.what = be_ok ? fmt::format("data byte {}", j) : fmt::format("byte enable {}", j);
+      v.lane = lane_of(j);
+      v.expected = be_ok ? fmt::format("{:#04x}", e->data[size_t(j)])
+                         : fmt::format("be {}", int(e->be[size_t(j)]));
+      v.actual =
+          be_ok ? fmt::format("{:#04x}", s.out_wdata[j]) : fmt::format("be {}", int(s.out_be[j]));
+      Locate(v, e->tile, e->row);
+      Record(kUnit, v);
+    }
+  }
+  if (expected) predictor_->PopOutWrite();
+}
+
+void Scoreboard::CheckDone(int64_t cycle, const RtlSample& s) {
+  constexpr CheckUnit kUnit = CheckUnit::kDone;
+  const bool rose = s.done && !prev_done_;
+  prev_done_ = s.done;
+  const bool expected = predictor_ != nullptr && cycle == predictor_->done_cycle();
+  if (rose) {
+    ++seen_[static_cast<int>(kUnit)];
+    last_seen_[static_cast<int>(kUnit)] = cycle;
+    if (!rtl_done_cycle_) rtl_done_cycle_ = cycle;
+  }
+  if (expected) ++predicted_[static_cast<int>(kUnit)];
+  if (rose == expected) return;
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(kUnit);
+  m.what = expected ? "missing DONE" : "unexpected DONE";
+  m.expected = expected ? "DONE rises" : "no DONE";
+  m.actual = expected ? "no DONE" : "DONE rises";
+  if (predictor_ != nullptr) {
+    m.expected += fmt::format(" (predicted at cycle {})", predictor_->done_cycle());
+  }
+  Record(kUnit, m);
+}
+
+}  // namespace qacc::cosim

@@ -1,0 +1,34 @@
+#include "sim/cosim/transactor.h"
+
+namespace qacc::cosim {
+
+OutRange OutputRange(const arch::ArchConfig& config, const model::GemmJob& job) {
+  const arch::Timing timing(config.rows, config.cols, job.m, job.n, job.k);
+  const int64_t words = arch::OutWords(timing.T(), config.rows, job.out_raw);
+  OutRange range;
+  range.first_byte = job.out_base * config.out_word_bytes();
+  range.bytes = static_cast<uint32_t>(words) * config.out_word_bytes();
+  return range;
+}
+
+std::vector<BusOp> HostProgram(const arch::ArchConfig& config, const model::GemmJob& job) {
+  std::vector<BusOp> program;
+  auto add_writes = [&program](const std::vector<model::BusWrite>& writes) {
+    for (const model::BusWrite& w : writes) {
+      program.push_back({BusOp::Kind::kWrite, w.addr, w.data, w.strobe});
+    }
+  };
+  add_writes(model::PackOperands(config, job));
+  add_writes(model::CommandWrites(job));
+  program.push_back({BusOp::Kind::kStart, arch::kRegsBase + arch::reg::kCtrl, arch::kCtrlStart});
+  program.push_back({BusOp::Kind::kWaitDone});
+  program.push_back({BusOp::Kind::kRead, arch::kRegsBase + arch::reg::kStatus});
+  program.push_back({BusOp::Kind::kRead, arch::kRegsBase + arch::reg::kPerfCycles});
+  const OutRange range = OutputRange(config, job);
+  for (uint32_t off = 0; off < range.bytes; off += 4) {
+    program.push_back({BusOp::Kind::kReadOut, arch::kOutBase + range.first_byte + off});
+  }
+  return program;
+}
+
+}  // namespace qacc::cosim

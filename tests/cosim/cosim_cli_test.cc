@@ -1,0 +1,292 @@
+// `qacc cosim` as the regression runner and a user run it: a smoke set in lockstep on both shipped
+// configurations (pass, exit code 0, the JSON schema of docs/cosim.md), model-only agreement, and
+// the self-checks of the checker: injected faults are caught with a precise first-mismatch report
+// and a reproduce line that reproduces them, --waves writes an FST of the window around the first
+// mismatch only on a mismatch, and the watchdog ends a hung run.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "model/arch.h"
+#include "tests/cli/cli_runner.h"
+
+namespace qacc {
+namespace {
+
+using testing::RunQacc;
+using Json = nlohmann::json;
+
+std::string ConfigPath(const std::string& name) {
+  return std::string(QACC_SOURCE_DIR) + "/configs/" + name + ".json";
+}
+
+// Runs `qacc cosim ... --json` and parses stdout.
+Json RunCosimJson(const std::string& args, int expected_exit) {
+  const testing::CliResult r = RunQacc("cosim " + args + " --json");
+  EXPECT_EQ(r.exit_code, expected_exit) << args << "\nstdout:\n" << r.out << "\nstderr:\n" << r.err;
+  try {
+    return Json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "no JSON on stdout for " << args << ": " << e.what() << "\n" << r.out;
+    return Json::object();
+  }
+}
+
+// The schema the regression runner parses (docs/cosim.md).
+void ExpectSchema(const Json& j) {
+  const std::vector<std::pair<std::string, Json::value_t>> fields = {
+      {"test", Json::value_t::string},
+      {"seed", Json::value_t::number_unsigned},
+      {"config", Json::value_t::string},
+      {"mode", Json::value_t::string},
+      {"pass", Json::value_t::boolean},
+      {"m", Json::value_t::number_integer},
+      {"n", Json::value_t::number_integer},
+      {"k", Json::value_t::number_integer},
+      {"cycles", Json::value_t::number_integer},
+      {"command_cycles", Json::value_t::number_integer},
+      {"wall_seconds", Json::value_t::number_float},
+      {"cycles_per_second", Json::value_t::number_float},
+      {"mismatches", Json::value_t::object},
+      {"reproduce", Json::value_t::string}};
+  for (const auto& [key, type] : fields) {
+    ASSERT_TRUE(j.contains(key)) << key;
+    if (type == Json::value_t::number_integer) {
+      EXPECT_TRUE(j[key].is_number_integer()) << key;
+    } else if (type == Json::value_t::number_unsigned) {
+      EXPECT_TRUE(j[key].is_number_integer()) << key;
+    } else if (type == Json::value_t::number_float) {
+      EXPECT_TRUE(j[key].is_number()) << key;
+    } else {
+      EXPECT_EQ(j[key].type(), type) << key;
+    }
+  }
+  ASSERT_TRUE(j.contains("first_mismatch"));
+  ASSERT_TRUE(j.contains("error"));
+  EXPECT_TRUE(j["error"].is_null() || j["error"].is_string());
+  EXPECT_EQ(j.size(), fields.size() + 2) << j.dump();
+  for (const char* unit : {"mac", "requant", "out_write", "done", "output"}) {
+    ASSERT_TRUE(j["mismatches"].contains(unit)) << unit;
+    EXPECT_TRUE(j["mismatches"][unit].is_number_integer());
+  }
+  EXPECT_EQ(j["mismatches"].size(), 5u);
+  const Json& first = j["first_mismatch"];
+  if (!first.is_null()) {
+    for (const char* key : {"cycle", "lane", "tile", "row", "col"}) {
+      EXPECT_TRUE(first[key].is_number_integer()) << key;
+    }
+    for (const char* key : {"unit", "expected", "actual", "command"}) {
+      EXPECT_TRUE(first[key].is_string()) << key;
+    }
+    EXPECT_EQ(first.size(), 9u);
+  }
+}
+
+// The command's cycle 0, from the report's command text ("..., launched at cycle N").
+int64_t LaunchCycle(const Json& j) {
+  const std::string command = j["first_mismatch"]["command"];
+  const auto pos = command.rfind("launched at cycle ");
+  if (pos == std::string::npos) return -1;
+  return std::stoll(command.substr(pos + 18));
+}
+
+// ---- Smoke: lockstep passes on both configurations
+// -------------------------------------------------
+using SmokeParam = std::tuple<std::string, std::string, int>;  // config, test, seed
+class CosimSmoke : public ::testing::TestWithParam<SmokeParam> {};
+
+TEST_P(CosimSmoke, LockstepPasses) {
+  const auto& [config, test, seed] = GetParam();
+  const Json j = RunCosimJson(
+      fmt::format("--test {} --seed {} --config {}", test, seed, ConfigPath(config)), 0);
+  ExpectSchema(j);
+  EXPECT_EQ(j["test"], test);
+  EXPECT_EQ(j["seed"], seed);
+  EXPECT_EQ(j["mode"], "lockstep");
+  EXPECT_TRUE(j["pass"].get<bool>());
+  EXPECT_TRUE(j["first_mismatch"].is_null());
+  EXPECT_TRUE(j["error"].is_null());
+  const arch::Timing timing(config == "default" ? 8 : 4, config == "default" ? 8 : 16, j["m"],
+                            j["n"], j["k"]);
+  EXPECT_EQ(j["command_cycles"].get<int64_t>(), timing.E());
+  EXPECT_GT(j["cycles"].get<int64_t>(), timing.E());
+}
+
+INSTANTIATE_TEST_SUITE_P(Gemm, CosimSmoke,
+                         ::testing::Combine(::testing::Values("default", "rect_4x16"),
+                                            ::testing::Values("gemm_random", "gemm_k1", "gemm_m1",
+                                                              "gemm_n1", "gemm_edges",
+                                                              "gemm_per_channel", "gemm_raw_int32",
+                                                              "gemm_relu6"),
+                                            ::testing::Values(1, 2)),
+                         [](const ::testing::TestParamInfo<SmokeParam>& param_info) {
+                           return fmt::format("{}_{}_seed{}", std::get<0>(param_info.param),
+                                              std::get<1>(param_info.param),
+                                              std::get<2>(param_info.param));
+                         });
+
+TEST(CosimCli, ModelOnlyAgreesWithLockstep) {
+  const std::string args = "--test gemm_edges --seed 3 --config " + ConfigPath("rect_4x16");
+  const Json lockstep = RunCosimJson(args, 0);
+  const Json model = RunCosimJson(args + " --model-only", 0);
+  ExpectSchema(model);
+  EXPECT_EQ(model["mode"], "model-only");
+  EXPECT_TRUE(model["pass"].get<bool>());
+  EXPECT_EQ(model["cycles"], lockstep["cycles"]);
+  EXPECT_EQ(model["command_cycles"], lockstep["command_cycles"]);
+}
+
+TEST(CosimCli, SameSeedSameResult) {
+  const std::string args = "--test gemm_random --seed 7";
+  Json a = RunCosimJson(args, 0), b = RunCosimJson(args, 0);
+  for (Json* j : {&a, &b}) {
+    j->erase("wall_seconds");
+    j->erase("cycles_per_second");
+  }
+  EXPECT_EQ(a, b);
+}
+
+// ---- Self-check of the checker: injected faults
+// --------------------------------------------------
+TEST(CosimFault, MacValueReportedPrecisely) {
+  const std::string args = "--test gemm_relu6 --seed 1 --inject-fault mac-value";
+  const Json j = RunCosimJson(args, 1);
+  ExpectSchema(j);
+  EXPECT_FALSE(j["pass"].get<bool>());
+  EXPECT_EQ(j["mismatches"]["mac"], 1);
+  EXPECT_EQ(j["mismatches"]["requant"], 0);
+  EXPECT_EQ(j["mismatches"]["output"], 0);
+  const Json& f = j["first_mismatch"];
+  EXPECT_EQ(f["unit"], "mac");
+  EXPECT_EQ(f["lane"], 1);
+  EXPECT_EQ(f["tile"], 0);
+  EXPECT_EQ(f["row"], 1);  // output row of tile 0, row 1
+  EXPECT_EQ(f["col"], 1);
+  EXPECT_EQ(std::stoll(f["expected"].get<std::string>()) ^ 1,
+            std::stoll(f["actual"].get<std::string>()));
+  const arch::Timing timing(8, 8, j["m"], j["n"], j["k"]);
+  EXPECT_EQ(f["cycle"].get<int64_t>(), LaunchCycle(j) + timing.O(0, 1));
+  EXPECT_NE(f["command"].get<std::string>().find("GEMM M="), std::string::npos);
+  EXPECT_EQ(j["reproduce"], "qacc cosim --test gemm_relu6 --seed 1 --config " +
+                                ConfigPath("default") + " --inject-fault mac-value");
+}
+
+TEST(CosimFault, HumanReportAndReproduceLine) {
+  const testing::CliResult r =
+      RunQacc("cosim --test gemm_relu6 --seed 1 --inject-fault requant-value");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("FAIL: 1 mismatches (mac 0, requant 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("first mismatch: cycle "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("unit requant, lane 2, tile 0 row 1"), std::string::npos) << r.out;
+  const auto pos = r.out.find("reproduce: qacc ");
+  ASSERT_NE(pos, std::string::npos) << r.out;
+  // The reproduce line, run as printed, gives the same first mismatch.
+  std::string line = r.out.substr(pos + 16);
+  line = line.substr(0, line.find('\n'));
+  const testing::CliResult again = RunQacc(line);
+  EXPECT_EQ(again.exit_code, 1);
+  const auto first = [](const std::string& out) {
+    const auto p = out.find("first mismatch:");
+    return out.substr(p, out.find('\n', p) - p);
+  };
+  EXPECT_EQ(first(again.out), first(r.out));
+}
+
+TEST(CosimFault, MacBeatOneCycleLate) {
+  const Json j = RunCosimJson("--test gemm_relu6 --seed 1 --inject-fault mac-late", 1);
+  const Json& f = j["first_mismatch"];
+  EXPECT_EQ(f["unit"], "mac");
+  EXPECT_EQ(f["lane"], -1);
+  EXPECT_EQ(f["tile"], 0);
+  EXPECT_EQ(f["row"], 7);
+  EXPECT_EQ(f["expected"], "beat tile 0 row 7");
+  EXPECT_EQ(f["actual"], "no beat");
+  const arch::Timing timing(8, 8, j["m"], j["n"], j["k"]);
+  EXPECT_EQ(f["cycle"].get<int64_t>(), LaunchCycle(j) + timing.O(0, 7));
+  EXPECT_EQ(j["mismatches"]["mac"], 2);  // missing at O(0,7), unexpected at O(0,7) + 1
+  EXPECT_EQ(j["mismatches"]["requant"], 0);
+}
+
+TEST(CosimFault, WatchdogEndsHungRun) {
+  const Json j =
+      RunCosimJson("--test gemm_edges --seed 1 --inject-fault start-lost --watchdog-cycles 200", 1);
+  ExpectSchema(j);
+  ASSERT_TRUE(j["error"].is_string());
+  const std::string error = j["error"];
+  EXPECT_NE(error.find("watchdog: cycle "), std::string::npos) << error;
+  EXPECT_NE(error.find("200 cycles after its predicted completion"), std::string::npos) << error;
+  EXPECT_NE(error.find("unit mac stopped"), std::string::npos) << error;
+  EXPECT_EQ(j["first_mismatch"]["unit"], "mac");
+  EXPECT_EQ(j["first_mismatch"]["actual"], "no beat");
+}
+
+// ---- Waves: an FST of the window around the first mismatch, only on a mismatch
+// ---------------------
+uint64_t BigEndian64(const std::string& bytes, size_t at) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8; ++i) v = v << 8 | static_cast<uint8_t>(bytes[at + i]);
+  return v;
+}
+
+TEST(CosimWaves, WindowAroundFirstMismatch) {
+  const auto dir = testing::ScratchDir("waves");
+  const auto fst = dir / "fail.fst";
+  const Json j = RunCosimJson("--test gemm_relu6 --seed 1 --inject-fault mac-value --waves " +
+                                  fst.string() + " --waves-window 20",
+                              1);
+  ASSERT_TRUE(std::filesystem::exists(fst));
+  const std::string bytes = testing::ReadWholeFile(fst);
+  ASSERT_GT(bytes.size(), 33u);
+  // FST header block: type 0, length, then start and end time (1 cycle = 1000 ps).
+  EXPECT_EQ(bytes[0], 0);
+  const int64_t first = j["first_mismatch"]["cycle"];
+  EXPECT_EQ(BigEndian64(bytes, 9), uint64_t(first - 20) * 1000);
+  EXPECT_EQ(BigEndian64(bytes, 17), uint64_t(first + 20) * 1000 + 500);
+
+  const auto pass_fst = dir / "pass.fst";
+  RunCosimJson("--test gemm_relu6 --seed 1 --waves " + pass_fst.string(), 0);
+  EXPECT_FALSE(std::filesystem::exists(pass_fst));
+  std::filesystem::remove_all(dir);
+}
+
+// ---- Usage errors
+// -----------------------------------------------------------------------------------
+TEST(CosimCli, UnknownTestIsUsageError) {
+  const testing::CliResult r = RunQacc("cosim --test no_such_test --seed 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no_such_test"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("gemm_random"), std::string::npos) << r.err;
+}
+
+TEST(CosimCli, ConfigWithoutRtlBuildIsUsageError) {
+  const auto dir = testing::ScratchDir("cfg");
+  const auto path = dir / "big.json";
+  std::ofstream(path) << R"({"name": "big", "array": {"rows": 16, "cols": 16}})";
+  const testing::CliResult r =
+      RunQacc("cosim --test gemm_random --seed 1 --config " + path.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'big' (16x16"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("available builds: default (8x8"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("rect_4x16 (4x16"), std::string::npos) << r.err;
+  // The model alone runs any legal config.
+  EXPECT_EQ(
+      RunQacc("cosim --test gemm_random --seed 1 --model-only --config " + path.string()).exit_code,
+      0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CosimCli, FaultNeedsRtl) {
+  EXPECT_EQ(
+      RunQacc("cosim --test gemm_random --seed 1 --model-only --inject-fault mac-value").exit_code,
+      2);
+  EXPECT_EQ(RunQacc("cosim --test gemm_random --seed 1 --inject-fault bogus").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace qacc
