@@ -63,16 +63,27 @@ template <typename TA, typename TB>
 Matrix<int32_t> Gemm(const Matrix<TA>& a, const Matrix<TB>& b, const std::vector<int32_t>& bias,
                      int32_t a_zero_point, int32_t b_zero_point) {
   ValidateGemmArgs(a, b, bias, a_zero_point, b_zero_point);
+  // The factors A - a_zp and B - b_zp are in -383..383, so they are formed once as int16 (as the RTL's
+  // edge registers do) and the loop runs m, k, n: the inner loop over a row of B and a row of the
+  // accumulators vectorises. Addition mod 2^32 is order-independent, so this is the same sum as the
+  // k-ordered one; uint32 addition wraps by definition (the hardware adder, without signed UB).
+  std::vector<int16_t> b_factor(b.data.size());
+  for (size_t i = 0; i < b.data.size(); ++i) {
+    b_factor[i] = static_cast<int16_t>(static_cast<int32_t>(b.data[i]) - b_zero_point);
+  }
+  const size_t n_dim = static_cast<size_t>(b.cols);
+  std::vector<uint32_t> acc(n_dim);
   Matrix<int32_t> c(a.rows, b.cols);
   for (int m = 0; m < a.rows; ++m) {
-    for (int n = 0; n < b.cols; ++n) {
-      // uint32 addition wraps mod 2^32 by definition: the hardware adder, without signed UB.
-      uint32_t acc = bias.empty() ? 0u : static_cast<uint32_t>(bias[n]);
-      for (int k = 0; k < a.cols; ++k) {
-        acc += static_cast<uint32_t>(Product(a.at(m, k), a_zero_point, b.at(k, n), b_zero_point));
+    for (size_t n = 0; n < n_dim; ++n) acc[n] = bias.empty() ? 0u : static_cast<uint32_t>(bias[n]);
+    for (int k = 0; k < a.cols; ++k) {
+      const int32_t a_factor = static_cast<int32_t>(a.at(m, k)) - a_zero_point;
+      const int16_t* b_row = &b_factor[static_cast<size_t>(k) * n_dim];
+      for (size_t n = 0; n < n_dim; ++n) {
+        acc[n] += static_cast<uint32_t>(a_factor * static_cast<int32_t>(b_row[n]));
       }
-      c.at(m, n) = WrapToInt32(acc);
     }
+    for (size_t n = 0; n < n_dim; ++n) c.at(m, static_cast<int>(n)) = WrapToInt32(acc[n]);
   }
   return c;
 }
