@@ -76,99 +76,69 @@ void Scoreboard::Check(int64_t cycle, const RtlSample& s) {
 }
 
 void Scoreboard::CheckMac(int64_t cycle, const RtlSample& s) {
-  constexpr CheckUnit kUnit = CheckUnit::kMac;
   const model::MacBeat* e = predictor_ ? predictor_->PeekMac() : nullptr;
-  const bool expected = e != nullptr && e->cycle == cycle;
-  if (s.mac_valid) {
-    ++seen_[static_cast<int>(kUnit)];
-    last_seen_[static_cast<int>(kUnit)] = cycle;
-  }
-  if (!expected && !s.mac_valid) return;
-  Mismatch m;
-  m.cycle = cycle;
-  m.unit = CheckUnitName(kUnit);
-  if (expected) ++predicted_[static_cast<int>(kUnit)];
-  if (expected && !s.mac_valid) {
-    m.what = "missing beat";
-    m.expected = BeatName(e->tile, e->row);
-    m.actual = "no beat";
-    Locate(m, e->tile, e->row);
-    Record(kUnit, m);
-  } else if (!expected) {
-    m.what = "unexpected beat";
-    m.expected = "no beat";
-    const int64_t tile = TileOf(cycle, s.mac_row, timing_.O(0, 0));
-    m.actual = BeatName(tile, s.mac_row);
-    Locate(m, tile, s.mac_row);
-    Record(kUnit, m);
-  } else {
-    if (s.mac_row != e->row || s.mac_last != e->last) {
-      m.what = "row/last";
-      m.expected = fmt::format("row {} last {}", e->row, int(e->last));
-      m.actual = fmt::format("row {} last {}", s.mac_row, int(s.mac_last));
-      Locate(m, e->tile, e->row);
-      Record(kUnit, m);
-    }
-    for (int c = 0; c < config_.cols; ++c) {
-      if (s.mac_acc[c] == e->acc[size_t(c)]) continue;
-      Mismatch v = m;
-      v.what = "value";
-      v.lane = c;
-      v.expected = std::to_string(e->acc[size_t(c)]);
-      v.actual = std::to_string(s.mac_acc[c]);
-      Locate(v, e->tile, e->row);
-      Record(kUnit, v);
-    }
-  }
-  if (expected) predictor_->PopMac();
+  const bool due = e != nullptr && e->cycle == cycle;
+  RowBeat expected;
+  if (due) expected = {true, e->tile, e->row, e->last, e->acc.data()};
+  CheckRowBeat(CheckUnit::kMac, cycle, timing_.O(0, 0),
+               {s.mac_valid, 0, s.mac_row, s.mac_last, s.mac_acc}, expected);
+  if (due) predictor_->PopMac();
 }
 
 void Scoreboard::CheckRequant(int64_t cycle, const RtlSample& s) {
-  constexpr CheckUnit kUnit = CheckUnit::kRequant;
   const model::RequantBeat* e = predictor_ ? predictor_->PeekRequant() : nullptr;
-  const bool expected = e != nullptr && e->cycle == cycle;
-  if (s.rq_valid) {
-    ++seen_[static_cast<int>(kUnit)];
-    last_seen_[static_cast<int>(kUnit)] = cycle;
+  const bool due = e != nullptr && e->cycle == cycle;
+  RowBeat expected;
+  if (due) expected = {true, e->tile, e->row, e->last, e->data.data(), e->known_lanes};
+  CheckRowBeat(CheckUnit::kRequant, cycle, timing_.Q(0, 0),
+               {s.rq_valid, 0, s.rq_row, s.rq_last, s.rq_data}, expected);
+  if (due) predictor_->PopRequant();
+}
+
+void Scoreboard::CheckRowBeat(CheckUnit unit, int64_t cycle, int64_t first, const RowBeat& actual,
+                              const RowBeat& expected) {
+  const int u = static_cast<int>(unit);
+  if (actual.valid) {
+    ++seen_[u];
+    last_seen_[u] = cycle;
   }
-  if (!expected && !s.rq_valid) return;
+  if (!expected.valid && !actual.valid) return;
   Mismatch m;
   m.cycle = cycle;
-  m.unit = CheckUnitName(kUnit);
-  if (expected) ++predicted_[static_cast<int>(kUnit)];
-  if (expected && !s.rq_valid) {
+  m.unit = CheckUnitName(unit);
+  if (expected.valid) ++predicted_[u];
+  if (!actual.valid) {
     m.what = "missing beat";
-    m.expected = BeatName(e->tile, e->row);
+    m.expected = BeatName(expected.tile, expected.row);
     m.actual = "no beat";
-    Locate(m, e->tile, e->row);
-    Record(kUnit, m);
-  } else if (!expected) {
+    Locate(m, expected.tile, expected.row);
+    Record(unit, m);
+  } else if (!expected.valid) {
     m.what = "unexpected beat";
     m.expected = "no beat";
-    const int64_t tile = TileOf(cycle, s.rq_row, timing_.Q(0, 0));
-    m.actual = BeatName(tile, s.rq_row);
-    Locate(m, tile, s.rq_row);
-    Record(kUnit, m);
+    const int64_t tile = TileOf(cycle, actual.row, first);
+    m.actual = BeatName(tile, actual.row);
+    Locate(m, tile, actual.row);
+    Record(unit, m);
   } else {
-    if (s.rq_row != e->row || s.rq_last != e->last) {
+    if (actual.row != expected.row || actual.last != expected.last) {
       m.what = "row/last";
-      m.expected = fmt::format("row {} last {}", e->row, int(e->last));
-      m.actual = fmt::format("row {} last {}", s.rq_row, int(s.rq_last));
-      Locate(m, e->tile, e->row);
-      Record(kUnit, m);
+      m.expected = fmt::format("row {} last {}", expected.row, int(expected.last));
+      m.actual = fmt::format("row {} last {}", actual.row, int(actual.last));
+      Locate(m, expected.tile, expected.row);
+      Record(unit, m);
     }
     for (int c = 0; c < config_.cols; ++c) {
-      if (((e->known_lanes >> c) & 1) == 0 || s.rq_data[c] == e->data[size_t(c)]) continue;
+      if (((expected.known_lanes >> c) & 1) == 0 || actual.lanes[c] == expected.lanes[c]) continue;
       Mismatch v = m;
       v.what = "value";
       v.lane = c;
-      v.expected = std::to_string(e->data[size_t(c)]);
-      v.actual = std::to_string(s.rq_data[c]);
-      Locate(v, e->tile, e->row);
-      Record(kUnit, v);
+      v.expected = std::to_string(expected.lanes[c]);
+      v.actual = std::to_string(actual.lanes[c]);
+      Locate(v, expected.tile, expected.row);
+      Record(unit, v);
     }
   }
-  if (expected) predictor_->PopRequant();
 }
 
 void Scoreboard::CheckOutWrite(int64_t cycle, const RtlSample& s) {

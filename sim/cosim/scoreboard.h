@@ -66,8 +66,22 @@ class Scoreboard {
   void Locate(Mismatch& m, int64_t tile, int tile_row) const;
 
  private:
+  // A row beat of the MAC array or the requant unit: row i of a tile, C int32 lanes.
+  struct RowBeat {
+    bool valid = false;
+    int64_t tile = 0;
+    int row = 0;
+    bool last = false;
+    const int32_t* lanes = nullptr;
+    uint64_t known_lanes = ~uint64_t{0};  // lanes the model predicts (requant: see RequantBeat)
+  };
   void CheckMac(int64_t cycle, const RtlSample& s);
   void CheckRequant(int64_t cycle, const RtlSample& s);
+  // Compares the RTL's row beat of `unit` in `cycle` with the predicted one (valid only when one is due in
+  // this very cycle); `first` is the unit's beat cycle for tile 0, row 0 (to name the tile of an unexpected
+  // beat).
+  void CheckRowBeat(CheckUnit unit, int64_t cycle, int64_t first, const RowBeat& actual,
+                    const RowBeat& expected);
   void CheckOutWrite(int64_t cycle, const RtlSample& s);
   void CheckDone(int64_t cycle, const RtlSample& s);
   // The tile of an RTL beat at `cycle` with row `row`, whose row 0 of tile 0 comes at `first`.
