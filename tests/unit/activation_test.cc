@@ -21,6 +21,7 @@
 #include "golden/requant.h"
 #include "golden/requant_tensor.h"
 #include "tests/unit/requant_oracle.h"
+#include "tests/unit/expect_invalid.h"
 
 namespace qacc::golden {
 namespace {
@@ -323,14 +324,7 @@ TEST(Prelu, EachChannelUsesItsOwnAlpha) {
             << " LSB\n";
 }
 
-void ExpectInvalidArgument(const std::function<void()>& call, const std::string& field) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception, expected one naming " << field;
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(field + ":", 0), 0u) << e.what();
-  }
-}
+using testing::ExpectInvalidArgument;
 
 TEST(LeakyRelu, ValidatesArguments) {
   const QuantSpec spec{8, true, false, 0.05, 0};

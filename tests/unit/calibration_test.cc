@@ -19,6 +19,7 @@
 #include "golden/kl_tengine.h"
 #include "golden/mse_calibration.h"
 #include "golden/quant.h"
+#include "tests/unit/expect_invalid.h"
 
 namespace qacc::golden {
 namespace {
@@ -29,15 +30,7 @@ CalibrationOptions Options(CalibrationMethod method) {
   return options;
 }
 
-template <typename F>
-void ExpectInvalid(F&& f, const std::string& needle) {
-  try {
-    f();
-    ADD_FAILURE() << "no error, expected one mentioning: " << needle;
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
-}
+const auto& ExpectInvalid = testing::ExpectInvalidArgumentMentioning;
 
 // ---------------------------------------------------------------------------------------------
 // min-max

@@ -19,6 +19,7 @@
 
 #include "golden/quant.h"
 #include "golden/requant_tensor.h"
+#include "tests/unit/expect_invalid.h"
 
 namespace qacc::golden {
 namespace {
@@ -235,14 +236,7 @@ TEST(ConvOutputSize, FloorFormulaAndErrors) {
   EXPECT_THROW(ConvOutputSize(4, 3, 1, -1, 0, "h"), std::invalid_argument);
 }
 
-void ExpectInvalidArgument(const std::function<void()>& call, const std::string& field) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception, expected one naming " << field;
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(field + ":", 0), 0u) << e.what();
-  }
-}
+using testing::ExpectInvalidArgument;
 
 TEST(Conv2d, ValidatesShapesAndZeroPoints) {
   const Tensor4<int8_t> x(1, 4, 4, 3);

@@ -19,6 +19,7 @@
 
 #include "golden/requant_tensor.h"
 #include "tests/unit/requant_oracle.h"
+#include "tests/unit/expect_invalid.h"
 
 namespace qacc::golden {
 namespace {
@@ -302,14 +303,7 @@ TEST(Gemm, BiasNearTheLimitOverflowsOnlyUnderItsRule) {
   EXPECT_EQ(running->k, 0);
 }
 
-void ExpectInvalidArgument(const std::function<void()>& call, const std::string& field) {
-  try {
-    call();
-    ADD_FAILURE() << "no exception, expected one naming " << field;
-  } catch (const std::invalid_argument& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(field + ":", 0), 0u) << e.what();
-  }
-}
+using testing::ExpectInvalidArgument;
 
 TEST(Gemm, ValidatesShapesAndZeroPoints) {
   const Matrix<int8_t> a(2, 3);

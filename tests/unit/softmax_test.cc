@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "golden/table_memory.h"
+#include "tests/unit/expect_invalid.h"
 
 namespace qacc::golden {
 namespace {
@@ -360,12 +361,7 @@ TEST(SoftmaxOverflow, ClampedNumeratorStillSaturatesOutput) {
 // ---- Parameters ---------------------------------------------------------------------------------
 
 void ExpectInvalid(const SoftmaxParams& p, const std::string& needle) {
-  try {
-    BuildSoftmaxTables(p);
-    ADD_FAILURE() << "no exception, expected one mentioning " << needle;
-  } catch (const std::invalid_argument& e) {
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
-  }
+  testing::ExpectInvalidArgumentMentioning([&] { BuildSoftmaxTables(p); }, needle);
 }
 
 TEST(SoftmaxParams, ValidationNamesFieldAndRange) {
