@@ -1,6 +1,7 @@
 #include "model/srams.h"
 
 #include <stdexcept>
+#include <string>
 
 namespace qacc::model {
 
@@ -64,7 +65,18 @@ uint32_t Srams::Load32(const std::vector<uint8_t>& bytes, size_t offset) const {
          uint32_t{bytes[offset + 2]} << 16 | uint32_t{bytes[offset + 3]} << 24;
 }
 
+// A host access outside the SRAM is the caller's bug (the bus answers it with an error and never
+// reaches the array): fail loudly instead of touching memory past the image.
+void Srams::CheckHostAccess(arch::Region region, uint32_t offset) const {
+  if (!IsSramRegion(region) || !InRange(region, offset)) {
+    throw std::out_of_range("Srams: host access at window offset " + std::to_string(offset) +
+                            " outside the SRAM (" + std::to_string(WindowBytes(region)) +
+                            " bytes)");
+  }
+}
+
 uint32_t Srams::HostRead(arch::Region region, uint32_t offset) const {
+  CheckHostAccess(region, offset);
   offset &= ~uint32_t{3};
   const uint32_t value = Load32(image(region), offset);
   if (region == arch::Region::kRq && offset % kRqEntryBytes == kRqShiftByte) {
@@ -74,6 +86,7 @@ uint32_t Srams::HostRead(arch::Region region, uint32_t offset) const {
 }
 
 void Srams::HostWrite(arch::Region region, uint32_t offset, uint32_t data, uint8_t strobe) {
+  CheckHostAccess(region, offset);
   offset &= ~uint32_t{3};
   std::vector<uint8_t>& bytes = image(region);
   if (region == arch::Region::kRq && offset % kRqEntryBytes == kRqShiftByte) {

@@ -26,7 +26,8 @@ class Srams {
   // True when the byte offset lies inside the SRAM (offset < depth * word bytes).
   bool InRange(arch::Region region, uint32_t offset) const { return offset < WindowBytes(region); }
 
-  // 32-bit host access at `offset` (bits [1:0] ignored). Preconditions: IsSramRegion, InRange.
+  // 32-bit host access at `offset` (bits [1:0] ignored). Throws std::out_of_range unless
+  // IsSramRegion and InRange (the bus answers such an access with an error instead).
   uint32_t HostRead(arch::Region region, uint32_t offset) const;
   // `strobe` bit b enables byte b (pstrb).
   void HostWrite(arch::Region region, uint32_t offset, uint32_t data, uint8_t strobe);
@@ -48,6 +49,7 @@ class Srams {
 
  private:
   uint32_t Load32(const std::vector<uint8_t>& bytes, size_t offset) const;
+  void CheckHostAccess(arch::Region region, uint32_t offset) const;
 
   int rows_;
   int cols_;

@@ -1,17 +1,19 @@
 // qacc bench: co-simulation speed on one fixed workload (default a 256x256x256 int8 GEMM on the
 // config's array): the bare Verilated loop (RTL only, same host program), the same with the
 // --trace-fst build and tracing off, the lockstep co-simulation, and the model-only mode, measured
-// in one process, with their ratios. Goals (issue 3): lockstep >= 0.5 x bare RTL, model-only >=
-// 100 x lockstep.
+// in one process, with their ratios. It prints measurements only. A shape whose operands or result
+// do not fit the config's SRAMs is refused before anything runs (model/sram_fit.h).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "model/arch.h"
 #include "model/gemm_job.h"
+#include "model/sram_fit.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
 #include "sim/cosim/cosim.h"
@@ -45,11 +47,37 @@ model::GemmJob Workload(int m, int n, int k) {
   return job;
 }
 
+// Refuses a shape that does not fit the SRAMs: names the SRAM, its words and the largest value of
+// each dimension that fits with the other two as given.
+void CheckFits(const arch::ArchConfig& config, const model::GemmJob& job) {
+  const auto overflow = model::FindSramOverflow(config, job);
+  if (!overflow) return;
+  std::string fit, none;
+  for (auto [dim, flag] : {std::pair{model::Dim::kM, "-m"}, std::pair{model::Dim::kN, "-n"},
+                           std::pair{model::Dim::kK, "-k"}}) {
+    const int64_t max = model::MaxFittingDim(config, job, dim);
+    std::string& list = max > 0 ? fit : none;
+    list += (list.empty() ? "" : ", ") +
+            (max > 0 ? fmt::format("{} {}", flag, max) : std::string(flag));
+  }
+  throw UsageError(fmt::format(
+      "-m {} -n {} -k {}: does not fit the {} SRAM ({}): it needs {} words and holds {}; "
+      "the largest that fit with the other two dimensions as given: {}{}",
+      job.m, job.n, job.k, overflow->sram, arch::DescribeArchConfig(config), overflow->formula,
+      overflow->available, fit.empty() ? "none" : fit,
+      none.empty() ? "" : fmt::format(" ({}: none fits)", none)));
+}
+
 void RunBench(const BenchArgs& args) {
   cosim::CosimOptions options;
-  options.config = arch::LoadArchConfig(args.config);
+  try {
+    options.config = arch::LoadArchConfig(args.config);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--config: {}", e.what()));
+  }
   options.quantum_cycles = args.quantum_cycles;
   const model::GemmJob job = Workload(args.m, args.n, args.k);
+  CheckFits(options.config, job);
   cosim::FindVariant(options.config, false);
 
   // Best of `repeat` runs for everything but lockstep (a SystemC kernel elaborates once per
@@ -115,8 +143,7 @@ void RunBench(const BenchArgs& args) {
       {"lockstep_vs_rtl_only", lockstep_vs_bare},
       {"trace_build_vs_rtl_only", bare_cps > 0 ? traced_cps / bare_cps : 0},
       {"model_only_speedup_vs_lockstep", model_vs_lockstep},
-      {"model_only_speedup_vs_lockstep_without_golden_check", model_vs_lockstep_run},
-      {"goals_met", lockstep_vs_bare >= 0.5 && model_vs_lockstep >= 100}};
+      {"model_only_speedup_vs_lockstep_without_golden_check", model_vs_lockstep_run}};
   std::string human = fmt::format("bench: {}x{}x{} GEMM on {} ({} cycles, command {})\n", job.m,
                                   job.n, job.k, arch::DescribeArchConfig(options.config),
                                   lockstep.cycles, lockstep.command_cycles);
@@ -126,11 +153,11 @@ void RunBench(const BenchArgs& args) {
                        "RTL only, --trace-fst build", traced.wall_seconds, traced_cps,
                        bare_cps > 0 ? traced_cps / bare_cps : 0);
   human +=
-      fmt::format("  {:<28} {:>9.3f} s {:>12.0f} cycles/s  ({:.2f} x bare, goal >= 0.5){}\n",
+      fmt::format("  {:<28} {:>9.3f} s {:>12.0f} cycles/s  ({:.2f} x bare){}\n",
                   fmt::format("lockstep (quantum {})", args.quantum_cycles), lockstep.wall_seconds,
                   lockstep_cps, lockstep_vs_bare, lockstep.pass ? "" : "  FAILED");
   human += fmt::format(
-      "  {:<28} {:>9.3f} s {:>12.0f} cycles/s  ({:.0f} x faster than lockstep, goal >= 100){}\n",
+      "  {:<28} {:>9.3f} s {:>12.0f} cycles/s  ({:.0f} x faster than lockstep){}\n",
       "model only", model_only.wall_seconds, model_cps, model_vs_lockstep,
       model_only.pass ? "" : "  FAILED");
   human +=

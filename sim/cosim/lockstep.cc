@@ -473,8 +473,10 @@ CosimResult RunModelOnly(const CosimOptions& options, const model::GemmJob& job)
     cycles += model::AccelState::TransferCycles(op.addr, is_read);
     if (op.kind == BusOp::Kind::kWrite) {
       const auto region = static_cast<arch::Region>(arch::RegionBits(op.addr));
-      if (model::Srams::IsSramRegion(region)) {
-        srams.HostWrite(region, arch::WindowOffset(op.addr), op.data, op.strobe);
+      // The bus rule of section 3.1: a write outside the SRAM has no effect (pslverr).
+      const uint32_t offset = arch::WindowOffset(op.addr);
+      if (model::Srams::IsSramRegion(region) && srams.InRange(region, offset)) {
+        srams.HostWrite(region, offset, op.data, op.strobe);
       }
     }
   }

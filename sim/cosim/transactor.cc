@@ -1,13 +1,19 @@
 #include "sim/cosim/transactor.h"
 
+#include <algorithm>
+
 namespace qacc::cosim {
 
 OutRange OutputRange(const arch::ArchConfig& config, const model::GemmJob& job) {
   const arch::Timing timing(config.rows, config.cols, job.m, job.n, job.k);
-  const int64_t words = arch::OutWords(timing.T(), config.rows, job.out_raw);
+  // Only words inside the output SRAM are read back: a command that does not fit is rejected by
+  // the accelerator (OUT_RANGE), and the reads past the SRAM would only get pslverr.
+  const int64_t base = std::min<int64_t>(job.out_base, config.out_depth);
+  const int64_t words = std::min(arch::OutWords(timing.T(), config.rows, job.out_raw),
+                                 int64_t{config.out_depth} - base);
   OutRange range;
-  range.first_byte = job.out_base * config.out_word_bytes();
-  range.bytes = static_cast<uint32_t>(words) * config.out_word_bytes();
+  range.first_byte = static_cast<uint32_t>(base * config.out_word_bytes());
+  range.bytes = static_cast<uint32_t>(words * config.out_word_bytes());
   return range;
 }
 

@@ -31,7 +31,8 @@ struct BusOp {
 // then every output word the command writes (section 6.3), 32 bits at a time.
 std::vector<BusOp> HostProgram(const arch::ArchConfig& config, const model::GemmJob& job);
 
-// Byte offset inside the output window of the first word read back, and its length in bytes.
+// Byte offset inside the output window of the first word read back, and its length in bytes: the
+// command's output words (section 6.3), clipped to the output SRAM.
 struct OutRange {
   uint32_t first_byte = 0;
   uint32_t bytes = 0;
