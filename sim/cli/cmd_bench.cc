@@ -23,7 +23,7 @@ namespace qacc::cli {
 namespace {
 
 struct BenchArgs {
-  std::string config = std::string(QACC_SOURCE_DIR) + "/configs/default.json";
+  std::string config = DefaultConfigPath();
   int m = 256, n = 256, k = 256;
   int64_t quantum_cycles = 1024;
   int repeat = 3;

@@ -1,11 +1,17 @@
 // qacc cosim: one GEMM test in lockstep co-simulation (Verilated RTL + SystemC model, checked every
 // cycle, outputs vs golden) or, with --model-only, the model alone against the golden. Exit code 0
 // pass, 1 fail (mismatch or watchdog), 2 usage error. docs/cosim.md describes the checks and the
-// report.
+// report. Every argument, the --waves path included, is checked before the run; --dry-run stops
+// there (qacc regress uses it to find usage errors once, before launching any run).
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,10 +28,14 @@ namespace {
 
 struct CosimArgs {
   std::string test;
-  uint64_t seed = 0;
-  std::string config = std::string(QACC_SOURCE_DIR) + "/configs/default.json";
+  std::string seed_text;
+  std::string config = DefaultConfigPath();
   std::string waves;
+  bool waves_given = false;  // --waves "" is an error, not "no waves"
   int64_t waves_window = 50;
+  std::string waves_cycles;  // "A..B": trace these cycles, pass or fail
+  bool waves_all = false;    // trace every cycle, pass or fail
+  bool dry_run = false;
   bool model_only = false;
   std::string fault = "none";
   int64_t watchdog_cycles = 1000;
@@ -33,11 +43,33 @@ struct CosimArgs {
   OutputOptions output;
 };
 
+// A mismatch's expected/actual text as a JSON number when it is one ("42", "-7", "0x1f"), else as
+// the text.
+nlohmann::json ValueJson(const std::string& text) {
+  const bool hex = text.rfind("0x", 0) == 0 && text.size() > 2;
+  const std::string digits = hex ? text.substr(2) : text;
+  const size_t start = !hex && !digits.empty() && digits[0] == '-' ? 1 : 0;
+  const bool number =
+      digits.size() > start && digits.size() <= 18 &&
+      digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789", start) ==
+          std::string::npos;
+  if (!number) return text;
+  return std::stoll(digits, nullptr, hex ? 16 : 10);
+}
+
 nlohmann::json MismatchJson(const std::optional<cosim::Mismatch>& m, const std::string& command) {
   if (!m) return nullptr;
-  return {{"cycle", m->cycle},       {"unit", m->unit},     {"lane", m->lane},
-          {"tile", m->tile},         {"row", m->row},       {"col", m->col},
-          {"expected", m->expected}, {"actual", m->actual}, {"command", command}};
+  return {{"cycle", m->cycle},
+          {"unit", m->unit},
+          {"what", m->what},
+          {"lane", m->lane},
+          {"tile", m->tile},
+          {"tile_row", m->tile_row},
+          {"row", m->row},
+          {"col", m->col},
+          {"expected", ValueJson(m->expected)},
+          {"actual", ValueJson(m->actual)},
+          {"command", command}};
 }
 
 // "cycle 1234, unit mac, lane 1, tile 0 row 1 (output row 1, col 1): value: expected 5, actual 4"
@@ -63,28 +95,129 @@ std::string ShellQuote(const std::string& s) {
   return q + "'";
 }
 
+// What --waves asked for and what was written.
+struct WavesPlan {
+  bool requested = false;
+  bool any_run = false;   // --waves-all or --waves-cycles: trace a passing run too
+  int64_t begin = 0, end = -1;  // the cycles of --waves-cycles (end -1: --waves-all)
+};
+
+WavesPlan PlanWaves(const CosimArgs& args) {
+  WavesPlan plan;
+  plan.requested = args.waves_given;
+  if (!args.waves_cycles.empty()) {
+    const size_t dots = args.waves_cycles.find("..");
+    auto number = [&](const std::string& text) -> int64_t {
+      const bool digits = !text.empty() && text.size() <= 15 &&
+                          text.find_first_not_of("0123456789") == std::string::npos;
+      if (!digits) {
+        throw UsageError(fmt::format(
+            "--waves-cycles: '{}' is not a cycle range: expected FIRST..LAST, two integers "
+            "0 <= FIRST <= LAST < 10^15",
+            args.waves_cycles));
+      }
+      return std::stoll(text);
+    };
+    if (dots == std::string::npos) number("");
+    plan.begin = number(args.waves_cycles.substr(0, dots));
+    plan.end = number(args.waves_cycles.substr(dots + 2));
+    if (plan.begin > plan.end) {
+      throw UsageError(fmt::format("--waves-cycles: {}: FIRST must be <= LAST", args.waves_cycles));
+    }
+    plan.any_run = true;
+  }
+  if (args.waves_all) {
+    if (!args.waves_cycles.empty()) {
+      throw UsageError("--waves-all and --waves-cycles: give one of them");
+    }
+    plan.any_run = true;
+  }
+  if (plan.any_run && !plan.requested) {
+    throw UsageError(fmt::format("{} needs --waves FILE",
+                                 args.waves_all ? "--waves-all" : "--waves-cycles"));
+  }
+  return plan;
+}
+
+struct WavesOutcome {
+  bool written = false;
+  int64_t begin = 0, end = 0;
+  std::string reason;  // why not written
+};
+
+// Re-runs the RTL alone (deterministic: same job, same stimulus) on the traced build and dumps
+// cycles [begin, end] into a temporary file that replaces `path` only when complete. `last_cycle`
+// is the last cycle of the run (the re-run has the same cycles).
+WavesOutcome WriteWaves(const cosim::CosimOptions& options, const model::GemmJob& job,
+                        const std::string& path, int64_t begin, int64_t end, int64_t last_cycle) {
+  WavesOutcome outcome;
+  std::string tmp = path + ".tmpXXXXXX";
+  const int fd = mkstemp(tmp.data());
+  if (fd < 0) {
+    outcome.reason = fmt::format("cannot create a file next to {}: {}", path, std::strerror(errno));
+    return outcome;
+  }
+  SetNewFileMode(fd);  // the trace writer reopens the file by name and keeps its mode
+  close(fd);
+  cosim::RtlOnlyOptions trace;
+  trace.trace_path = tmp;
+  trace.trace_begin = begin;
+  trace.trace_end = end;
+  try {
+    cosim::RunRtlOnly(options, job, trace);
+    outcome.begin = begin;
+    outcome.end = std::min(end, last_cycle);
+  } catch (const std::exception& e) {
+    std::remove(tmp.c_str());
+    outcome.reason = fmt::format("the traced run failed: {}", e.what());
+    return outcome;
+  }
+  std::error_code error;
+  if (std::filesystem::file_size(tmp, error) == 0 || error ||
+      std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    outcome.reason = fmt::format("the trace could not be written to {}", path);
+    return outcome;
+  }
+  outcome.written = true;
+  return outcome;
+}
+
 void RunCosim(const CosimArgs& args) {
+  const uint64_t seed = ParseSeed(args.seed_text, "--seed");
   const std::optional<cosim::Fault> fault = cosim::ParseFault(args.fault);
   if (!fault) {
     throw UsageError(fmt::format(
         "--inject-fault: '{}' is not one of none, mac-value, mac-late, requant-value, start-lost",
         args.fault));
   }
-  if (args.model_only && (!args.waves.empty() || *fault != cosim::Fault::kNone)) {
+  const WavesPlan waves = PlanWaves(args);
+  if (args.model_only && (waves.requested || *fault != cosim::Fault::kNone)) {
     throw UsageError("--waves and --inject-fault need the RTL: not with --model-only");
   }
+  if (waves.requested) CheckOutputPath(args.waves, "--waves");
+  if (!args.output.output_path.empty() && args.output.output_path != "-") {
+    CheckOutputPath(args.output.output_path, "--output");
+  }
   cosim::CosimOptions options;
-  options.config = arch::LoadArchConfig(args.config);
+  try {
+    options.config = arch::LoadArchConfig(args.config);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--config: {}", e.what()));
+  }
   options.fault = *fault;
   options.watchdog_cycles = args.watchdog_cycles;
   options.quantum_cycles = args.quantum_cycles;
   model::GemmJob job;
   try {
-    job = sim::MakeGemmTest(args.test, args.seed, options.config);
+    job = sim::MakeGemmTest(args.test, seed, options.config);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--test: {}", e.what()));
   }
-  if (!args.model_only) cosim::FindVariant(options.config, false);  // usage error before running
+  if (!args.model_only) cosim::FindVariant(options.config, waves.requested);
+  if (args.dry_run) return;
+  // A file from an earlier run at the --waves path would pass for this run's waves.
+  if (waves.requested) std::remove(args.waves.c_str());
 
   const cosim::CosimResult result =
       args.model_only ? cosim::RunModelOnly(options, job) : cosim::RunLockstep(options, job);
@@ -92,49 +225,77 @@ void RunCosim(const CosimArgs& args) {
       cosim::DescribeCommand(options.config, job) +
       (result.launch_cycle > 0 ? fmt::format(", launched at cycle {}", result.launch_cycle) : "");
   std::string reproduce =
-      fmt::format("qacc cosim --test {} --seed {} --config {}{}", ShellQuote(args.test), args.seed,
+      fmt::format("qacc cosim --test {} --seed {} --config {}{}", ShellQuote(args.test), seed,
                   ShellQuote(args.config), args.model_only ? " --model-only" : "");
   if (*fault != cosim::Fault::kNone) reproduce += " --inject-fault " + args.fault;
 
-  // Waves: re-run the RTL alone (deterministic: same job, same stimulus) with a traced build and
-  // dump only the cycles around the first mismatch (or where the watchdog stopped the run).
-  std::string waves_note;
-  if (!args.waves.empty() && !result.pass) {
+  // Waves: by default only of a failing run, the cycles around the first mismatch (or where the
+  // watchdog stopped the run); --waves-cycles and --waves-all choose the cycles of any run.
+  WavesOutcome waves_outcome;
+  if (waves.requested) {
     const int64_t center = result.first ? result.first->cycle : result.cycles;
-    cosim::RtlOnlyOptions trace;
-    trace.trace_path = args.waves;
-    trace.trace_begin = std::max<int64_t>(0, center - args.waves_window);
-    trace.trace_end = center + args.waves_window;
-    cosim::RunRtlOnly(options, job, trace);
-    waves_note = fmt::format("{} (cycles {}..{}, cycle n at n ns)", args.waves, trace.trace_begin,
-                             trace.trace_end);
+    int64_t begin = std::max<int64_t>(0, center - args.waves_window);
+    int64_t end = center + args.waves_window;
+    if (waves.any_run) {
+      begin = waves.begin;
+      end = waves.end < 0 ? result.cycles - 1 : waves.end;
+    }
+    if (!waves.any_run && result.pass) {
+      waves_outcome.reason =
+          "the run passed (--waves-all or --waves-cycles FIRST..LAST trace a passing run)";
+    } else if (begin >= result.cycles) {
+      waves_outcome.reason = fmt::format("the run has cycles 0..{}, --waves-cycles starts at {}",
+                                         result.cycles - 1, begin);
+    } else {
+      waves_outcome = WriteWaves(options, job, args.waves, begin, end, result.cycles - 1);
+    }
+  }
+  nlohmann::json waves_json = nullptr;
+  std::string waves_note;
+  if (waves.requested) {
+    waves_json = {{"path", args.waves}, {"written", waves_outcome.written}};
+    if (waves_outcome.written) {
+      waves_json["first_cycle"] = waves_outcome.begin;
+      waves_json["last_cycle"] = waves_outcome.end;
+      waves_note = fmt::format("{} (cycles {}..{}, cycle n at n ns)", args.waves,
+                               waves_outcome.begin, waves_outcome.end);
+    } else {
+      waves_json["reason"] = waves_outcome.reason;
+      waves_note = fmt::format("not written: {}", waves_outcome.reason);
+    }
   }
 
   const double cps = result.wall_seconds > 0 ? double(result.cycles) / result.wall_seconds : 0.0;
-  nlohmann::json mismatches;
+  nlohmann::json mismatches, firsts;
   for (int u = 0; u < cosim::kNumCheckUnits; ++u) {
-    mismatches[cosim::CheckUnitName(static_cast<cosim::CheckUnit>(u))] =
-        result.mismatches[size_t(u)];
+    const char* unit = cosim::CheckUnitName(static_cast<cosim::CheckUnit>(u));
+    mismatches[unit] = result.mismatches[size_t(u)];
+    firsts[unit] = MismatchJson(result.first_of[size_t(u)], command);
   }
   const nlohmann::json json = {
       {"test", args.test},
-      {"seed", args.seed},
+      {"seed", seed},
       {"config", args.config},
+      {"config_name", options.config.name},
       {"mode", args.model_only ? "model-only" : "lockstep"},
+      {"tool", {{"version", ToolVersion()}, {"commit", ToolCommit()}}},
       {"pass", result.pass},
       {"m", job.m},
       {"n", job.n},
       {"k", job.k},
+      {"command", command},
       {"cycles", result.cycles},
       {"command_cycles", result.command_cycles},
       {"wall_seconds", result.wall_seconds},
       {"cycles_per_second", cps},
       {"mismatches", mismatches},
       {"first_mismatch", MismatchJson(result.first, command)},
+      {"first_mismatches", firsts},
+      {"waves", waves_json},
       {"reproduce", reproduce},
       {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)}};
 
-  std::string human = fmt::format("cosim {} seed {} config {} ({}): {}\n", args.test, args.seed,
+  std::string human = fmt::format("cosim {} seed {} config {} ({}): {}\n", args.test, seed,
                                   args.config, arch::DescribeArchConfig(options.config),
                                   args.model_only ? "model-only" : "lockstep");
   human += fmt::format("  command: {}\n", command);
@@ -144,6 +305,7 @@ void RunCosim(const CosimArgs& args) {
   for (int64_t c : result.mismatches) total += c;
   if (result.pass) {
     human += "  PASS\n";
+    if (!waves_note.empty()) human += fmt::format("  waves: {}\n", waves_note);
   } else {
     human += fmt::format(
         "  FAIL: {} mismatches (mac {}, requant {}, out_write {}, done {}, output {})\n", total,
@@ -167,20 +329,38 @@ void RunCosim(const CosimArgs& args) {
   if (!result.pass) std::exit(1);
 }
 
+// "gemm_random (description), gemm_k1 (...)": the tests, for --help.
+std::string TestList() {
+  std::string text;
+  for (const sim::GemmTestInfo& info : sim::GemmTests()) {
+    text += fmt::format("\n  {:<20} {}", info.name, info.description);
+  }
+  return text;
+}
+
 }  // namespace
 
 void RegisterCosimCommand(CLI::App& app) {
   auto args = std::make_shared<CosimArgs>();
   CLI::App* cmd = app.add_subcommand(
       "cosim", "Run one GEMM test in lockstep co-simulation (RTL + SystemC model + golden)");
-  cmd->add_option("--test", args->test, "Test name (the gemm suite of sim/testgen)")->required();
-  cmd->add_option("--seed", args->seed, "Random seed of the test")->required();
+  cmd->add_option("--test", args->test, "Test of the gemm suite (`qacc regress --list`):" + TestList())
+      ->required();
+  cmd->add_option("--seed", args->seed_text, fmt::format("Random seed of the test, {}", kSeedRange))
+      ->required();
   cmd->add_option("--config", args->config, "Architecture config JSON")->capture_default_str();
-  cmd->add_option("--waves", args->waves,
-                  "On a mismatch, write an FST of the cycles around the first one to FILE");
+  CLI::Option* waves = cmd->add_option("--waves", args->waves,
+                  "Write an FST of the RTL to FILE: by default only when the run fails, the cycles "
+                  "around the first mismatch; always says whether it was written");
   cmd->add_option("--waves-window", args->waves_window, "Cycles traced before and after it")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
+  cmd->add_option("--waves-cycles", args->waves_cycles,
+                  "With --waves: trace cycles FIRST..LAST of the run, whether it passes or fails");
+  cmd->add_flag("--waves-all", args->waves_all,
+                "With --waves: trace every cycle of the run, whether it passes or fails");
+  cmd->add_flag("--dry-run", args->dry_run,
+                "Check the arguments (test, seed, config, RTL build, output paths) and stop");
   cmd->add_flag("--model-only", args->model_only, "Run only the SystemC model against the golden");
   cmd->add_option("--inject-fault", args->fault,
                   "Self-check of the checker: none, mac-value, mac-late, requant-value, start-lost")
@@ -194,7 +374,10 @@ void RegisterCosimCommand(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   AddOutputOptions(cmd, &args->output);
-  cmd->callback([args] { RunCosim(*args); });
+  cmd->callback([args, waves] {
+    args->waves_given = waves->count() > 0;
+    RunCosim(*args);
+  });
 }
 
 }  // namespace qacc::cli

@@ -1,5 +1,5 @@
 // qacc regress: runs a test suite as many (test, seed) pairs, each in its own process
-//   qacc cosim --test NAME --seed N [--config FILE] --json [--model-only]
+//   qacc cosim --test NAME --seed N --config FILE --json [--model-only]
 // (this same binary, /proc/self/exe), J processes at a time, with a per-run timeout. A SystemC
 // kernel elaborates once per process, and a crash or a hang of one run must not take the regression
 // down: a child killed by a signal or by the timeout is a failure like a mismatch, and the rest
@@ -8,7 +8,13 @@
 // Schedule (docs/testplan.md): --seeds N runs every selected test with seeds S..S+N-1 (S =
 // --seed-base), seed-major: (s, t0), (s, t1), ..., (s+1, t0), ... The schedule and the report order
 // depend only on the arguments, never on timing, so the same arguments give the same table (up to
-// wall times).
+// wall times). Runs are generated as they are launched and reported as they finish (in schedule
+// order), so memory does not grow with the number of runs.
+//
+// Before any run, every argument is checked: the report paths (created up front), and, by one
+// `qacc cosim --dry-run` of the first test, everything the runs would reject (config, RTL build).
+// SIGINT, SIGTERM and SIGHUP stop every child (each runs in its own process group), print the
+// summary of the finished runs and exit 128 + the signal, leaving no partial report.
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
@@ -19,11 +25,17 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
+#include <iterator>
+#include <limits>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -35,6 +47,7 @@
 #include "model/arch.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/regress_report.h"
 #include "sim/testgen/gemm_tests.h"
 
 extern char** environ;
@@ -46,36 +59,21 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct RegressOptions {
+  bool list = false;
   std::string suite;
-  int64_t seeds = 1;
-  std::string tests;  // comma-separated subset; empty: the whole suite
-  std::string config_path;
+  int64_t seeds = 0;
+  std::string tests;  // comma-separated subset
+  bool tests_given = false;
+  std::string config_path = DefaultConfigPath();
   int jobs = 1;
   std::string junit_path;
   std::string json_path;
+  std::string output_path;  // -o: the summary table
   bool model_only = false;
   double timeout_seconds = 300.0;
-  int64_t seed_base = 1;
+  std::string seed_base_text = "1";
+  uint64_t seed_base = 1;
   std::string child_command;  // hidden, for tests: the executable run instead of /proc/self/exe
-};
-
-// One scheduled (test, seed) pair and its outcome.
-struct Run {
-  std::string test;
-  uint64_t seed = 0;
-  // Outcome.
-  std::string status;  // "pass", "fail" (mismatch or error), "crash", "timeout", "usage"
-  int exit_code = -1;  // -1 when killed by a signal
-  int signal = 0;
-  int64_t cycles = 0;
-  double cycles_per_second = 0.0;
-  double wall_seconds = 0.0;
-  std::string message;  // why it failed (empty on pass)
-  std::string reproduce;
-  nlohmann::json result;  // the child's JSON document, or null
-  std::string stderr_tail;
-
-  bool passed() const { return status == "pass"; }
 };
 
 // The suites `qacc regress` knows: name -> test names in plan order.
@@ -90,7 +88,7 @@ std::vector<std::string> SuiteTests(const std::string& suite) {
 
 std::vector<std::string> SelectTests(const RegressOptions& options) {
   const std::vector<std::string> all = SuiteTests(options.suite);
-  if (options.tests.empty()) return all;
+  if (!options.tests_given) return all;
   std::vector<std::string> selected;
   std::stringstream list(options.tests);
   std::string name;
@@ -110,19 +108,13 @@ std::vector<std::string> SelectTests(const RegressOptions& options) {
   return selected;
 }
 
-// Seed-major: every test once per seed, so an interrupted or early-failing regression has still
-// covered the whole plan.
-std::vector<Run> Schedule(const std::vector<std::string>& tests, const RegressOptions& options) {
-  std::vector<Run> runs;
-  for (int64_t i = 0; i < options.seeds; ++i) {
-    for (const std::string& test : tests) {
-      Run run;
-      run.test = test;
-      run.seed = uint64_t(options.seed_base + i);
-      runs.push_back(std::move(run));
-    }
-  }
-  return runs;
+// The i-th run of the seed-major schedule: every test once per seed, so an interrupted or
+// early-failing regression has still covered the whole plan.
+Run ScheduledRun(const std::vector<std::string>& tests, const RegressOptions& options, uint64_t i) {
+  Run run;
+  run.test = tests[i % tests.size()];
+  run.seed = options.seed_base + i / tests.size();
+  return run;
 }
 
 std::string SelfExecutable() {
@@ -135,19 +127,15 @@ std::string SelfExecutable() {
 std::vector<std::string> ChildArgs(const std::string& exe, const Run& run,
                                    const RegressOptions& options) {
   std::vector<std::string> args = {exe,      "cosim",  "--test",
-                                   run.test, "--seed", std::to_string(run.seed)};
-  if (!options.config_path.empty()) {
-    args.push_back("--config");
-    args.push_back(options.config_path);
-  }
-  args.push_back("--json");
+                                   run.test, "--seed", std::to_string(run.seed),
+                                   "--config", options.config_path, "--json"};
   if (options.model_only) args.push_back("--model-only");
   return args;
 }
 
 std::string ReproduceCommand(const Run& run, const RegressOptions& options) {
-  std::string text = fmt::format("qacc cosim --test {} --seed {}", run.test, run.seed);
-  if (!options.config_path.empty()) text += " --config " + options.config_path;
+  std::string text = fmt::format("qacc cosim --test {} --seed {} --config {}", run.test, run.seed,
+                                 options.config_path);
   if (options.model_only) text += " --model-only";
   return text;
 }
@@ -289,8 +277,9 @@ void Classify(const Child& child, int status, const RegressOptions& options, Run
   }
   if (WIFSIGNALED(status)) {
     run.signal = WTERMSIG(status);
+    run.signal_name = SignalName(run.signal);
     run.status = "crash";
-    run.message = "crashed: " + SignalName(run.signal);
+    run.message = "crashed: " + run.signal_name;
     return;
   }
   run.exit_code = WEXITSTATUS(status);
@@ -330,24 +319,66 @@ void KillGroup(pid_t pid) {
   kill(pid, SIGKILL);
 }
 
-// Runs every run with at most `jobs` children at a time; prints one progress line per finished run
-// on stderr.
-void Execute(std::vector<Run>& runs, const RegressOptions& options) {
+// The signal that asks the regression to stop (0: none). Children run in their own process groups,
+// so a Ctrl-C at the terminal reaches only this process: it must stop them itself.
+volatile std::sig_atomic_t g_stop_signal = 0;
+
+extern "C" void OnStopSignal(int sig) { g_stop_signal = sig; }
+
+class StopSignals {
+ public:
+  StopSignals() {
+    struct sigaction action = {};
+    action.sa_handler = OnStopSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = 0;  // no SA_RESTART: poll() returns at once with EINTR
+    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &action, &old_[i]);
+  }
+  ~StopSignals() {
+    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &old_[i], nullptr);
+  }
+
+ private:
+  static constexpr std::array<int, 3> kSignals = {SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> old_{};
+};
+
+// Runs the schedule with at most `jobs` children at a time; prints one progress line per finished
+// run on stderr and hands the runs to `reports` in schedule order. Returns the signal that stopped
+// it, or 0.
+int Execute(const std::vector<std::string>& tests, const RegressOptions& options,
+            RegressReports& reports) {
   const std::string exe = options.child_command.empty() ? SelfExecutable() : options.child_command;
   const auto timeout = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options.timeout_seconds));
+  const uint64_t total = uint64_t(options.seeds) * tests.size();
   std::vector<Child> active;
-  size_t next = 0, finished = 0;
-  while (finished < runs.size()) {
-    while (active.size() < size_t(options.jobs) && next < runs.size()) {
+  std::map<uint64_t, Run> running, finished;  // by schedule index
+  uint64_t next = 0, done = 0;
+  StopSignals stop_signals;
+  auto finish = [&](uint64_t index, Run run) {
+    ++done;
+    fmt::print(stderr, "[{}/{}] {:<7} {} seed {} ({:.2f} s){}\n", done, total,
+               run.passed() ? "PASS" : "FAIL", run.test, run.seed, run.wall_seconds,
+               run.passed() ? "" : ": " + run.message);
+    finished.emplace(index, std::move(run));
+    // Report in schedule order: only the runs that finished before an earlier one wait here.
+    for (auto it = finished.begin(); it != finished.end() && it->first == reports.added();) {
+      reports.Add(it->second);
+      it = finished.erase(it);
+    }
+  };
+  while (done < total && g_stop_signal == 0) {
+    while (active.size() < size_t(options.jobs) && next < total) {
+      Run run = ScheduledRun(tests, options, next);
       try {
-        active.push_back(Spawn(ChildArgs(exe, runs[next], options), next));
+        active.push_back(Spawn(ChildArgs(exe, run, options), size_t(next)));
+        running.emplace(next, std::move(run));
       } catch (const std::runtime_error& e) {
-        Run& run = runs[next];
         run.status = "fail";
         run.message = e.what();
         run.reproduce = ReproduceCommand(run, options);
-        ++finished;
+        finish(next, std::move(run));
       }
       ++next;
     }
@@ -367,8 +398,8 @@ void Execute(std::vector<Run>& runs, const RegressOptions& options) {
         KillGroup(child.pid);
       }
       int status = 0;
-      const pid_t done = waitpid(child.pid, &status, WNOHANG);
-      if (done != child.pid) {
+      const pid_t exited = waitpid(child.pid, &status, WNOHANG);
+      if (exited != child.pid) {
         ++i;
         continue;
       }
@@ -379,169 +410,110 @@ void Execute(std::vector<Run>& runs, const RegressOptions& options) {
       Drain(child.err_fd, child.err);
       if (child.out_fd >= 0) close(child.out_fd);
       if (child.err_fd >= 0) close(child.err_fd);
-      Run& run = runs[child.run_index];
+      auto it = running.find(child.run_index);
+      Run run = std::move(it->second);
+      running.erase(it);
       Classify(child, status, options, run);
-      ++finished;
-      fmt::print(stderr, "[{}/{}] {:<7} {} seed {} ({:.2f} s){}\n", finished, runs.size(),
-                 run.passed() ? "PASS" : "FAIL", run.test, run.seed, run.wall_seconds,
-                 run.passed() ? "" : ": " + run.message);
+      finish(child.run_index, std::move(run));
       active.erase(active.begin() + std::ptrdiff_t(i));
     }
   }
+  // Stopped by a signal: end every child's process group and reap them.
+  for (Child& child : active) {
+    KillGroup(child.pid);
+    waitpid(child.pid, nullptr, 0);
+    if (child.out_fd >= 0) close(child.out_fd);
+    if (child.err_fd >= 0) close(child.err_fd);
+  }
+  return g_stop_signal;
 }
 
-std::string XmlEscape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        // XML 1.0 forbids most control characters even escaped.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t' && c != '\r') {
-          out += '?';
-        } else {
-          out += c;
-        }
+// "2026-11-22T21:05:09Z"
+std::string UtcTimestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string Hostname() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
+}
+
+// Reports must not overwrite each other: one path per report, at most one on stdout.
+void CheckDistinctOutputs(const RegressOptions& options) {
+  const std::pair<const char*, std::string> outputs[] = {{"--output", options.output_path},
+                                                         {"--json", options.json_path},
+                                                         {"--junit", options.junit_path}};
+  for (size_t i = 0; i < std::size(outputs); ++i) {
+    for (size_t j = i + 1; j < std::size(outputs); ++j) {
+      const std::string& a = outputs[i].second;
+      const std::string& b = outputs[j].second;
+      if (a.empty() || b.empty()) continue;
+      std::error_code error;
+      const bool same = a == "-" || b == "-"
+                            ? a == b
+                            : std::filesystem::weakly_canonical(a, error) ==
+                                  std::filesystem::weakly_canonical(b, error);
+      if (same) {
+        throw UsageError(fmt::format("{} and {}: both write {}; give each report its own {}",
+                                     outputs[i].first, outputs[j].first,
+                                     a == "-" ? "standard output" : a,
+                                     a == "-" ? "destination" : "file"));
+      }
     }
   }
-  return out;
 }
 
-std::string JunitXml(const std::vector<Run>& runs, const RegressOptions& options, double wall) {
-  size_t failures = 0, errors = 0;
-  for (const Run& run : runs) {
-    if (run.status == "fail") ++failures;
-    if (!run.passed() && run.status != "fail") ++errors;
+// Runs `qacc cosim --dry-run` of the first run: a usage error that every run would hit (a config
+// without an RTL build, say) is reported once, before anything runs.
+void Preflight(const std::vector<std::string>& tests, const RegressOptions& options) {
+  const std::string exe = options.child_command.empty() ? SelfExecutable() : options.child_command;
+  std::vector<std::string> args = ChildArgs(exe, ScheduledRun(tests, options, 0), options);
+  args.push_back("--dry-run");
+  Child child = Spawn(args, 0);
+  int status = 0;
+  while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
   }
-  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  xml += fmt::format(
-      "<testsuites name=\"qacc regress\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
-      "time=\"{:.3f}\">\n",
-      runs.size(), failures, errors, wall);
-  xml += fmt::format(
-      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" time=\"{:.3f}\">\n",
-      XmlEscape(options.suite), runs.size(), failures, errors, wall);
-  for (const Run& run : runs) {
-    xml += fmt::format("    <testcase classname=\"{}.{}\" name=\"{}.seed{}\" time=\"{:.3f}\"",
-                       XmlEscape(options.suite), XmlEscape(run.test), XmlEscape(run.test), run.seed,
-                       run.wall_seconds);
-    if (run.passed()) {
-      xml += "/>\n";
-      continue;
-    }
-    // A mismatch or an error result is a failure; a crash, a timeout or a usage error of the child
-    // is an error (the test could not judge the design).
-    const std::string tag = run.status == "fail" ? "failure" : "error";
-    xml += ">\n";
-    xml += fmt::format("      <{} type=\"{}\" message=\"{}\">{}&#10;reproduce: {}</{}>\n", tag,
-                       run.status, XmlEscape(run.message), XmlEscape(run.message),
-                       XmlEscape(run.reproduce), tag);
-    if (!run.stderr_tail.empty()) {
-      xml += fmt::format("      <system-err>{}</system-err>\n", XmlEscape(run.stderr_tail));
-    }
-    xml += "    </testcase>\n";
+  Drain(child.out_fd, child.out);
+  Drain(child.err_fd, child.err);
+  if (child.out_fd >= 0) close(child.out_fd);
+  if (child.err_fd >= 0) close(child.err_fd);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
+  std::string why = Tail(child.err, 1000);
+  const std::string prefix = "qacc: error: ";
+  if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitUsage) {
+    throw UsageError(fmt::format("every run would fail: {}", why));
   }
-  xml += "  </testsuite>\n</testsuites>\n";
-  return xml;
+  throw std::runtime_error(fmt::format("the check run `{} --dry-run` failed: {}",
+                                       ReproduceCommand(ScheduledRun(tests, options, 0), options),
+                                       why.empty() ? "no message" : why));
 }
 
-nlohmann::json ReportJson(const std::vector<Run>& runs, const RegressOptions& options,
-                          double wall) {
-  nlohmann::json list = nlohmann::json::array();
-  size_t passed = 0;
-  int64_t cycles = 0;
-  for (const Run& run : runs) {
-    passed += run.passed();
-    cycles += run.cycles;
-    list.push_back({{"test", run.test},
-                    {"seed", run.seed},
-                    {"pass", run.passed()},
-                    {"status", run.status},
-                    {"exit_code", run.exit_code},
-                    {"signal", run.signal == 0 ? nlohmann::json(nullptr)
-                                               : nlohmann::json(SignalName(run.signal))},
-                    {"cycles", run.cycles},
-                    {"cycles_per_second", run.cycles_per_second},
-                    {"wall_seconds", run.wall_seconds},
-                    {"message", run.message},
-                    {"reproduce", run.reproduce},
-                    {"result", run.result}});
-  }
-  return {{"suite", options.suite},
-          {"config", options.config_path.empty() ? nlohmann::json(nullptr)
-                                                 : nlohmann::json(options.config_path)},
-          {"mode", options.model_only ? "model-only" : "lockstep"},
-          {"seeds_per_test", options.seeds},
-          {"seed_base", options.seed_base},
-          {"jobs", options.jobs},
-          {"timeout_seconds", options.timeout_seconds},
-          {"total", runs.size()},
-          {"passed", passed},
-          {"failed", runs.size() - passed},
-          {"simulated_cycles", cycles},
-          {"wall_seconds", wall},
-          {"runs", list}};
-}
-
-std::string SummaryTable(const std::vector<Run>& runs, double wall) {
-  size_t width = 4;
-  for (const Run& run : runs) width = std::max(width, run.test.size());
-  std::string text = fmt::format("{:<{}}  {:>10}  {:<7}  {:>12}  {:>12}  {:>8}\n", "test", width,
-                                 "seed", "result", "cycles", "cycles/s", "wall s");
-  size_t passed = 0;
-  int64_t cycles = 0;
-  for (const Run& run : runs) {
-    passed += run.passed();
-    cycles += run.cycles;
-    text += fmt::format("{:<{}}  {:>10}  {:<7}  {:>12}  {:>12.0f}  {:>8.2f}\n", run.test, width,
-                        run.seed, run.passed() ? "pass" : run.status, run.cycles,
-                        run.cycles_per_second, run.wall_seconds);
-  }
-  text += fmt::format("\n{} runs: {} passed, {} failed; {} simulated cycles in {:.2f} s wall\n",
-                      runs.size(), passed, runs.size() - passed, cycles, wall);
-  for (const Run& run : runs) {
-    if (run.passed()) continue;
-    text += fmt::format("FAIL {} seed {}: {}\n  reproduce: {}\n", run.test, run.seed, run.message,
-                        run.reproduce);
+std::string ListSuites() {
+  std::string text = "suite gemm: GEMM + requant commands (docs/testplan.md)\n";
+  for (const sim::GemmTestInfo& info : sim::GemmTests()) {
+    text += fmt::format("  {:<20} {}\n", info.name, info.description);
   }
   return text;
 }
 
-void CheckOutputDir(const std::string& path, const char* option) {
-  if (path.empty()) return;
-  const auto dir = std::filesystem::absolute(path).parent_path();
-  if (!std::filesystem::is_directory(dir)) {
-    throw UsageError(fmt::format("{}: directory {} does not exist", option, dir.string()));
+void RunRegress(RegressOptions& options) {
+  if (options.list) {
+    OutputOptions output;
+    output.output_path = options.output_path == "-" ? "" : options.output_path;
+    Emit(output, ListSuites(), nullptr);
+    return;
   }
-}
-
-void WriteReport(const std::string& path, const char* option, const std::string& content) {
-  try {
-    WriteFileAtomically(path, content);
-  } catch (const UsageError& e) {
-    std::string what = e.what();
-    if (what.rfind("--output", 0) == 0) what = option + what.substr(8);
-    throw UsageError(what);
-  }
-}
-
-void RunRegress(const RegressOptions& options) {
+  if (options.suite.empty()) throw UsageError("--suite: required (`qacc regress --list`)");
   if (options.seeds < 1) {
-    throw UsageError(fmt::format("--seeds: {} is out of range, must be >= 1", options.seeds));
+    throw UsageError(options.seeds == 0 ? "--seeds: required, an integer >= 1"
+                                        : fmt::format("--seeds: {} is out of range, must be >= 1",
+                                                      options.seeds));
   }
   if (options.jobs < 1) {
     throw UsageError(fmt::format("-j/--jobs: {} is out of range, must be >= 1", options.jobs));
@@ -550,37 +522,59 @@ void RunRegress(const RegressOptions& options) {
     throw UsageError(
         fmt::format("--timeout: {} is out of range, must be > 0 seconds", options.timeout_seconds));
   }
-  if (options.seed_base < 0) {
-    throw UsageError(
-        fmt::format("--seed-base: {} is out of range, must be >= 0", options.seed_base));
+  options.seed_base = ParseSeed(options.seed_base_text, "--seed-base");
+  if (options.tests_given && options.tests.empty()) {
+    throw UsageError("--tests: the list is empty; name tests separated by commas (see --list)");
   }
   const std::vector<std::string> tests = SelectTests(options);
-  if (!options.config_path.empty()) {
-    try {
-      arch::LoadArchConfig(options.config_path);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(fmt::format("--config: {}", e.what()));
-    }
+  const uint64_t max_seed = std::numeric_limits<uint64_t>::max();
+  if (uint64_t(options.seeds - 1) > max_seed - options.seed_base) {
+    throw UsageError(fmt::format(
+        "--seeds/--seed-base: the last seed, {} + {} - 1, is past {}: seeds are {}",
+        options.seed_base, options.seeds, max_seed, kSeedRange));
   }
-  CheckOutputDir(options.junit_path, "--junit");
-  CheckOutputDir(options.json_path, "--json");
+  if (uint64_t(options.seeds) > std::numeric_limits<uint64_t>::max() / tests.size()) {
+    throw UsageError(fmt::format("--seeds: {} x {} tests is more runs than can be counted",
+                                 options.seeds, tests.size()));
+  }
+  RegressInfo info;
+  try {
+    info.config_name = arch::LoadArchConfig(options.config_path).name;
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--config: {}", e.what()));
+  }
+  CheckDistinctOutputs(options);
+  Preflight(tests, options);
 
-  std::vector<Run> runs = Schedule(tests, options);
+  info.suite = options.suite;
+  info.tests = tests;
+  info.config_path = options.config_path;
+  info.mode = options.model_only ? "model-only" : "lockstep";
+  info.seeds_per_test = options.seeds;
+  info.seed_base = options.seed_base;
+  info.jobs = options.jobs;
+  info.timeout_seconds = options.timeout_seconds;
+  info.total_runs = uint64_t(options.seeds) * tests.size();
+  info.timestamp = UtcTimestamp();
+  info.hostname = Hostname();
+  info.tool_version = ToolVersion();
+  info.tool_commit = ToolCommit();
+  // The summary goes to -o, else stdout, else (a report takes stdout) standard error.
+  const bool report_on_stdout = options.json_path == "-" || options.junit_path == "-";
+  const std::string summary_path =
+      !options.output_path.empty() ? options.output_path : report_on_stdout ? "" : "-";
+  RegressReports reports(info, summary_path, options.json_path, options.junit_path);
+
   const auto start = Clock::now();
-  Execute(runs, options);
+  const int stopped_by = Execute(tests, options, reports);
   const double wall = std::chrono::duration<double>(Clock::now() - start).count();
-
-  std::fputs(SummaryTable(runs, wall).c_str(), stdout);
-  std::fflush(stdout);
-  if (!options.junit_path.empty()) {
-    WriteReport(options.junit_path, "--junit", JunitXml(runs, options, wall));
+  if (stopped_by != 0) {
+    reports.Finish(wall, SignalName(stopped_by));
+    std::fflush(stdout);
+    std::_Exit(128 + stopped_by);
   }
-  if (!options.json_path.empty()) {
-    WriteReport(options.json_path, "--json", ReportJson(runs, options, wall).dump(2) + "\n");
-  }
-  const bool all_passed =
-      std::all_of(runs.begin(), runs.end(), [](const Run& run) { return run.passed(); });
-  if (!all_passed) std::exit(1);
+  reports.Finish(wall);
+  if (reports.passed() != reports.added()) std::exit(1);
 }
 
 }  // namespace
@@ -591,27 +585,39 @@ void RegisterRegressCommand(CLI::App& app) {
       "regress",
       "Run a test suite as many (test, seed) pairs, each as its own `qacc cosim` process, J at a "
       "time; print a summary, write JUnit/JSON reports, exit 1 on any failure");
-  cmd->add_option("--suite", options->suite, "Test suite: gemm")->required();
+  cmd->add_flag("--list", options->list, "List the suites and their tests, and stop");
+  cmd->add_option("--suite", options->suite, "Test suite: gemm (required unless --list)");
   cmd->add_option("--seeds", options->seeds,
-                  "Seeds per test: every selected test runs with seeds S..S+N-1 (S = --seed-base)")
-      ->required();
-  cmd->add_option("--tests", options->tests,
-                  "Comma-separated subset of the suite's tests (default: all)");
-  cmd->add_option("--config", options->config_path,
-                  "Architecture config JSON passed to every run (default: the cosim default)");
+                  "Seeds per test: every selected test runs with seeds S..S+N-1 (S = --seed-base); "
+                  "required unless --list");
+  CLI::Option* tests = cmd->add_option(
+      "--tests", options->tests, "Comma-separated subset of the suite's tests (default: all)");
+  cmd->add_option("--config", options->config_path, "Architecture config JSON passed to every run")
+      ->capture_default_str();
   cmd->add_option("-j,--jobs", options->jobs, "Runs in parallel (default 1)");
-  cmd->add_option("--junit", options->junit_path, "Write a JUnit XML report to FILE (atomically)");
-  cmd->add_option("--json", options->json_path, "Write a JSON report to FILE (atomically)");
+  cmd->add_option("--junit", options->junit_path,
+                  "Write a JUnit XML report to FILE (atomically; - for standard output)")
+      ->check(kNonEmpty);
+  cmd->add_option("--json", options->json_path,
+                  "Write a JSON report to FILE (atomically; - for standard output)")
+      ->check(kNonEmpty);
+  cmd->add_option("-o,--output", options->output_path,
+                  "Write the summary table to FILE instead of standard output (atomically)")
+      ->check(kNonEmpty);
   cmd->add_flag("--model-only", options->model_only,
                 "Run the model-only mode instead of the lockstep co-simulation");
   cmd->add_option("--timeout", options->timeout_seconds,
                   "Seconds per run before the child is killed and recorded as a failure (default "
                   "300)");
-  cmd->add_option("--seed-base", options->seed_base, "First seed (default 1)");
+  cmd->add_option("--seed-base", options->seed_base_text,
+                  fmt::format("First seed (default 1); seeds are {}", kSeedRange));
   // For tests of the runner itself: an executable standing in for `qacc` (it gets the same
   // arguments, starting with `cosim`).
   cmd->add_option("--child-command", options->child_command)->group("");
-  cmd->callback([options]() { RunRegress(*options); });
+  cmd->callback([options, tests]() {
+    options->tests_given = tests->count() > 0;
+    RunRegress(*options);
+  });
 }
 
 }  // namespace qacc::cli

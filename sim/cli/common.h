@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <cstdint>
 #include <string>
 
 namespace qacc::cli {
@@ -24,7 +25,7 @@ struct UsageError : std::runtime_error {
 
 struct OutputOptions {
   bool json = false;
-  std::string output_path;  // empty: stdout
+  std::string output_path;  // empty or "-": stdout
 };
 
 // Adds --json and -o/--output to `cmd`.
@@ -33,13 +34,37 @@ void AddOutputOptions(CLI::App* cmd, OutputOptions* options);
 // Prints `json` (pretty, 2-space indent) when options.json is set, else `human`; to stdout or to the file.
 void Emit(const OutputOptions& options, const std::string& human, const nlohmann::json& json);
 
-// Writes `content` to `path` through a temporary file in the same directory and a rename.
-// Throws UsageError naming the path when the directory is not writable.
+// Writes `content` to `path` through a temporary file in the same directory and a rename. The file
+// gets the usual mode of a new file (0666 minus the umask). Throws UsageError naming the path when
+// the directory is not writable.
 void WriteFileAtomically(const std::string& path, const std::string& content);
 
 // Validators for numeric options; their messages name the allowed range.
 extern const CLI::Validator kPositiveFinite;  // finite and > 0
 extern const CLI::Validator kFinite;          // finite (rejects nan, inf)
+// For file-name options: an empty name is an error, not "no file".
+extern const CLI::Validator kNonEmpty;
+
+// Gives a file made by mkstemp (mode 0600) the mode open(O_CREAT) would give it: 0666 minus the
+// umask, so that other users (a CI collector, a web server) can read reports when the umask allows.
+void SetNewFileMode(int fd);
+
+// Random seeds are 0..2^64-1, written in decimal. Parses `text` strictly (no sign, no wrap-around:
+// "-1" is an error, not 2^64-1); throws UsageError naming `option` and the range.
+inline constexpr const char* kSeedRange = "0..18446744073709551615";
+uint64_t ParseSeed(const std::string& text, const std::string& option);
+
+// Checks, before any work is done, that `path` can be written as an output file: not empty, not a
+// directory, and a file can be created in its directory (probed with a temporary file, so that
+// read-only and pseudo file systems are caught too). Throws UsageError naming `option`.
+void CheckOutputPath(const std::string& path, const std::string& option);
+
+// configs/default.json of the source tree: the config of cosim, bench and regress by default.
+std::string DefaultConfigPath();
+
+// The build: "qacc 0.1.0" and the git commit it was built from ("unknown" outside a checkout).
+std::string ToolVersion();
+std::string ToolCommit();
 
 }  // namespace qacc::cli
 

@@ -12,7 +12,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"qacc: bit-accurate int8 accelerator reference (golden model, tables, calibration)"};
   app.name("qacc");
-  app.set_version_flag("--version", "qacc " QACC_VERSION);
+  app.set_version_flag("--version", qacc::cli::ToolVersion() + " (" + qacc::cli::ToolCommit() + ")");
   app.require_subcommand(1);
   qacc::cli::RegisterLutCommand(app);
   qacc::cli::RegisterSoftmaxTablesCommand(app);

@@ -100,6 +100,10 @@ class DutImpl final : public Dut {
       trace_ = std::make_unique<VerilatedFstC>();
       top_->trace(trace_.get(), 99);
       trace_->open(path.c_str());
+      if (!trace_->isOpen()) {
+        trace_.reset();
+        throw std::runtime_error("cannot open " + path + " for writing");
+      }
     } else {
       throw std::logic_error("RTL build " + variant_.name + " has no tracing (--trace-fst)");
     }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "model/arch.h"
@@ -38,22 +39,46 @@ Json RunCosimJson(const std::string& args, int expected_exit) {
   }
 }
 
-// The schema the regression runner parses (docs/cosim.md).
+// The schema the regression runner and dashboards parse (docs/cosim.md).
+void ExpectMismatchSchema(const Json& m) {
+  for (const char* key : {"cycle", "lane", "tile", "tile_row", "row", "col"}) {
+    EXPECT_TRUE(m[key].is_number_integer()) << key;
+  }
+  for (const char* key : {"unit", "what", "command"}) EXPECT_TRUE(m[key].is_string()) << key;
+  // Numbers where the value is one; a text only for what is not (e.g. "no beat").
+  for (const char* key : {"expected", "actual"}) {
+    ASSERT_TRUE(m.contains(key)) << key;
+    if (m[key].is_string()) {
+      const std::string text = m[key];
+      EXPECT_TRUE(text.find_first_not_of("-0123456789") != std::string::npos &&
+                  text.rfind("0x", 0) != 0)
+          << key << " is a number written as a string: " << text;
+    } else {
+      EXPECT_TRUE(m[key].is_number_integer()) << key;
+    }
+  }
+  EXPECT_EQ(m.size(), 11u) << m.dump();
+}
+
 void ExpectSchema(const Json& j) {
   const std::vector<std::pair<std::string, Json::value_t>> fields = {
       {"test", Json::value_t::string},
       {"seed", Json::value_t::number_unsigned},
       {"config", Json::value_t::string},
+      {"config_name", Json::value_t::string},
       {"mode", Json::value_t::string},
+      {"tool", Json::value_t::object},
       {"pass", Json::value_t::boolean},
       {"m", Json::value_t::number_integer},
       {"n", Json::value_t::number_integer},
       {"k", Json::value_t::number_integer},
+      {"command", Json::value_t::string},
       {"cycles", Json::value_t::number_integer},
       {"command_cycles", Json::value_t::number_integer},
       {"wall_seconds", Json::value_t::number_float},
       {"cycles_per_second", Json::value_t::number_float},
       {"mismatches", Json::value_t::object},
+      {"first_mismatches", Json::value_t::object},
       {"reproduce", Json::value_t::string}};
   for (const auto& [key, type] : fields) {
     ASSERT_TRUE(j.contains(key)) << key;
@@ -67,25 +92,23 @@ void ExpectSchema(const Json& j) {
       EXPECT_EQ(j[key].type(), type) << key;
     }
   }
-  ASSERT_TRUE(j.contains("first_mismatch"));
-  ASSERT_TRUE(j.contains("error"));
+  EXPECT_TRUE(j["tool"]["version"].is_string());
+  EXPECT_TRUE(j["tool"]["commit"].is_string());
+  for (const char* key : {"first_mismatch", "error", "waves"}) ASSERT_TRUE(j.contains(key)) << key;
   EXPECT_TRUE(j["error"].is_null() || j["error"].is_string());
-  EXPECT_EQ(j.size(), fields.size() + 2) << j.dump();
+  EXPECT_EQ(j.size(), fields.size() + 3) << j.dump();
   for (const char* unit : {"mac", "requant", "out_write", "done", "output"}) {
     ASSERT_TRUE(j["mismatches"].contains(unit)) << unit;
     EXPECT_TRUE(j["mismatches"][unit].is_number_integer());
+    // The first mismatch of each unit, as the text report prints it.
+    ASSERT_TRUE(j["first_mismatches"].contains(unit)) << unit;
+    const Json& first = j["first_mismatches"][unit];
+    EXPECT_EQ(first.is_null(), j["mismatches"][unit] == 0) << unit;
+    if (!first.is_null()) ExpectMismatchSchema(first);
   }
   EXPECT_EQ(j["mismatches"].size(), 5u);
-  const Json& first = j["first_mismatch"];
-  if (!first.is_null()) {
-    for (const char* key : {"cycle", "lane", "tile", "row", "col"}) {
-      EXPECT_TRUE(first[key].is_number_integer()) << key;
-    }
-    for (const char* key : {"unit", "expected", "actual", "command"}) {
-      EXPECT_TRUE(first[key].is_string()) << key;
-    }
-    EXPECT_EQ(first.size(), 9u);
-  }
+  EXPECT_EQ(j["first_mismatches"].size(), 5u);
+  if (!j["first_mismatch"].is_null()) ExpectMismatchSchema(j["first_mismatch"]);
 }
 
 // The command's cycle 0, from the report's command text ("..., launched at cycle N").
@@ -168,8 +191,11 @@ TEST(CosimFault, MacValueReportedPrecisely) {
   EXPECT_EQ(f["tile"], 0);
   EXPECT_EQ(f["row"], 1);  // output row of tile 0, row 1
   EXPECT_EQ(f["col"], 1);
-  EXPECT_EQ(std::stoll(f["expected"].get<std::string>()) ^ 1,
-            std::stoll(f["actual"].get<std::string>()));
+  // Values are JSON numbers (they were strings before).
+  ASSERT_TRUE(f["expected"].is_number_integer()) << f.dump();
+  ASSERT_TRUE(f["actual"].is_number_integer()) << f.dump();
+  EXPECT_EQ(f["expected"].get<int64_t>() ^ 1, f["actual"].get<int64_t>());
+  EXPECT_EQ(j["first_mismatches"]["mac"], f);
   const arch::Timing timing(8, 8, j["m"], j["n"], j["k"]);
   EXPECT_EQ(f["cycle"].get<int64_t>(), LaunchCycle(j) + timing.O(0, 1));
   EXPECT_NE(f["command"].get<std::string>().find("GEMM M="), std::string::npos);
@@ -234,6 +260,13 @@ uint64_t BigEndian64(const std::string& bytes, size_t at) {
   return v;
 }
 
+// FST header block: type 0, length, then start and end time (1 cycle = 1000 ps).
+std::pair<int64_t, int64_t> FstCycles(const std::filesystem::path& fst) {
+  const std::string bytes = testing::ReadWholeFile(fst);
+  if (bytes.size() <= 33u || bytes[0] != 0) return {-1, -1};
+  return {int64_t(BigEndian64(bytes, 9) / 1000), int64_t(BigEndian64(bytes, 17) / 1000)};
+}
+
 TEST(CosimWaves, WindowAroundFirstMismatch) {
   const auto dir = testing::ScratchDir("waves");
   const auto fst = dir / "fail.fst";
@@ -241,18 +274,89 @@ TEST(CosimWaves, WindowAroundFirstMismatch) {
                                   fst.string() + " --waves-window 20",
                               1);
   ASSERT_TRUE(std::filesystem::exists(fst));
-  const std::string bytes = testing::ReadWholeFile(fst);
-  ASSERT_GT(bytes.size(), 33u);
-  // FST header block: type 0, length, then start and end time (1 cycle = 1000 ps).
-  EXPECT_EQ(bytes[0], 0);
   const int64_t first = j["first_mismatch"]["cycle"];
-  EXPECT_EQ(BigEndian64(bytes, 9), uint64_t(first - 20) * 1000);
-  EXPECT_EQ(BigEndian64(bytes, 17), uint64_t(first + 20) * 1000 + 500);
-
-  const auto pass_fst = dir / "pass.fst";
-  RunCosimJson("--test gemm_relu6 --seed 1 --waves " + pass_fst.string(), 0);
-  EXPECT_FALSE(std::filesystem::exists(pass_fst));
+  EXPECT_EQ(FstCycles(fst), std::make_pair(first - 20, first + 20));
+  EXPECT_EQ(j["waves"], (Json{{"path", fst.string()},
+                              {"written", true},
+                              {"first_cycle", first - 20},
+                              {"last_cycle", first + 20}}));
   std::filesystem::remove_all(dir);
+}
+
+// A passing run writes no waves unless asked to, says so, and removes a stale file at the path.
+TEST(CosimWaves, PassingRunSaysWhyAndLeavesNoStaleFile) {
+  const auto dir = testing::ScratchDir("waves_pass");
+  const auto fst = dir / "w.fst";
+  std::ofstream(fst) << "an FST from an earlier failing run";
+  const testing::CliResult r = RunQacc("cosim --test gemm_relu6 --seed 1 --waves " + fst.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("waves: not written: the run passed"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(fst));
+  const Json j = RunCosimJson("--test gemm_relu6 --seed 1 --waves " + fst.string(), 0);
+  EXPECT_FALSE(j["waves"]["written"].get<bool>());
+  EXPECT_NE(j["waves"]["reason"].get<std::string>().find("passed"), std::string::npos);
+  EXPECT_TRUE(RunCosimJson("--test gemm_relu6 --seed 1", 0)["waves"].is_null());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CosimWaves, PassingRunOnRequest) {
+  const auto dir = testing::ScratchDir("waves_all");
+  const auto fst = dir / "all.fst";
+  const Json all = RunCosimJson("--test gemm_k1 --seed 2 --waves-all --waves " + fst.string(), 0);
+  EXPECT_TRUE(all["waves"]["written"].get<bool>());
+  EXPECT_EQ(FstCycles(fst), std::make_pair(int64_t{0}, all["cycles"].get<int64_t>() - 1));
+  EXPECT_EQ(all["waves"]["last_cycle"], all["cycles"].get<int64_t>() - 1);
+  const Json window =
+      RunCosimJson("--test gemm_k1 --seed 2 --waves-cycles 100..150 --waves " + fst.string(), 0);
+  EXPECT_EQ(FstCycles(fst), std::make_pair(int64_t{100}, int64_t{150}));
+  EXPECT_EQ(window["waves"]["first_cycle"], 100);
+  // A window after the end of the run: nothing written, and why.
+  const Json late = RunCosimJson(
+      "--test gemm_k1 --seed 2 --waves-cycles 1000000..1000001 --waves " + fst.string(), 0);
+  EXPECT_FALSE(late["waves"]["written"].get<bool>());
+  EXPECT_FALSE(std::filesystem::exists(fst));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CosimWaves, BadPathsAreUsageErrorsBeforeTheRun) {
+  const auto dir = testing::ScratchDir("waves_bad");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--waves /nonexistent/dir/w.fst", "--waves: directory /nonexistent/dir does not exist"},
+      {"--waves ''", "--waves: the file name is empty"},
+      {"--waves " + dir.string(), "is a directory"},
+      {"--waves /proc/w.fst", "--waves: cannot create a file in /proc"},
+      {"--waves-all", "--waves-all needs --waves FILE"},
+      {"--waves-cycles 5..2 --waves " + (dir / "w.fst").string(), "FIRST must be <= LAST"},
+      {"--waves-cycles x --waves " + (dir / "w.fst").string(), "--waves-cycles: 'x'"},
+      {"--waves-all --waves-cycles 1..2 --waves " + (dir / "w.fst").string(), "give one of them"},
+  };
+  for (const auto& [args, message] : cases) {
+    const testing::CliResult r =
+        RunQacc("cosim --test gemm_k1 --seed 2 --inject-fault start-lost " + args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out << r.err;
+    EXPECT_TRUE(r.out.empty()) << args << ": the run started\n" << r.out;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  std::filesystem::remove_all(dir);
+}
+
+// ---- Seeds: the seed that runs is the seed given, or an error naming the range
+// ----------------
+TEST(CosimSeed, OutOfRangeSeedsAreErrors) {
+  for (const std::string seed : {"-1", "abc", "18446744073709551616", "+1", "1e3", "''", "0x10"}) {
+    const testing::CliResult r = RunQacc("cosim --test gemm_k1 --seed " + seed);
+    EXPECT_EQ(r.exit_code, 2) << seed << "\n" << r.out;
+    EXPECT_NE(r.err.find("--seed: "), std::string::npos) << seed << "\n" << r.err;
+    EXPECT_NE(r.err.find("0..18446744073709551615"), std::string::npos) << seed << "\n" << r.err;
+  }
+}
+
+TEST(CosimSeed, LargestSeedRunsAsGiven) {
+  const Json j = RunCosimJson("--test gemm_k1 --seed 18446744073709551615 --model-only", 0);
+  EXPECT_EQ(j["seed"].get<uint64_t>(), 18446744073709551615u);
+  EXPECT_NE(j["reproduce"].get<std::string>().find("--seed 18446744073709551615 "),
+            std::string::npos);
 }
 
 // ---- Usage errors
