@@ -62,11 +62,13 @@ int32_t QuantizeReference(double y, const QuantSpec& out) {
                                               RoundingMode::kHalfAwayFromZero));
 }
 
-void AddError(int64_t error, int64_t count, SoftmaxErrorStats* stats) {
+void AddError(int64_t error, double real_error, int64_t count, SoftmaxErrorStats* stats) {
   stats->elements += count;
   stats->sum_abs_lsb += error * count;
   stats->max_abs_lsb = std::max(stats->max_abs_lsb, error);
   if (error > 1) stats->elements_over_1 += count;
+  stats->sum_abs_real += real_error * static_cast<double>(count);
+  stats->max_abs_real = std::max(stats->max_abs_real, real_error);
 }
 
 }  // namespace
@@ -160,8 +162,7 @@ std::vector<int32_t> SoftmaxRowBins(const SoftmaxTables& tables, const SoftmaxTe
   return y;
 }
 
-std::vector<int32_t> ReferenceSoftmaxBins(const QuantSpec& in, const QuantSpec& out,
-                                          const SoftmaxTestRow& row) {
+std::vector<double> SoftmaxProbabilityBins(const QuantSpec& in, const SoftmaxTestRow& row) {
   const double x_max = Dequantize(MaxCode(row), in);
   std::vector<double> e;
   double sum = 0.0;
@@ -169,8 +170,14 @@ std::vector<int32_t> ReferenceSoftmaxBins(const QuantSpec& in, const QuantSpec& 
     e.push_back(std::exp(Dequantize(code, in) - x_max));
     sum += static_cast<double>(count) * e.back();
   }
+  for (double& ei : e) ei /= sum;
+  return e;
+}
+
+std::vector<int32_t> ReferenceSoftmaxBins(const QuantSpec& in, const QuantSpec& out,
+                                          const SoftmaxTestRow& row) {
   std::vector<int32_t> y;
-  for (double ei : e) y.push_back(QuantizeReference(ei / sum, out));
+  for (double p : SoftmaxProbabilityBins(in, row)) y.push_back(QuantizeReference(p, out));
   return y;
 }
 
@@ -180,6 +187,8 @@ void SoftmaxErrorStats::Merge(const SoftmaxErrorStats& other) {
   max_abs_lsb = std::max(max_abs_lsb, other.max_abs_lsb);
   sum_abs_lsb += other.sum_abs_lsb;
   elements_over_1 += other.elements_over_1;
+  max_abs_real = std::max(max_abs_real, other.max_abs_real);
+  sum_abs_real += other.sum_abs_real;
 }
 
 SoftmaxErrorStats SoftmaxErrorReport::total() const {
@@ -200,18 +209,20 @@ SoftmaxErrorReport AnalyzeSoftmaxError(const SoftmaxTables& tables,
   int64_t worst = -1;
   for (const SoftmaxTestRow& row : SoftmaxTestRows(params.in, params.n, options)) {
     const std::vector<int32_t> actual = SoftmaxRowBins(tables, row);
-    const std::vector<int32_t> expected = ReferenceSoftmaxBins(params.in, params.out, row);
+    const std::vector<double> probability = SoftmaxProbabilityBins(params.in, row);
     if (report.families.empty() || report.families.back().first != row.family) {
       report.families.emplace_back(row.family, SoftmaxErrorStats{});
     }
     SoftmaxErrorStats& family = report.families.back().second;
     ++family.rows;
     for (size_t b = 0; b < row.bins.size(); ++b) {
-      const int64_t error = std::abs(int64_t{actual[b]} - expected[b]);
-      AddError(error, row.bins[b].second, &family);
+      const int32_t expected = QuantizeReference(probability[b], params.out);
+      const int64_t error = std::abs(int64_t{actual[b]} - expected);
+      const double real_error = std::abs(Dequantize(actual[b], params.out) - probability[b]);
+      AddError(error, real_error, row.bins[b].second, &family);
       if (error > worst) {
         worst = error;
-        report.worst = {DescribeRow(row), row.bins[b].first, actual[b], expected[b]};
+        report.worst = {DescribeRow(row), row.bins[b].first, actual[b], expected};
       }
     }
   }

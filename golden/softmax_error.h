@@ -1,5 +1,5 @@
 // Error of the two-table integer softmax (golden/softmax.h) against the float softmax, in output
-// LSBs.
+// LSBs and in output units.
 //
 // Reference: the dequantized row x_i = s_x (X_i - zp_x), y_i = exp(x_i - max x) / sum_j exp(x_j -
 // max x) in double, quantized to the same output spec with round half away from zero and clamping.
@@ -65,6 +65,8 @@ std::vector<int32_t> ReferenceSoftmax(const QuantSpec& in, const QuantSpec& out,
 std::vector<int32_t> SoftmaxRowBins(const SoftmaxTables& tables, const SoftmaxTestRow& row);
 std::vector<int32_t> ReferenceSoftmaxBins(const QuantSpec& in, const QuantSpec& out,
                                           const SoftmaxTestRow& row);
+// The float softmax per bin, before quantization: what ReferenceSoftmaxBins quantizes.
+std::vector<double> SoftmaxProbabilityBins(const QuantSpec& in, const SoftmaxTestRow& row);
 
 struct SoftmaxErrorStats {
   int64_t rows = 0;
@@ -72,8 +74,16 @@ struct SoftmaxErrorStats {
   int64_t max_abs_lsb = 0;
   int64_t sum_abs_lsb = 0;      // over elements
   int64_t elements_over_1 = 0;  // elements with |error| > 1 LSB
+  // |s_y (Y - zp_y) - y| against the unquantized float softmax y, in output units. LSBs compare
+  // two quantized results and hide a coarse output scale (--out-amax 100: every code 0 or 1, 0 LSB
+  // of error, but up to s_y / 2 = 0.39 off every probability).
+  double max_abs_real = 0.0;
+  double sum_abs_real = 0.0;  // over elements
   double mean_abs_lsb() const {
     return elements == 0 ? 0.0 : static_cast<double>(sum_abs_lsb) / static_cast<double>(elements);
+  }
+  double mean_abs_real() const {
+    return elements == 0 ? 0.0 : sum_abs_real / static_cast<double>(elements);
   }
   void Merge(const SoftmaxErrorStats& other);
 };

@@ -58,7 +58,7 @@ def matches(expected, actual):
     return match(0, 0)
 
 
-def find_examples(lines):
+def find_examples(lines, name):
     """Yields (marker line index, exit code, command, output start, output end) per example."""
     i = 0
     while i < len(lines):
@@ -68,13 +68,13 @@ def find_examples(lines):
             continue
         if i + 2 >= len(lines) or not lines[i + 1].startswith("```") or \
                 not lines[i + 2].startswith("$ qacc "):
-            raise SystemExit(f"README.md:{i + 1}: an example marker must be followed by a fenced "
+            raise SystemExit(f"{name}:{i + 1}: an example marker must be followed by a fenced "
                              "block starting with '$ qacc ...'")
         end = i + 3
         while end < len(lines) and not lines[end].startswith("```"):
             end += 1
         if end == len(lines):
-            raise SystemExit(f"README.md:{i + 1}: unterminated example block")
+            raise SystemExit(f"{name}:{i + 1}: unterminated example block")
         yield i, int(m.group(1) or 0), lines[i + 2][2:], i + 3, end
         i = end + 1
 
@@ -99,28 +99,29 @@ def main():
 
     with open(args.readme, encoding="utf-8") as f:
         lines = f.read().split("\n")
+    name = os.path.basename(args.readme)
     failures, count = 0, 0
     # Back to front, so that rewriting a block keeps the earlier line numbers valid.
-    for marker, exit_code, command, start, end in reversed(list(find_examples(lines))):
+    for marker, exit_code, command, start, end in reversed(list(find_examples(lines, name))):
         count += 1
         code, out, err = run(qacc, command)
         if code != exit_code:
             failures += 1
-            print(f"README.md:{marker + 1}: `{command}` exited {code}, the README says {exit_code}"
+            print(f"{name}:{marker + 1}: `{command}` exited {code}, the README says {exit_code}"
                   f"\n{err}", file=sys.stderr)
             continue
         if matches(lines[start:end], out):
             continue
         if args.update:
             lines[start:end] = out
-            print(f"README.md:{marker + 1}: updated `{command}`", file=sys.stderr)
+            print(f"{name}:{marker + 1}: updated `{command}`", file=sys.stderr)
             continue
         failures += 1
-        diff = difflib.unified_diff(lines[start:end], out, "README.md", "actual", lineterm="")
-        print(f"README.md:{marker + 1}: `{command}` prints something else:\n" + "\n".join(diff),
+        diff = difflib.unified_diff(lines[start:end], out, name, "actual", lineterm="")
+        print(f"{name}:{marker + 1}: `{command}` prints something else:\n" + "\n".join(diff),
               file=sys.stderr)
     if count == 0:
-        raise SystemExit("README.md has no examples: nothing was checked")
+        raise SystemExit(f"{name} has no examples: nothing was checked")
     if args.update:
         with open(args.readme, "w", encoding="utf-8") as f:
             f.write("\n".join(lines))

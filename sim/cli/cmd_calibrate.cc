@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -46,9 +47,24 @@ struct LoadedTensor {
   bool fortran_order = false;
 };
 
+// A raw dump has no header, so --raw-f32 would read a .npy header as floats (values like 7.7e31)
+// and calibrate to them without a word; the magic string says which it is.
+bool StartsWithNpyMagic(const std::string& path) {
+  static constexpr char kMagic[] = "\x93NUMPY";
+  char head[sizeof(kMagic) - 1] = {};
+  std::ifstream in(path, std::ios::binary);
+  return in.read(head, sizeof(head)) && std::string(head, sizeof(head)) == kMagic;
+}
+
 LoadedTensor Load(const CalibrateArgs& args) {
   LoadedTensor tensor;
   if (args.raw_f32) {
+    if (StartsWithNpyMagic(args.file)) {
+      throw UsageError(fmt::format(
+          "--raw-f32: {} is a .npy file (it starts with the \\x93NUMPY magic), not headerless "
+          "float32; drop --raw-f32 to read it with its header",
+          args.file));
+    }
     tensor.values = golden::ReadRawFloat32(args.file);
     tensor.format = "raw-f32";
     tensor.dtype = "<f4";

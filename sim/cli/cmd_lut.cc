@@ -5,8 +5,11 @@
 // Input range: --in-amax (symmetric) or --in-scale [--in-zp]. Output range: --out-amax (symmetric),
 // --out-min/--out-max (asymmetric), --out-scale [--out-zp], or none: derived from max |f| over the
 // input grid.
-// --compat seed reproduces seed 000's PyTorch float32 code: --in-amax, --narrow and optionally
-// --out-amax only, output bits equal to input bits, signed.
+// --compat seed reproduces the original float32 PyTorch code of the LUT article qacc follows
+// ("seed 000" in docs/lut.md): --in-amax, --narrow and optionally --out-amax only, output bits
+// equal to input bits, signed.
+// Every table is measured against f in double: saturated entries (warned about on stderr) and the
+// error in output LSBs. --hex writes the SRAM image for $readmemh (sim/cli/hex_image.h).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -23,6 +26,7 @@
 #include "golden/quant.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/hex_image.h"
 
 namespace qacc::cli {
 
@@ -46,6 +50,7 @@ struct LutOptions {
   bool narrow = false;
   std::string round = std::string(golden::RoundingModeName(golden::RoundingMode::kHalfToEven));
   std::string compat;
+  std::string hex_path;
   OutputOptions output;
 
   // Which options were given (CLI11 counts them after parsing).
@@ -157,7 +162,7 @@ void CheckCombinations(const LutOptions& o) {
          {"--in-scale", "--in-unsigned", "--out-unsigned", "--out-min", "--out-scale", "--round"}) {
       if (o.Given(option)) {
         throw UsageError(
-            fmt::format("{}: not available with --compat seed (seed 000: signed, "
+            fmt::format("{}: not available with --compat seed (the original code: signed, "
                         "--in-amax/--out-amax, truncation)",
                         option));
       }
@@ -244,6 +249,43 @@ std::string OutputSource(const LutOptions& o, const golden::Lut& lut) {
   return "scale";
 }
 
+// How well a table represents f, measured in double over every input code (the unused narrow
+// address excluded). The ideal entry is v = f(x) / s_out + z_out, x = Dequantize(q).
+struct LutQuality {
+  int64_t entries = 0;
+  int64_t saturated = 0;       // round(f(x) / s_out) + z_out fell outside the output codes: clamped
+  double max_error_lsb = 0.0;  // max |T(q) - v|
+  double mean_error_lsb = 0.0;
+};
+
+LutQuality Measure(const golden::Lut& lut, const golden::Elementwise& f) {
+  const golden::QuantSpec& out = lut.out();
+  LutQuality quality;
+  double sum = 0.0;
+  for (const int32_t entry : lut.entries_by_value()) {
+    const int64_t q = lut.in().qmin() + quality.entries++;
+    const double scaled = f(golden::Dequantize(q, lut.in())) / out.scale;
+    // Round before adding the zero point, as Quantize does (half_even depends on the parity).
+    const double rounded = golden::RoundReal(scaled, lut.rounding()) + out.zero_point;
+    if (rounded < static_cast<double>(out.qmin()) || rounded > static_cast<double>(out.qmax())) {
+      ++quality.saturated;
+    }
+    const double error = std::abs(entry - (scaled + out.zero_point));
+    quality.max_error_lsb = std::max(quality.max_error_lsb, error);
+    sum += error;
+  }
+  quality.mean_error_lsb = sum / static_cast<double>(quality.entries);
+  return quality;
+}
+
+// $readmemh image of the SRAM, addressed like the JSON's "sram".
+std::string LutHexImage(const golden::Lut& lut) {
+  const std::vector<int32_t>& by_address = lut.entries_by_address();
+  return HexImage(fmt::format("qacc lut {}: {} x {} bits, address = raw input code bits",
+                              lut.function_name(), lut.num_addresses(), lut.entry_bits()),
+                  std::vector<int64_t>(by_address.begin(), by_address.end()), lut.entry_bits());
+}
+
 void RunLut(const LutOptions& o) {
   CheckCombinations(o);
   std::optional<golden::Elementwise> found;
@@ -256,6 +298,7 @@ void RunLut(const LutOptions& o) {
   const golden::Elementwise& f = *found;
   const golden::Lut lut = Build(o, f);
 
+  const LutQuality quality = Measure(lut, f);
   const std::string source = OutputSource(o, lut);
   const std::optional<uint32_t> unused = lut.unused_address();
   nlohmann::json output = SpecJson(lut.out());
@@ -280,6 +323,8 @@ void RunLut(const LutOptions& o) {
       {"bits", lut.size_bits()},
       {"bytes", lut.size_bytes()},
       {"unused_address", unused ? nlohmann::json(*unused) : nlohmann::json(nullptr)},
+      {"saturated", quality.saturated},
+      {"error_lsb", {{"max", quality.max_error_lsb}, {"mean", quality.mean_error_lsb}}},
       {"table", lut.entries_by_value()},
       {"sram", lut.entries_by_address()},
       {"sram_words", lut.SramWords()},
@@ -298,13 +343,29 @@ void RunLut(const LutOptions& o) {
   human += unused ? fmt::format("unused    address {} (pattern of {}), holds the entry of {}\n",
                                 *unused, golden::QMin(lut.in().bits, true), lut.in().qmin())
                   : std::string("unused    none\n");
+  human += fmt::format("saturated {} of {} entries (quantize(f(x)) clamped to the output codes)\n",
+                       quality.saturated, quality.entries);
+  human += fmt::format(
+      "error     max {:.6g} LSB, mean {:.6g} LSB (|T(q) - (f(x) / scale + zero point)|, f in "
+      "double)\n",
+      quality.max_error_lsb, quality.mean_error_lsb);
   human += "table     q -> y (ascending q)\n";
   const int64_t qmin = lut.in().qmin();
   for (size_t i = 0; i < lut.entries_by_value().size(); ++i) {
     human +=
         fmt::format("{:>6} -> {}\n", qmin + static_cast<int64_t>(i), lut.entries_by_value()[i]);
   }
-  Emit(o.output, human, json);
+  std::vector<OutputFile> files;
+  if (!o.hex_path.empty()) files.push_back({"--hex", o.hex_path, LutHexImage(lut)});
+  WriteFilesThenEmit(files, [&] { Emit(o.output, human, json); });
+  // On stderr, so stdout and -o stay one clean document.
+  if (quality.saturated > 0) {
+    fmt::print(stderr,
+               "qacc: warning: lut {}: {} of {} entries saturated (quantize(f(x)) clamped to the "
+               "output codes {}..{}); max error {:.3g} LSB\n",
+               f.name(), quality.saturated, quality.entries, lut.out().qmin(), lut.out().qmax(),
+               quality.max_error_lsb);
+  }
 }
 
 }  // namespace
@@ -322,9 +383,11 @@ void RegisterLutCommand(CLI::App& app) {
       ->check(kFunctionName);
   cmd->add_option("--alpha", options->alpha, "leaky_relu negative slope (default 0.01)")
       ->check(kFinite);
-  cmd->add_option("--in-bits", options->in_bits, "Input bits, 2..8")
+  cmd->add_option("--in-bits", options->in_bits,
+                  "Input bits, 2..8: the table SRAM is addressed by an int8 code (qacc "
+                  "table-memory sizes wider tables)")
       ->required()
-      ->check(IntRange(2, 8));
+      ->check(IntRange(golden::kMinLutInBits, golden::kMaxLutInBits));
   auto* in_amax = cmd->add_option("--in-amax", options->in_amax,
                                   "Input amax: scale = amax / qmax, zero point 0")
                       ->check(kPositiveFinite);
@@ -370,9 +433,14 @@ void RegisterLutCommand(CLI::App& app) {
          "Rounding of f(x) / scale: " + golden::RoundingModeChoices() + " (default half_even)")
       ->check(kRoundingName);
   cmd->add_option("--compat", options->compat,
-                  "seed: reproduce seed 000's PyTorch float32 tables bit for bit (truncation, "
-                  "float32 scales)")
+                  "seed: reproduce, bit for bit, the original float32 PyTorch code of the LUT "
+                  "article that qacc's design follows (truncation, float32 scales; docs/lut.md "
+                  "'Seed-compatible mode'). Not related to a random seed")
       ->check(kCompatName);
+  cmd->add_option("--hex", options->hex_path,
+                  "Also write the SRAM image to FILE for $readmemh: one hex word per line, "
+                  "address = raw input code bits (docs/lut.md)")
+      ->type_name("FILE");
   AddOutputOptions(cmd, &options->output);
   cmd->callback([options]() { RunLut(*options); });
 }

@@ -1,7 +1,7 @@
 // qacc softmax-tables: the two tables of the quantized softmax (golden/softmax.h) for one
 // configuration, their memory and statistics, and the error against the float softmax over random
-// and adversarial rows (golden/softmax_error.h). Optionally the smallest accumulator width that
-// meets an error bound.
+// and adversarial rows (golden/softmax_error.h), in output LSBs and in real units. Optionally the
+// smallest accumulator width that meets an error bound, and $readmemh images of both tables.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -10,12 +10,14 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "golden/quant.h"
 #include "golden/softmax.h"
 #include "golden/softmax_error.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/hex_image.h"
 
 namespace qacc::cli {
 
@@ -38,6 +40,7 @@ struct SoftmaxTablesOptions {
   int error_rows = 64;
   uint64_t seed = 1;
   int64_t min_acc_bits_bound = -1;  // < 0: not asked
+  std::string hex_prefix;
   OutputOptions output;
 };
 
@@ -70,7 +73,7 @@ golden::SoftmaxParams ParamsFrom(const SoftmaxTablesOptions& o) {
   }
   golden::SoftmaxParams params;
   params.n = o.n;
-  // Seed 000: symmetric specs, scale = amax / qmax, zero point 0.
+  // As the original code: symmetric specs, scale = amax / qmax, zero point 0.
   params.in =
       golden::SymmetricFromAmax(o.in_amax, o.in_bits, !o.in_unsigned, o.narrow && !o.in_unsigned);
   params.out = golden::SymmetricFromAmax(o.out_amax, o.out_bits, !o.out_unsigned,
@@ -96,12 +99,45 @@ nlohmann::json StatsJson(const golden::SoftmaxErrorStats& s) {
           {"elements", s.elements},
           {"max_abs_lsb", s.max_abs_lsb},
           {"mean_abs_lsb", s.mean_abs_lsb()},
-          {"elements_over_1_lsb", s.elements_over_1}};
+          {"elements_over_1_lsb", s.elements_over_1},
+          {"max_abs_real", s.max_abs_real},
+          {"mean_abs_real", s.mean_abs_real()}};
 }
 
 std::string StatsLine(const std::string& name, const golden::SoftmaxErrorStats& s) {
-  return fmt::format("  {:<12} {:>6} {:>10} {:>6} {:>10.6f} {:>10}\n", name, s.rows, s.elements,
-                     s.max_abs_lsb, s.mean_abs_lsb(), s.elements_over_1);
+  return fmt::format("  {:<12} {:>6} {:>10} {:>6} {:>10.6f} {:>10} {:>10.4g}\n", name, s.rows,
+                     s.elements, s.max_abs_lsb, s.mean_abs_lsb(), s.elements_over_1,
+                     s.max_abs_real);
+}
+
+// Softmax outputs are probabilities in [0, 1]: when quantize(1.0) is below a quarter of the
+// positive codes, --out-amax is far above 1 and few output codes are ever used.
+inline constexpr int64_t kMinOutputUseDivisor = 4;
+
+struct OutputUse {
+  int64_t code_of_one = 0;     // quantize(1.0) - zero point: the largest code a probability reaches
+  int64_t positive_codes = 0;  // qmax - zero point
+  bool small() const { return code_of_one * kMinOutputUseDivisor < positive_codes; }
+};
+
+OutputUse MeasureOutputUse(const golden::QuantSpec& out) {
+  return {golden::Quantize(1.0, out, golden::RoundingMode::kHalfAwayFromZero) - out.zero_point,
+          out.qmax() - out.zero_point};
+}
+
+// $readmemh images of both tables, addressed by the raw input code bits as the RTL reads them.
+std::vector<OutputFile> HexFiles(const std::string& prefix, const golden::SoftmaxTables& tables) {
+  const golden::SoftmaxParams& p = tables.params;
+  const auto image = [&](const char* name, const std::vector<int64_t>& by_code, int bits) {
+    const std::vector<int64_t> by_address = golden::TableByAddress(by_code, p.in);
+    return HexImage(fmt::format("qacc softmax-tables {}: {} x {} bits, address = raw input code "
+                                "bits",
+                                name, by_address.size(), bits),
+                    by_address, bits);
+  };
+  return {{"--hex-prefix", prefix + "_exp.hex", image("X->T", tables.exp_table, p.acc_bits)},
+          {"--hex-prefix", prefix + "_numerator.hex",
+           image("X->P", tables.numerator_table, p.acc_bits + p.out.bits)}};
 }
 
 std::string SpecText(const golden::QuantSpec& spec, double amax) {
@@ -125,6 +161,7 @@ void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
   std::optional<int> min_acc;
   if (o.min_acc_bits_bound >= 0)
     min_acc = golden::MinAccBits(p, o.min_acc_bits_bound, error_options);
+  const OutputUse use = MeasureOutputUse(p.out);
 
   // ---- JSON ----
   nlohmann::json families = nlohmann::json::object();
@@ -139,6 +176,10 @@ void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
                            {"offset", golden::SoftmaxOffsetName(p.offset)},
                            {"seed_compatible", golden::IsSeedCompat(p)}}},
                          {"m", st.m},
+                         {"output_use",
+                          {{"code_of_one", use.code_of_one},
+                           {"positive_codes", use.positive_codes},
+                           {"small", use.small()}}},
                          {"first_code", p.in.qmin()},
                          {"exp_table", tables.exp_table},
                          {"numerator_table", tables.numerator_table},
@@ -182,10 +223,10 @@ void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
   std::string h = fmt::format("softmax tables: n {}, acc {} bits\n", p.n, p.acc_bits);
   h +=
       fmt::format("  in   {}\n  out  {}\n", SpecText(p.in, o.in_amax), SpecText(p.out, o.out_amax));
-  h += fmt::format("  tables rounded {}, division {}, offset {}{}\n",
-                   golden::RoundingModeName(p.table_rounding),
-                   golden::DivRoundingName(p.div_rounding), golden::SoftmaxOffsetName(p.offset),
-                   golden::IsSeedCompat(p) ? " (seed 000 compatible)" : "");
+  h += fmt::format(
+      "  tables rounded {}, division {}, offset {}{}\n", golden::RoundingModeName(p.table_rounding),
+      golden::DivRoundingName(p.div_rounding), golden::SoftmaxOffsetName(p.offset),
+      golden::IsSeedCompat(p) ? " (--compat seed: the original code's arithmetic)" : "");
   h += fmt::format("  M = floor((2^{} - 1) / {}) = {}\n", p.acc_bits - 1, p.n, st.m);
   h += fmt::format("memory: X->T {} B ({} x {} bit), X->P {} B ({} x {} bit), total {} B\n",
                    bytes.exp_table, 1 << p.in.bits, p.acc_bits, bytes.numerator_table,
@@ -197,11 +238,15 @@ void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
                    st.sum_can_be_zero ? fmt::format("yes (then every Y = {}, the uniform 1/n)",
                                                     tables.zero_sum_output)
                                       : std::string("no"));
-  h +=
-      fmt::format("error vs float softmax, |Y - Y_ref| in output LSBs ({} random rows, seed {}):\n",
-                  o.error_rows, o.seed);
-  h += fmt::format("  {:<12} {:>6} {:>10} {:>6} {:>10} {:>10}\n", "family", "rows", "elements",
-                   "max", "mean", "> 1 LSB");
+  h += fmt::format("output: a probability of 1 is code {} of {} positive codes\n", use.code_of_one,
+                   use.positive_codes);
+  h += fmt::format(
+      "error vs float softmax ({} random rows, seed {}): |Y - Y_ref| in output LSBs (Y_ref the\n"
+      "  float softmax quantized); max real: |s_y (Y - zp_y) - y| in output units (y not "
+      "quantized)\n",
+      o.error_rows, o.seed);
+  h += fmt::format("  {:<12} {:>6} {:>10} {:>6} {:>10} {:>10} {:>10}\n", "family", "rows",
+                   "elements", "max", "mean", "> 1 LSB", "max real");
   for (const auto& [name, s] : report.families) h += StatsLine(name, s);
   h += StatsLine("adversarial", report.adversarial);
   h += StatsLine("total", report.total());
@@ -216,7 +261,16 @@ void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
     h += fmt::format("{:>6} {:>8} {:>12} {:>16}\n", x, golden::TableAddress(x, p.in.bits),
                      tables.T(x), tables.P(x));
   }
-  Emit(o.output, h, json);
+  const std::vector<OutputFile> files =
+      o.hex_prefix.empty() ? std::vector<OutputFile>{} : HexFiles(o.hex_prefix, tables);
+  WriteFilesThenEmit(files, [&] { Emit(o.output, h, json); });
+  // On stderr, so stdout and -o stay one clean document.
+  if (use.small()) {
+    fmt::print(stderr,
+               "qacc: warning: softmax-tables: output codes reach at most {} of {}: --out-amax {} "
+               "is much larger than softmax's maximum of 1 (max error {:.3g} in real units)\n",
+               use.code_of_one, use.positive_codes, o.out_amax, report.total().max_abs_real);
+  }
 }
 
 }  // namespace
@@ -224,11 +278,15 @@ void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
 void RegisterSoftmaxTablesCommand(CLI::App& app) {
   auto o = std::make_shared<SoftmaxTablesOptions>();
   CLI::App* cmd = app.add_subcommand("softmax-tables",
-                                     "Seed 000's two-table quantized softmax: X->T and X->P "
-                                     "tables, memory, stats and the error against "
+                                     "Two-table quantized softmax (docs/softmax.md): X->T and "
+                                     "X->P tables, memory, stats and the error against "
                                      "the float softmax over random and adversarial rows");
   cmd->add_option("--n", o->n, "Row length, 1..65536")->required()->check(CLI::Range(1, 65536));
-  cmd->add_option("--in-bits", o->in_bits, "Input bits, 2..8")->required()->check(CLI::Range(2, 8));
+  cmd->add_option("--in-bits", o->in_bits,
+                  "Input bits, 2..8: the table SRAMs are addressed by an int8 code (qacc "
+                  "table-memory sizes wider tables)")
+      ->required()
+      ->check(CLI::Range(golden::kSoftmaxMinInBits, golden::kSoftmaxMaxInBits));
   cmd->add_option("--in-amax", o->in_amax, "Input amax: scale = amax / qmax")
       ->required()
       ->check(kPositiveFinite);
@@ -239,21 +297,24 @@ void RegisterSoftmaxTablesCommand(CLI::App& app) {
   cmd->add_option("--out-amax", o->out_amax, "Output amax (default 1.0): scale = amax / qmax")
       ->check(kPositiveFinite);
   cmd->add_flag("--out-unsigned", o->out_unsigned,
-                "Unsigned output codes (default signed, as seed 000's test)");
+                "Unsigned output codes (default signed, as the original code's test)");
   cmd->add_option("--acc-bits", o->acc_bits, "Accumulator bits, 8..32 (default 32)")
       ->check(CLI::Range(8, 32));
   cmd->add_flag("--narrow", o->narrow,
                 "Narrow range (qmin = -2^(bits-1) + 1) for the signed specs");
-  auto* round =
-      cmd->add_option("--round", o->round, "Table rounding: trunc (seed) or nearest (default)")
-          ->check(CLI::IsMember({"trunc", "nearest"}));
-  auto* div =
-      cmd->add_option("--div", o->div, "Division rounding: floor (seed) or nearest (default)")
-          ->check(CLI::IsMember({"floor", "nearest"}));
-  auto* offset =
-      cmd->add_option("--offset", o->offset, "Exponent offset: qmax (seed) or rowmax (default)")
-          ->check(CLI::IsMember({"qmax", "rowmax"}));
-  cmd->add_option("--compat", o->compat, "seed: seed 000's arithmetic (trunc, floor, qmax)")
+  auto* round = cmd->add_option("--round", o->round,
+                                "Table rounding: trunc (--compat seed) or nearest (default)")
+                    ->check(CLI::IsMember({"trunc", "nearest"}));
+  auto* div = cmd->add_option("--div", o->div,
+                              "Division rounding: floor (--compat seed) or nearest (default)")
+                  ->check(CLI::IsMember({"floor", "nearest"}));
+  auto* offset = cmd->add_option("--offset", o->offset,
+                                 "Exponent offset: qmax (--compat seed) or rowmax (default)")
+                     ->check(CLI::IsMember({"qmax", "rowmax"}));
+  cmd->add_option("--compat", o->compat,
+                  "seed: the arithmetic of the original PyTorch code of the softmax article that "
+                  "qacc's design follows (trunc, floor, qmax; docs/softmax.md). Not related to "
+                  "--seed")
       ->check(CLI::IsMember({"seed"}))
       ->excludes(round)
       ->excludes(div)
@@ -267,6 +328,11 @@ void RegisterSoftmaxTablesCommand(CLI::App& app) {
          "--min-acc-bits", o->min_acc_bits_bound,
          "Also report the smallest acc bits (8..32) whose max error is <= this many LSBs, 0..65535")
       ->check(CLI::Range(int64_t{0}, int64_t{65535}));
+  cmd->add_option("--hex-prefix", o->hex_prefix,
+                  "Also write $readmemh images of the tables to PREFIX_exp.hex (X->T) and "
+                  "PREFIX_numerator.hex (X->P): one hex word per line, address = raw input code "
+                  "bits (docs/softmax.md)")
+      ->type_name("PREFIX");
   AddOutputOptions(cmd, &o->output);
   cmd->callback([o]() { RunSoftmaxTables(*o); });
 }

@@ -1,7 +1,7 @@
-// qacc table-memory: seed 000's table memory figures. A softmax needs X -> T (2^in_bits entries of
-// acc_bits) and X -> P (2^in_bits entries of acc_bits + out_bits); an elementwise LUT needs
-// 2^in_bits entries of out_bits. Without arguments it prints the three rows of seed 000's memory
-// table.
+// qacc table-memory: table memory figures as the article qacc's design follows counts them ("seed
+// 000" in docs/softmax.md). A softmax needs X -> T (2^in_bits entries of acc_bits) and X -> P
+// (2^in_bits entries of acc_bits + out_bits); an elementwise LUT needs 2^in_bits entries of
+// out_bits. Without arguments it prints the three rows of the article's memory table.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "golden/quant.h"
 #include "golden/table_memory.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
@@ -17,10 +18,10 @@ namespace qacc::cli {
 
 namespace {
 
-// Widths accepted: TableBits allows 1..16 address bits; entries up to acc 48 + out 16 = 64 bits.
-inline constexpr int kMaxInBits = 16;
+// A pure formula, so wider than what lut and softmax-tables build (2..8 input bits, the width of
+// the int8 code that addresses the RTL's table SRAM): input and output bits are any quantized width
+// (quant.h's 2..16); entries up to acc 48 + out 16 = 64 bits.
 inline constexpr int kMaxAccBits = 48;
-inline constexpr int kMaxOutBits = 16;
 
 struct Widths {
   int in_bits = 0;
@@ -28,7 +29,7 @@ struct Widths {
   int out_bits = 0;
 };
 
-// Seed 000's "映射表" memory table: (bit_input, bit_acc, bit_output).
+// The article's "映射表" memory table: (bit_input, bit_acc, bit_output).
 const Widths kSeedRows[] = {{8, 16, 8}, {8, 32, 8}, {4, 16, 4}};
 
 struct TableMemoryOptions {
@@ -46,7 +47,7 @@ void RunTableMemory(const CLI::App& cmd, const TableMemoryOptions& options) {
       if (cmd.count(name) == 0) {
         throw UsageError(
             fmt::format("{}: missing; --in-bits, --acc-bits and --out-bits go together "
-                        "(none of them: seed 000's table)",
+                        "(none of them: the article's table)",
                         name));
       }
     }
@@ -55,8 +56,8 @@ void RunTableMemory(const CLI::App& cmd, const TableMemoryOptions& options) {
 
   nlohmann::json json_rows = nlohmann::json::array();
   std::string human =
-      "Table memory (seed 000): X->T = 2^in x acc bits, X->P = 2^in x (acc + out) bits, "
-      "LUT = 2^in x out bits\n";
+      "Table memory: X->T = 2^in x acc bits, X->P = 2^in x (acc + out) bits, LUT = 2^in x out "
+      "bits\n";
   human += fmt::format("{:>3} {:>4} {:>4} {:>10} {:>10} {:>10} {:>10}\n", "in", "acc", "out",
                        "X->T (B)", "X->P (B)", "total (B)", "LUT (B)");
   for (const Widths& w : rows) {
@@ -82,13 +83,18 @@ void RegisterTableMemoryCommand(CLI::App& app) {
   auto options = std::make_shared<TableMemoryOptions>();
   CLI::App* cmd = app.add_subcommand("table-memory",
                                      "Bytes of the softmax tables (X->T, X->P) and of an "
-                                     "elementwise LUT; no options: seed 000's table");
-  cmd->add_option("--in-bits", options->widths.in_bits, "Input (address) bits, 1..16")
-      ->check(CLI::Range(1, kMaxInBits));
+                                     "elementwise LUT; no options: the three rows of the memory "
+                                     "table of the article qacc's design follows");
+  cmd->add_option("--in-bits", options->widths.in_bits,
+                  "Input (address) bits, 2..16: any quantized width, since this is a formula "
+                  "(lut and softmax-tables build tables for 2..8 bits only: the table SRAM is "
+                  "addressed by an int8 code)")
+      ->check(CLI::Range(golden::kMinQuantBits, golden::kMaxQuantBits));
   cmd->add_option("--acc-bits", options->widths.acc_bits, "Accumulator (X->T entry) bits, 1..48")
       ->check(CLI::Range(1, kMaxAccBits));
-  cmd->add_option("--out-bits", options->widths.out_bits, "Output bits, 1..16")
-      ->check(CLI::Range(1, kMaxOutBits));
+  cmd->add_option("--out-bits", options->widths.out_bits,
+                  "Output bits, 2..16 (as lut and softmax-tables)")
+      ->check(CLI::Range(golden::kMinQuantBits, golden::kMaxQuantBits));
   AddOutputOptions(cmd, &options->output);
   cmd->callback([cmd, options]() { RunTableMemory(*cmd, *options); });
 }

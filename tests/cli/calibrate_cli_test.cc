@@ -153,6 +153,28 @@ TEST_F(CalibrateCli, RawFloat32Input) {
   EXPECT_EQ(j["threshold"].get<double>(), 60.0);
 }
 
+// Issue 20 A: --raw-f32 on a .npy read its header as floats (max 7.7e31) and calibrated to them.
+TEST_F(CalibrateCli, RawFloat32RefusesANpyFile) {
+  for (const char* method : {"minmax", "kl"}) {
+    ExpectUsageError(npy_ + " --raw-f32 --method " + method,
+                     "--raw-f32: " + npy_ + " is a .npy file");
+    ExpectUsageError(npy_ + " --raw-f32 --method " + method, "drop --raw-f32");
+  }
+  // The magic alone is enough (a float64 .npy, and a file holding just the 6 magic bytes)...
+  const std::string f8 = Out("act_f8.npy");
+  golden::WriteNpy(f8, {1.0, 2.0}, {2}, golden::NpyDtype::kFloat64);
+  ExpectUsageError(f8 + " --raw-f32 --method minmax", "is a .npy file");
+  const std::string magic = Out("magic.bin");
+  std::ofstream(magic, std::ios::binary) << "\x93NUMPY";
+  ExpectUsageError(magic + " --raw-f32 --method minmax", "is a .npy file");
+  // ...and a raw file that differs from it in the last byte is read as two float32 values.
+  const std::string raw = Out("near.f32");
+  std::ofstream(raw, std::ios::binary) << std::string("\x93NUMPZ\0\0", 8);
+  const CliResult r = RunQacc("calibrate " + raw + " --raw-f32 --method minmax --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["samples"], 2);
+}
+
 TEST_F(CalibrateCli, HumanOutputAndOutputFile) {
   const CliResult r = RunQacc("calibrate " + npy_ + " --method minmax");
   ASSERT_EQ(r.exit_code, 0) << r.err;

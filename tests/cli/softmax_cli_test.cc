@@ -1,14 +1,21 @@
-// qacc softmax-tables and qacc table-memory, run as a user would: JSON values against facts derived
-// here (seed 000's memory table, table formulas with std::exp), usage errors and -o behaviour.
+// qacc softmax-tables run as a user would: JSON values against facts derived here (table formulas
+// and the float softmax with std::exp), warnings, $readmemh images, usage errors and -o behaviour.
+// qacc table-memory is tested in table_memory_cli_test.cc.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "tests/cli/cli_runner.h"
+#include "tests/cli/hex_reader.h"
 
 namespace qacc::testing {
 namespace {
@@ -16,69 +23,6 @@ namespace {
 nlohmann::json ParseJson(const CliResult& r) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(r.out);  // throws (and fails the test) on malformed output
-}
-
-// ---- table-memory -------------------------------------------------------------------------------
-
-TEST(TableMemoryCli, SeedTableWithoutArguments) {
-  const CliResult text = RunQacc("table-memory");
-  ASSERT_EQ(text.exit_code, 0) << text.err;
-  for (const char* figure : {"1280", "2304", "72", "512", "768", "1024", "40"}) {
-    EXPECT_NE(text.out.find(figure), std::string::npos) << figure << "\n" << text.out;
-  }
-  const nlohmann::json j = ParseJson(RunQacc("table-memory --json"));
-  ASSERT_EQ(j.at("rows").size(), 3u);
-  // Seed 000's memory table: (8, 16, 8) 512 + 768 = 1280; (8, 32, 8) 1024 + 1280 = 2304; (4, 16, 4)
-  // 32 + 40.
-  const struct {
-    int in, acc, out;
-    int64_t t, p, total, lut;
-  } seed[] = {{8, 16, 8, 512, 768, 1280, 256},
-              {8, 32, 8, 1024, 1280, 2304, 256},
-              {4, 16, 4, 32, 40, 72, 8}};
-  for (int i = 0; i < 3; ++i) {
-    const nlohmann::json& row = j.at("rows").at(i);
-    EXPECT_EQ(row.at("in_bits"), seed[i].in);
-    EXPECT_EQ(row.at("acc_bits"), seed[i].acc);
-    EXPECT_EQ(row.at("out_bits"), seed[i].out);
-    EXPECT_EQ(row.at("exp_table_bytes"), seed[i].t);
-    EXPECT_EQ(row.at("numerator_table_bytes"), seed[i].p);
-    EXPECT_EQ(row.at("total_bytes"), seed[i].total);
-    EXPECT_EQ(row.at("lut_bytes"), seed[i].lut);  // 2^in * out / 8
-  }
-}
-
-TEST(TableMemoryCli, OneRow) {
-  // 2^6 * 20 bits = 160 B; 2^6 * (20 + 7) = 1728 bits = 216 B; LUT 2^6 * 7 = 448 bits = 56 B.
-  const nlohmann::json j =
-      ParseJson(RunQacc("table-memory --in-bits 6 --acc-bits 20 --out-bits 7 --json"));
-  ASSERT_EQ(j.at("rows").size(), 1u);
-  EXPECT_EQ(j.at("rows")[0].at("exp_table_bytes"), 160);
-  EXPECT_EQ(j.at("rows")[0].at("numerator_table_bytes"), 216);
-  EXPECT_EQ(j.at("rows")[0].at("total_bytes"), 376);
-  EXPECT_EQ(j.at("rows")[0].at("lut_bytes"), 56);
-  // Partial bytes round up: 2 addresses x 1 bit, 2 x 3 bits.
-  const nlohmann::json small =
-      ParseJson(RunQacc("table-memory --in-bits 1 --acc-bits 1 --out-bits 3 --json"));
-  EXPECT_EQ(small.at("rows")[0].at("exp_table_bytes"), 1);  // 2 bits -> 1 byte
-  EXPECT_EQ(small.at("rows")[0].at("lut_bytes"), 1);        // 6 bits -> 1 byte
-}
-
-TEST(TableMemoryCli, BadArguments) {
-  const struct {
-    const char* args;
-    const char* needle;
-  } cases[] = {{"table-memory --in-bits 8", "--acc-bits"},
-               {"table-memory --in-bits 17 --acc-bits 16 --out-bits 8", "--in-bits"},
-               {"table-memory --in-bits 8 --acc-bits 49 --out-bits 8", "--acc-bits"},
-               {"table-memory --in-bits 8 --acc-bits 16 --out-bits 0", "--out-bits"},
-               {"table-memory --in-bits x --acc-bits 16 --out-bits 8", "--in-bits"}};
-  for (const auto& c : cases) {
-    const CliResult r = RunQacc(c.args);
-    EXPECT_EQ(r.exit_code, 2) << c.args;
-    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << ": " << r.err;
-    EXPECT_TRUE(r.out.empty()) << c.args;
-  }
 }
 
 // ---- softmax-tables -----------------------------------------------------------------------------
@@ -170,6 +114,183 @@ TEST(SoftmaxTablesCli, OutputFile) {
   const nlohmann::json j = nlohmann::json::parse(ReadWholeFile(path));
   EXPECT_EQ(j.at("exp_table").size(), 4u);
   std::filesystem::remove_all(dir);
+}
+
+// ---- Error in real units and the output-range warning (issue 20 C) ------------------------------
+
+// --out-amax 100: every probability is code 0 or 1 (s_y = 100 / 127), so the LSB error is 0 while
+// the outputs are up to s_y / 2 off. The real error is recomputed here over the adversarial rows
+// (--error-rows 0) from the float softmax, given that the integer path equals the quantized float
+// softmax (0 LSB).
+TEST(SoftmaxTablesCli, CoarseOutputReportsRealErrorAndWarns) {
+  const CliResult r = RunQacc(
+      "softmax-tables --n 4 --in-bits 2 --in-amax 1 --out-bits 8 --out-amax 100 --error-rows 0 "
+      "--json");
+  const nlohmann::json j = ParseJson(r);
+  const double s_y = 100.0 / 127;
+  EXPECT_DOUBLE_EQ(j.at("params").at("out").at("scale").get<double>(), s_y);
+  ASSERT_EQ(j.at("error").at("total").at("max_abs_lsb"), 0);
+
+  // Rows of codes -2..1 (x = code, s_x = 1) as in golden/softmax_error.h: all_equal, skyscraper,
+  // two_max and bimodal (the same rows for n = 4), low_peak.
+  using Row = std::vector<std::pair<int, int>>;  // (code, count)
+  std::vector<Row> rows;
+  for (int c = -2; c <= 1; ++c) rows.push_back({{c, 4}});
+  for (int c = -2; c < 1; ++c) {
+    rows.push_back({{1, 1}, {c, 3}});
+    rows.push_back({{1, 2}, {c, 2}});
+    rows.push_back({{1, 2}, {c, 2}});
+  }
+  for (int c = -1; c < 1; ++c) rows.push_back({{c, 1}, {-2, 3}});
+  double max_real = 0.0, sum_real = 0.0;
+  int elements = 0;
+  for (const Row& row : rows) {
+    double sum = 0.0;
+    for (const auto& [code, count] : row) sum += count * std::exp(code);
+    for (const auto& [code, count] : row) {
+      const double y = std::exp(code) / sum;
+      const double error = std::abs(s_y * std::round(y / s_y) - y);
+      max_real = std::max(max_real, error);
+      sum_real += count * error;
+      elements += count;
+    }
+  }
+  const nlohmann::json& total = j.at("error").at("total");
+  EXPECT_EQ(total.at("elements"), elements);
+  EXPECT_NEAR(total.at("max_abs_real").get<double>(), max_real, 1e-12);
+  EXPECT_NEAR(total.at("mean_abs_real").get<double>(), sum_real / elements, 1e-12);
+  EXPECT_GT(max_real, 0.3);
+  EXPECT_DOUBLE_EQ(j.at("error").at("families").at("all_equal").at("max_abs_real").get<double>(),
+                   0.25);  // 1/4 is code 0
+
+  // A probability of 1 is code round(127 / 100) = 1 of 127: warned on stderr, with the numbers.
+  EXPECT_EQ(j.at("output_use").at("code_of_one"), 1);
+  EXPECT_EQ(j.at("output_use").at("positive_codes"), 127);
+  EXPECT_EQ(j.at("output_use").at("small"), true);
+  EXPECT_EQ(r.err.rfind("qacc: warning: softmax-tables: output codes reach at most 1 of 127: "
+                        "--out-amax 100 is much larger than softmax's maximum of 1",
+                        0),
+            0u)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+
+  // The text has the real error column; the warning stays off stdout.
+  const CliResult text = RunQacc(
+      "softmax-tables --n 4 --in-bits 2 --in-amax 1 --out-bits 8 --out-amax 100 --error-rows 0");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("max real"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("a probability of 1 is code 1 of 127"), std::string::npos) << text.out;
+  EXPECT_EQ(text.out.find("warning"), std::string::npos) << text.out;
+  EXPECT_FALSE(text.err.empty());
+}
+
+// The rule: warn when quantize(1.0) is below a quarter of the positive codes.
+TEST(SoftmaxTablesCli, OutputUseWarningThreshold) {
+  const struct {
+    std::string out;
+    std::string amax;
+    int qmax;
+  } cases[] = {{"--out-bits 8", "1", 127},   {"--out-bits 8", "4", 127},
+               {"--out-bits 8", "4.1", 127}, {"--out-bits 8 --out-unsigned", "100", 255},
+               {"--out-bits 4", "0.5", 7},   {"--out-bits 16", "3", 32767}};
+  for (const auto& c : cases) {
+    const std::string args = "softmax-tables --n 4 --in-bits 4 --in-amax 4 --error-rows 4 " +
+                             c.out + " --out-amax " + c.amax + " --json";
+    const CliResult r = RunQacc(args);
+    const nlohmann::json j = ParseJson(r);
+    const double s_y = std::stod(c.amax) / c.qmax;
+    const int code = std::min<int>(c.qmax, static_cast<int>(std::round(1.0 / s_y)));
+    const bool small = code * 4 < c.qmax;
+    EXPECT_EQ(j.at("output_use").at("code_of_one"), code) << args;
+    EXPECT_EQ(j.at("output_use").at("small"), small) << args;
+    EXPECT_EQ(r.err.empty(), !small) << args << "\n" << r.err;
+    if (small) {
+      EXPECT_NE(
+          r.err.find("reach at most " + std::to_string(code) + " of " + std::to_string(c.qmax)),
+          std::string::npos)
+          << r.err;
+    }
+    // k LSB off the quantized float softmax is at least (k - 1/2) LSB off the float softmax.
+    const nlohmann::json& total = j.at("error").at("total");
+    EXPECT_LE((total.at("max_abs_lsb").get<double>() - 0.5) * s_y - 1e-12,
+              total.at("max_abs_real").get<double>())
+        << args;
+  }
+}
+
+// ---- $readmemh images (issue 20 E) --------------------------------------------------------------
+
+TEST(SoftmaxTablesCli, HexImagesMatchTheJsonTables) {
+  const struct {
+    std::string args;
+    int in_bits, t_bits, p_bits;
+  } cases[] = {
+      {"--n 8 --in-bits 4 --in-amax 4 --narrow --out-bits 8 --out-unsigned --acc-bits 16", 4, 16,
+       24},
+      {"--n 5 --in-bits 3 --in-amax 2 --in-unsigned --out-bits 5 --acc-bits 13", 3, 13, 18},
+      {"--n 100 --in-bits 8 --in-amax 8 --out-bits 8 --compat seed", 8, 32, 40},
+  };
+  const auto dir = ScratchDir("softmax_hex");
+  const std::string prefix = (dir / "sm").string();
+  for (const auto& c : cases) {
+    const nlohmann::json j = ParseJson(
+        RunQacc("softmax-tables " + c.args + " --error-rows 0 --json --hex-prefix " + prefix));
+    const int64_t first = j.at("first_code");
+    const bool in_signed = j.at("params").at("in").at("signed");
+    const bool narrow = j.at("params").at("in").at("narrow");
+    for (const auto& [file, key, bits, name] :
+         {std::tuple{"_exp.hex", "exp_table", c.t_bits, "X->T"},
+          std::tuple{"_numerator.hex", "numerator_table", c.p_bits, "X->P"}}) {
+      const ReadHex image = ReadHexImage(prefix + file, (bits + 3) / 4);
+      const size_t depth = size_t{1} << c.in_bits;
+      EXPECT_EQ(image.comment, "// qacc softmax-tables " + std::string(name) + ": " +
+                                   std::to_string(depth) + " x " + std::to_string(bits) +
+                                   " bits, address = raw input code bits");
+      ASSERT_EQ(image.words.size(), depth) << c.args;
+      const std::vector<int64_t> table = j.at(key).get<std::vector<int64_t>>();
+      for (size_t i = 0; i < table.size(); ++i) {
+        const uint64_t address =
+            static_cast<uint64_t>(first + static_cast<int64_t>(i)) & (depth - 1);
+        EXPECT_EQ(image.words[address], static_cast<uint64_t>(table[i])) << c.args << " " << key;
+      }
+      if (in_signed && narrow) {
+        EXPECT_EQ(image.words[depth / 2], 0u);  // the unused address
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SoftmaxTablesCli, HexBadPathNamesTheOptionAndLeavesNoFile) {
+  const std::string args = "softmax-tables --n 4 --in-bits 2 --in-amax 1 --out-bits 4";
+  const auto dir = ScratchDir("softmax_hex_bad");
+  const CliResult r = RunQacc(args + " --hex-prefix " + (dir / "missing" / "sm").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_EQ(r.err.rfind("qacc: error: --hex-prefix: ", 0), 0u) << r.err;
+  // Both images are written, then -o fails: both are removed again.
+  const CliResult o = RunQacc(args + " --hex-prefix " + (dir / "sm").string() + " -o " +
+                              (dir / "missing" / "sm.json").string());
+  EXPECT_EQ(o.exit_code, 2);
+  EXPECT_NE(o.err.find("--output"), std::string::npos) << o.err;
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir),
+                          std::filesystem::directory_iterator()),
+            0);
+  std::filesystem::remove_all(dir);
+}
+
+// ---- Help (issue 20 D) --------------------------------------------------------------------------
+
+TEST(SoftmaxTablesCli, HelpDefinesCompatSeedAndTheInputWidth) {
+  const CliResult r = RunQacc("softmax-tables --help");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("seed 000"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Seed 000"), std::string::npos) << r.out;
+  for (const char* text :
+       {"original PyTorch code of the softmax article", "Not related to --seed",
+        "Input bits, 2..8: the table SRAMs are addressed by an int8 code", "$readmemh"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  }
 }
 
 TEST(SoftmaxTablesCli, BadArguments) {

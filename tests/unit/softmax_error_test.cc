@@ -20,6 +20,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "golden/softmax.h"
@@ -70,6 +71,19 @@ std::vector<int32_t> RandomRow(const QuantSpec& in, int n, std::mt19937_64& rng)
   for (int32_t& x : row)
     x = static_cast<int32_t>(in.qmin() + static_cast<int64_t>(rng() % in.levels()));
   return row;
+}
+
+// softmax(s_x (X - zp_x)) with long double sums and no max subtraction, not quantized.
+std::vector<double> OracleProbabilities(const QuantSpec& in, const std::vector<int32_t>& row) {
+  std::vector<long double> e;
+  long double sum = 0;
+  for (int32_t x : row) {
+    e.push_back(std::exp(static_cast<long double>(in.scale) * (x - in.zero_point)));
+    sum += e.back();
+  }
+  std::vector<double> y;
+  for (long double ei : e) y.push_back(static_cast<double>(ei / sum));
+  return y;
 }
 
 // ---- The reference and the histogram evaluation -------------------------------------------------
@@ -186,8 +200,10 @@ TEST(SoftmaxErrorRows, FamiliesAndSeeds) {
 
 TEST(SoftmaxErrorReport, EqualsDirectRecount) {
   // Recount max, sum and elements from plain rows with the float oracle; the report must agree.
-  for (bool compat : {false, true}) {
-    SoftmaxParams p = MakeParams(24, 4, true, false, 8.0, 8, false, 1.0, 14);
+  // Output amax 1 and 100 (every code 0 or 1: 0 LSB of error hides up to s_y / 2 in real units).
+  for (const auto& [compat, out_amax] :
+       {std::pair{false, 1.0}, std::pair{true, 1.0}, std::pair{false, 100.0}}) {
+    SoftmaxParams p = MakeParams(24, 4, true, false, 8.0, 8, false, out_amax, 14);
     if (compat) p = WithSeedCompat(p);
     const SoftmaxErrorOptions options{16, 5, true};
     const SoftmaxErrorReport report = AnalyzeSoftmaxError(p, options);
@@ -197,6 +213,7 @@ TEST(SoftmaxErrorReport, EqualsDirectRecount) {
       const std::vector<int32_t> plain = ExpandRow(row);
       const std::vector<int32_t> y = SoftmaxRow(tables, plain);
       const std::vector<int32_t> ref = OracleSoftmax(p.in, p.out, plain);
+      const std::vector<double> probability = OracleProbabilities(p.in, plain);
       SoftmaxErrorStats& s = recount[row.family];
       ++s.rows;
       for (size_t i = 0; i < plain.size(); ++i) {
@@ -205,10 +222,14 @@ TEST(SoftmaxErrorReport, EqualsDirectRecount) {
         s.sum_abs_lsb += e;
         s.max_abs_lsb = std::max(s.max_abs_lsb, e);
         s.elements_over_1 += e > 1;
+        const double real = std::abs(p.out.scale * y[i] - probability[i]);  // zero point 0
+        s.sum_abs_real += real;
+        s.max_abs_real = std::max(s.max_abs_real, real);
       }
     }
     ASSERT_EQ(report.families.size(), recount.size());
     int64_t max_all = 0;
+    double max_real = 0.0;
     for (const auto& [name, s] : report.families) {
       const SoftmaxErrorStats& r = recount[name];
       EXPECT_EQ(s.rows, r.rows) << name;
@@ -216,7 +237,16 @@ TEST(SoftmaxErrorReport, EqualsDirectRecount) {
       EXPECT_EQ(s.max_abs_lsb, r.max_abs_lsb) << name << (compat ? " compat" : "");
       EXPECT_EQ(s.sum_abs_lsb, r.sum_abs_lsb) << name;
       EXPECT_EQ(s.elements_over_1, r.elements_over_1) << name;
+      EXPECT_NEAR(s.max_abs_real, r.max_abs_real, 1e-12) << name;
+      EXPECT_NEAR(s.sum_abs_real, r.sum_abs_real, 1e-9) << name;
       max_all = std::max(max_all, r.max_abs_lsb);
+      max_real = std::max(max_real, r.max_abs_real);
+    }
+    EXPECT_NEAR(report.total().max_abs_real, max_real, 1e-12);
+    if (out_amax == 100.0) {
+      // s_y = 100 / 255: an all_equal row has y = 1/24 and code 0: 0 LSB off, 1/24 in real units.
+      EXPECT_LE(report.total().max_abs_lsb, 1);
+      EXPECT_GE(report.total().max_abs_real, 1.0 / 24 - 1e-12);
     }
     EXPECT_EQ(report.total().max_abs_lsb, max_all);
     EXPECT_EQ(std::abs(report.worst.actual - report.worst.expected), max_all);

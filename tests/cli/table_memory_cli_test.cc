@@ -1,0 +1,132 @@
+// qacc table-memory run as a user would: the article's memory table, one row against the formula
+// 2^in x bits computed here, the accepted widths and their limits, and the help text.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli/cli_runner.h"
+
+namespace qacc::testing {
+namespace {
+
+nlohmann::json ParseJson(const CliResult& r) {
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return nlohmann::json::parse(r.out);  // throws (and fails the test) on malformed output
+}
+
+TEST(TableMemoryCli, SeedTableWithoutArguments) {
+  const CliResult text = RunQacc("table-memory");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  for (const char* figure : {"1280", "2304", "72", "512", "768", "1024", "40"}) {
+    EXPECT_NE(text.out.find(figure), std::string::npos) << figure << "\n" << text.out;
+  }
+  const nlohmann::json j = ParseJson(RunQacc("table-memory --json"));
+  ASSERT_EQ(j.at("rows").size(), 3u);
+  // The article's memory table: (8, 16, 8) 512 + 768 = 1280; (8, 32, 8) 1024 + 1280 = 2304;
+  // (4, 16, 4) 32 + 40.
+  const struct {
+    int in, acc, out;
+    int64_t t, p, total, lut;
+  } seed[] = {{8, 16, 8, 512, 768, 1280, 256},
+              {8, 32, 8, 1024, 1280, 2304, 256},
+              {4, 16, 4, 32, 40, 72, 8}};
+  for (int i = 0; i < 3; ++i) {
+    const nlohmann::json& row = j.at("rows").at(i);
+    EXPECT_EQ(row.at("in_bits"), seed[i].in);
+    EXPECT_EQ(row.at("acc_bits"), seed[i].acc);
+    EXPECT_EQ(row.at("out_bits"), seed[i].out);
+    EXPECT_EQ(row.at("exp_table_bytes"), seed[i].t);
+    EXPECT_EQ(row.at("numerator_table_bytes"), seed[i].p);
+    EXPECT_EQ(row.at("total_bytes"), seed[i].total);
+    EXPECT_EQ(row.at("lut_bytes"), seed[i].lut);  // 2^in * out / 8
+  }
+}
+
+TEST(TableMemoryCli, OneRow) {
+  // 2^6 * 20 bits = 160 B; 2^6 * (20 + 7) = 1728 bits = 216 B; LUT 2^6 * 7 = 448 bits = 56 B.
+  const nlohmann::json j =
+      ParseJson(RunQacc("table-memory --in-bits 6 --acc-bits 20 --out-bits 7 --json"));
+  ASSERT_EQ(j.at("rows").size(), 1u);
+  EXPECT_EQ(j.at("rows")[0].at("exp_table_bytes"), 160);
+  EXPECT_EQ(j.at("rows")[0].at("numerator_table_bytes"), 216);
+  EXPECT_EQ(j.at("rows")[0].at("total_bytes"), 376);
+  EXPECT_EQ(j.at("rows")[0].at("lut_bytes"), 56);
+  // Partial bytes round up: 4 addresses x 1 bit, 4 x 3 bits.
+  const nlohmann::json small =
+      ParseJson(RunQacc("table-memory --in-bits 2 --acc-bits 1 --out-bits 3 --json"));
+  EXPECT_EQ(small.at("rows")[0].at("exp_table_bytes"), 1);  // 4 bits -> 1 byte
+  EXPECT_EQ(small.at("rows")[0].at("lut_bytes"), 2);        // 12 bits -> 2 bytes
+}
+
+// Issue 20 D: input and output bits are 2..16 (any quantized width) here, 2..8 input bits in lut
+// and softmax-tables; the limits are accepted, one beyond is rejected naming the option and range.
+TEST(TableMemoryCli, WidthLimits) {
+  const nlohmann::json wide =
+      ParseJson(RunQacc("table-memory --in-bits 16 --acc-bits 48 --out-bits 16 --json"));
+  EXPECT_EQ(wide.at("rows")[0].at("exp_table_bytes"), (int64_t{1} << 16) * 48 / 8);
+  EXPECT_EQ(wide.at("rows")[0].at("numerator_table_bytes"), (int64_t{1} << 16) * 64 / 8);
+  EXPECT_EQ(wide.at("rows")[0].at("lut_bytes"), (int64_t{1} << 16) * 16 / 8);
+  const nlohmann::json narrow =
+      ParseJson(RunQacc("table-memory --in-bits 2 --acc-bits 1 --out-bits 2 --json"));
+  EXPECT_EQ(narrow.at("rows")[0].at("lut_bytes"), 1);  // 4 x 2 bits
+
+  const struct {
+    const char* args;
+    const char* option;
+    const char* range;
+  } cases[] = {
+      {"table-memory --in-bits 1 --acc-bits 16 --out-bits 8", "--in-bits", "2 to 16"},
+      {"table-memory --in-bits 17 --acc-bits 16 --out-bits 8", "--in-bits", "2 to 16"},
+      {"table-memory --in-bits 8 --acc-bits 16 --out-bits 1", "--out-bits", "2 to 16"},
+      {"table-memory --in-bits 8 --acc-bits 16 --out-bits 17", "--out-bits", "2 to 16"},
+      {"lut --func relu --in-bits 1 --in-amax 1 --out-bits 8", "--in-bits", "2..8"},
+      {"lut --func relu --in-bits 9 --in-amax 1 --out-bits 8", "--in-bits", "2..8"},
+      {"softmax-tables --n 4 --in-bits 1 --in-amax 1 --out-bits 8", "--in-bits", "2 to 8"},
+      {"softmax-tables --n 4 --in-bits 9 --in-amax 1 --out-bits 8", "--in-bits", "2 to 8"},
+  };
+  for (const auto& c : cases) {
+    const CliResult r = RunQacc(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_NE(r.err.find(c.option), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_NE(r.err.find(c.range), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.args;
+  }
+  // The limits of lut and softmax-tables.
+  for (const char* args : {"lut --func relu --in-bits 2 --in-amax 1 --out-bits 8",
+                           "lut --func relu --in-bits 8 --in-amax 1 --out-bits 8",
+                           "softmax-tables --n 4 --in-bits 2 --in-amax 1 --out-bits 8",
+                           "softmax-tables --n 4 --in-bits 8 --in-amax 1 --out-bits 8"}) {
+    EXPECT_EQ(RunQacc(args).exit_code, 0) << args;
+  }
+}
+
+TEST(TableMemoryCli, BadArguments) {
+  const struct {
+    const char* args;
+    const char* needle;
+  } cases[] = {{"table-memory --in-bits 8", "--acc-bits"},
+               {"table-memory --in-bits 8 --acc-bits 49 --out-bits 8", "--acc-bits"},
+               {"table-memory --in-bits 8 --acc-bits 16 --out-bits 0", "--out-bits"},
+               {"table-memory --in-bits x --acc-bits 16 --out-bits 8", "--in-bits"}};
+  for (const auto& c : cases) {
+    const CliResult r = RunQacc(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_NE(r.err.find(c.needle), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.args;
+  }
+}
+
+TEST(TableMemoryCli, HelpSaysWhyItsWidthsDifferFromLut) {
+  const CliResult r = RunQacc("table-memory --help");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("seed 000"), std::string::npos) << r.out;
+  for (const char* text : {"Input (address) bits, 2..16", "2..8 bits only",
+                           "addressed by an int8 code", "article qacc's design follows"}) {
+    EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace qacc::testing
