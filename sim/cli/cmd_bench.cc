@@ -30,21 +30,25 @@ struct BenchArgs {
   OutputOptions output;
 };
 
-// The fixed workload: random int8 operands (fixed LCG), bias, per-tensor double-rounding requant.
-model::GemmJob Workload(int m, int n, int k) {
+// The fixed workload without its operands: bias, per-tensor double-rounding requant.
+model::GemmJob WorkloadShape(int m, int n, int k) {
   model::GemmJob job;
   job.m = m, job.n = n, job.k = k;
+  job.bias.assign(size_t(n), 1000);
+  job.requant.multiplier = 1 << 30;
+  job.requant.shift = -10;
+  return job;
+}
+
+// Random int8 operands (fixed LCG); only for a shape that fits (CheckFits), so sizes are small.
+void FillOperands(model::GemmJob& job) {
   uint32_t state = 1;
   auto next = [&state] {
     state = state * 1664525u + 1013904223u;
     return static_cast<uint8_t>(state >> 24);
   };
-  for (int i = 0; i < m * k; ++i) job.a.push_back(next());
-  for (int i = 0; i < k * n; ++i) job.b.push_back(next());
-  job.bias.assign(size_t(n), 1000);
-  job.requant.multiplier = 1 << 30;
-  job.requant.shift = -10;
-  return job;
+  for (size_t i = 0; i < size_t(job.m) * size_t(job.k); ++i) job.a.push_back(next());
+  for (size_t i = 0; i < size_t(job.k) * size_t(job.n); ++i) job.b.push_back(next());
 }
 
 // Refuses a shape that does not fit the SRAMs: names the SRAM, its words and the largest value of
@@ -76,8 +80,9 @@ void RunBench(const BenchArgs& args) {
     throw UsageError(fmt::format("--config: {}", e.what()));
   }
   options.quantum_cycles = args.quantum_cycles;
-  const model::GemmJob job = Workload(args.m, args.n, args.k);
-  CheckFits(options.config, job);
+  model::GemmJob job = WorkloadShape(args.m, args.n, args.k);
+  CheckFits(options.config, job);  // before the operands: 65535^3 would need 8 GB of them
+  FillOperands(job);
   cosim::FindVariant(options.config, false);
 
   // Best of `repeat` runs for everything but lockstep (a SystemC kernel elaborates once per

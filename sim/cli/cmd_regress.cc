@@ -28,7 +28,6 @@
 #include <array>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <csignal>
 #include <cstring>
 #include <ctime>
@@ -510,18 +509,7 @@ void RunRegress(RegressOptions& options) {
     return;
   }
   if (options.suite.empty()) throw UsageError("--suite: required (`qacc regress --list`)");
-  if (options.seeds < 1) {
-    throw UsageError(options.seeds == 0 ? "--seeds: required, an integer >= 1"
-                                        : fmt::format("--seeds: {} is out of range, must be >= 1",
-                                                      options.seeds));
-  }
-  if (options.jobs < 1) {
-    throw UsageError(fmt::format("-j/--jobs: {} is out of range, must be >= 1", options.jobs));
-  }
-  if (!(options.timeout_seconds > 0) || !std::isfinite(options.timeout_seconds)) {
-    throw UsageError(
-        fmt::format("--timeout: {} is out of range, must be > 0 seconds", options.timeout_seconds));
-  }
+  if (options.seeds < 1) throw UsageError("--seeds: required, an integer >= 1");
   options.seed_base = ParseSeed(options.seed_base_text, "--seed-base");
   if (options.tests_given && options.tests.empty()) {
     throw UsageError("--tests: the list is empty; name tests separated by commas (see --list)");
@@ -589,12 +577,14 @@ void RegisterRegressCommand(CLI::App& app) {
   cmd->add_option("--suite", options->suite, "Test suite: gemm (required unless --list)");
   cmd->add_option("--seeds", options->seeds,
                   "Seeds per test: every selected test runs with seeds S..S+N-1 (S = --seed-base); "
-                  "required unless --list");
+                  "required unless --list")
+      ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
   CLI::Option* tests = cmd->add_option(
       "--tests", options->tests, "Comma-separated subset of the suite's tests (default: all)");
   cmd->add_option("--config", options->config_path, "Architecture config JSON passed to every run")
       ->capture_default_str();
-  cmd->add_option("-j,--jobs", options->jobs, "Runs in parallel (default 1)");
+  cmd->add_option("-j,--jobs", options->jobs, "Runs in parallel, 1..1024 (default 1)")
+      ->check(CLI::Range(1, 1024));
   cmd->add_option("--junit", options->junit_path,
                   "Write a JUnit XML report to FILE (atomically; - for standard output)")
       ->check(kNonEmpty);
@@ -608,7 +598,8 @@ void RegisterRegressCommand(CLI::App& app) {
                 "Run the model-only mode instead of the lockstep co-simulation");
   cmd->add_option("--timeout", options->timeout_seconds,
                   "Seconds per run before the child is killed and recorded as a failure (default "
-                  "300)");
+                  "300)")
+      ->check(kPositiveFinite);
   cmd->add_option("--seed-base", options->seed_base_text,
                   fmt::format("First seed (default 1); seeds are {}", kSeedRange));
   // For tests of the runner itself: an executable standing in for `qacc` (it gets the same

@@ -5,6 +5,7 @@
 // mismatch only on a mismatch, and the watchdog ends a hung run.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -305,6 +306,12 @@ TEST(CosimWaves, PassingRunOnRequest) {
   const Json all = RunCosimJson("--test gemm_k1 --seed 2 --waves-all --waves " + fst.string(), 0);
   EXPECT_TRUE(all["waves"]["written"].get<bool>());
   EXPECT_EQ(FstCycles(fst), std::make_pair(int64_t{0}, all["cycles"].get<int64_t>() - 1));
+  // The mode of any new file (0666 minus the umask), not the temporary file's 0600.
+  const mode_t mask = umask(0);
+  umask(mask);
+  struct stat st {};
+  ASSERT_EQ(stat(fst.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0666u & ~mask);
   EXPECT_EQ(all["waves"]["last_cycle"], all["cycles"].get<int64_t>() - 1);
   const Json window =
       RunCosimJson("--test gemm_k1 --seed 2 --waves-cycles 100..150 --waves " + fst.string(), 0);
