@@ -1,7 +1,7 @@
 // Whether a GEMM job's operands and result fit the SRAMs, by the range rules of the command
 // validation (docs/architecture.md section 4: A_RANGE, B_RANGE, BIAS_RANGE, RQ_RANGE, OUT_RANGE),
-// and, when they do not, the largest M, N or K that would fit with the other two fixed. Tools use it
-// to refuse a shape before running it, with a message that names the dimension and its limit.
+// and, when they do not, the largest M, N or K that would fit with the other two fixed. Tools use
+// it to refuse a shape before running it, with a message that names the dimension and its limit.
 #ifndef QACC_MODEL_SRAM_FIT_H_
 #define QACC_MODEL_SRAM_FIT_H_
 

@@ -162,9 +162,8 @@ void RunBench(const BenchArgs& args) {
                   fmt::format("lockstep (quantum {})", args.quantum_cycles), lockstep.wall_seconds,
                   lockstep_cps, lockstep_vs_bare, lockstep.pass ? "" : "  FAILED");
   human += fmt::format(
-      "  {:<28} {:>9.3f} s {:>12.0f} cycles/s  ({:.0f} x faster than lockstep){}\n",
-      "model only", model_only.wall_seconds, model_cps, model_vs_lockstep,
-      model_only.pass ? "" : "  FAILED");
+      "  {:<28} {:>9.3f} s {:>12.0f} cycles/s  ({:.0f} x faster than lockstep){}\n", "model only",
+      model_only.wall_seconds, model_cps, model_vs_lockstep, model_only.pass ? "" : "  FAILED");
   human +=
       fmt::format("  {:<28} {:>9.3f} s (lockstep {:.3f} s: {:.0f} x)\n",
                   "model only w/o golden check", model_run, lockstep_run, model_vs_lockstep_run);

@@ -49,10 +49,9 @@ nlohmann::json ValueJson(const std::string& text) {
   const bool hex = text.rfind("0x", 0) == 0 && text.size() > 2;
   const std::string digits = hex ? text.substr(2) : text;
   const size_t start = !hex && !digits.empty() && digits[0] == '-' ? 1 : 0;
-  const bool number =
-      digits.size() > start && digits.size() <= 18 &&
-      digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789", start) ==
-          std::string::npos;
+  const bool number = digits.size() > start && digits.size() <= 18 &&
+                      digits.find_first_not_of(hex ? "0123456789abcdefABCDEF" : "0123456789",
+                                               start) == std::string::npos;
   if (!number) return text;
   return std::stoll(digits, nullptr, hex ? 16 : 10);
 }
@@ -95,10 +94,10 @@ std::string ShellQuote(const std::string& s) {
   return q + "'";
 }
 
-// What --waves asked for and what was written.
+// What --waves and its options ask for.
 struct WavesPlan {
   bool requested = false;
-  bool any_run = false;   // --waves-all or --waves-cycles: trace a passing run too
+  bool any_run = false;         // --waves-all or --waves-cycles: trace a passing run too
   int64_t begin = 0, end = -1;  // the cycles of --waves-cycles (end -1: --waves-all)
 };
 
@@ -106,23 +105,23 @@ WavesPlan PlanWaves(const CosimArgs& args) {
   WavesPlan plan;
   plan.requested = args.waves_given;
   if (!args.waves_cycles.empty()) {
-    const size_t dots = args.waves_cycles.find("..");
-    auto number = [&](const std::string& text) -> int64_t {
+    const std::string& range = args.waves_cycles;
+    const size_t dots = range.find("..");
+    auto number = [&range](const std::string& text) -> int64_t {
       const bool digits = !text.empty() && text.size() <= 15 &&
                           text.find_first_not_of("0123456789") == std::string::npos;
       if (!digits) {
         throw UsageError(fmt::format(
             "--waves-cycles: '{}' is not a cycle range: expected FIRST..LAST, two integers "
             "0 <= FIRST <= LAST < 10^15",
-            args.waves_cycles));
+            range));
       }
       return std::stoll(text);
     };
-    if (dots == std::string::npos) number("");
-    plan.begin = number(args.waves_cycles.substr(0, dots));
-    plan.end = number(args.waves_cycles.substr(dots + 2));
+    plan.begin = number(range.substr(0, dots));
+    plan.end = number(dots == std::string::npos ? std::string() : range.substr(dots + 2));
     if (plan.begin > plan.end) {
-      throw UsageError(fmt::format("--waves-cycles: {}: FIRST must be <= LAST", args.waves_cycles));
+      throw UsageError(fmt::format("--waves-cycles: {}: FIRST must be <= LAST", range));
     }
     plan.any_run = true;
   }
@@ -133,8 +132,8 @@ WavesPlan PlanWaves(const CosimArgs& args) {
     plan.any_run = true;
   }
   if (plan.any_run && !plan.requested) {
-    throw UsageError(fmt::format("{} needs --waves FILE",
-                                 args.waves_all ? "--waves-all" : "--waves-cycles"));
+    throw UsageError(
+        fmt::format("{} needs --waves FILE", args.waves_all ? "--waves-all" : "--waves-cycles"));
   }
   return plan;
 }
@@ -344,15 +343,17 @@ void RegisterCosimCommand(CLI::App& app) {
   auto args = std::make_shared<CosimArgs>();
   CLI::App* cmd = app.add_subcommand(
       "cosim", "Run one GEMM test in lockstep co-simulation (RTL + SystemC model + golden)");
-  cmd->add_option("--test", args->test,
-                  "Test of the gemm suite: " + TestList() + " (`qacc regress --list` describes them)")
+  cmd->add_option(
+         "--test", args->test,
+         "Test of the gemm suite: " + TestList() + " (`qacc regress --list` describes them)")
       ->required();
   cmd->add_option("--seed", args->seed_text, fmt::format("Random seed of the test, {}", kSeedRange))
       ->required();
   cmd->add_option("--config", args->config, "Architecture config JSON")->capture_default_str();
-  CLI::Option* waves = cmd->add_option("--waves", args->waves,
-                  "Write an FST of the RTL to FILE: by default only when the run fails, the cycles "
-                  "around the first mismatch; always says whether it was written");
+  CLI::Option* waves = cmd->add_option(
+      "--waves", args->waves,
+      "Write an FST of the RTL to FILE: by default only when the run fails, the cycles "
+      "around the first mismatch; always says whether it was written");
   cmd->add_option("--waves-window", args->waves_window, "Cycles traced before and after it")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));

@@ -125,9 +125,11 @@ std::string SelfExecutable() {
 
 std::vector<std::string> ChildArgs(const std::string& exe, const Run& run,
                                    const RegressOptions& options) {
-  std::vector<std::string> args = {exe,      "cosim",  "--test",
-                                   run.test, "--seed", std::to_string(run.seed),
-                                   "--config", options.config_path, "--json"};
+  std::vector<std::string> args = {exe,        "cosim",
+                                   "--test",   run.test,
+                                   "--seed",   std::to_string(run.seed),
+                                   "--config", options.config_path,
+                                   "--json"};
   if (options.model_only) args.push_back("--model-only");
   return args;
 }
@@ -453,15 +455,13 @@ void CheckDistinctOutputs(const RegressOptions& options) {
       const std::string& b = outputs[j].second;
       if (a.empty() || b.empty()) continue;
       std::error_code error;
-      const bool same = a == "-" || b == "-"
-                            ? a == b
-                            : std::filesystem::weakly_canonical(a, error) ==
-                                  std::filesystem::weakly_canonical(b, error);
+      const bool same = a == "-" || b == "-" ? a == b
+                                             : std::filesystem::weakly_canonical(a, error) ==
+                                                   std::filesystem::weakly_canonical(b, error);
       if (same) {
-        throw UsageError(fmt::format("{} and {}: both write {}; give each report its own {}",
-                                     outputs[i].first, outputs[j].first,
-                                     a == "-" ? "standard output" : a,
-                                     a == "-" ? "destination" : "file"));
+        throw UsageError(fmt::format(
+            "{} and {}: both write {}; give each report its own {}", outputs[i].first,
+            outputs[j].first, a == "-" ? "standard output" : a, a == "-" ? "destination" : "file"));
       }
     }
   }
@@ -517,9 +517,9 @@ void RunRegress(RegressOptions& options) {
   const std::vector<std::string> tests = SelectTests(options);
   const uint64_t max_seed = std::numeric_limits<uint64_t>::max();
   if (uint64_t(options.seeds - 1) > max_seed - options.seed_base) {
-    throw UsageError(fmt::format(
-        "--seeds/--seed-base: the last seed, {} + {} - 1, is past {}: seeds are {}",
-        options.seed_base, options.seeds, max_seed, kSeedRange));
+    throw UsageError(
+        fmt::format("--seeds/--seed-base: the last seed, {} + {} - 1, is past {}: seeds are {}",
+                    options.seed_base, options.seeds, max_seed, kSeedRange));
   }
   if (uint64_t(options.seeds) > std::numeric_limits<uint64_t>::max() / tests.size()) {
     throw UsageError(fmt::format("--seeds: {} x {} tests is more runs than can be counted",
@@ -549,8 +549,9 @@ void RunRegress(RegressOptions& options) {
   info.tool_commit = ToolCommit();
   // The summary goes to -o, else stdout, else (a report takes stdout) standard error.
   const bool report_on_stdout = options.json_path == "-" || options.junit_path == "-";
-  const std::string summary_path =
-      !options.output_path.empty() ? options.output_path : report_on_stdout ? "" : "-";
+  const std::string summary_path = !options.output_path.empty() ? options.output_path
+                                   : report_on_stdout           ? ""
+                                                                : "-";
   RegressReports reports(info, summary_path, options.json_path, options.junit_path);
 
   const auto start = Clock::now();

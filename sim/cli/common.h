@@ -2,17 +2,17 @@
 //
 // Conventions every subcommand follows:
 //  * human-readable text on stdout by default, `--json` for one JSON document instead;
-//  * `-o/--output FILE` writes that output to FILE instead of stdout, atomically (temporary file + rename), so
-//    a failed command never leaves a partial file behind;
-//  * a bad argument throws UsageError (or std::invalid_argument from golden/) whose message names the argument
-//    and its allowed range; main() prints it and exits with code 2.
+//  * `-o/--output FILE` writes that output to FILE instead of stdout ("-": stdout), atomically
+//    (temporary file + rename), so a failed command never leaves a partial file behind;
+//  * a bad argument throws UsageError (or std::invalid_argument from golden/) whose message names
+//    the argument and its allowed range; main() prints it and exits with code 2.
 #ifndef QACC_SIM_CLI_COMMON_H_
 #define QACC_SIM_CLI_COMMON_H_
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
-#include <cstdint>
 #include <string>
 
 namespace qacc::cli {
@@ -31,7 +31,8 @@ struct OutputOptions {
 // Adds --json and -o/--output to `cmd`.
 void AddOutputOptions(CLI::App* cmd, OutputOptions* options);
 
-// Prints `json` (pretty, 2-space indent) when options.json is set, else `human`; to stdout or to the file.
+// Prints `json` (pretty, 2-space indent) when options.json is set, else `human`; to stdout or to
+// the file.
 void Emit(const OutputOptions& options, const std::string& human, const nlohmann::json& json);
 
 // Writes `content` to `path` through a temporary file in the same directory and a rename. The file

@@ -65,10 +65,10 @@ std::string RunJson(const Run& run) {
 // The JUnit <testcase> of a run. A mismatch or an error result is a failure; a crash, a timeout or
 // a usage error of the child is an error (the test could not judge the design).
 std::string TestcaseXml(const Run& run, const RegressInfo& info) {
-  std::string xml = fmt::format(
-      "    <testcase classname=\"{}.{}.{}\" name=\"{}.seed{}.{}\" time=\"{:.3f}\"",
-      XmlEscape(info.suite), XmlEscape(info.config_name), XmlEscape(run.test), XmlEscape(run.test),
-      run.seed, XmlEscape(info.config_name), run.wall_seconds);
+  std::string xml =
+      fmt::format("    <testcase classname=\"{}.{}.{}\" name=\"{}.seed{}.{}\" time=\"{:.3f}\"",
+                  XmlEscape(info.suite), XmlEscape(info.config_name), XmlEscape(run.test),
+                  XmlEscape(run.test), run.seed, XmlEscape(info.config_name), run.wall_seconds);
   if (run.passed()) return xml + "/>\n";
   const std::string tag = run.status == "fail" ? "failure" : "error";
   xml += ">\n";
@@ -164,22 +164,22 @@ RegressReports::RegressReports(const RegressInfo& info, const std::string& summa
     junit_body_ = std::tmpfile();
     if (junit_body_ == nullptr) throw std::runtime_error("--junit: cannot create a temporary file");
   }
-  WriteSummary(fmt::format("{:<{}}  {:>20}  {:<7}  {:>12}  {:>12}  {:>8}\n", "test", width_,
-                           "seed", "result", "cycles", "cycles/s", "wall s"));
+  WriteSummary(fmt::format("{:<{}}  {:>20}  {:<7}  {:>12}  {:>12}  {:>8}\n", "test", width_, "seed",
+                           "result", "cycles", "cycles/s", "wall s"));
   if (json_) {
-    const nlohmann::json header = {{"suite", info.suite},
-                                   {"tests", info.tests},
-                                   {"config", info.config_path},
-                                   {"config_name", info.config_name},
-                                   {"mode", info.mode},
-                                   {"tool", {{"version", info.tool_version},
-                                             {"commit", info.tool_commit}}},
-                                   {"timestamp", info.timestamp},
-                                   {"hostname", info.hostname},
-                                   {"seeds_per_test", info.seeds_per_test},
-                                   {"seed_base", info.seed_base},
-                                   {"jobs", info.jobs},
-                                   {"timeout_seconds", info.timeout_seconds}};
+    const nlohmann::json header = {
+        {"suite", info.suite},
+        {"tests", info.tests},
+        {"config", info.config_path},
+        {"config_name", info.config_name},
+        {"mode", info.mode},
+        {"tool", {{"version", info.tool_version}, {"commit", info.tool_commit}}},
+        {"timestamp", info.timestamp},
+        {"hostname", info.hostname},
+        {"seeds_per_test", info.seeds_per_test},
+        {"seed_base", info.seed_base},
+        {"jobs", info.jobs},
+        {"timeout_seconds", info.timeout_seconds}};
     std::string text = header.dump(2);
     text.resize(text.size() - 2);  // drop "\n}": the runs and the totals follow
     json_->Write(text + ",\n  \"runs\": [");
@@ -203,8 +203,8 @@ void RegressReports::Add(const Run& run) {
   failures_ += run.status == "fail";
   errors_ += !run.passed() && run.status != "fail";
   cycles_ += run.cycles;
-  WriteSummary(fmt::format("{:<{}}  {:>20}  {:<7}  {:>12}  {:>12.0f}  {:>8.2f}\n", run.test,
-                           width_, run.seed, run.passed() ? "pass" : run.status, run.cycles,
+  WriteSummary(fmt::format("{:<{}}  {:>20}  {:<7}  {:>12}  {:>12.0f}  {:>8.2f}\n", run.test, width_,
+                           run.seed, run.passed() ? "pass" : run.status, run.cycles,
                            run.cycles_per_second, run.wall_seconds));
   if (!run.passed()) {
     failure_list_ += fmt::format("FAIL {} seed {}: {}\n  reproduce: {}\n", run.test, run.seed,
@@ -217,11 +217,12 @@ void RegressReports::Add(const Run& run) {
 
 void RegressReports::Finish(double wall, const std::string& interrupted) {
   const uint64_t failed = added_ - passed_;
-  std::string totals = fmt::format("\n{} runs: {} passed, {} failed; {} simulated cycles in {:.2f} s wall\n",
-                                   added_, passed_, failed, cycles_, wall);
+  std::string totals =
+      fmt::format("\n{} runs: {} passed, {} failed; {} simulated cycles in {:.2f} s wall\n", added_,
+                  passed_, failed, cycles_, wall);
   if (!interrupted.empty()) {
-    totals += fmt::format("interrupted by {} after {} of {} runs: no report written\n",
-                          interrupted, added_, info_.total_runs);
+    totals += fmt::format("interrupted by {} after {} of {} runs: no report written\n", interrupted,
+                          added_, info_.total_runs);
   }
   if (!interrupted.empty()) {
     // No partial file: the reports are dropped, the totals go to the terminal.
@@ -251,10 +252,10 @@ void RegressReports::Finish(double wall, const std::string& interrupted) {
   }
   if (junit_) {
     junit_->Write("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    junit_->Write(fmt::format(
-        "<testsuites name=\"qacc regress\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
-        "time=\"{:.3f}\" timestamp=\"{}\">\n",
-        added_, failures_, errors_, wall, info_.timestamp));
+    junit_->Write(
+        fmt::format("<testsuites name=\"qacc regress\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
+                    "time=\"{:.3f}\" timestamp=\"{}\">\n",
+                    added_, failures_, errors_, wall, info_.timestamp));
     junit_->Write(fmt::format(
         "  <testsuite name=\"{}.{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" "
         "time=\"{:.3f}\" timestamp=\"{}\" hostname=\"{}\">\n",

@@ -28,8 +28,8 @@ TEST(QaccMain, VersionNamesTheCommit) {
 TEST(QaccMain, OutputFilesRespectTheUmask) {
   const auto dir = ScratchDir("umask");
   const auto file = dir / "m.txt";
-  for (const auto& [mask, mode] : {std::pair{"022", 0644}, std::pair{"077", 0600},
-                                   std::pair{"002", 0664}}) {
+  for (const auto& [mask, mode] :
+       {std::pair{"022", 0644}, std::pair{"077", 0600}, std::pair{"002", 0664}}) {
     const std::string command = std::string("umask ") + mask + "; " + QACC_BINARY +
                                 " multiplier --scale 0.5 -o " + file.string();
     ASSERT_EQ(std::system(command.c_str()), 0);
@@ -65,8 +65,8 @@ TEST(QaccMain, UnknownSubcommandIsAUsageError) {
 }
 
 TEST(QaccMain, SubcommandHelpExitsZero) {
-  for (const char* name : {"lut", "softmax-tables", "table-memory", "multiplier", "calibrate",
-                           "regress"}) {
+  for (const char* name :
+       {"lut", "softmax-tables", "table-memory", "multiplier", "calibrate", "regress"}) {
     const CliResult r = RunQacc(std::string(name) + " --help");
     EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
     EXPECT_NE(r.out.find(name), std::string::npos) << name;

@@ -1,9 +1,8 @@
 // qacc regress as a user runs it, against a fake `qacc cosim` child (--child-command, a shell
 // script) that passes, fails, crashes or hangs depending on the test name: argument errors,
 // failure/crash/ timeout handling, the JUnit and JSON reports, and the determinism of the schedule.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -12,10 +11,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -90,7 +89,8 @@ TEST_F(RegressCli, BadArgumentsExit2NamingTheOption) {
       {"--suite gemm", "--seeds"},
       {"--suite gemm --seeds abc", "--seeds: Value abc not in range 1 to"},
       {"--suite gemm --seeds 1 -j 2000", "--jobs: Value 2000 not in range 1 to 1024"},
-      {"--suite gemm --seeds 1 --timeout x", "--timeout: x is not allowed, must be a finite number > 0"},
+      {"--suite gemm --seeds 1 --timeout x",
+       "--timeout: x is not allowed, must be a finite number > 0"},
       {"--seeds 1", "--suite: required"},
   };
   for (const auto& [args, option] : cases) {
@@ -328,11 +328,10 @@ TEST_F(RegressCli, ReportsNameConfigToolAndTime) {
 TEST_F(RegressCli, ReportsRespectTheUmask) {
   for (const auto& [mask, mode] : {std::pair{"022", 0644}, std::pair{"077", 0600}}) {
     const fs::path json = dir_ / "r.json", xml = dir_ / "r.xml", summary = dir_ / "s.txt";
-    const std::string command = std::string("umask ") + mask + "; " + QACC_BINARY +
-                                " regress --child-command " + fake_.string() +
-                                " --suite gemm --seeds 1 --tests gemm_random --json " +
-                                json.string() + " --junit " + xml.string() + " -o " +
-                                summary.string() + " 2>/dev/null";
+    const std::string command =
+        std::string("umask ") + mask + "; " + QACC_BINARY + " regress --child-command " +
+        fake_.string() + " --suite gemm --seeds 1 --tests gemm_random --json " + json.string() +
+        " --junit " + xml.string() + " -o " + summary.string() + " 2>/dev/null";
     ASSERT_EQ(std::system(command.c_str()), 0);
     for (const fs::path& path : {json, xml, summary}) {
       struct stat st {};
@@ -351,8 +350,7 @@ TEST(RegressPreflight, ConfigWithoutRtlBuildIsOneErrorUpFront) {
   std::ofstream(config) << R"({"name": "big", "array": {"rows": 16, "cols": 16}})";
   const CliResult r = RunQacc("regress --suite gemm --seeds 3 --config " + config.string());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("every run would fail: --config: no Verilated qacc_top"),
-            std::string::npos)
+  EXPECT_NE(r.err.find("every run would fail: --config: no Verilated qacc_top"), std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("[1/"), std::string::npos) << "a run started:\n" << r.err;
   fs::remove_all(dir);

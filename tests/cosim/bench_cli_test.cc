@@ -20,14 +20,14 @@ using testing::RunQacc;
 TEST(BenchCli, ShapesPastTheSramsAreRefusedNamingTheLimit) {
   // shape, the SRAM that overflows, the largest dimension that fits (with the others as given)
   const std::vector<std::tuple<std::string, std::string, std::string>> cases = {
-      {"-m 300 -n 300 -k 300", "A SRAM", "-k 215"},     // ceil(300/8) * 300 = 11400 > 8192
-      {"-m 8200 -n 256 -k 256", "A SRAM", "-m 256"},    // 1025 * 256 > 8192; 32 panels fit
-      {"-m 256 -n 9000 -k 256", "B SRAM", "-n 256"},    // 1125 * 256 > 8192
-      {"-m 256 -n 256 -k 9000", "A SRAM", "-k 256"},    // 32 * 9000 > 8192
-      {"-m 8 -n 8 -k 8193", "A SRAM", "-k 8192"},       // one beat past A and B
-      {"-m 8 -n 2049 -k 4", "bias SRAM", "-n 2048"},    // 257 bias words > 256
-      {"-m 520 -n 512 -k 1", "out SRAM", "-m 512"},     // 65 * 64 tiles * 2 words > 8192
-      {"-m 65535 -n 65535 -k 65535", "A SRAM", "none"}, // the help's maximum
+      {"-m 300 -n 300 -k 300", "A SRAM", "-k 215"},      // ceil(300/8) * 300 = 11400 > 8192
+      {"-m 8200 -n 256 -k 256", "A SRAM", "-m 256"},     // 1025 * 256 > 8192; 32 panels fit
+      {"-m 256 -n 9000 -k 256", "B SRAM", "-n 256"},     // 1125 * 256 > 8192
+      {"-m 256 -n 256 -k 9000", "A SRAM", "-k 256"},     // 32 * 9000 > 8192
+      {"-m 8 -n 8 -k 8193", "A SRAM", "-k 8192"},        // one beat past A and B
+      {"-m 8 -n 2049 -k 4", "bias SRAM", "-n 2048"},     // 257 bias words > 256
+      {"-m 520 -n 512 -k 1", "out SRAM", "-m 512"},      // 65 * 64 tiles * 2 words > 8192
+      {"-m 65535 -n 65535 -k 65535", "A SRAM", "none"},  // the help's maximum
   };
   for (const auto& [shape, sram, limit] : cases) {
     const CliResult r = RunQacc("bench " + shape + " --repeat 1");
