@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cerrno>
 #include <cstdio>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -174,19 +175,107 @@ class HeaderParser {
   size_t pos_ = 0;
 };
 
-NpyDtype ParseDtype(const std::string& descr, std::string_view name) {
-  if (descr == "<f4") return NpyDtype::kFloat32;
-  if (descr == "<f8") return NpyDtype::kFloat64;
-  if (descr == ">f4" || descr == ">f8") {
-    Fail(name, fmt::format("big-endian dtype '{}' is not supported; save it little-endian, e.g. "
-                           "arr.astype('<f{}')",
-                           descr, descr.back()));
+// Every supported dtype: its header descr, numpy name, item size and range.
+struct DtypeInfo {
+  NpyDtype dtype;
+  std::string_view descr, name;
+  size_t size;
+  bool integer, is_signed;
+};
+constexpr DtypeInfo kDtypes[] = {
+    {NpyDtype::kFloat32, "<f4", "float32", 4, false, true},
+    {NpyDtype::kFloat64, "<f8", "float64", 8, false, true},
+    {NpyDtype::kInt8, "|i1", "int8", 1, true, true},
+    {NpyDtype::kUint8, "|u1", "uint8", 1, true, false},
+    {NpyDtype::kInt16, "<i2", "int16", 2, true, true},
+    {NpyDtype::kUint16, "<u2", "uint16", 2, true, false},
+    {NpyDtype::kInt32, "<i4", "int32", 4, true, true},
+};
+
+const DtypeInfo& Info(NpyDtype dtype) {
+  for (const DtypeInfo& info : kDtypes) {
+    if (info.dtype == dtype) return info;
   }
-  Fail(name,
-       fmt::format("unsupported dtype '{}'; supported: '<f4' (float32), '<f8' (float64)", descr));
+  throw std::logic_error("npy: unknown dtype");
 }
 
-size_t ItemSize(NpyDtype dtype) { return dtype == NpyDtype::kFloat32 ? 4 : 8; }
+NpyDtype ParseDtype(const std::string& descr, std::string_view name) {
+  for (const DtypeInfo& info : kDtypes) {
+    // numpy writes one-byte types with '|', and accepts '<' and '=' for them too.
+    const bool one_byte_alias = info.size == 1 && descr.size() == 3 &&
+                                (descr[0] == '<' || descr[0] == '=') &&
+                                descr.substr(1) == info.descr.substr(1);
+    if (descr == info.descr || one_byte_alias) return info.dtype;
+  }
+  if (!descr.empty() && descr[0] == '>') {
+    Fail(name, fmt::format("big-endian dtype '{}' is not supported; save it little-endian, e.g. "
+                           "arr.astype('<{}')",
+                           descr, descr.substr(1)));
+  }
+  std::string supported;
+  for (const DtypeInfo& info : kDtypes) {
+    supported += fmt::format("{}'{}' ({})", supported.empty() ? "" : ", ", info.descr, info.name);
+  }
+  Fail(name, fmt::format("unsupported dtype '{}'; supported: {}", descr, supported));
+}
+
+size_t ItemSize(NpyDtype dtype) { return Info(dtype).size; }
+
+// Element i of little-endian data of `dtype`, as a double (exact).
+double LoadElement(const char* data, NpyDtype dtype) {
+  switch (dtype) {
+    case NpyDtype::kFloat32: {
+      float v;
+      std::memcpy(&v, data, sizeof v);
+      return v;
+    }
+    case NpyDtype::kFloat64: {
+      double v;
+      std::memcpy(&v, data, sizeof v);
+      return v;
+    }
+    case NpyDtype::kInt8:
+      return static_cast<int8_t>(data[0]);
+    case NpyDtype::kUint8:
+      return static_cast<uint8_t>(data[0]);
+    case NpyDtype::kInt16: {
+      int16_t v;
+      std::memcpy(&v, data, sizeof v);
+      return v;
+    }
+    case NpyDtype::kUint16: {
+      uint16_t v;
+      std::memcpy(&v, data, sizeof v);
+      return v;
+    }
+    case NpyDtype::kInt32: {
+      int32_t v;
+      std::memcpy(&v, data, sizeof v);
+      return v;
+    }
+  }
+  return 0;
+}
+
+void StoreElement(double value, NpyDtype dtype, std::string& bytes) {
+  auto append = [&bytes](auto v) { bytes.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  switch (dtype) {
+    case NpyDtype::kFloat32:
+      return append(static_cast<float>(value));
+    case NpyDtype::kFloat64:
+      return append(value);
+    case NpyDtype::kInt8:
+      return append(static_cast<int8_t>(value));
+    case NpyDtype::kUint8:
+      return append(static_cast<uint8_t>(value));
+    case NpyDtype::kInt16:
+      return append(static_cast<int16_t>(value));
+    case NpyDtype::kUint16:
+      return append(static_cast<uint16_t>(value));
+    case NpyDtype::kInt32:
+      return append(static_cast<int32_t>(value));
+  }
+}
 
 std::string ReadFileBytes(const std::string& path) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
@@ -204,9 +293,9 @@ std::string ReadFileBytes(const std::string& path) {
 
 }  // namespace
 
-std::string_view NpyDtypeDescr(NpyDtype dtype) {
-  return dtype == NpyDtype::kFloat32 ? "<f4" : "<f8";
-}
+std::string_view NpyDtypeDescr(NpyDtype dtype) { return Info(dtype).descr; }
+std::string_view NpyDtypeName(NpyDtype dtype) { return Info(dtype).name; }
+bool IsIntegerDtype(NpyDtype dtype) { return Info(dtype).integer; }
 
 int64_t ShapeElementCount(const std::vector<int64_t>& shape) {
   int64_t count = 1;
@@ -277,15 +366,7 @@ NpyArray ParseNpy(std::string_view bytes, std::string_view name) {
 
   array.values.resize(count);
   const char* data = bytes.data() + data_start;
-  for (size_t i = 0; i < count; ++i) {
-    if (array.dtype == NpyDtype::kFloat32) {
-      float v;
-      std::memcpy(&v, data + i * item, sizeof(v));
-      array.values[i] = v;
-    } else {
-      std::memcpy(&array.values[i], data + i * item, sizeof(double));
-    }
-  }
+  for (size_t i = 0; i < count; ++i) array.values[i] = LoadElement(data + i * item, array.dtype);
   return array;
 }
 
@@ -305,23 +386,35 @@ std::vector<double> ReadRawFloat32(const std::string& path) {
   return values;
 }
 
-void WriteNpy(const std::string& path, const std::vector<double>& values,
-              const std::vector<int64_t>& shape, NpyDtype dtype) {
+std::string SerializeNpy(const std::vector<double>& values, const std::vector<int64_t>& shape,
+                         NpyDtype dtype, std::string_view name) {
   for (int64_t dim : shape) {
     if (dim < 0)
-      Fail(path, fmt::format("cannot write shape {}: negative dimension", ShapeString(shape)));
+      Fail(name, fmt::format("cannot write shape {}: negative dimension", ShapeString(shape)));
   }
   if (ShapeElementCount(shape) != static_cast<int64_t>(values.size())) {
-    Fail(path,
+    Fail(name,
          fmt::format("cannot write shape {} with {} values", ShapeString(shape), values.size()));
   }
+  const DtypeInfo& info = Info(dtype);
+  if (info.integer) {
+    const int bits = static_cast<int>(info.size) * 8;
+    const double lo = info.is_signed ? -std::ldexp(1.0, bits - 1) : 0.0;
+    const double hi = info.is_signed ? std::ldexp(1.0, bits - 1) - 1 : std::ldexp(1.0, bits) - 1;
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (!(values[i] >= lo && values[i] <= hi) || values[i] != std::trunc(values[i])) {
+        Fail(name, fmt::format("cannot write element {} = {} as {}: not an integer in {}..{}", i,
+                               values[i], info.name, lo, hi));
+      }
+    }
+  }
   std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': {}, }}",
-                                   NpyDtypeDescr(dtype), ShapeString(shape));
+                                   info.descr, ShapeString(shape));
   // Pad with spaces so that magic + version + uint16 length + header + '\n' is a multiple of 64.
   const size_t unpadded = kPreambleBytes + 2 + header.size() + 1;
   header.append((kDataAlignment - unpadded % kDataAlignment) % kDataAlignment, ' ');
   header += '\n';
-  if (header.size() > 0xffff) Fail(path, "cannot write: header longer than 65535 bytes");
+  if (header.size() > 0xffff) Fail(name, "cannot write: header longer than 65535 bytes");
 
   std::string bytes(kMagic);
   bytes += '\x01';
@@ -329,15 +422,14 @@ void WriteNpy(const std::string& path, const std::vector<double>& values,
   bytes += static_cast<char>(header.size() & 0xff);
   bytes += static_cast<char>(header.size() >> 8);
   bytes += header;
-  for (double value : values) {
-    if (dtype == NpyDtype::kFloat32) {
-      const auto v = static_cast<float>(value);
-      bytes.append(reinterpret_cast<const char*>(&v), sizeof(v));
-    } else {
-      bytes.append(reinterpret_cast<const char*>(&value), sizeof(value));
-    }
-  }
+  bytes.reserve(bytes.size() + values.size() * info.size);
+  for (double value : values) StoreElement(value, dtype, bytes);
+  return bytes;
+}
 
+void WriteNpy(const std::string& path, const std::vector<double>& values,
+              const std::vector<int64_t>& shape, NpyDtype dtype) {
+  const std::string bytes = SerializeNpy(values, shape, dtype, path);
   std::FILE* file = std::fopen(path.c_str(), "wb");
   if (file == nullptr) Fail(path, fmt::format("cannot create: {}", std::strerror(errno)));
   const bool written = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();

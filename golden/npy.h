@@ -27,10 +27,18 @@ struct NpyError : std::invalid_argument {
 enum class NpyDtype {
   kFloat32,  // '<f4'
   kFloat64,  // '<f8'
+  kInt8,     // '|i1'
+  kUint8,    // '|u1'
+  kInt16,    // '<i2'
+  kUint16,   // '<u2'
+  kInt32,    // '<i4'
 };
 
-// "<f4" or "<f8", as written in the header.
+// "<f4", "|i1", ...: as written in the header.
 std::string_view NpyDtypeDescr(NpyDtype dtype);
+// "float32", "int8", ...: numpy's name.
+std::string_view NpyDtypeName(NpyDtype dtype);
+bool IsIntegerDtype(NpyDtype dtype);
 
 struct NpyArray {
   NpyDtype dtype = NpyDtype::kFloat32;
@@ -39,7 +47,7 @@ struct NpyArray {
   // file order, not transposed: calibration only needs the multiset of values, for which order does
   // not matter. A caller that needs C-order indexing must check this flag.
   bool fortran_order = false;
-  std::vector<double> values;  // every element converted to double (exact for both dtypes)
+  std::vector<double> values;  // every element converted to double (exact for every dtype)
 };
 
 // Product of the dimensions; 1 for a 0-d shape, 0 when any dimension is 0.
@@ -60,10 +68,14 @@ NpyArray ReadNpy(const std::string& path);
 // Reads a headerless file of little-endian float32 values. Its size must be a multiple of 4 bytes.
 std::vector<double> ReadRawFloat32(const std::string& path);
 
-// Writes a version 1.0 .npy file in C order; the header is padded so the data starts at a multiple
-// of 64 bytes, as numpy does. `values.size()` must equal the shape's element count. With kFloat32
-// every value is rounded to float (round to nearest even). Throws NpyError when the file cannot be
-// written.
+// The bytes of a version 1.0 .npy file in C order; the header is padded so the data starts at a
+// multiple of 64 bytes, as numpy does. `values.size()` must equal the shape's element count. With
+// kFloat32 every value is rounded to float (round to nearest even); an integer dtype requires
+// integer values inside its range. Throws NpyError (prefixed with `name`) otherwise.
+std::string SerializeNpy(const std::vector<double>& values, const std::vector<int64_t>& shape,
+                         NpyDtype dtype, std::string_view name);
+
+// Writes SerializeNpy(...) to `path`. Throws NpyError when the file cannot be written.
 void WriteNpy(const std::string& path, const std::vector<double>& values,
               const std::vector<int64_t>& shape, NpyDtype dtype);
 

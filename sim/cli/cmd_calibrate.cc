@@ -72,6 +72,12 @@ LoadedTensor Load(const CalibrateArgs& args) {
     return tensor;
   }
   golden::NpyArray array = golden::ReadNpy(args.file);
+  if (golden::IsIntegerDtype(array.dtype)) {
+    throw UsageError(fmt::format(
+        "{}: dtype {} holds integer codes; calibrate reads real-valued activations (float32 or "
+        "float64): dequantize them first",
+        args.file, golden::NpyDtypeName(array.dtype)));
+  }
   tensor.values = std::move(array.values);
   tensor.format = "npy";
   tensor.dtype = std::string(golden::NpyDtypeDescr(array.dtype));

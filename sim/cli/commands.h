@@ -14,6 +14,7 @@ void RegisterCalibrateCommand(CLI::App& app);       // qacc calibrate
 void RegisterCosimCommand(CLI::App& app);           // qacc cosim (built with Verilator + SystemC)
 void RegisterBenchCommand(CLI::App& app);           // qacc bench (built with Verilator + SystemC)
 void RegisterRegressCommand(CLI::App& app);         // qacc regress
+void RegisterApplyCommand(CLI::App& app);           // qacc apply
 
 }  // namespace qacc::cli
 

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   qacc::cli::RegisterTableMemoryCommand(app);
   qacc::cli::RegisterMultiplierCommand(app);
   qacc::cli::RegisterCalibrateCommand(app);
+  qacc::cli::RegisterApplyCommand(app);
 #ifdef QACC_HAVE_COSIM
   qacc::cli::RegisterCosimCommand(app);
   qacc::cli::RegisterBenchCommand(app);

@@ -240,6 +240,11 @@ TEST_F(CalibrateCli, BadFilesExitTwoAndNameTheFile) {
   golden::WriteNpy(with_nan, {1.0, std::nan(""), 2.0}, {3}, golden::NpyDtype::kFloat64);
   ExpectUsageError(with_nan + " --method kl", with_nan + ": sample 1 is nan");
 
+  // Integer codes are not activations: the .npy reader takes them (for qacc apply), calibrate not.
+  const std::string codes = Out("codes.npy");
+  golden::WriteNpy(codes, {1.0, -3.0}, {2}, golden::NpyDtype::kInt8);
+  ExpectUsageError(codes + " --method minmax", codes + ": dtype int8 holds integer codes");
+
   const std::string empty = Out("empty.npy");
   golden::WriteNpy(empty, {}, {0}, golden::NpyDtype::kFloat32);
   ExpectUsageError(empty + " --method minmax", empty + ": no samples");

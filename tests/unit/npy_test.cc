@@ -12,6 +12,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace qacc::golden {
@@ -192,8 +194,12 @@ TEST(ParseNpy, MalformedInputsNameTheProblem) {
               "non-negative integer");
   ExpectError(V1("{'descr': '<f4', 'fortran_order': False, 'shape': (1,) junk", kF4One),
               "malformed header");
-  ExpectError(V1("{'descr': '<i4', 'fortran_order': False, 'shape': (1,)}", kF4One),
-              "unsupported dtype '<i4'");
+  ExpectError(V1("{'descr': '<i8', 'fortran_order': False, 'shape': (1,)}", kF8One),
+              "unsupported dtype '<i8'");
+  ExpectError(V1("{'descr': '<u4', 'fortran_order': False, 'shape': (1,)}", kF4One),
+              "unsupported dtype '<u4'");
+  ExpectError(V1("{'descr': '>i2', 'fortran_order': False, 'shape': (1,)}", "ab"),
+              "big-endian dtype '>i2'");
   ExpectError(V1("{'descr': '|f4', 'fortran_order': False, 'shape': (1,)}", kF4One),
               "unsupported dtype '|f4'");
   ExpectError(V1("{'descr': '<f2', 'fortran_order': False, 'shape': (1,)}", kF4One),
@@ -287,6 +293,43 @@ TEST(ShapeString, PythonTupleSpelling) {
   EXPECT_EQ(ShapeString({3, 4}), "(3, 4)");
 }
 
+// Every integer dtype: the extremes survive a write and a read, byte for byte as numpy lays them
+// out (little endian, two's complement), and values a dtype cannot hold are refused.
+TEST(Npy, IntegerDtypesRoundTrip) {
+  const TempDir dir;
+  const std::vector<std::tuple<NpyDtype, std::string, std::vector<double>, std::string>> cases = {
+      {NpyDtype::kInt8, "|i1", {-128, -1, 0, 127}, std::string("\x80\xff\x00\x7f", 4)},
+      {NpyDtype::kUint8, "|u1", {0, 1, 128, 255}, std::string("\x00\x01\x80\xff", 4)},
+      {NpyDtype::kInt16, "<i2", {-32768, -2, 0, 32767},
+       std::string("\x00\x80\xfe\xff\x00\x00\xff\x7f", 8)},
+      {NpyDtype::kUint16, "<u2", {0, 1, 256, 65535},
+       std::string("\x00\x00\x01\x00\x00\x01\xff\xff", 8)},
+      {NpyDtype::kInt32, "<i4", {-2147483648.0, -1, 1, 2147483647.0},
+       std::string("\x00\x00\x00\x80\xff\xff\xff\xff\x01\x00\x00\x00\xff\xff\xff\x7f", 16)},
+  };
+  for (const auto& [dtype, descr, values, data] : cases) {
+    const std::string path = dir.Path(descr.substr(1) + ".npy");
+    WriteNpy(path, values, {2, 2}, dtype);
+    const std::string bytes = ReadBytes(path);
+    EXPECT_EQ(bytes.substr(bytes.size() - data.size()), data) << descr;
+    EXPECT_NE(bytes.find("'descr': '" + descr + "'"), std::string::npos) << descr;
+    const NpyArray a = ReadNpy(path);
+    EXPECT_EQ(a.dtype, dtype);
+    EXPECT_EQ(NpyDtypeDescr(a.dtype), descr);
+    EXPECT_TRUE(IsIntegerDtype(a.dtype));
+    EXPECT_EQ(a.values, values) << descr;
+  }
+  EXPECT_FALSE(IsIntegerDtype(NpyDtype::kFloat32));
+  EXPECT_THROW(SerializeNpy({128}, {1}, NpyDtype::kInt8, "x"), NpyError);
+  EXPECT_THROW(SerializeNpy({-1}, {1}, NpyDtype::kUint16, "x"), NpyError);
+  EXPECT_THROW(SerializeNpy({0.5}, {1}, NpyDtype::kInt32, "x"), NpyError);
+  // numpy also writes one-byte types with '<'.
+  const NpyArray lt = ParseNpy(V1("{'descr': '<i1', 'fortran_order': False, 'shape': (1,)}",
+                                  std::string("\xfe", 1)),
+                               "x");
+  EXPECT_EQ(lt.values, (std::vector<double>{-2}));
+}
+
 // Cross-check with numpy itself: numpy writes files we read, and reads a file we write.
 bool HaveNumpy() { return std::system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0; }
 
@@ -302,10 +345,19 @@ np.save(d + '/fortran.npy', np.asfortranarray(x))
 np.save(d + '/scalar.npy', np.float32(-1.5))
 np.save(d + '/empty.npy', np.zeros((0, 3), np.float32))
 np.lib.format.write_array(open(d + '/v2.npy', 'wb'), x, version=(2, 0))
+for t in ('i1', 'u1', 'i2', 'u2', 'i4'):
+    np.save(d + '/int_' + t + '.npy', (np.arange(6).reshape(2, 3) * 3 - (5 if t[0] == 'i' else 0)).astype(t))
+    z = np.load(d + '/ours_' + t + '.npy')
+    assert z.dtype == np.dtype(t) and z.shape == (3,) and z.tolist() == [0, 1, 2], t
 y = np.load(d + '/ours.npy')
 print(y.dtype.str, y.shape, repr(float(y.sum())), int(y.flags['C_CONTIGUOUS']))
 )");
   WriteNpy(dir.Path("ours.npy"), {1.5, -2.0, 4.25, 8.0}, {2, 2}, NpyDtype::kFloat32);
+  for (auto [dtype, name] : {std::pair{NpyDtype::kInt8, "i1"}, std::pair{NpyDtype::kUint8, "u1"},
+                             std::pair{NpyDtype::kInt16, "i2"}, std::pair{NpyDtype::kUint16, "u2"},
+                             std::pair{NpyDtype::kInt32, "i4"}}) {
+    WriteNpy(dir.Path(std::string("ours_") + name + ".npy"), {0, 1, 2}, {3}, dtype);
+  }
   const std::string command =
       "/usr/bin/python3 " + script + " " + dir.Path("") + " > " + dir.Path("out.txt");
   ASSERT_EQ(std::system(command.c_str()), 0);
@@ -318,6 +370,13 @@ print(y.dtype.str, y.shape, repr(float(y.sum())), int(y.flags['C_CONTIGUOUS']))
     EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3, 4})) << name;
     EXPECT_FALSE(a.fortran_order) << name;
     EXPECT_EQ(a.values, expected) << name;
+  }
+  for (const char* t : {"i1", "u1", "i2", "u2", "i4"}) {
+    const NpyArray a = ReadNpy(dir.Path(std::string("int_") + t + ".npy"));
+    std::vector<double> want;
+    for (int i = 0; i < 6; ++i) want.push_back(i * 3 - (t[0] == 'i' ? 5 : 0));
+    EXPECT_EQ(a.values, want) << t;
+    EXPECT_EQ(a.shape, (std::vector<int64_t>{2, 3})) << t;
   }
   const NpyArray f = ReadNpy(dir.Path("fortran.npy"));
   EXPECT_TRUE(f.fortran_order);

@@ -1,0 +1,43 @@
+// The operators of `qacc apply` over whole tensors of codes, each with its float reference: for
+// every output element, the float operator on the dequantized input, in output codes (f(x) / S_y +
+// Z_y), for the error report. Arguments are checked here and refused with UsageError naming the
+// option; the tensors come checked from apply_tensor.h.
+#ifndef QACC_SIM_CLI_APPLY_OPS_H_
+#define QACC_SIM_CLI_APPLY_OPS_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "golden/quant.h"
+#include "golden/requant.h"
+#include "sim/cli/apply_tensor.h"
+#include "sim/cli/spec_options.h"
+
+namespace qacc::cli {
+
+struct ApplyResult {
+  std::vector<int64_t> shape;
+  std::vector<int64_t> codes;
+  std::vector<double> ref;  // the float reference of each code, in output codes (unclamped)
+  int64_t qmin = 0, qmax = 0;  // the output codes' range
+};
+
+// Requantization of int32 accumulators, per tensor (one parameter) or per channel.
+struct RequantSetup {
+  std::vector<golden::RequantParams> params;  // one per tensor, or one per channel
+  std::vector<double> real;                   // the real multiplier each stands for
+  golden::QuantSpec out;
+  std::string description;
+};
+RequantSetup MakeRequantSetup(const std::vector<double>& scales,
+                              const std::vector<int64_t>& multipliers,
+                              const std::vector<int64_t>& shifts, const std::string& rounding,
+                              const golden::QuantSpec& out);
+// `axis` (negative: from the end) selects the channel of each element when there are several
+// parameters; its dimension must equal their number.
+ApplyResult ApplyRequant(const CodeTensor& input, const RequantSetup& setup, int axis);
+
+}  // namespace qacc::cli
+
+#endif  // QACC_SIM_CLI_APPLY_OPS_H_

@@ -1,0 +1,160 @@
+// `qacc apply` as a user runs it: each operator over .npy tensors of codes, its output checked
+// element by element against an oracle written here (gemmlowp and plain integer or float math, not
+// the golden code), its --report against a recomputation, and bad input refused with exit 2, a
+// message naming the file and the field, and no output file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "golden/npy.h"
+#include "tests/cli/cli_runner.h"
+#include "tests/unit/requant_oracle.h"
+
+namespace qacc::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using golden::NpyDtype;
+
+class ApplyCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = ScratchDir(std::string("apply_") +
+                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+  std::string Write(const std::string& name, const std::vector<int64_t>& codes,
+                    const std::vector<int64_t>& shape, NpyDtype dtype) {
+    golden::WriteNpy(Path(name), std::vector<double>(codes.begin(), codes.end()), shape, dtype);
+    return Path(name);
+  }
+  std::vector<int64_t> Read(const std::string& name, std::vector<int64_t>* shape = nullptr,
+                            NpyDtype* dtype = nullptr) {
+    const golden::NpyArray a = golden::ReadNpy(Path(name));
+    if (shape != nullptr) *shape = a.shape;
+    if (dtype != nullptr) *dtype = a.dtype;
+    return std::vector<int64_t>(a.values.begin(), a.values.end());
+  }
+  // Runs `qacc apply ARGS`, expecting exit code 2, a message containing `message`, and no output.
+  void ExpectUsageError(const std::string& args, const std::string& message) {
+    const CliResult r = RunQacc("apply " + args + " -o " + Path("bad_out.npy"));
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.out << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << args;
+    EXPECT_FALSE(fs::exists(Path("bad_out.npy"))) << args;
+  }
+
+  fs::path dir_;
+};
+
+std::vector<int64_t> RandomCodes(size_t count, int64_t lo, int64_t hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<int64_t> code(lo, hi);
+  std::vector<int64_t> codes(count);
+  for (int64_t& c : codes) c = code(rng);
+  return codes;
+}
+
+// ---- requant
+TEST_F(ApplyCli, RequantPerTensorMatchesGemmlowp) {
+  const std::vector<int64_t> acc = RandomCodes(5 * 7, -3000000, 3000000, 1);
+  const std::string in = Write("acc.npy", acc, {5, 7}, NpyDtype::kInt32);
+  for (const double scale : {0.00003, 0.0123, 0.9}) {
+    const CliResult r = RunQacc("apply requant " + in + " -o " + Path("y.npy") +
+                                " --scale " + std::to_string(scale) + " --out-zp -5");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    NpyDtype dtype;
+    std::vector<int64_t> shape;
+    const std::vector<int64_t> y = Read("y.npy", &shape, &dtype);
+    EXPECT_EQ(shape, (std::vector<int64_t>{5, 7}));
+    EXPECT_EQ(dtype, NpyDtype::kInt8);
+    const RefMultiplier m = RefQuantizeMultiplier(std::stod(std::to_string(scale)));
+    for (size_t i = 0; i < acc.size(); ++i) {
+      const int64_t want =
+          std::clamp<int64_t>(GemmlowpMultiply(static_cast<int32_t>(acc[i]), m) - 5, -128, 127);
+      ASSERT_EQ(y[i], want) << "scale " << scale << " element " << i;
+    }
+  }
+}
+
+TEST_F(ApplyCli, RequantPerChannelAlongAnyAxis) {
+  const std::vector<int64_t> acc = RandomCodes(2 * 3 * 4, -500000, 500000, 2);
+  const std::string in = Write("acc.npy", acc, {2, 3, 4}, NpyDtype::kInt32);
+  const std::vector<double> scales = {0.0002, 0.0005, 0.00011};
+  // Axis 1 (also written -2): element (i, c, k) uses scales[c].
+  for (const char* axis : {"1", "-2"}) {
+    const CliResult r = RunQacc("apply requant " + in + " -o " + Path("y.npy") +
+                                " --scale 0.0002,0.0005,0.00011 --axis " + axis +
+                                " --out-unsigned --out-zp 128 --rounding single");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    NpyDtype dtype;
+    const std::vector<int64_t> y = Read("y.npy", nullptr, &dtype);
+    EXPECT_EQ(dtype, NpyDtype::kUint8);
+    for (size_t i = 0; i < acc.size(); ++i) {
+      const size_t c = (i / 4) % 3;
+      // Single rounding: round(acc * q * 2^(shift - 31)) half away from zero, exactly in int64
+      // (|acc| < 2^19 and q < 2^31).
+      const RefMultiplier m = RefQuantizeMultiplier(scales[c]);
+      const int64_t product = acc[i] * m.multiplier;
+      const int right = 31 - m.shift;
+      const int64_t mag = (std::abs(product) + (int64_t{1} << (right - 1))) >> right;
+      const int64_t rounded = product < 0 ? -mag : mag;
+      ASSERT_EQ(y[i], std::clamp<int64_t>(rounded + 128, 0, 255)) << "axis " << axis << " " << i;
+    }
+  }
+}
+
+TEST_F(ApplyCli, ReportMatchesARecomputation) {
+  const std::vector<int64_t> acc = RandomCodes(1000, -200000, 200000, 3);
+  const std::string in = Write("acc.npy", acc, {1000}, NpyDtype::kInt32);
+  const CliResult r = RunQacc("apply requant " + in + " -o " + Path("y.npy") +
+                              " --multiplier 1518500250 --shift -9 --report --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  const std::vector<int64_t> y = Read("y.npy");
+  double max_error = 0, sum = 0;
+  int64_t saturated = 0, correctly_rounded = 0;
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const double ref = double(acc[i]) * 1518500250.0 / 2147483648.0 / 512.0;
+    const double ideal = std::clamp(ref, -128.0, 127.0);
+    saturated += ideal != ref;
+    const double e = std::abs(double(y[i]) - ideal);
+    max_error = std::max(max_error, e);
+    sum += e;
+    correctly_rounded += e <= 0.5;
+  }
+  EXPECT_GT(saturated, 0);  // the range is exceeded on purpose
+  EXPECT_DOUBLE_EQ(j["report"]["max_abs_lsb"].get<double>(), max_error);
+  EXPECT_NEAR(j["report"]["mean_abs_lsb"].get<double>(), sum / 1000, 1e-12);
+  EXPECT_EQ(j["report"]["saturated"], saturated);
+  EXPECT_EQ(j["report"]["elements"], 1000);
+  EXPECT_EQ(j["report"]["histogram"][0]["count"], correctly_rounded);
+  EXPECT_LE(max_error, 0.5 + 1e-6);  // double rounding is off by at most a rounding tie
+}
+
+TEST_F(ApplyCli, RequantBadInput) {
+  const std::string acc = Write("acc.npy", RandomCodes(12, -9, 9, 4), {3, 4}, NpyDtype::kInt32);
+  golden::WriteNpy(Path("float.npy"), {1.0, 2.0}, {2}, NpyDtype::kFloat32);
+  ExpectUsageError("requant " + Path("float.npy") + " --scale 0.5",
+                   "input: " + Path("float.npy") + ": dtype float32 is not integer codes");
+  ExpectUsageError("requant " + acc + " --scale 0.1,0.2", "--axis: axis -1 of the input "
+                   "(shape (3, 4)) has 4 channels, but 2 per-channel parameters");
+  ExpectUsageError("requant " + acc + " --scale 0.1,0.2,0.3 --axis 2", "--axis: 2 is outside");
+  ExpectUsageError("requant " + acc + " --multiplier 5 --shift 0", "--multiplier/--shift");
+  ExpectUsageError("requant " + acc + " --multiplier 1073741824", "--multiplier and --shift");
+  ExpectUsageError("requant " + acc + " --scale 0.5 --rounding up", "--rounding: 'up'");
+  ExpectUsageError("requant " + acc + " --scale 0.5 --out-zp 300", "--out-zp: 300 is outside");
+  ExpectUsageError("requant " + Path("missing.npy") + " --scale 0.5", "missing.npy");
+  ExpectUsageError("requant " + acc + " --scale 0.5 --out-bits 17", "--out-bits");
+}
+
+}  // namespace
+}  // namespace qacc::testing
