@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -117,6 +118,50 @@ ApplyResult ApplyRequant(const CodeTensor& input, const RequantSetup& setup, int
     const auto acc = static_cast<int32_t>(input.codes[i]);
     result.codes.push_back(golden::RequantizeAccumulator(acc, setup.params[c]));
     result.ref.push_back(double(acc) * setup.real[c] + setup.out.zero_point);
+  }
+  return result;
+}
+
+ApplyResult ApplyLut(const CodeTensor& input, const golden::Lut& lut, const golden::Elementwise& f) {
+  ApplyResult result;
+  result.shape = input.shape;
+  result.qmin = lut.out().qmin();
+  result.qmax = lut.out().qmax();
+  result.codes.reserve(input.codes.size());
+  result.ref.reserve(input.codes.size());
+  for (int64_t q : input.codes) {
+    result.codes.push_back(lut.Lookup(q));
+    result.ref.push_back(f(golden::Dequantize(q, lut.in())) / lut.out().scale +
+                         lut.out().zero_point);
+  }
+  return result;
+}
+
+ApplyResult ApplySoftmax(const CodeTensor& input, const golden::SoftmaxTables& tables) {
+  const golden::QuantSpec& in = tables.params.in;
+  const golden::QuantSpec& out = tables.params.out;
+  const size_t n = static_cast<size_t>(tables.params.n);
+  ApplyResult result;
+  result.shape = input.shape;
+  result.qmin = out.qmin();
+  result.qmax = out.qmax();
+  result.codes.reserve(input.codes.size());
+  result.ref.reserve(input.codes.size());
+  std::vector<int32_t> row(n);
+  std::vector<double> e(n);
+  for (size_t start = 0; start < input.codes.size(); start += n) {
+    double x_max = -INFINITY;
+    for (size_t i = 0; i < n; ++i) {
+      row[i] = static_cast<int32_t>(input.codes[start + i]);
+      x_max = std::max(x_max, golden::Dequantize(row[i], in));
+    }
+    double sum = 0;
+    for (size_t i = 0; i < n; ++i) sum += e[i] = std::exp(golden::Dequantize(row[i], in) - x_max);
+    const std::vector<int32_t> y = golden::SoftmaxRow(tables, row);
+    for (size_t i = 0; i < n; ++i) {
+      result.codes.push_back(y[i]);
+      result.ref.push_back(e[i] / sum / out.scale + out.zero_point);
+    }
   }
   return result;
 }

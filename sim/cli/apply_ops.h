@@ -9,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "golden/elementwise.h"
+#include "golden/lut.h"
 #include "golden/quant.h"
 #include "golden/requant.h"
+#include "golden/softmax.h"
 #include "sim/cli/apply_tensor.h"
 #include "sim/cli/spec_options.h"
 
@@ -37,6 +40,13 @@ RequantSetup MakeRequantSetup(const std::vector<double>& scales,
 // `axis` (negative: from the end) selects the channel of each element when there are several
 // parameters; its dimension must equal their number.
 ApplyResult ApplyRequant(const CodeTensor& input, const RequantSetup& setup, int axis);
+
+// The table lookup of every code; the reference is f(x) on the dequantized code, f in double.
+ApplyResult ApplyLut(const CodeTensor& input, const golden::Lut& lut, const golden::Elementwise& f);
+
+// The two-table softmax of every row along the last axis (n = its length, as the tables were
+// built for); the reference is the float softmax of the dequantized row.
+ApplyResult ApplySoftmax(const CodeTensor& input, const golden::SoftmaxTables& tables);
 
 }  // namespace qacc::cli
 

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <climits>
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -14,7 +16,10 @@
 #include <string>
 #include <vector>
 
+#include "golden/elementwise.h"
+#include "golden/lut.h"
 #include "golden/quant.h"
+#include "golden/softmax.h"
 #include "golden/requant.h"
 #include "sim/cli/apply_ops.h"
 #include "sim/cli/apply_report.h"
@@ -124,12 +129,152 @@ void RegisterRequant(CLI::App* apply) {
   cmd->callback([args] { RunRequant(*args); });
 }
 
+// "--compat seed" or the exact default; anything else names the option.
+bool SeedCompat(const std::string& compat) {
+  if (compat != "none" && compat != "seed") {
+    throw UsageError(fmt::format(
+        "--compat: '{}' is not one of none, seed (seed: the float32 arithmetic of the original "
+        "Python code of the LUT/softmax article, docs/lut.md)",
+        compat));
+  }
+  return compat == "seed";
+}
+
+golden::RoundingMode ParseRounding(const std::string& name) {
+  const auto mode = golden::ParseRoundingMode(name);
+  if (!mode) {
+    throw UsageError(fmt::format("--round: '{}' is not one of {}", name,
+                                 golden::RoundingModeChoices()));
+  }
+  return *mode;
+}
+
+// Usage errors of the golden builders (std::invalid_argument naming a field) keep their text.
+template <typename F>
+auto Build(const std::string& what, F f) {
+  try {
+    return f();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("{}: {}", what, e.what()));
+  }
+}
+
+// ---- lut
+struct LutArgs {
+  ApplyCommon common;
+  std::string func;
+  double alpha = golden::kDefaultLeakyReluAlpha;
+  std::string round = "half_even";
+  std::string compat = "none";
+  SpecArgs in{"in"}, out{"out"};
+};
+
+void RunLut(const LutArgs& args) {
+  const golden::Elementwise f = Build("--func", [&] { return golden::GetElementwise(args.func, args.alpha); });
+  golden::LutSpec spec;
+  spec.in = MakeSpec(args.in);
+  spec.out = MakeSpec(args.out);
+  spec.derive_out = args.out.scale_option->count() == 0 && args.out.amax_option->count() == 0;
+  spec.rounding = ParseRounding(args.round);
+  if (SeedCompat(args.compat)) {
+    spec.mode = golden::LutMode::kSeedCompat;
+    spec.rounding = golden::RoundingMode::kTowardZero;
+  }
+  const golden::Lut lut = Build("lut", [&] { return golden::BuildLut(f, spec); });
+  CheckOutputPath(args.common.output, "--output");
+  const golden::QuantSpec& in = lut.in();
+  const CodeTensor input =
+      ReadCodes(args.common.input, "input", in.qmin(), in.qmax(),
+                fmt::format("the {}-bit {}{} input codes", in.bits,
+                            in.narrow ? "narrow " : "", in.is_signed ? "signed" : "unsigned"));
+  const std::string details = fmt::format(
+      "{} ({}), {} mode, rounding {}, input scale {:.9g} zero point {}, output {}-bit {} scale "
+      "{:.9g} zero point {}{}",
+      f.name(), f.formula(), golden::LutModeName(lut.mode()),
+      golden::RoundingModeName(lut.rounding()), in.scale, in.zero_point, lut.out().bits,
+      lut.out().is_signed ? "signed" : "unsigned", lut.out().scale, lut.out().zero_point,
+      lut.out_derived() ? " (derived)" : "");
+  Finish(args.common, "lut", details, input, ApplyLut(input, lut, f));
+}
+
+void RegisterLut(CLI::App* apply) {
+  auto args = std::make_shared<LutArgs>();
+  CLI::App* cmd = apply->add_subcommand(
+      "lut", "Elementwise function by table lookup: quantize(f(dequantize(q))) for every code");
+  AddCommonOptions(cmd, &args->common);
+  cmd->add_option("--func", args->func, "Function: " + golden::ElementwiseChoices())->required();
+  cmd->add_option("--alpha", args->alpha, "leaky_relu negative slope (default 0.01)")
+      ->check(kFinite);
+  AddSpecOptions(cmd, &args->in, /*scale_needed=*/true);
+  AddSpecOptions(cmd, &args->out, /*scale_needed=*/false);
+  cmd->add_option("--round", args->round,
+                  "Rounding of f(x) / S_y: " + golden::RoundingModeChoices() + " (default half_even)");
+  cmd->add_option("--compat", args->compat,
+                  "seed: the float32 arithmetic of the original Python code of the LUT article "
+                  "(docs/lut.md); none (default): exact");
+  cmd->callback([args] { RunLut(*args); });
+}
+
+// ---- softmax
+struct SoftmaxArgs {
+  ApplyCommon common;
+  int acc_bits = 32;
+  std::string compat = "none";
+  SpecArgs in{"in"}, out{"out"};
+};
+
+void RunSoftmax(const SoftmaxArgs& args) {
+  const golden::QuantSpec in = MakeSpec(args.in), out = MakeSpec(args.out);
+  CheckOutputPath(args.common.output, "--output");
+  const CodeTensor input = ReadCodes(
+      args.common.input, "input", in.qmin(), in.qmax(),
+      fmt::format("the {}-bit {}{} input codes", in.bits, in.narrow ? "narrow " : "",
+                  in.is_signed ? "signed" : "unsigned"));
+  if (input.shape.empty() || input.shape.back() == 0) {
+    throw UsageError(fmt::format("input: {}: shape {} has no last axis to take the softmax along",
+                                 args.common.input, golden::ShapeString(input.shape)));
+  }
+  golden::SoftmaxParams params;
+  params.n = static_cast<int>(std::min<int64_t>(input.shape.back(), INT32_MAX));
+  params.in = in;
+  params.out = out;
+  params.acc_bits = args.acc_bits;
+  if (SeedCompat(args.compat)) params = golden::WithSeedCompat(params);
+  const golden::SoftmaxTables tables = Build(
+      fmt::format("softmax of rows of {} (the last axis of {})", input.shape.back(),
+                  args.common.input),
+      [&] { return golden::BuildSoftmaxTables(params); });
+  const std::string details = fmt::format(
+      "rows of n = {} along the last axis, {} mode, acc_bits {}, input scale {:.9g}, output "
+      "{}-bit {} scale {:.9g} zero point {}",
+      params.n, golden::IsSeedCompat(params) ? "seed" : "exact", params.acc_bits, in.scale,
+      out.bits, out.is_signed ? "signed" : "unsigned", out.scale, out.zero_point);
+  Finish(args.common, "softmax", details, input, ApplySoftmax(input, tables));
+}
+
+void RegisterSoftmax(CLI::App* apply) {
+  auto args = std::make_shared<SoftmaxArgs>();
+  CLI::App* cmd = apply->add_subcommand(
+      "softmax", "Two-table integer softmax of every row along the last axis");
+  AddCommonOptions(cmd, &args->common);
+  AddSpecOptions(cmd, &args->in, /*scale_needed=*/true);
+  AddSpecOptions(cmd, &args->out, /*scale_needed=*/true);
+  cmd->add_option("--acc-bits", args->acc_bits, "Accumulator bits, 8..32 (default 32)")
+      ->check(CLI::Range(8, 32));
+  cmd->add_option("--compat", args->compat,
+                  "seed: the arithmetic of the original Python code of the softmax article "
+                  "(docs/softmax.md); none (default): exact");
+  cmd->callback([args] { RunSoftmax(*args); });
+}
+
 }  // namespace
 
 void RegisterApplyCommand(CLI::App& app) {
   CLI::App* apply = app.add_subcommand(
       "apply", "Run one quantized operator of the golden reference over a .npy tensor of codes");
   apply->require_subcommand(1);
+  RegisterLut(apply);
+  RegisterSoftmax(apply);
   RegisterRequant(apply);
 }
 

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "golden/npy.h"
+#include "golden/quant.h"
+#include "golden/softmax.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/unit/requant_oracle.h"
 
@@ -154,6 +156,112 @@ TEST_F(ApplyCli, RequantBadInput) {
   ExpectUsageError("requant " + acc + " --scale 0.5 --out-zp 300", "--out-zp: 300 is outside");
   ExpectUsageError("requant " + Path("missing.npy") + " --scale 0.5", "missing.npy");
   ExpectUsageError("requant " + acc + " --scale 0.5 --out-bits 17", "--out-bits");
+}
+
+// ---- lut
+TEST_F(ApplyCli, LutMatchesFloatMathOnEveryCode) {
+  // Every int8 code, in a 2-D tensor, twice (the table is indexed, not recomputed).
+  std::vector<int64_t> codes;
+  for (int rep = 0; rep < 2; ++rep) {
+    for (int q = -128; q <= 127; ++q) codes.push_back(q);
+  }
+  const std::string in = Write("x.npy", codes, {2, 256}, NpyDtype::kInt8);
+  struct Case {
+    std::string func;
+    double (*f)(double);
+    std::string out;  // output options
+    double out_scale;
+    int64_t zp, qmin, qmax;
+  };
+  const std::vector<Case> cases = {
+      {"sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); },
+       "--out-bits 8 --out-unsigned --out-scale 0.00390625", 0.00390625, 0, 0, 255},
+      {"tanh", [](double x) { return std::tanh(x); }, "--out-bits 8 --out-scale 0.0078125 --out-zp 3",
+       0.0078125, 3, -128, 127},
+      {"exp", [](double x) { return std::exp(x); }, "--out-bits 16 --out-unsigned --out-scale 0.01",
+       0.01, 0, 0, 65535},
+  };
+  for (const Case& c : cases) {
+    const CliResult r = RunQacc("apply lut " + in + " -o " + Path("y.npy") + " --func " + c.func +
+                                " --in-scale 0.03125 " + c.out);
+    ASSERT_EQ(r.exit_code, 0) << c.func << "\n" << r.err;
+    NpyDtype dtype;
+    const std::vector<int64_t> y = Read("y.npy", nullptr, &dtype);
+    EXPECT_EQ(dtype, c.qmax > 255 ? NpyDtype::kUint16 : c.qmin < 0 ? NpyDtype::kInt8
+                                                                  : NpyDtype::kUint8);
+    for (size_t i = 0; i < codes.size(); ++i) {
+      const double v = std::nearbyint(c.f(codes[i] * 0.03125) / c.out_scale);  // ties to even
+      const int64_t want = std::clamp<int64_t>(static_cast<int64_t>(v) + c.zp, c.qmin, c.qmax);
+      ASSERT_EQ(y[i], want) << c.func << " q = " << codes[i];
+    }
+  }
+}
+
+TEST_F(ApplyCli, LutRefusesCodesOutsideTheInputSpec) {
+  const std::string wide = Write("wide.npy", {0, 5, 127, 128}, {2, 2}, NpyDtype::kInt16);
+  ExpectUsageError("lut " + wide + " --func tanh --in-amax 4",
+                   "input: " + wide + ": element [1, 1] = 128 is outside the 8-bit signed input "
+                   "codes, -128..127 (shape (2, 2), dtype int16)");
+  const std::string low = Write("low.npy", {-128}, {1}, NpyDtype::kInt8);
+  ExpectUsageError("lut " + low + " --func tanh --in-amax 4 --in-narrow",
+                   "element [0] = -128 is outside the 8-bit narrow signed input codes, -127..127");
+  ExpectUsageError("lut " + low + " --func tanh --in-amax 4 --in-bits 4",
+                   "outside the 4-bit signed input codes, -8..7");
+  ExpectUsageError("lut " + low + " --func nope --in-amax 4", "--func: ");
+  ExpectUsageError("lut " + low + " --func tanh", "--in-scale or --in-amax: required");
+  ExpectUsageError("lut " + low + " --func tanh --in-amax 4 --compat maybe", "--compat: 'maybe'");
+}
+
+// ---- softmax
+TEST_F(ApplyCli, SoftmaxRowsAlongTheLastAxis) {
+  const std::vector<int64_t> codes = RandomCodes(3 * 4 * 16, -128, 127, 5);
+  const std::string in = Write("x.npy", codes, {3, 4, 16}, NpyDtype::kInt8);
+  for (const std::string compat : {"none", "seed"}) {
+    const CliResult r =
+        RunQacc("apply softmax " + in + " -o " + Path("y.npy") + " --in-amax 6 --out-bits 8 " +
+                "--out-unsigned --out-amax 1 --acc-bits 24 --compat " + compat + " --report --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::vector<int64_t> shape;
+    const std::vector<int64_t> y = Read("y.npy", &shape);
+    EXPECT_EQ(shape, (std::vector<int64_t>{3, 4, 16}));
+    // Each row of 16 is the golden two-table softmax of that row (the library has its own tests;
+    // this checks the row split), and within 1 LSB of the float softmax in exact mode.
+    golden::SoftmaxParams params;
+    params.n = 16;
+    params.in = golden::SymmetricFromAmax(6, 8, true);
+    params.out = golden::SymmetricFromAmax(1, 8, false);
+    params.acc_bits = 24;
+    if (compat == "seed") params = golden::WithSeedCompat(params);
+    const golden::SoftmaxTables tables = golden::BuildSoftmaxTables(params);
+    for (size_t row = 0; row < 12; ++row) {
+      std::vector<int32_t> x(codes.begin() + row * 16, codes.begin() + row * 16 + 16);
+      const std::vector<int32_t> want = golden::SoftmaxRow(tables, x);
+      double x_max = -1e9, sum = 0;
+      for (int32_t q : x) x_max = std::max(x_max, q * 6.0 / 127);
+      for (int32_t q : x) sum += std::exp(q * 6.0 / 127 - x_max);
+      for (size_t i = 0; i < 16; ++i) {
+        ASSERT_EQ(y[row * 16 + i], want[i]) << compat << " row " << row << " element " << i;
+        const double ref = std::exp(x[i] * 6.0 / 127 - x_max) / sum * 255;
+        if (compat == "none") {
+          EXPECT_LE(std::abs(y[row * 16 + i] - ref), 1.0) << row << " " << i;
+        }
+      }
+    }
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["operator"], "softmax");
+    EXPECT_EQ(j["report"]["elements"], 3 * 4 * 16);
+  }
+}
+
+TEST_F(ApplyCli, SoftmaxBadInput) {
+  const std::string scalar = Write("s.npy", {3}, {}, NpyDtype::kInt8);
+  ExpectUsageError("softmax " + scalar + " --in-amax 4 --out-amax 1",
+                   "shape () has no last axis");
+  const std::string x = Write("x.npy", {1, 2, 3, 4}, {2, 2}, NpyDtype::kInt8);
+  ExpectUsageError("softmax " + x + " --in-amax 4", "--out-scale or --out-amax: required");
+  ExpectUsageError("softmax " + x + " --in-amax 4 --out-amax 1 --acc-bits 40", "--acc-bits");
+  ExpectUsageError("softmax " + x + " --in-amax 4 --in-zp 1 --out-amax 1",
+                   "--in-zp: not with --in-amax");
 }
 
 }  // namespace
