@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <stdexcept>
 
@@ -23,6 +24,28 @@ size_t ResolveAxis(int axis, const CodeTensor& input, const std::string& option,
                                  axis, path, golden::ShapeString(input.shape), -rank, rank - 1));
   }
   return static_cast<size_t>(axis < 0 ? axis + rank : axis);
+}
+
+// The tensor as NHWC, or a UsageError: pooling and padding work on 4-D tensors.
+golden::Tensor4<int32_t> ToNhwc(const CodeTensor& input) {
+  if (input.shape.size() != 4) {
+    throw UsageError(fmt::format("input: shape {} is not 4-D (N, H, W, C)",
+                                 golden::ShapeString(input.shape)));
+  }
+  for (int64_t d : input.shape) {
+    if (d < 1 || d > INT32_MAX) {
+      throw UsageError(fmt::format("input: shape {} has an empty or too large dimension",
+                                   golden::ShapeString(input.shape)));
+    }
+  }
+  golden::Tensor4<int32_t> t(int(input.shape[0]), int(input.shape[1]), int(input.shape[2]),
+                             int(input.shape[3]));
+  for (size_t i = 0; i < input.codes.size(); ++i) t.data[i] = static_cast<int32_t>(input.codes[i]);
+  return t;
+}
+
+std::vector<int64_t> ShapeOf(const golden::Tensor4<int32_t>& t) {
+  return {t.dims[0], t.dims[1], t.dims[2], t.dims[3]};
 }
 
 }  // namespace
@@ -118,6 +141,87 @@ ApplyResult ApplyRequant(const CodeTensor& input, const RequantSetup& setup, int
     const auto acc = static_cast<int32_t>(input.codes[i]);
     result.codes.push_back(golden::RequantizeAccumulator(acc, setup.params[c]));
     result.ref.push_back(double(acc) * setup.real[c] + setup.out.zero_point);
+  }
+  return result;
+}
+
+ApplyResult ApplyAdd(const CodeTensor& a, const CodeTensor& b, const golden::AddParams& params) {
+  ApplyResult result;
+  result.shape = a.shape;
+  result.qmin = params.y.qmin();
+  result.qmax = params.y.qmax();
+  for (size_t i = 0; i < a.codes.size(); ++i) {
+    const auto qa = static_cast<int32_t>(a.codes[i]), qb = static_cast<int32_t>(b.codes[i]);
+    result.codes.push_back(golden::Add(qa, qb, params));
+    const double real = golden::Dequantize(qa, params.a) + golden::Dequantize(qb, params.b);
+    result.ref.push_back(real / params.y.scale + params.y.zero_point);
+  }
+  return result;
+}
+
+ApplyResult ApplyAvgPool(const CodeTensor& input, const golden::AvgPoolParams& params) {
+  const golden::Tensor4<int32_t> x = ToNhwc(input);
+  golden::Tensor4<int32_t> y;
+  try {
+    y = golden::AvgPool(x, params);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("avgpool: {}", e.what()));
+  }
+  const golden::Pool2dGeometry& g = params.geometry;
+  ApplyResult result;
+  result.shape = ShapeOf(y);
+  result.qmin = params.out.qmin();
+  result.qmax = params.out.qmax();
+  result.codes.assign(y.data.begin(), y.data.end());
+  for (int n = 0; n < y.dims[0]; ++n) {
+    for (int oh = 0; oh < y.dims[1]; ++oh) {
+      for (int ow = 0; ow < y.dims[2]; ++ow) {
+        for (int c = 0; c < y.dims[3]; ++c) {
+          double sum = 0;
+          int taps = 0;
+          for (int kh = 0; kh < g.kernel_h; ++kh) {
+            for (int kw = 0; kw < g.kernel_w; ++kw) {
+              const int h = oh * g.stride_h - g.pad_top + kh, w = ow * g.stride_w - g.pad_left + kw;
+              const bool inside = h >= 0 && h < x.dims[1] && w >= 0 && w < x.dims[2];
+              if (inside) sum += golden::Dequantize(x.at(n, h, w, c), params.in);
+              taps += inside || g.count_include_pad;
+            }
+          }
+          result.ref.push_back(sum / taps / params.out.scale + params.out.zero_point);
+        }
+      }
+    }
+  }
+  return result;
+}
+
+ApplyResult ApplyPad(const CodeTensor& input, const golden::QuantSpec& spec,
+                     const golden::PadAmounts& pads, double value) {
+  const golden::Tensor4<int32_t> x = ToNhwc(input);
+  golden::Tensor4<int32_t> y;
+  int32_t code = 0;
+  try {
+    code = golden::PadCode(value, spec);
+    y = golden::Pad(x, pads, code);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("pad: {}", e.what()));
+  }
+  ApplyResult result;
+  result.shape = ShapeOf(y);
+  result.qmin = spec.qmin();
+  result.qmax = spec.qmax();
+  result.codes.assign(y.data.begin(), y.data.end());
+  for (int n = 0; n < y.dims[0]; ++n) {
+    for (int h = 0; h < y.dims[1]; ++h) {
+      for (int w = 0; w < y.dims[2]; ++w) {
+        for (int c = 0; c < y.dims[3]; ++c) {
+          const int ih = h - pads.top, iw = w - pads.left;
+          const bool inside = ih >= 0 && ih < x.dims[1] && iw >= 0 && iw < x.dims[2];
+          result.ref.push_back(inside ? double(x.at(n, ih, iw, c))
+                                      : value / spec.scale + spec.zero_point);
+        }
+      }
+    }
   }
   return result;
 }

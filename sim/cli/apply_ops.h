@@ -9,8 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "golden/add.h"
 #include "golden/elementwise.h"
 #include "golden/lut.h"
+#include "golden/pad.h"
+#include "golden/pool.h"
 #include "golden/quant.h"
 #include "golden/requant.h"
 #include "golden/softmax.h"
@@ -47,6 +50,18 @@ ApplyResult ApplyLut(const CodeTensor& input, const golden::Lut& lut, const gold
 // The two-table softmax of every row along the last axis (n = its length, as the tables were
 // built for); the reference is the float softmax of the dequantized row.
 ApplyResult ApplySoftmax(const CodeTensor& input, const golden::SoftmaxTables& tables);
+
+// Elementwise Add of two tensors of one shape; the reference is S_a (q_a - Z_a) + S_b (q_b - Z_b).
+ApplyResult ApplyAdd(const CodeTensor& a, const CodeTensor& b, const golden::AddParams& params);
+
+// Average pooling of a 4-D NHWC tensor; the reference is the mean of the window's real values
+// (padded taps, when counted, are real 0).
+ApplyResult ApplyAvgPool(const CodeTensor& input, const golden::AvgPoolParams& params);
+
+// Pad of a 4-D NHWC tensor with `value` (real); output spec = input spec. The reference is the
+// input code itself, or value / S + Z for a padded element.
+ApplyResult ApplyPad(const CodeTensor& input, const golden::QuantSpec& spec,
+                     const golden::PadAmounts& pads, double value);
 
 }  // namespace qacc::cli
 

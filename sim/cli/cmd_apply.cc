@@ -14,10 +14,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
+#include "golden/add.h"
 #include "golden/elementwise.h"
 #include "golden/lut.h"
+#include "golden/pad.h"
+#include "golden/pool.h"
 #include "golden/quant.h"
 #include "golden/softmax.h"
 #include "golden/requant.h"
@@ -267,6 +272,170 @@ void RegisterSoftmax(CLI::App* apply) {
   cmd->callback([args] { RunSoftmax(*args); });
 }
 
+std::string SpecText(const golden::QuantSpec& q) {
+  return fmt::format("{}-bit {}{} scale {:.9g} zero point {}", q.bits, q.narrow ? "narrow " : "",
+                     q.is_signed ? "signed" : "unsigned", q.scale, q.zero_point);
+}
+
+std::string CodesRange(const golden::QuantSpec& q, const std::string& what) {
+  return fmt::format("the {}-bit {}{} {} codes", q.bits, q.narrow ? "narrow " : "",
+                     q.is_signed ? "signed" : "unsigned", what);
+}
+
+// ---- add
+struct AddArgs {
+  ApplyCommon common;
+  std::string input2;
+  std::string form = "tflite";
+  SpecArgs a{"a"}, b{"b"}, out{"out"};
+};
+
+void RunAdd(const AddArgs& args) {
+  const auto form = golden::ParseAddForm(args.form);
+  if (!form) {
+    throw UsageError(
+        fmt::format("--form: '{}' is not one of {}", args.form, golden::AddFormChoices()));
+  }
+  const golden::AddParams params = Build("add", [&] {
+    return golden::MakeAddParams(MakeSpec(args.a), MakeSpec(args.b), MakeSpec(args.out), *form);
+  });
+  CheckOutputPath(args.common.output, "--output");
+  const CodeTensor a = ReadCodes(args.common.input, "input", params.a.qmin(), params.a.qmax(),
+                                 CodesRange(params.a, "a"));
+  const CodeTensor b = ReadCodes(args.input2, "input2", params.b.qmin(), params.b.qmax(),
+                                 CodesRange(params.b, "b"));
+  if (a.shape != b.shape) {
+    throw UsageError(fmt::format("input2: {} has shape {}, {} has shape {}: they must be equal",
+                                 args.input2, golden::ShapeString(b.shape), args.common.input,
+                                 golden::ShapeString(a.shape)));
+  }
+  const std::string details =
+      fmt::format("{} form; a {}; b {}; output {}", golden::AddFormName(params.form),
+                  SpecText(params.a), SpecText(params.b), SpecText(params.y));
+  Finish(args.common, "add", details, a, ApplyAdd(a, b, params));
+}
+
+void RegisterAdd(CLI::App* apply) {
+  auto args = std::make_shared<AddArgs>();
+  CLI::App* cmd = apply->add_subcommand(
+      "add", "Elementwise Add of two tensors of one shape (seed 002), each with its own spec");
+  AddCommonOptions(cmd, &args->common);
+  cmd->add_option("input2", args->input2, "Second input: codes of --b-*, the shape of the first")
+      ->required();
+  cmd->add_option("--form", args->form,
+                  "Integer form: tflite (TFLite's Add, any zero points; default) or "
+                  "seed-symmetric (8-bit multipliers, int16 sum, zero points 0) (docs/seed002_operators.md)")
+      ->capture_default_str();
+  AddSpecOptions(cmd, &args->a, /*scale_needed=*/true);
+  AddSpecOptions(cmd, &args->b, /*scale_needed=*/true);
+  AddSpecOptions(cmd, &args->out, /*scale_needed=*/true);
+  cmd->callback([args] { RunAdd(*args); });
+}
+
+// "2" or "2,3": one value for both of H and W, or one each.
+std::pair<int, int> Pair(const std::vector<int>& values, const std::string& option) {
+  if (values.size() == 1) return {values[0], values[0]};
+  if (values.size() == 2) return {values[0], values[1]};
+  throw UsageError(fmt::format("{}: give one value (H = W) or two (H,W), not {}", option,
+                               values.size()));
+}
+
+// "1" or "1,2,1,2": the same pad on every side, or top,bottom,left,right.
+golden::PadAmounts Pads(const std::vector<int>& values) {
+  if (values.empty()) return {};
+  if (values.size() == 1) return {values[0], values[0], values[0], values[0]};
+  if (values.size() == 4) return {values[0], values[1], values[2], values[3]};
+  throw UsageError(fmt::format(
+      "--pad: give one value (every side) or four (top,bottom,left,right), not {}", values.size()));
+}
+
+// ---- avgpool
+struct AvgPoolArgs {
+  ApplyCommon common;
+  std::vector<int> kernel, stride = {1}, pad;
+  bool count_include_pad = false;
+  int multiplier_bits = 32;
+  SpecArgs in{"in"}, out{"out"};
+};
+
+void RunAvgPool(const AvgPoolArgs& args) {
+  golden::Pool2dGeometry g;
+  std::tie(g.kernel_h, g.kernel_w) = Pair(args.kernel, "--kernel");
+  std::tie(g.stride_h, g.stride_w) = Pair(args.stride, "--stride");
+  const golden::PadAmounts pads = Pads(args.pad);
+  g.pad_top = pads.top, g.pad_bottom = pads.bottom, g.pad_left = pads.left,
+  g.pad_right = pads.right;
+  g.count_include_pad = args.count_include_pad;
+  const golden::AvgPoolParams params = Build("avgpool", [&] {
+    return golden::MakeAvgPoolParams(MakeSpec(args.in), MakeSpec(args.out), g,
+                                     args.multiplier_bits);
+  });
+  CheckOutputPath(args.common.output, "--output");
+  const CodeTensor input = ReadCodes(args.common.input, "input", params.in.qmin(),
+                                     params.in.qmax(), CodesRange(params.in, "input"));
+  const std::string details = fmt::format(
+      "kernel {}x{}, stride {}x{}, pad {},{},{},{} ({}), {}-bit multiplier {} >> {}; input {}; "
+      "output {}",
+      g.kernel_h, g.kernel_w, g.stride_h, g.stride_w, g.pad_top, g.pad_bottom, g.pad_left,
+      g.pad_right, g.count_include_pad ? "counted" : "not counted", params.multiplier_bits,
+      params.multiplier, params.rshift, SpecText(params.in), SpecText(params.out));
+  Finish(args.common, "avgpool", details, input, ApplyAvgPool(input, params));
+}
+
+void RegisterAvgPool(CLI::App* apply) {
+  auto args = std::make_shared<AvgPoolArgs>();
+  CLI::App* cmd = apply->add_subcommand(
+      "avgpool", "Average pooling of an NHWC tensor: multiplier and rshift on the window sum");
+  AddCommonOptions(cmd, &args->common);
+  cmd->add_option("--kernel", args->kernel, "Window KH[,KW]")->required()->delimiter(',');
+  cmd->add_option("--stride", args->stride, "Stride SH[,SW] (default 1)")->delimiter(',');
+  cmd->add_option("--pad", args->pad, "Padding P or TOP,BOTTOM,LEFT,RIGHT (default 0)")
+      ->delimiter(',');
+  cmd->add_flag("--count-include-pad", args->count_include_pad,
+                "Padded taps count (as real 0) in the divisor");
+  cmd->add_option("--multiplier-bits", args->multiplier_bits, "Multiplier width: 8, 16 or 32")
+      ->capture_default_str();
+  AddSpecOptions(cmd, &args->in, /*scale_needed=*/true);
+  AddSpecOptions(cmd, &args->out, /*scale_needed=*/true);
+  cmd->callback([args] { RunAvgPool(*args); });
+}
+
+// ---- pad
+struct PadArgs {
+  ApplyCommon common;
+  std::vector<int> pad;
+  double value = 0.0;
+  SpecArgs in{"in"};
+};
+
+void RunPad(const PadArgs& args) {
+  const golden::QuantSpec spec = MakeSpec(args.in);
+  const golden::PadAmounts pads = Pads(args.pad);
+  CheckOutputPath(args.common.output, "--output");
+  const CodeTensor input =
+      ReadCodes(args.common.input, "input", spec.qmin(), spec.qmax(), CodesRange(spec, "input"));
+  ApplyResult result = ApplyPad(input, spec, pads, args.value);
+  const std::string details =
+      fmt::format("pad {},{},{},{} with value {} (code {}); codes {}", pads.top, pads.bottom,
+                  pads.left, pads.right, args.value, golden::PadCode(args.value, spec),
+                  SpecText(spec));
+  Finish(args.common, "pad", details, input, result);
+}
+
+void RegisterPad(CLI::App* apply) {
+  auto args = std::make_shared<PadArgs>();
+  CLI::App* cmd = apply->add_subcommand(
+      "pad", "Pad H and W of an NHWC tensor with the code of a real value (output spec = input's)");
+  AddCommonOptions(cmd, &args->common);
+  cmd->add_option("--pad", args->pad, "Padding P or TOP,BOTTOM,LEFT,RIGHT")
+      ->required()
+      ->delimiter(',');
+  cmd->add_option("--value", args->value, "Real value of the padding (default 0: the zero point)")
+      ->check(kFinite);
+  AddSpecOptions(cmd, &args->in, /*scale_needed=*/true);
+  cmd->callback([args] { RunPad(*args); });
+}
+
 }  // namespace
 
 void RegisterApplyCommand(CLI::App& app) {
@@ -276,6 +445,9 @@ void RegisterApplyCommand(CLI::App& app) {
   RegisterLut(apply);
   RegisterSoftmax(apply);
   RegisterRequant(apply);
+  RegisterAdd(apply);
+  RegisterAvgPool(apply);
+  RegisterPad(apply);
 }
 
 }  // namespace qacc::cli

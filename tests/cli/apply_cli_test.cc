@@ -264,5 +264,131 @@ TEST_F(ApplyCli, SoftmaxBadInput) {
                    "--in-zp: not with --in-amax");
 }
 
+// ---- add
+// TFLite's uint8/int8 Add (kernels/add.cc Prepare, reference_ops::AddElementwise) from its
+// definition with gemmlowp's primitives: scales are float32, left shift 20.
+int64_t TfliteAdd(int64_t qa, int64_t qb, float sa, float sb, float sy, int64_t za, int64_t zb,
+                  int64_t zy, int64_t qmin, int64_t qmax) {
+  const double twice_max = 2.0 * std::max(double(sa), double(sb));
+  const RefMultiplier ma = RefQuantizeMultiplier(double(sa) / twice_max);
+  const RefMultiplier mb = RefQuantizeMultiplier(double(sb) / twice_max);
+  const RefMultiplier my = RefQuantizeMultiplier(twice_max / ((1 << 20) * double(sy)));
+  auto scale = [](int32_t x, RefMultiplier m) {
+    return gemmlowp::RoundingDivideByPOT(gemmlowp::SaturatingRoundingDoublingHighMul(x, m.multiplier),
+                                         -m.shift);
+  };
+  const int32_t a = scale(static_cast<int32_t>((qa - za) * (1 << 20)), ma);
+  const int32_t b = scale(static_cast<int32_t>((qb - zb) * (1 << 20)), mb);
+  return std::clamp<int64_t>(scale(a + b, my) + zy, qmin, qmax);
+}
+
+TEST_F(ApplyCli, AddTfliteFormOnEveryPairOfCodes) {
+  std::vector<int64_t> a, b;
+  for (int x = 0; x < 256; ++x) {
+    for (int z = 0; z < 256; ++z) a.push_back(x), b.push_back(z);
+  }
+  const std::string in_a = Write("a.npy", a, {256, 256}, NpyDtype::kUint8);
+  const std::string in_b = Write("b.npy", b, {256, 256}, NpyDtype::kUint8);
+  const CliResult r = RunQacc("apply add " + in_a + " " + in_b + " -o " + Path("y.npy") +
+                              " --a-unsigned --a-scale 0.0173 --a-zp 121 --b-unsigned --b-scale "
+                              "0.0049 --b-zp 7 --out-unsigned --out-scale 0.021 --out-zp 99 "
+                              "--report --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<int64_t> y = Read("y.npy");
+  for (size_t i = 0; i < a.size(); ++i) {
+    ASSERT_EQ(y[i], TfliteAdd(a[i], b[i], 0.0173f, 0.0049f, 0.021f, 121, 7, 99, 0, 255))
+        << "a " << a[i] << " b " << b[i];
+  }
+  EXPECT_LE(nlohmann::json::parse(r.out)["report"]["max_abs_lsb"].get<double>(), 1.0);
+}
+
+TEST_F(ApplyCli, AddSeedSymmetricFormWithinOneLsbOfFloat) {
+  const std::vector<int64_t> a = RandomCodes(4096, -128, 127, 6), b = RandomCodes(4096, -128, 127, 7);
+  const std::string in_a = Write("a.npy", a, {64, 64}, NpyDtype::kInt8);
+  const std::string in_b = Write("b.npy", b, {64, 64}, NpyDtype::kInt8);
+  const CliResult r = RunQacc("apply add " + in_a + " " + in_b + " -o " + Path("y.npy") +
+                              " --form seed-symmetric --a-scale 0.02 --b-scale 0.03 --out-scale 0.05");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<int64_t> y = Read("y.npy");
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double ref = std::clamp((a[i] * 0.02 + b[i] * 0.03) / 0.05, -128.0, 127.0);
+    ASSERT_LE(std::abs(y[i] - ref), 1.0) << a[i] << " + " << b[i];
+  }
+  ExpectUsageError("add " + in_a + " " + in_b + " --form seed-symmetric --a-scale 0.02 --b-scale "
+                   "0.03 --out-scale 0.05 --out-zp 1", "y.zero_point");
+  const std::string other = Write("c.npy", a, {4096}, NpyDtype::kInt8);
+  ExpectUsageError("add " + in_a + " " + other + " --a-scale 1 --b-scale 1 --out-scale 1",
+                   "input2: " + other + " has shape (4096,), " + in_a + " has shape (64, 64)");
+  ExpectUsageError("add " + in_a + " " + in_b + " --a-scale 1 --b-scale 1 --out-scale 1 --form x",
+                   "--form: 'x'");
+}
+
+// ---- avgpool and pad (NHWC)
+TEST_F(ApplyCli, AvgPoolWithinOneLsbOfTheFloatMean) {
+  const std::vector<int64_t> x = RandomCodes(2 * 7 * 6 * 3, 0, 255, 8);
+  const std::string in = Write("x.npy", x, {2, 7, 6, 3}, NpyDtype::kUint8);
+  for (const bool count_pad : {false, true}) {
+    const CliResult r = RunQacc("apply avgpool " + in + " -o " + Path("y.npy") +
+                                " --kernel 3,2 --stride 2 --pad 1,1,0,1 --in-unsigned --in-scale "
+                                "0.1 --in-zp 128 --out-unsigned --out-scale 0.07 --out-zp 120" +
+                                (count_pad ? " --count-include-pad" : ""));
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::vector<int64_t> shape;
+    const std::vector<int64_t> y = Read("y.npy", &shape);
+    // OH = (7 + 2 - 3) / 2 + 1 = 4, OW = (6 + 1 - 2) / 2 + 1 = 3.
+    ASSERT_EQ(shape, (std::vector<int64_t>{2, 4, 3, 3}));
+    size_t i = 0;
+    for (int n = 0; n < 2; ++n) {
+      for (int oh = 0; oh < 4; ++oh) {
+        for (int ow = 0; ow < 3; ++ow) {
+          for (int c = 0; c < 3; ++c, ++i) {
+            double sum = 0;
+            int taps = 0;
+            for (int h = oh * 2 - 1; h < oh * 2 + 2; ++h) {
+              for (int w = ow * 2; w < ow * 2 + 2; ++w) {
+                const bool inside = h >= 0 && h < 7 && w < 6;
+                if (inside) sum += 0.1 * (x[((n * 7 + h) * 6 + w) * 3 + c] - 128);
+                taps += inside || count_pad;
+              }
+            }
+            const double ref = std::clamp(sum / taps / 0.07 + 120, 0.0, 255.0);
+            ASSERT_LE(std::abs(y[i] - ref), 1.0) << count_pad << " " << i;
+          }
+        }
+      }
+    }
+  }
+  ExpectUsageError("avgpool " + in + " --in-scale 1 --out-scale 1", "--kernel is required");
+  const std::string flat = Write("flat.npy", x, {int64_t(x.size())}, NpyDtype::kUint8);
+  ExpectUsageError("avgpool " + flat + " --kernel 2 --in-unsigned --in-scale 1 --out-scale 1",
+                   "is not 4-D (N, H, W, C)");
+  ExpectUsageError("avgpool " + in + " --kernel 2,2,2 --in-unsigned --in-scale 1 --out-scale 1",
+                   "--kernel: give one value");
+}
+
+TEST_F(ApplyCli, PadWritesTheCodeOfTheValue) {
+  const std::vector<int64_t> x = RandomCodes(1 * 2 * 3 * 2, -128, 127, 9);
+  const std::string in = Write("x.npy", x, {1, 2, 3, 2}, NpyDtype::kInt8);
+  const CliResult r = RunQacc("apply pad " + in + " -o " + Path("y.npy") +
+                              " --pad 1,2,0,1 --value -0.3 --in-scale 0.04 --in-zp 5");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<int64_t> shape;
+  const std::vector<int64_t> y = Read("y.npy", &shape);
+  ASSERT_EQ(shape, (std::vector<int64_t>{1, 5, 4, 2}));
+  const int64_t pad_code = std::lround(-0.3 / 0.04) + 5;  // -7.5 rounds away from zero: -8 + 5
+  EXPECT_EQ(pad_code, -3);
+  for (int h = 0; h < 5; ++h) {
+    for (int w = 0; w < 4; ++w) {
+      for (int c = 0; c < 2; ++c) {
+        const bool inside = h >= 1 && h < 3 && w < 3;
+        const int64_t want = inside ? x[((h - 1) * 3 + w) * 2 + c] : pad_code;
+        ASSERT_EQ(y[(h * 4 + w) * 2 + c], want) << h << " " << w << " " << c;
+      }
+    }
+  }
+  ExpectUsageError("pad " + in + " --pad 1,2 --in-scale 1", "--pad: give one value");
+  ExpectUsageError("pad " + in + " --pad -1 --in-scale 1", "pads.");
+}
+
 }  // namespace
 }  // namespace qacc::testing

@@ -349,5 +349,358 @@ TEST(LeakyRelu, ValidatesArguments) {
   ExpectInvalidArgument([&] { Prelu({1, 2, 3}, {}); }, "per_channel.size");
 }
 
+// ---- Seed 002's 8-bit slope form ----------------------------------------------------------------
+
+// x / 2^shift rounded under `mode`, from an explicit floor division and remainder.
+int64_t RefRoundShift(int64_t x, int shift, RoundingMode mode) {
+  if (shift == 0) return x;
+  const int64_t den = int64_t{1} << shift;
+  int64_t q = x / den;
+  int64_t r = x % den;
+  if (r < 0) {
+    r += den;
+    --q;
+  }
+  const int64_t twice = 2 * r;
+  switch (mode) {
+    case RoundingMode::kHalfUp:
+      return twice >= den ? q + 1 : q;
+    case RoundingMode::kHalfAwayFromZero:
+      return (twice > den || (twice == den && x >= 0)) ? q + 1 : q;
+    case RoundingMode::kHalfToEven:
+      return (twice > den || (twice == den && (q % 2 != 0))) ? q + 1 : q;
+    case RoundingMode::kTowardZero:
+      return (x < 0 && r != 0) ? q + 1 : q;
+    case RoundingMode::kFloor:
+      return q;
+  }
+  return q;
+}
+
+// The shared rshift by search (the largest in 0..62 whose rounded multiplier of max |alpha| is at
+// most 127) and each channel's multiplier rounded half away at it.
+struct RefSlopes {
+  std::vector<int64_t> m;
+  int rshift = 0;
+};
+
+RefSlopes RefInt8Slopes(const std::vector<double>& alphas) {
+  double max_abs = 0;
+  for (double a : alphas) max_abs = std::max(max_abs, std::fabs(a));
+  RefSlopes r;
+  if (max_abs > 0) {
+    for (int s = 62; s >= 0; --s) {
+      if (std::round(std::ldexp(max_abs, s)) <= 127.0) {  // in double: no int64 overflow
+        r.rshift = s;
+        break;
+      }
+    }
+  }
+  for (double a : alphas) r.m.push_back(std::llround(std::ldexp(a, r.rshift)));
+  return r;
+}
+
+struct SlopeOracle {
+  int32_t y;
+  double bound;  // |y - float| <= bound (half modes)
+};
+
+SlopeOracle Int8SlopeOracle(int32_t q, const QuantSpec& in, const QuantSpec& out, double alpha,
+                            const RefSlopes& slopes, size_t c, RoundingMode mode) {
+  const int64_t x = int64_t{q} - in.zero_point;
+  const int64_t v = x >= 0 ? x : RefRoundShift(x * slopes.m[c], slopes.rshift, mode);
+  const double e = x >= 0 ? 0.0
+                          : std::fabs(double(x)) *
+                                std::fabs(std::ldexp(double(slopes.m[c]), -slopes.rshift) - alpha);
+  return {static_cast<int32_t>(std::clamp<int64_t>(v + out.zero_point, out.qmin(), out.qmax())),
+          (x >= 0 ? 0.0 : 1.0) + e + 1e-9};
+}
+
+TEST(Int8SlopeLeakyRelu, ExhaustiveAgainstIntegerOracleAndFloat) {
+  // The seed's form needs S_y = S_x; the zero points may differ.
+  struct Specs {
+    QuantSpec in, out;
+  };
+  const Specs cases[] = {
+      {QuantSpec{8, true, false, 0.05, 0}, QuantSpec{8, true, false, 0.05, 0}},
+      {QuantSpec{8, true, false, 0.031, -20}, QuantSpec{8, true, false, 0.031, -20}},
+      {QuantSpec{8, false, false, 0.1, 128}, QuantSpec{8, false, false, 0.1, 100}},
+      {QuantSpec{8, true, false, 0.02, 50}, QuantSpec{8, false, false, 0.02, 3}},
+      {QuantSpec{16, true, false, 1e-3, -300}, QuantSpec{16, true, false, 1e-3, 0}},
+  };
+  MismatchLog exact_log, float_log;
+  ErrorStats stats[2];  // 8-bit and 16-bit inputs
+  for (const Specs& sp : cases) {
+    for (double alpha : kAlphas) {
+      for (RoundingMode mode :
+           {RoundingMode::kHalfUp, RoundingMode::kHalfAwayFromZero, RoundingMode::kHalfToEven}) {
+        Int8SlopeParams params = MakeInt8SlopeLeakyReluParams(sp.in, sp.out, alpha);
+        params.rounding = mode;
+        const RefSlopes slopes = RefInt8Slopes({alpha});
+        ASSERT_EQ(params.rshift, slopes.rshift) << alpha;
+        ASSERT_EQ(params.multipliers, std::vector<int32_t>{int32_t(slopes.m[0])}) << alpha;
+        ASSERT_LE(std::abs(params.multipliers[0]), 127);
+        for (int64_t q : AllCodes(sp.in)) {
+          const auto code = static_cast<int32_t>(q);
+          const int32_t y = Int8SlopeLeakyRelu(code, params);
+          const SlopeOracle ref = Int8SlopeOracle(code, sp.in, sp.out, alpha, slopes, 0, mode);
+          const std::string where =
+              fmt::format("Z_x={} Z_y={} alpha={} {} q={}", sp.in.zero_point, sp.out.zero_point,
+                          alpha, RoundingModeName(mode), q);
+          if (y != ref.y) exact_log.Add(fmt::format("{}: oracle {}, got {}", where, ref.y, y));
+          const int32_t by_float = FloatLeakyOracle(code, sp.in, sp.out, alpha);
+          const int64_t error = std::abs(int64_t{y} - by_float);
+          if (mode == RoundingMode::kHalfUp) stats[sp.in.bits > 8].Add(error);
+          if (double(error) > ref.bound) {
+            float_log.Add(
+                fmt::format("{}: float {}, got {}, bound {}", where, by_float, y, ref.bound));
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(exact_log.count, 0) << "first: " << exact_log.first;
+  EXPECT_EQ(float_log.count, 0) << "first: " << float_log.first;
+  for (int wide = 0; wide < 2; ++wide) {
+    std::cout << "int8-slope leaky relu (half up), " << (wide ? 16 : 8)
+              << "-bit input, vs float: max error " << stats[wide].max << " LSB, mean "
+              << stats[wide].mean() << " LSB over " << stats[wide].n << " codes\n";
+  }
+}
+
+TEST(Int8SlopePrelu, ChannelsShareTheRshiftOfTheLargestSlope) {
+  // alphas 0.9 (largest), 0.1, -0.25, 0: rshift 7 (0.9 * 128 = 115.2 fits, 0.9 * 256 does not),
+  // multipliers 115, 13, -32, 0.
+  const QuantSpec in{8, true, false, 0.05, 3};
+  const QuantSpec out{8, true, false, 0.05, -7};
+  const std::vector<double> alphas = {0.1, 0.9, -0.25, 0.0};
+  const Int8SlopeParams params = MakeInt8SlopePreluParams(in, out, alphas);
+  EXPECT_EQ(params.rshift, 7);
+  EXPECT_EQ(params.multipliers, (std::vector<int32_t>{13, 115, -32, 0}));
+  const RefSlopes slopes = RefInt8Slopes(alphas);
+  std::vector<int32_t> x;
+  for (int q = -128; q <= 127; ++q) {
+    for (int c = 0; c < 4; ++c) x.push_back(q);
+  }
+  const std::vector<int32_t> y = Int8SlopePrelu(x, params);
+  ASSERT_EQ(y.size(), x.size());
+  MismatchLog log;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const size_t c = i % 4;
+    const SlopeOracle ref =
+        Int8SlopeOracle(x[i], in, out, alphas[c], slopes, c, RoundingMode::kHalfUp);
+    const int32_t by_float = FloatLeakyOracle(x[i], in, out, alphas[c]);
+    if (y[i] != ref.y || double(std::abs(y[i] - by_float)) > ref.bound) {
+      log.Add(fmt::format("i={} c={} q={}: oracle {}, float {}, got {}", i, c, x[i], ref.y,
+                          by_float, y[i]));
+    }
+  }
+  EXPECT_EQ(log.count, 0) << "first: " << log.first;
+  // A single channel's LeakyReLU params differ: its rshift fits its own alpha.
+  EXPECT_EQ(MakeInt8SlopeLeakyReluParams(in, out, 0.1).rshift, 10);  // 0.1 * 1024 = 102.4
+}
+
+TEST(Int8SlopeLeakyRelu, ValidatesArguments) {
+  const QuantSpec s{8, true, false, 0.05, 0};
+  ExpectInvalidArgument(
+      [&] {
+        MakeInt8SlopeLeakyReluParams(s, QuantSpec{8, true, false, 0.06, 0}, 0.1);
+      },
+      "output.scale");
+  ExpectInvalidArgument([&] { MakeInt8SlopeLeakyReluParams(s, s, std::nan("")); }, "alpha");
+  ExpectInvalidArgument([&] { MakeInt8SlopeLeakyReluParams(s, s, 128.0); }, "alpha");
+  EXPECT_NO_THROW(MakeInt8SlopeLeakyReluParams(s, s, 127.4));
+  ExpectInvalidArgument([&] { MakeInt8SlopePreluParams(s, s, {}); }, "alphas.size");
+  ExpectInvalidArgument([&] { MakeInt8SlopePreluParams(s, s, {0.1, INFINITY}); }, "alphas[1]");
+  ExpectInvalidArgument([&] { MakeInt8SlopePreluParams(s, s, {0.1, -200.0}); }, "alphas[1]");
+  const Int8SlopeParams three = MakeInt8SlopePreluParams(s, s, {0.1, 0.2, 0.3});
+  ExpectInvalidArgument([&] { Int8SlopeLeakyRelu(0, three, 3); }, "channel");
+  ExpectInvalidArgument([&] { Int8SlopePrelu({1, 2, 3, 4}, three); }, "input.size");
+  ExpectInvalidArgument([&] { Int8SlopePrelu({1, 2, 3}, Int8SlopeParams{}); }, "input.size");
+}
+
+// ---- TFLite r1.15 uint8 LeakyReLU ---------------------------------------------------------------
+
+// reference_ops::QuantizeLeakyRelu and LeakyReluPrepare of r1.15 from their text, with gemmlowp's
+// own fixed-point primitives and float32 scales and alpha.
+int32_t TfliteR115Oracle(int32_t q, const QuantSpec& in, const QuantSpec& out, double alpha) {
+  const float scale_1 = static_cast<float>(in.scale), scale_2 = static_cast<float>(out.scale);
+  const float alpha_f = static_cast<float>(alpha);
+  const auto q_alpha = static_cast<uint8_t>(
+      std::max<float>(std::numeric_limits<uint8_t>::min(),
+                      std::min<float>(std::numeric_limits<uint8_t>::max(),
+                                      std::round(in.zero_point + (alpha_f / scale_1)))));
+  const double real_multiplier = scale_1 * scale_1 / scale_2;
+  const RefMultiplier m = RefQuantizeMultiplier(real_multiplier);
+  const int32_t input_value = q - in.zero_point;
+  if (input_value >= 0) return q;
+  const int32_t alpha_value = q_alpha - in.zero_point;
+  const int32_t unclamped =
+      out.zero_point + gemmlowp::RoundingDivideByPOT(gemmlowp::SaturatingRoundingDoublingHighMul(
+                                                         input_value * alpha_value, m.multiplier),
+                                                     -m.shift);
+  return std::min(255, std::max(0, unclamped));
+}
+
+QuantSpec U8(double scale, int32_t zp) { return QuantSpec{8, false, false, scale, zp}; }
+
+TEST(TfliteR115LeakyRelu, MatchesGemmlowpCompositionExactly) {
+  const QuantSpec ins[] = {U8(0.05, 128), U8(12.0 / 255, 128), U8(0.02, 0), U8(0.1, 255),
+                           U8(0.0371, 77)};
+  const QuantSpec outs[] = {U8(0.05, 128), U8(0.03, 10), U8(0.2, 200), U8(6.06 / 255, 3)};
+  MismatchLog log;
+  int64_t checked = 0;
+  for (const QuantSpec& in : ins) {
+    for (const QuantSpec& out : outs) {
+      for (double alpha : {0.0, 0.01, 0.1, 0.2, 1.0 / 3, 0.5, 1.0, -0.25, 3.0}) {
+        if (in.scale * in.scale / out.scale >= 1.0) continue;  // TFLite rejects these
+        const TfliteR115LeakyReluParams params = MakeTfliteR115LeakyReluParams(in, out, alpha);
+        for (int q = 0; q <= 255; ++q) {
+          const int32_t y = TfliteR115LeakyRelu(q, params);
+          const int32_t ref = TfliteR115Oracle(q, in, out, alpha);
+          ++checked;
+          if (y != ref) {
+            log.Add(fmt::format("in S={} Z={} out S={} Z={} alpha={} q={}: oracle {}, got {}",
+                                in.scale, in.zero_point, out.scale, out.zero_point, alpha, q, ref,
+                                y));
+          }
+          if (q >= in.zero_point && y != q) log.Add(fmt::format("q={}: not passed through", q));
+        }
+      }
+    }
+  }
+  EXPECT_EQ(log.count, 0) << "of " << checked << "; first: " << log.first;
+  EXPECT_GT(checked, 10000);
+}
+
+TEST(TfliteR115LeakyRelu, AlphaLivesOnTheInputGrid) {
+  // S_1 = 0.05, Z_1 = 128: q_alpha = round(128 + alpha / 0.05).
+  const QuantSpec s = U8(0.05, 128);
+  EXPECT_EQ(MakeTfliteR115LeakyReluParams(s, s, 0.2).q_alpha, 132);   // alpha exactly 4 steps
+  EXPECT_EQ(MakeTfliteR115LeakyReluParams(s, s, 0.01).q_alpha, 128);  // 0.2 steps: alpha -> 0
+  EXPECT_EQ(MakeTfliteR115LeakyReluParams(s, s, 0.024).q_alpha, 128);
+  EXPECT_EQ(MakeTfliteR115LeakyReluParams(s, s, 0.026).q_alpha, 129);
+  EXPECT_EQ(MakeTfliteR115LeakyReluParams(s, s, 100.0).q_alpha, 255);  // clamped: alpha 6.35
+  // alpha = 0.01 < S_1 / 2 quantizes to 0: the negative side is flat at Z_2, a ReLU.
+  const TfliteR115LeakyReluParams relu = MakeTfliteR115LeakyReluParams(s, s, 0.01);
+  for (int q = 0; q < 128; ++q) EXPECT_EQ(TfliteR115LeakyRelu(q, relu), 128) << q;
+  // S_1^2 / S_2 = 0.05 = 0.8 * 2^-4.
+  EXPECT_EQ(relu.output_shift, -4);
+}
+
+TEST(TfliteR115LeakyRelu, FloatErrorWhenTheSpecsMatch) {
+  // With S_2 = S_1 and Z_2 = Z_1 the pass-through is exact; the negative side is off by at most
+  // 1 + |q - Z_1| |alpha - alpha_q| LSB (S_1 / S_2 = 1), alpha_q = S_1 (q_alpha - Z_1) the alpha
+  // on the input grid, plus the double rounding's 2^(shift - 1).
+  MismatchLog log;
+  ErrorStats negative;
+  for (const QuantSpec& s : {U8(0.05, 128), U8(12.0 / 255, 128), U8(0.0371, 77), U8(0.1, 200)}) {
+    for (double alpha : {0.0, 0.01, 0.1, 0.2, 1.0 / 3, 0.5, 1.0}) {
+      const TfliteR115LeakyReluParams params = MakeTfliteR115LeakyReluParams(s, s, alpha);
+      const double alpha_q = double(static_cast<float>(s.scale)) * (params.q_alpha - s.zero_point);
+      for (int q = 0; q <= 255; ++q) {
+        const int32_t y = TfliteR115LeakyRelu(q, params);
+        const int32_t by_float = FloatLeakyOracle(q, s, s, alpha);
+        const int64_t error = std::abs(int64_t{y} - by_float);
+        // Double rounding (SRDHM, then RoundingDivideByPOT) adds up to 2^(shift - 1) LSB.
+        const double bound = q >= s.zero_point
+                                 ? 0.0
+                                 : 1.0 + std::abs(q - s.zero_point) * std::fabs(alpha - alpha_q) +
+                                       std::ldexp(0.5, params.output_shift) + 1e-6;
+        if (q < s.zero_point) negative.Add(error);
+        if (double(error) > bound) {
+          log.Add(fmt::format("S={} Z={} alpha={} q={}: float {}, got {}, bound {}", s.scale,
+                              s.zero_point, alpha, q, by_float, y, bound));
+        }
+      }
+    }
+  }
+  EXPECT_EQ(log.count, 0) << "first: " << log.first;
+  std::cout << "tflite r1.15 leaky relu, matching specs, negative side vs float: max "
+            << negative.max << " LSB, mean " << negative.mean() << " LSB\n";
+}
+
+TEST(TfliteR115LeakyRelu, PassThroughErrorWhenTheSpecsDiffer) {
+  // The positive side returns q; the right code is round(Z_2 + S_1 / S_2 (q - Z_1)) (clamped).
+  // The error is |(1 - S_1 / S_2)(q - Z_1) + Z_1 - Z_2| rounded, largest at q = 255. Measured here
+  // against the float reference over all q >= Z_1; the table goes to docs/seed002_operators.md.
+  struct Row {
+    const char* what;
+    QuantSpec in, out;
+  };
+  // Calibrated LeakyReLU: input range [-6, 6]; output range [alpha * -6, 6].
+  const QuantSpec cal_in = AsymmetricFromMinMax(-6.0, 6.0, 8, false);
+  const std::vector<Row> rows = {
+      {"same spec", U8(0.05, 128), U8(0.05, 128)},
+      {"Z_2 = Z_1 - 5", U8(0.05, 128), U8(0.05, 123)},
+      {"Z_2 = Z_1 + 20", U8(0.05, 100), U8(0.05, 120)},
+      {"S_2 = 1.01 S_1", U8(0.05, 128), U8(0.0505, 128)},
+      {"S_2 = 1.1 S_1", U8(0.05, 128), U8(0.055, 128)},
+      {"S_2 = 2 S_1", U8(0.05, 128), U8(0.1, 128)},
+      {"S_2 = 0.5 S_1", U8(0.05, 128), U8(0.025, 128)},
+      {"calibrated, alpha 0.1", cal_in, AsymmetricFromMinMax(-0.6, 6.0, 8, false)},
+      {"calibrated, alpha 0.01", cal_in, AsymmetricFromMinMax(-0.06, 6.0, 8, false)},
+      {"calibrated, alpha 0.3", cal_in, AsymmetricFromMinMax(-1.8, 6.0, 8, false)},
+  };
+  for (const Row& row : rows) {
+    const double alpha = 0.1;
+    if (row.in.scale * row.in.scale / row.out.scale >= 1.0) continue;
+    const TfliteR115LeakyReluParams params = MakeTfliteR115LeakyReluParams(row.in, row.out, alpha);
+    int64_t max_error = 0, wrong = 0, positive = 0;
+    int max_at = -1;
+    for (int q = row.in.zero_point; q <= 255; ++q) {
+      const int32_t y = TfliteR115LeakyRelu(q, params);
+      ASSERT_EQ(y, q);
+      const int32_t by_float = FloatLeakyOracle(q, row.in, row.out, alpha);
+      const int64_t error = std::abs(int64_t{y} - by_float);
+      // The closed form, before the output clamp.
+      const double predicted =
+          std::fabs((1.0 - row.in.scale / row.out.scale) * (q - row.in.zero_point) +
+                    row.in.zero_point - row.out.zero_point);
+      if (by_float > 0 && by_float < 255) {
+        ASSERT_LE(std::fabs(double(error) - predicted), 0.5 + 1e-9) << row.what << " q=" << q;
+      }
+      ++positive;
+      wrong += error != 0;
+      if (error > max_error) {
+        max_error = error;
+        max_at = q;
+      }
+    }
+    const bool same = row.in.scale == row.out.scale && row.in.zero_point == row.out.zero_point;
+    if (same) {
+      EXPECT_EQ(max_error, 0) << row.what;
+    } else {
+      EXPECT_GT(max_error, 0) << row.what;
+    }
+    std::cout << fmt::format(
+        "tflite r1.15 pass-through, {:<24} in S={:.6g} Z={:<3} out S={:.6g} Z={:<3}: wrong {:>3} "
+        "of "
+        "{:>3} positive codes, max {:>3} LSB at q={}\n",
+        row.what, row.in.scale, row.in.zero_point, row.out.scale, row.out.zero_point, wrong,
+        positive, max_error, max_at < 0 ? std::string("-") : std::to_string(max_at));
+  }
+}
+
+TEST(TfliteR115LeakyRelu, ValidatesArguments) {
+  const QuantSpec s = U8(0.05, 128);
+  ExpectInvalidArgument(
+      [&] {
+        MakeTfliteR115LeakyReluParams(QuantSpec{8, true, false, 0.05, 0}, s, 0.1);
+      },
+      "input.is_signed");
+  ExpectInvalidArgument(
+      [&] {
+        MakeTfliteR115LeakyReluParams(s, QuantSpec{16, false, false, 0.05, 0}, 0.1);
+      },
+      "output.bits");
+  ExpectInvalidArgument([&] { MakeTfliteR115LeakyReluParams(s, s, std::nan("")); }, "alpha");
+  // S_1^2 / S_2 >= 1 (QuantizeMultiplierSmallerThanOneExp).
+  ExpectInvalidArgument([&] { MakeTfliteR115LeakyReluParams(U8(2.0, 0), U8(4.0, 0), 0.1); },
+                        "output.scale");
+  const TfliteR115LeakyReluParams params = MakeTfliteR115LeakyReluParams(s, s, 0.1);
+  ExpectInvalidArgument([&] { TfliteR115LeakyRelu(256, params); }, "q");
+}
+
 }  // namespace
 }  // namespace qacc::golden
