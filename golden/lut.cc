@@ -36,7 +36,24 @@ void ValidateLutSpec(const LutSpec& spec) {
           fmt::format("rounding: compat mode (seed 000) truncates, must be toward_zero, got {}",
                       RoundingModeName(spec.rounding)));
     }
+    if (!spec.out.is_signed && spec.out.bits > kSeedMaxUnsignedBits) {
+      throw std::invalid_argument(fmt::format(
+          "out.bits: {} is out of range for an unsigned output in compat mode, allowed {}..{} "
+          "(seed 000's QuantConfig asserts a signed spec above {} bits)",
+          spec.out.bits, kMinQuantBits, kSeedMaxUnsignedBits, kSeedMaxUnsignedBits));
+    }
   }
+}
+
+// Seed 000's QuantConfig narrows only a signed range: quant_min is 0 for an unsigned spec whatever
+// `narrow` says. quant.h rejects narrow on an unsigned spec, so compat mode drops it there, which
+// gives the same codes.
+LutSpec SeedCompatNormalized(LutSpec spec) {
+  if (spec.mode == LutMode::kSeedCompat) {
+    if (!spec.in.is_signed) spec.in.narrow = false;
+    if (!spec.out.is_signed) spec.out.narrow = false;
+  }
+  return spec;
 }
 
 // The output amax a derived spec is built from must give a usable scale.
@@ -128,13 +145,24 @@ double SeedCompatScaleFromAmax(double amax, int64_t qmax) {
   return static_cast<float>(amax / static_cast<double>(qmax));
 }
 
-LutSpec SeedCompatSpec(double in_amax, int bits, bool narrow, std::optional<double> out_amax) {
-  if (bits < kMinLutInBits || bits > kMaxLutInBits) {
-    throw std::invalid_argument(fmt::format("bits: {} is out of range, allowed {}..{}", bits,
-                                            kMinLutInBits, kMaxLutInBits));
+LutSpec SeedCompatSpec(const SeedLutParams& params) {
+  const auto check_bits = [](const char* field, int bits, int lo, int hi, const std::string& why) {
+    if (bits < lo || bits > hi) {
+      throw std::invalid_argument(
+          fmt::format("{}: {} is out of range, allowed {}..{}{}", field, bits, lo, hi, why));
+    }
+  };
+  check_bits("in.bits", params.in_bits, kMinLutInBits, kMaxLutInBits, "");
+  if (params.out_unsigned) {
+    check_bits("out.bits", params.out_bits, kMinQuantBits, kSeedMaxUnsignedBits,
+               fmt::format(" for an unsigned output (seed 000's QuantConfig asserts a signed spec "
+                           "above {} bits)",
+                           kSeedMaxUnsignedBits));
+  } else {
+    check_bits("out.bits", params.out_bits, kMinQuantBits, kMaxQuantBits, "");
   }
-  for (const auto& [field, amax] :
-       {std::pair{"in.amax", std::optional<double>(in_amax)}, std::pair{"out.amax", out_amax}}) {
+  for (const auto& [field, amax] : {std::pair{"in.amax", std::optional<double>(params.in_amax)},
+                                    std::pair{"out.amax", params.out_amax}}) {
     if (amax && (!(*amax > 0.0) || !std::isfinite(*amax))) {
       throw std::invalid_argument(
           fmt::format("{}: {} is not allowed, must be finite and > 0", field, *amax));
@@ -143,11 +171,13 @@ LutSpec SeedCompatSpec(double in_amax, int bits, bool narrow, std::optional<doub
   LutSpec spec;
   spec.mode = LutMode::kSeedCompat;
   spec.rounding = RoundingMode::kTowardZero;
-  spec.in = QuantSpec{bits, true, narrow, 1.0, 0};
-  spec.in.scale = SeedCompatScaleFromAmax(in_amax, spec.in.qmax());
-  spec.out = spec.in;
-  spec.derive_out = !out_amax.has_value();
-  if (out_amax) spec.out.scale = SeedCompatScaleFromAmax(*out_amax, spec.out.qmax());
+  spec.in =
+      QuantSpec{params.in_bits, !params.in_unsigned, params.narrow && !params.in_unsigned, 1.0, 0};
+  spec.in.scale = SeedCompatScaleFromAmax(params.in_amax, spec.in.qmax());
+  spec.out = QuantSpec{params.out_bits, !params.out_unsigned, params.narrow && !params.out_unsigned,
+                       1.0, 0};
+  spec.derive_out = !params.out_amax.has_value();
+  if (params.out_amax) spec.out.scale = SeedCompatScaleFromAmax(*params.out_amax, spec.out.qmax());
   for (const auto& [field, scale] :
        {std::pair{"in.amax", spec.in.scale}, std::pair{"out.amax", spec.out.scale}}) {
     if (!(scale > 0.0) || !std::isfinite(scale)) {
@@ -158,7 +188,22 @@ LutSpec SeedCompatSpec(double in_amax, int bits, bool narrow, std::optional<doub
   return spec;
 }
 
-Lut BuildLut(const Elementwise& f, const LutSpec& spec) {
+LutSpec SeedCompatSpec(double in_amax, int bits, bool narrow, std::optional<double> out_amax) {
+  if (bits < kMinLutInBits || bits > kMaxLutInBits) {
+    throw std::invalid_argument(fmt::format("bits: {} is out of range, allowed {}..{}", bits,
+                                            kMinLutInBits, kMaxLutInBits));
+  }
+  SeedLutParams params;
+  params.in_bits = bits;
+  params.in_amax = in_amax;
+  params.out_bits = bits;
+  params.out_amax = out_amax;
+  params.narrow = narrow;
+  return SeedCompatSpec(params);
+}
+
+Lut BuildLut(const Elementwise& f, const LutSpec& requested) {
+  const LutSpec spec = SeedCompatNormalized(requested);
   ValidateLutSpec(spec);
   Lut lut;
   lut.function_name_ = f.name();

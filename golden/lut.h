@@ -37,7 +37,8 @@ enum class LutMode {
   kExact,
   // Seed 000's Python (PyTorch float32) arithmetic, bit for bit: float32 dequantize, f in float32
   // (Elementwise::EvalFloat32), float32 division by the output scale, clamp, truncation toward
-  // zero.
+  // zero. Accepts what the original accepts: zero points 0, an unsigned output of at most 8 bits,
+  // and narrow on an unsigned spec, where it has no effect (the built Lut's spec has narrow false).
   kSeedCompat,
 };
 
@@ -60,14 +61,44 @@ struct LutSpec {
 // or divides).
 double SeedCompatScaleFromAmax(double amax, int64_t qmax);
 
-// Seed 000's _SymmetryQuant(func, input_amax, bit, narrow, output_amax) in compat mode: signed
-// input and output, both `bits` wide with the same narrow flag, zero points 0, scales
-// SeedCompatScaleFromAmax; without out_amax the output scale is derived (in float32). Throws
-// std::invalid_argument for bits outside 2..8 or an amax that is not finite and > 0.
+// Largest unsigned width seed 000's QuantConfig accepts: it asserts `unsign is False` for bit > 8
+// (its unsigned tensors are uint8).
+inline constexpr int kSeedMaxUnsignedBits = 8;
+
+// The arguments of seed 000's table class, named as qacc names them. The article prints
+// _SymmetryQuant(func, input_amax, bit, narrow, output_amax) (one width, signed); its project's
+// _SymmetryQuantTable(func, input_bit, input_amax, input_unsign, output_bit, output_amax,
+// output_unsign, narrow), built on the same QuantConfig as the article's Softmax, adds the rest.
+struct SeedLutParams {
+  int in_bits = 8;           // input_bit, 2..8
+  double in_amax = 1.0;      // input_amax, finite and > 0
+  bool in_unsigned = false;  // input_unsign: codes 0..2^in_bits - 1
+  int out_bits = 8;          // output_bit, 2..16 (2..8 when unsigned)
+  // output_amax; nullopt: derived, the float32 max |f| over the input codes.
+  std::optional<double> out_amax;
+  bool out_unsigned = false;  // output_unsign: codes 0..2^out_bits - 1
+  // narrow: qmin = -2^(bits-1) + 1 for the signed specs. QuantConfig ignores it for an unsigned
+  // spec (qmin = 0 whatever narrow says), so it is dropped there: the LutSpec of an unsigned spec
+  // never has narrow set.
+  bool narrow = false;
+};
+
+// The LutSpec of seed 000's table in compat mode: zero points 0, rounding kTowardZero, scales
+// SeedCompatScaleFromAmax (the output scale is derived in float32 by BuildLut when out_amax is not
+// given). Throws std::invalid_argument naming the field ("in.bits", "out.bits", "in.amax",
+// "out.amax") for what the original rejects (an unsigned output above 8 bits, an amax that is not
+// finite and > 0) or qacc cannot build (bits outside 2..8 / 2..16, a scale that is 0 or infinite in
+// float32).
+LutSpec SeedCompatSpec(const SeedLutParams& params);
+
+// The article's _SymmetryQuant(func, input_amax, bit, narrow, output_amax): signed input and
+// output, both `bits` wide. Same as SeedCompatSpec({bits, in_amax, false, bits, out_amax, false,
+// narrow}); its errors name "bits" for the width.
 LutSpec SeedCompatSpec(double in_amax, int bits, bool narrow,
                        std::optional<double> out_amax = std::nullopt);
 
-// SRAM address of input code q: TableAddress in golden/table_memory.h, shared with the softmax tables.
+// SRAM address of input code q: TableAddress in golden/table_memory.h, shared with the softmax
+// tables.
 inline uint32_t LutAddress(int64_t q, int in_bits) { return TableAddress(q, in_bits); }
 
 class Lut {
@@ -127,7 +158,8 @@ class Lut {
 // Builds the table of f under `spec`. Throws std::invalid_argument naming the field ("in.bits",
 // "out.zero_point", ...) for an invalid spec, and "out.amax" when a derived amax is 0 or not finite
 // (f is 0 everywhere on the grid, or overflows): there is no scale to derive, give the output range
-// explicitly. Compat mode also requires zero points 0 and rounding kTowardZero.
+// explicitly. Compat mode also requires zero points 0, rounding kTowardZero and an unsigned output
+// of at most kSeedMaxUnsignedBits ("out.bits").
 Lut BuildLut(const Elementwise& f, const LutSpec& spec);
 
 // Many requested tables, each distinct SRAM image stored once (seed 000: 30 sigmoids whose input

@@ -148,10 +148,17 @@ std::vector<int32_t> SoftmaxRowBins(const SoftmaxTables& tables, const SoftmaxTe
                : code;
   };
   // Saturating accumulation of non-negative terms equals min(plain sum, Qacc_max) in any order.
+  // Compat mode sums exactly (the seed's int64 torch.sum; a wrapped T is negative).
   int64_t sum = 0;
   for (const auto& [code, count] : row.bins) sum += count * tables.T(table_code(code));
-  sum = std::min(sum, SoftmaxAccMax(params.acc_bits));
   std::vector<int32_t> y;
+  if (params.mode == SoftmaxMode::kSeedCompat) {
+    for (const auto& bin : row.bins) {
+      y.push_back(SeedCompatDivide(tables.P(bin.first), sum, params.out.qmin(), params.out.qmax()));
+    }
+    return y;
+  }
+  sum = std::min(sum, SoftmaxAccMax(params.acc_bits));
   for (const auto& bin : row.bins) {
     const int64_t q =
         sum == 0 ? tables.zero_sum_output

@@ -60,7 +60,8 @@ std::vector<SoftmaxTestRow> SoftmaxTestRows(const QuantSpec& in, int n,
 std::vector<int32_t> ReferenceSoftmax(const QuantSpec& in, const QuantSpec& out,
                                       const std::vector<int32_t>& row);
 
-// Output code per bin of `row`: the integer path (equal to SoftmaxRow on ExpandRow(row)) and the
+// Output code per bin of `row`: the integer path (equal to SoftmaxRow on ExpandRow(row), in either
+// mode: compat mode's exact sum and float32 division depend on the counts only) and the
 // reference (equal to ReferenceSoftmax up to the order of the double sum).
 std::vector<int32_t> SoftmaxRowBins(const SoftmaxTables& tables, const SoftmaxTestRow& row);
 std::vector<int32_t> ReferenceSoftmaxBins(const QuantSpec& in, const QuantSpec& out,

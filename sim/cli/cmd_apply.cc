@@ -172,18 +172,48 @@ struct LutArgs {
   std::string round = "half_even";
   std::string compat = "none";
   SpecArgs in{"in"}, out{"out"};
+  const CLI::Option* round_option = nullptr;
 };
+
+// The original's parameters (golden::SeedLutParams): amax only, one narrow flag, truncation.
+golden::LutSpec SeedLutSpec(const LutArgs& args) {
+  for (const CLI::Option* given : {args.in.scale_option, args.in.zp_option, args.out.scale_option,
+                                   args.out.zp_option}) {
+    if (given->count() > 0) {
+      throw UsageError(fmt::format("{}: not with --compat seed (the original takes --in-amax and "
+                                   "optionally --out-amax; zero points are 0)",
+                                   given->get_name()));
+    }
+  }
+  if (args.in.amax_option->count() == 0) throw UsageError("--in-amax: required with --compat seed");
+  if (args.in.narrow != args.out.narrow) {
+    throw UsageError("--in-narrow and --out-narrow: the original has one narrow flag for both "
+                     "specs; give both or neither with --compat seed");
+  }
+  if (args.round_option->count() > 0) {
+    throw UsageError("--round: not with --compat seed (the original truncates)");
+  }
+  golden::SeedLutParams seed;
+  seed.in_bits = args.in.bits;
+  seed.in_amax = args.in.amax;
+  seed.in_unsigned = args.in.is_unsigned;
+  seed.out_bits = args.out.bits;
+  if (args.out.amax_option->count() > 0) seed.out_amax = args.out.amax;
+  seed.out_unsigned = args.out.is_unsigned;
+  seed.narrow = args.in.narrow;
+  return Build("--compat seed", [&] { return golden::SeedCompatSpec(seed); });
+}
 
 void RunLut(const LutArgs& args) {
   const golden::Elementwise f = Build("--func", [&] { return golden::GetElementwise(args.func, args.alpha); });
   golden::LutSpec spec;
-  spec.in = MakeSpec(args.in);
-  spec.out = MakeSpec(args.out);
-  spec.derive_out = args.out.scale_option->count() == 0 && args.out.amax_option->count() == 0;
-  spec.rounding = ParseRounding(args.round);
   if (SeedCompat(args.compat)) {
-    spec.mode = golden::LutMode::kSeedCompat;
-    spec.rounding = golden::RoundingMode::kTowardZero;
+    spec = SeedLutSpec(args);
+  } else {
+    spec.in = MakeSpec(args.in);
+    spec.out = MakeSpec(args.out);
+    spec.derive_out = args.out.scale_option->count() == 0 && args.out.amax_option->count() == 0;
+    spec.rounding = ParseRounding(args.round);
   }
   const golden::Lut lut = Build("lut", [&] { return golden::BuildLut(f, spec); });
   CheckOutputPath(args.common.output, "--output");
@@ -212,7 +242,7 @@ void RegisterLut(CLI::App* apply) {
       ->check(kFinite);
   AddSpecOptions(cmd, &args->in, /*scale_needed=*/true);
   AddSpecOptions(cmd, &args->out, /*scale_needed=*/false);
-  cmd->add_option("--round", args->round,
+  args->round_option = cmd->add_option("--round", args->round,
                   "Rounding of f(x) / S_y: " + golden::RoundingModeChoices() + " (default half_even)");
   cmd->add_option("--compat", args->compat,
                   "seed: the float32 arithmetic of the original Python code of the LUT article "

@@ -6,8 +6,9 @@
 // --out-min/--out-max (asymmetric), --out-scale [--out-zp], or none: derived from max |f| over the
 // input grid.
 // --compat seed reproduces the original float32 PyTorch code of the LUT article qacc follows
-// ("seed 000" in docs/lut.md): --in-amax, --narrow and optionally --out-amax only, output bits
-// equal to input bits, signed.
+// ("seed 000" in docs/lut.md): --in-amax and optionally --out-amax, any widths and signedness the
+// original accepts (an unsigned output has at most 8 bits), --narrow on the signed specs (no effect
+// on an unsigned one, as in the original).
 // Every table is measured against f in double: saturated entries (warned about on stderr) and the
 // error in output LSBs. --hex writes the SRAM image for $readmemh (sim/cli/hex_image.h).
 #include <fmt/format.h>
@@ -147,7 +148,8 @@ void CheckCombinations(const LutOptions& o) {
   if (!o.Given("--in-amax") && !o.Given("--in-scale")) {
     throw UsageError("--in-amax: required (or --in-scale with an optional --in-zp)");
   }
-  if (o.narrow && o.in_unsigned && o.out_unsigned) {
+  // The original accepts narrow with unsigned specs and ignores it there: so does --compat seed.
+  if (o.narrow && o.in_unsigned && o.out_unsigned && o.compat.empty()) {
     throw UsageError("--narrow: applies to signed specs only, but both are unsigned");
   }
   if (o.Given("--alpha") && o.func != "leaky_relu") {
@@ -158,19 +160,13 @@ void CheckCombinations(const LutOptions& o) {
         fmt::format("--out-min: {} must not exceed --out-max {}", o.out_min, o.out_max));
   }
   if (!o.compat.empty()) {
-    for (const char* option :
-         {"--in-scale", "--in-unsigned", "--out-unsigned", "--out-min", "--out-scale", "--round"}) {
+    for (const char* option : {"--in-scale", "--out-min", "--out-scale", "--round"}) {
       if (o.Given(option)) {
         throw UsageError(
-            fmt::format("{}: not available with --compat seed (the original code: signed, "
+            fmt::format("{}: not available with --compat seed (the original code: symmetric "
                         "--in-amax/--out-amax, truncation)",
                         option));
       }
-    }
-    if (o.out_bits != o.in_bits) {
-      throw UsageError(
-          fmt::format("--out-bits: --compat seed uses the input's bits, must be {}, got {}",
-                      o.in_bits, o.out_bits));
     }
   }
 }
@@ -213,15 +209,24 @@ golden::LutSpec ExactSpec(const LutOptions& o) {
   return spec;
 }
 
+// The original's _SymmetryQuantTable(func, input_bit, input_amax, input_unsign, output_bit,
+// output_amax, output_unsign, narrow).
+golden::LutSpec SeedSpec(const LutOptions& o) {
+  golden::SeedLutParams params;
+  params.in_bits = o.in_bits;
+  params.in_amax = o.in_amax;
+  params.in_unsigned = o.in_unsigned;
+  params.out_bits = o.out_bits;
+  if (o.Given("--out-amax")) params.out_amax = o.out_amax;
+  params.out_unsigned = o.out_unsigned;
+  params.narrow = o.narrow;
+  return golden::SeedCompatSpec(params);
+}
+
 golden::Lut Build(const LutOptions& o, const golden::Elementwise& f) {
   const auto option = [&](const std::string& field) { return OptionOfField(o, field); };
   try {
-    const golden::LutSpec spec =
-        o.compat.empty()
-            ? ExactSpec(o)
-            : golden::SeedCompatSpec(
-                  o.in_amax, o.in_bits, o.narrow,
-                  o.Given("--out-amax") ? std::optional<double>(o.out_amax) : std::nullopt);
+    const golden::LutSpec spec = o.compat.empty() ? ExactSpec(o) : SeedSpec(o);
     // What can still fail here is a scale: derived from f (no --out-* given), or 0 in float32.
     return golden::BuildLut(f, spec);
   } catch (const std::invalid_argument& e) {
@@ -340,6 +345,13 @@ void RunLut(const LutOptions& o) {
                   lut.out_derived() ? fmt::format(", amax {:.9g}", *lut.derived_out_amax()) : "");
   human += fmt::format("memory    {} addresses x {} bits = {} bits = {} bytes\n",
                        lut.num_addresses(), lut.entry_bits(), lut.size_bits(), lut.size_bytes());
+  if (!o.compat.empty() && o.narrow && (o.in_unsigned || o.out_unsigned)) {
+    human += fmt::format(
+        "narrow    no effect on the unsigned {} (codes 0..2^bits - 1), as in the original\n",
+        o.in_unsigned && o.out_unsigned ? "input and output"
+        : o.in_unsigned                 ? "input"
+                                        : "output");
+  }
   human += unused ? fmt::format("unused    address {} (pattern of {}), holds the entry of {}\n",
                                 *unused, golden::QMin(lut.in().bits, true), lut.in().qmin())
                   : std::string("unused    none\n");
@@ -427,7 +439,8 @@ void RegisterLutCommand(CLI::App& app) {
       ->needs(out_scale);
   cmd->add_flag("--out-unsigned", options->out_unsigned, "Unsigned output codes 0..2^bits - 1");
   cmd->add_flag("--narrow", options->narrow,
-                "Narrow range for every signed spec: qmin = -2^(bits-1) + 1");
+                "Narrow range for every signed spec: qmin = -2^(bits-1) + 1 (no effect on an "
+                "unsigned spec; with --compat seed also allowed when both are unsigned)");
   cmd->add_option(
          "--round", options->round,
          "Rounding of f(x) / scale: " + golden::RoundingModeChoices() + " (default half_even)")
@@ -435,7 +448,9 @@ void RegisterLutCommand(CLI::App& app) {
   cmd->add_option("--compat", options->compat,
                   "seed: reproduce, bit for bit, the original float32 PyTorch code of the LUT "
                   "article that qacc's design follows (truncation, float32 scales; docs/lut.md "
-                  "'Seed-compatible mode'). Not related to a random seed")
+                  "'Seed-compatible mode'): --in-amax, optional --out-amax, any widths and "
+                  "signedness it accepts (an unsigned output has 2..8 bits). Not related to a "
+                  "random seed")
       ->check(kCompatName);
   cmd->add_option("--hex", options->hex_path,
                   "Also write the SRAM image to FILE for $readmemh: one hex word per line, "

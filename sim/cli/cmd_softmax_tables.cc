@@ -68,7 +68,8 @@ const CLI::Validator kSeedValidator(
 }
 
 golden::SoftmaxParams ParamsFrom(const SoftmaxTablesOptions& o) {
-  if (o.narrow && o.in_unsigned && o.out_unsigned) {
+  // The original accepts narrow with unsigned specs and ignores it there: so does --compat seed.
+  if (o.narrow && o.in_unsigned && o.out_unsigned && o.compat.empty()) {
     throw UsageError("--narrow: applies to a signed input or output only (qmin = -2^(bits-1) + 1)");
   }
   golden::SoftmaxParams params;
@@ -166,53 +167,61 @@ void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
   // ---- JSON ----
   nlohmann::json families = nlohmann::json::object();
   for (const auto& [name, s] : report.families) families[name] = StatsJson(s);
-  nlohmann::json json = {{"params",
-                          {{"n", p.n},
-                           {"in", SpecJson(p.in, o.in_amax)},
-                           {"out", SpecJson(p.out, o.out_amax)},
-                           {"acc_bits", p.acc_bits},
-                           {"table_rounding", golden::RoundingModeName(p.table_rounding)},
-                           {"div_rounding", golden::DivRoundingName(p.div_rounding)},
-                           {"offset", golden::SoftmaxOffsetName(p.offset)},
-                           {"seed_compatible", golden::IsSeedCompat(p)}}},
-                         {"m", st.m},
-                         {"output_use",
-                          {{"code_of_one", use.code_of_one},
-                           {"positive_codes", use.positive_codes},
-                           {"small", use.small()}}},
-                         {"first_code", p.in.qmin()},
-                         {"exp_table", tables.exp_table},
-                         {"numerator_table", tables.numerator_table},
-                         {"zero_sum_output", tables.zero_sum_output},
-                         {"memory",
-                          {{"exp_entry_bits", p.acc_bits},
-                           {"numerator_entry_bits", p.acc_bits + p.out.bits},
-                           {"exp_table_bytes", bytes.exp_table},
-                           {"numerator_table_bytes", bytes.numerator_table},
-                           {"total_bytes", bytes.total()}}},
-                         {"stats",
-                          {{"max_t", st.max_t},
-                           {"max_p", st.max_p},
-                           {"t_entry_max", st.t_entry_max},
-                           {"p_entry_max", st.p_entry_max},
-                           {"t_clamped", st.t_clamped},
-                           {"p_clamped", st.p_clamped},
-                           {"any_clamped", st.any_clamped()},
-                           {"zero_t_entries", st.zero_t_entries},
-                           {"sum_can_overflow", st.sum_can_overflow},
-                           {"sum_can_be_zero", st.sum_can_be_zero}}},
-                         {"error",
-                          {{"random_rows", o.error_rows},
-                           {"seed", o.seed},
-                           {"random", StatsJson(report.random)},
-                           {"adversarial", StatsJson(report.adversarial)},
-                           {"total", StatsJson(report.total())},
-                           {"families", families},
-                           {"worst",
-                            {{"row", report.worst.row},
-                             {"code", report.worst.code},
-                             {"actual", report.worst.actual},
-                             {"expected", report.worst.expected}}}}}};
+  nlohmann::json json = {
+      {"params",
+       {{"n", p.n},
+        {"in", SpecJson(p.in, o.in_amax)},
+        {"out", SpecJson(p.out, o.out_amax)},
+        {"acc_bits", p.acc_bits},
+        {"table_rounding", golden::RoundingModeName(p.table_rounding)},
+        {"div_rounding", golden::DivRoundingName(p.div_rounding)},
+        {"offset", golden::SoftmaxOffsetName(p.offset)},
+        {"mode", golden::SoftmaxModeName(p.mode)},
+        {"seed_compatible", golden::IsSeedCompat(p)}}},
+      {"m", st.m},
+      {"output_use",
+       {{"code_of_one", use.code_of_one},
+        {"positive_codes", use.positive_codes},
+        {"small", use.small()}}},
+      {"first_code", p.in.qmin()},
+      {"exp_table", tables.exp_table},
+      {"numerator_table", tables.numerator_table},
+      // Compat mode divides by S = 0 as the original does: no constant.
+      {"zero_sum_output",
+       golden::IsSeedCompat(p) ? nlohmann::json(nullptr) : nlohmann::json(tables.zero_sum_output)},
+      {"memory",
+       {{"exp_entry_bits", p.acc_bits},
+        {"numerator_entry_bits", p.acc_bits + p.out.bits},
+        {"exp_table_bytes", bytes.exp_table},
+        {"numerator_table_bytes", bytes.numerator_table},
+        {"total_bytes", bytes.total()}}},
+      {"stats",
+       {{"max_t", st.max_t},
+        {"max_p", st.max_p},
+        {"t_entry_max", st.t_entry_max},
+        {"p_entry_max", st.p_entry_max},
+        {"t_clamped", st.t_clamped},
+        {"p_clamped", st.p_clamped},
+        {"any_clamped", st.any_clamped()},
+        {"zero_t_entries", st.zero_t_entries},
+        {"sum_can_overflow", st.sum_can_overflow},
+        {"sum_can_be_zero", st.sum_can_be_zero},
+        {"t_over_width", st.t_over_width},
+        {"p_over_width", st.p_over_width},
+        {"t_wrapped", st.t_wrapped},
+        {"p_wrapped", st.p_wrapped}}},
+      {"error",
+       {{"random_rows", o.error_rows},
+        {"seed", o.seed},
+        {"random", StatsJson(report.random)},
+        {"adversarial", StatsJson(report.adversarial)},
+        {"total", StatsJson(report.total())},
+        {"families", families},
+        {"worst",
+         {{"row", report.worst.row},
+          {"code", report.worst.code},
+          {"actual", report.worst.actual},
+          {"expected", report.worst.expected}}}}}};
   if (o.min_acc_bits_bound >= 0) {
     json["min_acc_bits"] = {
         {"bound_lsb", o.min_acc_bits_bound},
@@ -223,21 +232,37 @@ void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
   std::string h = fmt::format("softmax tables: n {}, acc {} bits\n", p.n, p.acc_bits);
   h +=
       fmt::format("  in   {}\n  out  {}\n", SpecText(p.in, o.in_amax), SpecText(p.out, o.out_amax));
-  h += fmt::format(
-      "  tables rounded {}, division {}, offset {}{}\n", golden::RoundingModeName(p.table_rounding),
-      golden::DivRoundingName(p.div_rounding), golden::SoftmaxOffsetName(p.offset),
-      golden::IsSeedCompat(p) ? " (--compat seed: the original code's arithmetic)" : "");
+  if (golden::IsSeedCompat(p)) {
+    h +=
+        "  mode seed (--compat seed: the original code's float32 arithmetic): e = expf(float32(X - "
+        "Qmax) s_x),\n"
+        "       T = trunc(e / float32(1 / M)), P = trunc(e / float32(s_y / M)), "
+        "Y = trunc(float32(P) / float32(S))\n";
+  } else {
+    h += fmt::format("  tables rounded {}, division {}, offset {}\n",
+                     golden::RoundingModeName(p.table_rounding),
+                     golden::DivRoundingName(p.div_rounding), golden::SoftmaxOffsetName(p.offset));
+  }
   h += fmt::format("  M = floor((2^{} - 1) / {}) = {}\n", p.acc_bits - 1, p.n, st.m);
   h += fmt::format("memory: X->T {} B ({} x {} bit), X->P {} B ({} x {} bit), total {} B\n",
                    bytes.exp_table, 1 << p.in.bits, p.acc_bits, bytes.numerator_table,
                    1 << p.in.bits, p.acc_bits + p.out.bits, bytes.total());
   h += fmt::format("stats: max T {} (entry max {}), max P {} (entry max {}), clamped T {} P {}\n",
                    st.max_t, st.t_entry_max, st.max_p, st.p_entry_max, st.t_clamped, st.p_clamped);
+  const std::string zero_sum =
+      !st.sum_can_be_zero ? std::string("no")
+      : golden::IsSeedCompat(p)
+          ? std::string("yes (then Y = qmax where P > 0, 0 where P = 0: the original divides by 0)")
+          : fmt::format("yes (then every Y = {}, the uniform 1/n)", tables.zero_sum_output);
   h += fmt::format("       T = 0 for {} codes, S can overflow: {}, S can be 0: {}\n",
-                   st.zero_t_entries, st.sum_can_overflow ? "yes" : "no",
-                   st.sum_can_be_zero ? fmt::format("yes (then every Y = {}, the uniform 1/n)",
-                                                    tables.zero_sum_output)
-                                      : std::string("no"));
+                   st.zero_t_entries, st.sum_can_overflow ? "yes" : "no", zero_sum);
+  if (golden::IsSeedCompat(p)) {
+    h += fmt::format(
+        "       float32: T {} P {} entries hold 2^(w-1), one above the w-bit word (the float32 "
+        "clamp bound); T {} P {} wrapped 2^31 -> -2^31 (the original's int32 cast){}\n",
+        st.t_over_width, st.p_over_width, st.t_wrapped, st.p_wrapped,
+        st.t_wrapped > 0 ? ", so S can be negative" : "");
+  }
   h += fmt::format("output: a probability of 1 is code {} of {} positive codes\n", use.code_of_one,
                    use.positive_codes);
   h += fmt::format(
@@ -265,6 +290,13 @@ void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
       o.hex_prefix.empty() ? std::vector<OutputFile>{} : HexFiles(o.hex_prefix, tables);
   WriteFilesThenEmit(files, [&] { Emit(o.output, h, json); });
   // On stderr, so stdout and -o stay one clean document.
+  if (st.any_wrapped()) {
+    fmt::print(stderr,
+               "qacc: warning: softmax-tables: --compat seed: {} T and {} P entries wrapped to "
+               "-2147483648 as in the original (float32(2^31 - 1) rounds to 2^31, which its int32 "
+               "cast wraps)\n",
+               st.t_wrapped, st.p_wrapped);
+  }
   if (use.small()) {
     fmt::print(stderr,
                "qacc: warning: softmax-tables: output codes reach at most {} of {}: --out-amax {} "
@@ -301,7 +333,8 @@ void RegisterSoftmaxTablesCommand(CLI::App& app) {
   cmd->add_option("--acc-bits", o->acc_bits, "Accumulator bits, 8..32 (default 32)")
       ->check(CLI::Range(8, 32));
   cmd->add_flag("--narrow", o->narrow,
-                "Narrow range (qmin = -2^(bits-1) + 1) for the signed specs");
+                "Narrow range (qmin = -2^(bits-1) + 1) for the signed specs (no effect on an "
+                "unsigned spec; with --compat seed also allowed when both are unsigned)");
   auto* round = cmd->add_option("--round", o->round,
                                 "Table rounding: trunc (--compat seed) or nearest (default)")
                     ->check(CLI::IsMember({"trunc", "nearest"}));
@@ -312,9 +345,9 @@ void RegisterSoftmaxTablesCommand(CLI::App& app) {
                                  "Exponent offset: qmax (--compat seed) or rowmax (default)")
                      ->check(CLI::IsMember({"qmax", "rowmax"}));
   cmd->add_option("--compat", o->compat,
-                  "seed: the arithmetic of the original PyTorch code of the softmax article that "
-                  "qacc's design follows (trunc, floor, qmax; docs/softmax.md). Not related to "
-                  "--seed")
+                  "seed: the float32 arithmetic of the original PyTorch code of the softmax "
+                  "article that qacc's design follows (float32 tables truncated, float32 "
+                  "division, offset qmax; docs/softmax.md). Not related to --seed")
       ->check(CLI::IsMember({"seed"}))
       ->excludes(round)
       ->excludes(div)

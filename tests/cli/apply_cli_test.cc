@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "golden/elementwise.h"
+#include "golden/lut.h"
 #include "golden/npy.h"
 #include "golden/quant.h"
 #include "golden/softmax.h"
@@ -195,6 +197,30 @@ TEST_F(ApplyCli, LutMatchesFloatMathOnEveryCode) {
       ASSERT_EQ(y[i], want) << c.func << " q = " << codes[i];
     }
   }
+}
+
+// --compat seed takes the original's parameters (unsigned input, a narrow flag that an unsigned
+// spec ignores, an output width of its own) and gives the golden compat table's entries.
+TEST_F(ApplyCli, LutSeedCompatUsesTheOriginalsParameters) {
+  std::vector<int64_t> codes;
+  for (int q = 0; q < 64; ++q) codes.push_back(q);
+  const std::string in = Write("x.npy", codes, {64}, NpyDtype::kUint8);
+  const CliResult r = RunQacc("apply lut " + in + " -o " + Path("y.npy") +
+                              " --func tanh --compat seed --in-bits 6 --in-unsigned --in-amax 3 "
+                              "--in-narrow --out-bits 12 --out-narrow");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  golden::SeedLutParams seed;
+  seed.in_bits = 6, seed.in_amax = 3, seed.in_unsigned = true, seed.out_bits = 12;
+  seed.narrow = true;
+  const golden::Lut lut = golden::BuildLut(golden::GetElementwise("tanh"), golden::SeedCompatSpec(seed));
+  const std::vector<int64_t> y = Read("y.npy");
+  for (int q = 0; q < 64; ++q) ASSERT_EQ(y[size_t(q)], lut.Lookup(q)) << q;
+  ExpectUsageError("lut " + in + " --func tanh --compat seed --in-unsigned --in-scale 0.1",
+                   "--in-scale: not with --compat seed");
+  ExpectUsageError("lut " + in + " --func tanh --compat seed --in-unsigned --in-amax 3 --in-narrow",
+                   "one narrow flag");
+  ExpectUsageError("lut " + in + " --func tanh --compat seed --in-unsigned --in-amax 3 --round up",
+                   "--round: not with --compat seed");
 }
 
 TEST_F(ApplyCli, LutRefusesCodesOutsideTheInputSpec) {

@@ -8,6 +8,7 @@
 #include <functional>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,74 @@ TEST(LutCli, SeedCompatMatchesGolden) {
       "--out-amax 0.9 --compat seed");
   EXPECT_EQ(given["table"].get<std::vector<int32_t>>(),
             (std::vector<int32_t>{-7, -7, -7, -6, -6, -4, -2, 0, 2, 4, 6, 6, 7, 7, 7}));
+}
+
+// Issue 6 A: --compat seed takes every format the original _SymmetryQuantTable takes (unsigned
+// input or output, an output width of its own, narrow with unsigned specs). The golden tables are
+// checked against a float32 emulation of the original in seed_compat_lut_test; here the options
+// must reach them.
+TEST(LutCli, SeedCompatTakesEveryFormatOfTheOriginal) {
+  struct Case {
+    std::string args;
+    golden::SeedLutParams params;
+    const char* func;
+  };
+  const auto params = [](int in_bits, double in_amax, bool in_unsigned, int out_bits,
+                         std::optional<double> out_amax, bool out_unsigned, bool narrow) {
+    golden::SeedLutParams p;
+    p.in_bits = in_bits;
+    p.in_amax = in_amax;
+    p.in_unsigned = in_unsigned;
+    p.out_bits = out_bits;
+    p.out_amax = out_amax;
+    p.out_unsigned = out_unsigned;
+    p.narrow = narrow;
+    return p;
+  };
+  const Case cases[] = {
+      {"--func sigmoid --in-bits 4 --in-amax 4 --in-unsigned --out-bits 8 --out-unsigned",
+       params(4, 4.0, true, 8, std::nullopt, true, false), "sigmoid"},
+      {"--func sigmoid --in-bits 4 --in-amax 8 --out-bits 8",  // the issue's 4 -> 8 bits
+       params(4, 8.0, false, 8, std::nullopt, false, false), "sigmoid"},
+      {"--func tanh --in-bits 6 --in-amax 3 --narrow --out-bits 14 --out-amax 0.9",
+       params(6, 3.0, false, 14, 0.9, false, true), "tanh"},
+      {"--func tanh --in-bits 8 --in-amax 2 --in-unsigned --narrow --out-bits 3 --out-unsigned",
+       params(8, 2.0, true, 3, std::nullopt, true, true), "tanh"},
+      {"--func sigmoid --in-bits 2 --in-amax 1 --narrow --out-bits 16",
+       params(2, 1.0, false, 16, std::nullopt, false, true), "sigmoid"},
+  };
+  for (const Case& c : cases) {
+    const nlohmann::json json = RunJson(c.args + " --compat seed");
+    const golden::Lut lut =
+        golden::BuildLut(golden::GetElementwise(c.func), golden::SeedCompatSpec(c.params));
+    ExpectMatchesGolden(json, lut);
+    EXPECT_EQ(json["mode"], "seed") << c.args;
+    EXPECT_EQ(json["output"]["bits"], c.params.out_bits) << c.args;
+    EXPECT_EQ(json["input"]["signed"], !c.params.in_unsigned) << c.args;
+    EXPECT_EQ(json["output"]["signed"], !c.params.out_unsigned) << c.args;
+    // Narrow narrows the signed specs only, as QuantConfig does.
+    EXPECT_EQ(json["input"]["narrow"], c.params.narrow && !c.params.in_unsigned) << c.args;
+    EXPECT_EQ(json["output"]["narrow"], c.params.narrow && !c.params.out_unsigned) << c.args;
+  }
+  // Unsigned input 0..15, x = q * float32(4 / 15), sigmoid into uint8 with a derived amax
+  // (seed_compat_lut_test HandDerivedUnsignedAndWidened): T(0) = trunc(129.8) = 129.
+  const nlohmann::json u = RunJson(
+      "--func sigmoid --in-bits 4 --in-amax 4 --in-unsigned --out-bits 8 --out-unsigned "
+      "--compat seed");
+  EXPECT_EQ(u["table"][0], 129);
+  EXPECT_EQ(u["table"][15], 255);
+  // Both unsigned with --narrow: accepted in compat mode (no effect, said in the text), refused
+  // in exact mode.
+  const std::string both =
+      "lut --func tanh --in-bits 3 --in-amax 2 --in-unsigned --narrow "
+      "--out-bits 4 --out-unsigned";
+  const CliResult text = RunQacc(both + " --compat seed");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("narrow    no effect on the unsigned input and output (codes "
+                          "0..2^bits - 1), as in the original"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(RunQacc(both).exit_code, 2);
 }
 
 TEST(LutCli, HumanOutputListsParametersAndRows) {
@@ -392,11 +461,15 @@ TEST(LutCli, BadArgumentsNameTheOptionAndWriteNothing) {
       {"--func sigmoid " + ok_in + " --out-bits 8 --out-min -1", {"--out-min", "--out-max"}},
       {"--func sigmoid " + ok_in + " --out-bits 8 --out-amax 1 --out-scale 0.1",
        {"--out-scale", "--out-amax"}},
-      {"--func sigmoid " + ok_in + " --out-bits 16 --compat seed", {"--out-bits", "must be 8"}},
+      // The original's QuantConfig asserts a signed spec above 8 bits.
+      {"--func sigmoid " + ok_in + " --out-bits 12 --out-unsigned --compat seed",
+       {"--out-bits", "12 is out of range", "2..8", "unsigned"}},
       {"--func sigmoid " + ok_in + " --out-bits 8 --compat seed --round floor",
        {"--round", "--compat seed"}},
-      {"--func sigmoid " + ok_in + " --out-bits 8 --compat seed --in-unsigned",
-       {"--in-unsigned", "--compat"}},
+      {"--func sigmoid " + ok_in + " --out-bits 8 --compat seed --in-scale 0.1",
+       {"--in-scale", "--in-amax"}},
+      {"--func sigmoid " + ok_in + " --out-bits 8 --compat seed --out-scale 0.1",
+       {"--out-scale", "--compat seed"}},
       // relu on an unsigned grid entirely <= 0: f = 0 everywhere, no output scale can be derived.
       {"--func relu --in-bits 8 --in-unsigned --in-scale 0.1 --in-zp 255 --out-bits 8",
        {"--out-amax", "is 0"}},

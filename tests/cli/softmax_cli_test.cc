@@ -78,7 +78,70 @@ TEST(SoftmaxTablesCli, SeedCompatIsReportedWorse) {
   // Truncation: T(-8) = floor(exp(-120/7) * 21474836) = floor(0.77) = 0, so a row of -8 sums to 0.
   EXPECT_EQ(seed.at("exp_table")[0], 0);
   EXPECT_EQ(seed.at("stats").at("sum_can_be_zero"), true);
-  EXPECT_EQ(seed.at("zero_sum_output"), 3);  // uniform: round(255 / 100)
+  // Compat mode divides by S = 0 as the original does; the exact mode's constant is not used.
+  EXPECT_TRUE(seed.at("zero_sum_output").is_null());
+  EXPECT_EQ(seed.at("params").at("mode"), "seed");
+  EXPECT_EQ(def.at("params").at("mode"), "exact");
+  EXPECT_EQ(def.at("zero_sum_output"), 3);  // uniform: round(255 / 100), never used (rowmax)
+}
+
+// Issue 6 A: --compat seed builds the original's float32 tables (checked entry for entry against a
+// float32 emulation in seed_compat_softmax_test); here the issue's numbers through the CLI, and the
+// report of the wrap.
+TEST(SoftmaxTablesCli, SeedCompatIsTheOriginalsFloat32Arithmetic) {
+  const std::string base =
+      "softmax-tables --n 1 --in-bits 4 --in-amax 1 --out-bits 8 --out-unsigned --out-amax 1 "
+      "--error-rows 2 --compat seed";
+  // acc 16: P(7) = 8355584 (the exact mode's double tables: 8355585).
+  const nlohmann::json j = ParseJson(RunQacc(base + " --acc-bits 16 --json"));
+  EXPECT_EQ(j.at("numerator_table")[15], 8355584);
+  EXPECT_EQ(j.at("exp_table")[15], 32767);
+  EXPECT_EQ(j.at("stats").at("t_wrapped"), 0);
+  const CliResult quiet = RunQacc(base + " --acc-bits 16");
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.err;
+  EXPECT_TRUE(quiet.err.empty()) << quiet.err;
+  EXPECT_NE(quiet.out.find("mode seed (--compat seed: the original code's float32 arithmetic)"),
+            std::string::npos)
+      << quiet.out;
+
+  // acc 32, n 1: float32(2^31 - 1) = 2^31, wrapped to -2^31 by the int32 cast, and said so.
+  const CliResult wrapped = RunQacc(base + " --acc-bits 32 --json");
+  const nlohmann::json w = ParseJson(wrapped);
+  EXPECT_EQ(w.at("exp_table")[15], -2147483648LL);
+  EXPECT_EQ(w.at("stats").at("t_wrapped"), 1);
+  EXPECT_EQ(w.at("stats").at("p_wrapped"), 0);
+  EXPECT_EQ(wrapped.err.rfind("qacc: warning: softmax-tables: --compat seed: 1 T and 0 P entries "
+                              "wrapped to -2147483648 as in the original",
+                              0),
+            0u)
+      << wrapped.err;
+  const CliResult text = RunQacc(base + " --acc-bits 32");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("T 1 P 0 wrapped 2^31 -> -2^31 (the original's int32 cast), so S can be "
+                          "negative"),
+            std::string::npos)
+      << text.out;
+  // The exact mode never wraps.
+  const nlohmann::json exact = ParseJson(RunQacc(
+      "softmax-tables --n 1 --in-bits 4 --in-amax 1 --out-bits 8 --out-unsigned --acc-bits 32 "
+      "--error-rows 2 --json"));
+  EXPECT_EQ(exact.at("exp_table")[15], 2147483647);
+  EXPECT_EQ(exact.at("stats").at("t_wrapped"), 0);
+
+  // Unsigned specs with --narrow: the original ignores narrow there, so does --compat seed.
+  const nlohmann::json both =
+      ParseJson(RunQacc("softmax-tables --n 8 --in-bits 3 --in-amax 2 --in-unsigned --out-bits 4 "
+                        "--out-unsigned --narrow --error-rows 2 --compat seed --json"));
+  EXPECT_EQ(both.at("params").at("in").at("narrow"), false);
+  EXPECT_EQ(both.at("first_code"), 0);
+  EXPECT_EQ(both.at("exp_table").size(), 8u);
+  // Different widths and an unsigned input, as the original accepts them.
+  const nlohmann::json wide = ParseJson(
+      RunQacc("softmax-tables --n 3 --in-bits 5 --in-amax 3 --in-unsigned --out-bits 12 "
+              "--out-amax 0.5 --acc-bits 20 --narrow --error-rows 2 --compat seed --json"));
+  EXPECT_EQ(wide.at("params").at("out").at("bits"), 12);
+  EXPECT_EQ(wide.at("params").at("out").at("narrow"), true);
+  EXPECT_EQ(wide.at("exp_table").size(), 32u);
 }
 
 TEST(SoftmaxTablesCli, MinAccBitsAndText) {
@@ -321,6 +384,9 @@ TEST(SoftmaxTablesCli, BadArguments) {
       {"softmax-tables --n 8 --in-bits 8 --in-amax 8 --in-unsigned --out-bits 8 --out-unsigned "
        "--narrow",
        "--narrow"},
+      // The original's QuantConfig asserts a signed spec above 8 bits.
+      {"softmax-tables --n 8 --in-bits 8 --in-amax 8 --out-bits 12 --out-unsigned --compat seed",
+       "--out-bits: 12 is out of range for an unsigned output in compat mode, allowed 2..8"},
   };
   for (const auto& c : cases) {
     const auto dir = ScratchDir("softmax_bad");

@@ -407,6 +407,7 @@ TEST(SoftmaxSeedGrid, SeedCompatWorstRowByHand) {
   EXPECT_GE(report.total().max_abs_lsb, 247);
   // The default settings on the same grid point stay within 1 LSB.
   SoftmaxParams def = p;
+  def.mode = SoftmaxMode::kExact;
   def.table_rounding = RoundingMode::kHalfAwayFromZero;
   def.div_rounding = DivRounding::kNearest;
   def.offset = SoftmaxOffset::kRowMax;

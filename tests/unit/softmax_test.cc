@@ -32,7 +32,10 @@ struct Config {
   bool out_signed;
   double out_amax;
   int acc_bits;
-  bool seed_compat;  // trunc tables, floor division, offset qmax; else nearest, nearest, rowmax
+  // The seed's settings in exact mode (double tables, integer division): trunc tables, floor
+  // division, offset qmax; else nearest, nearest, rowmax. Compat mode's float32 arithmetic
+  // (WithSeedCompat) is tested against its own emulation in seed_compat_softmax_test.cc.
+  bool seed_compat;
 };
 
 int64_t OracleQmax(int bits, bool is_signed) {
@@ -51,7 +54,12 @@ SoftmaxParams ParamsOf(const Config& c) {
   p.out = QuantSpec{c.out_bits, c.out_signed, false,
                     c.out_amax / OracleQmax(c.out_bits, c.out_signed), 0};
   p.acc_bits = c.acc_bits;
-  return c.seed_compat ? WithSeedCompat(p) : p;
+  if (c.seed_compat) {
+    p.table_rounding = RoundingMode::kTowardZero;
+    p.div_rounding = DivRounding::kFloor;
+    p.offset = SoftmaxOffset::kQmax;
+  }
+  return p;
 }
 
 // Seed 000's formulas: M = floor((2^(acc-1) - 1) / n), t = exp(s_x (X - Qmax)), T = Q(t M),
@@ -407,7 +415,12 @@ TEST(SoftmaxParams, SeedPresetAndNames) {
   EXPECT_EQ(seed.table_rounding, RoundingMode::kTowardZero);
   EXPECT_EQ(seed.div_rounding, DivRounding::kFloor);
   EXPECT_EQ(seed.offset, SoftmaxOffset::kQmax);
+  EXPECT_EQ(seed.mode, SoftmaxMode::kSeedCompat);
   EXPECT_EQ(seed.n, defaults.n);
+  // The seed's three settings alone stay in exact mode (double tables, integer division).
+  EXPECT_FALSE(IsSeedCompat(ParamsOf(kConfigs[1])));
+  EXPECT_EQ(SoftmaxModeName(SoftmaxMode::kExact), "exact");
+  EXPECT_EQ(SoftmaxModeName(SoftmaxMode::kSeedCompat), "seed");
   EXPECT_EQ(ParseDivRounding("floor"), DivRounding::kFloor);
   EXPECT_EQ(ParseDivRounding(DivRoundingName(DivRounding::kNearest)), DivRounding::kNearest);
   EXPECT_FALSE(ParseDivRounding("trunc").has_value());
