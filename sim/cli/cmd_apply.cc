@@ -254,6 +254,7 @@ void RegisterLut(CLI::App* apply) {
 struct SoftmaxArgs {
   ApplyCommon common;
   int acc_bits = 32;
+  std::string round = "nearest", div = "nearest", offset = "rowmax";
   std::string compat = "none";
   SpecArgs in{"in"}, out{"out"};
 };
@@ -274,15 +275,22 @@ void RunSoftmax(const SoftmaxArgs& args) {
   params.in = in;
   params.out = out;
   params.acc_bits = args.acc_bits;
+  params.table_rounding = args.round == "trunc" ? golden::RoundingMode::kTowardZero
+                                                : golden::RoundingMode::kHalfAwayFromZero;
+  params.div_rounding = *golden::ParseDivRounding(args.div);
+  params.offset = *golden::ParseSoftmaxOffset(args.offset);
   if (SeedCompat(args.compat)) params = golden::WithSeedCompat(params);
   const golden::SoftmaxTables tables = Build(
       fmt::format("softmax of rows of {} (the last axis of {})", input.shape.back(),
                   args.common.input),
       [&] { return golden::BuildSoftmaxTables(params); });
   const std::string details = fmt::format(
-      "rows of n = {} along the last axis, {} mode, acc_bits {}, input scale {:.9g}, output "
-      "{}-bit {} scale {:.9g} zero point {}",
-      params.n, golden::IsSeedCompat(params) ? "seed" : "exact", params.acc_bits, in.scale,
+      "rows of n = {} along the last axis, {} mode (tables {}, division {}, offset {}), acc_bits "
+      "{}, input scale {:.9g}, output {}-bit {} scale {:.9g} zero point {}",
+      params.n, golden::IsSeedCompat(params) ? "seed" : "exact",
+      golden::RoundingModeName(params.table_rounding),
+      golden::DivRoundingName(params.div_rounding), golden::SoftmaxOffsetName(params.offset),
+      params.acc_bits, in.scale,
       out.bits, out.is_signed ? "signed" : "unsigned", out.scale, out.zero_point);
   Finish(args.common, "softmax", details, input, ApplySoftmax(input, tables));
 }
@@ -296,6 +304,12 @@ void RegisterSoftmax(CLI::App* apply) {
   AddSpecOptions(cmd, &args->out, /*scale_needed=*/true);
   cmd->add_option("--acc-bits", args->acc_bits, "Accumulator bits, 8..32 (default 32)")
       ->check(CLI::Range(8, 32));
+  cmd->add_option("--round", args->round, "Table rounding: nearest (default) or trunc")
+      ->check(CLI::IsMember({"trunc", "nearest"}));
+  cmd->add_option("--div", args->div, "Division rounding: nearest (default) or floor")
+      ->check(CLI::IsMember({"floor", "nearest"}));
+  cmd->add_option("--offset", args->offset, "Exponent offset: rowmax (default) or qmax")
+      ->check(CLI::IsMember({"qmax", "rowmax"}));
   cmd->add_option("--compat", args->compat,
                   "seed: the arithmetic of the original Python code of the softmax article "
                   "(docs/softmax.md); none (default): exact");

@@ -242,10 +242,14 @@ TEST_F(ApplyCli, LutRefusesCodesOutsideTheInputSpec) {
 TEST_F(ApplyCli, SoftmaxRowsAlongTheLastAxis) {
   const std::vector<int64_t> codes = RandomCodes(3 * 4 * 16, -128, 127, 5);
   const std::string in = Write("x.npy", codes, {3, 4, 16}, NpyDtype::kInt8);
-  for (const std::string compat : {"none", "seed"}) {
+  // Exact mode, the three seed settings in exact mode, and compat mode.
+  for (const std::string compat : {"none", "seed-settings", "seed"}) {
+    const std::string mode = compat == "seed-settings"
+                                 ? "none --round trunc --div floor --offset qmax"
+                                 : compat;
     const CliResult r =
         RunQacc("apply softmax " + in + " -o " + Path("y.npy") + " --in-amax 6 --out-bits 8 " +
-                "--out-unsigned --out-amax 1 --acc-bits 24 --compat " + compat + " --report --json");
+                "--out-unsigned --out-amax 1 --acc-bits 24 --compat " + mode + " --report --json");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     std::vector<int64_t> shape;
     const std::vector<int64_t> y = Read("y.npy", &shape);
@@ -257,6 +261,11 @@ TEST_F(ApplyCli, SoftmaxRowsAlongTheLastAxis) {
     params.in = golden::SymmetricFromAmax(6, 8, true);
     params.out = golden::SymmetricFromAmax(1, 8, false);
     params.acc_bits = 24;
+    if (compat == "seed-settings") {
+      params.table_rounding = golden::RoundingMode::kTowardZero;
+      params.div_rounding = golden::DivRounding::kFloor;
+      params.offset = golden::SoftmaxOffset::kQmax;
+    }
     if (compat == "seed") params = golden::WithSeedCompat(params);
     const golden::SoftmaxTables tables = golden::BuildSoftmaxTables(params);
     for (size_t row = 0; row < 12; ++row) {
