@@ -7,9 +7,10 @@
 #   rounding-ties  requant lane: the first rounding shift rounds ties down instead of up (2^(sh-1) - 1 added)
 #   rounding-trunc requant lane: the first rounding shift truncates (no rounding constant)
 #   skew-b3        MAC array: column 3 of B reaches the PEs one cycle early (delay line one stage short)
+#   perf-feed-stall controller: PERF_FEED_STALL counts only the stalls of the last tile
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mutant=${1:?usage: scripts/mutation_check.sh rounding-ties|rounding-trunc|skew-b3 [seeds]}
+mutant=${1:?usage: scripts/mutation_check.sh rounding-ties|rounding-trunc|skew-b3|perf-feed-stall [seeds]}
 seeds=${2:-10}
 
 case "$mutant" in
@@ -25,7 +26,11 @@ case "$mutant" in
     file=qacc_mac_array.sv
     from="assign v_b[0][c] = dly_b_q[c-1];"
     to="assign v_b[0][c] = (c == 3) ? dly_b_d[c-1] : dly_b_q[c-1];" ;;
-  *) echo "mutation_check: unknown mutant '$mutant' (rounding-ties, rounding-trunc, skew-b3)" >&2; exit 2 ;;
+  perf-feed-stall)
+    file=qacc_ctrl.sv
+    from="perf_feed_stall_q + 32'(feed_stall);"
+    to="perf_feed_stall_q + 32'(feed_stall && feed_last_tile);" ;;
+  *) echo "mutation_check: unknown mutant '$mutant' (rounding-ties, rounding-trunc, skew-b3, perf-feed-stall)" >&2; exit 2 ;;
 esac
 
 work=build/mutants/$mutant

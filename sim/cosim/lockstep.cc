@@ -214,7 +214,7 @@ class Engine {
       Mismatch m;
       m.cycle = complete;
       m.unit = CheckUnitName(CheckUnit::kDone);
-      m.what = op.addr == arch::kRegsBase + arch::reg::kStatus ? "STATUS read" : "PERF_CYCLES read";
+      m.what = ReadRegisterName(op.addr) + " read";
       m.expected = fmt::format("{:#x}", expected.rdata);
       m.actual = fmt::format("{:#x}", rdata);
       scoreboard_->Record(CheckUnit::kDone, m);

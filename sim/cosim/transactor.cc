@@ -17,6 +17,41 @@ OutRange OutputRange(const arch::ArchConfig& config, const model::GemmJob& job) 
   return range;
 }
 
+const std::vector<ReadRegister>& ReadRegisters() {
+  namespace reg = arch::reg;
+  static const std::vector<ReadRegister> registers = {
+      {reg::kStatus, "STATUS"},
+      {reg::kPerfCycles, "PERF_CYCLES"},
+      {reg::kPerfMacBusy, "PERF_MAC_BUSY"},
+      {reg::kPerfRqBusy, "PERF_RQ_BUSY"},
+      {reg::kPerfOutWrites, "PERF_OUT_WRITES"},
+      {reg::kPerfFeedStall, "PERF_FEED_STALL"},
+      {reg::kPerfLutBusy, "PERF_LUT_BUSY"},
+      {reg::kPerfSmxBusy, "PERF_SMX_BUSY"},
+      {reg::kPerfCmdCount, "PERF_CMD_COUNT"},
+      {reg::kCtrl, "CTRL"},
+      {reg::kId, "ID"},
+      {reg::kVersion, "VERSION"},
+      {reg::kHwRows, "HW_ROWS"},
+      {reg::kHwCols, "HW_COLS"},
+      {reg::kHwADepth, "HW_A_DEPTH"},
+      {reg::kHwBDepth, "HW_B_DEPTH"},
+      {reg::kHwBiasDepth, "HW_BIAS_DEPTH"},
+      {reg::kHwRqDepth, "HW_RQ_DEPTH"},
+      {reg::kHwOutDepth, "HW_OUT_DEPTH"},
+      {reg::kHwUnits, "HW_UNITS"},
+      {reg::kHwLatency, "HW_LATENCY"},
+  };
+  return registers;
+}
+
+std::string ReadRegisterName(uint32_t addr) {
+  for (const ReadRegister& reg : ReadRegisters()) {
+    if (arch::kRegsBase + reg.offset == addr) return reg.name;
+  }
+  return "register";
+}
+
 std::vector<BusOp> HostProgram(const arch::ArchConfig& config, const model::GemmJob& job) {
   std::vector<BusOp> program;
   auto add_writes = [&program](const std::vector<model::BusWrite>& writes) {
@@ -28,8 +63,11 @@ std::vector<BusOp> HostProgram(const arch::ArchConfig& config, const model::Gemm
   add_writes(model::CommandWrites(job));
   program.push_back({BusOp::Kind::kStart, arch::kRegsBase + arch::reg::kCtrl, arch::kCtrlStart});
   program.push_back({BusOp::Kind::kWaitDone});
-  program.push_back({BusOp::Kind::kRead, arch::kRegsBase + arch::reg::kStatus});
-  program.push_back({BusOp::Kind::kRead, arch::kRegsBase + arch::reg::kPerfCycles});
+  // Every readable register after the command, each compared with the model's: STATUS, all perf
+  // counters (the reserved ones read 0), and the identification registers.
+  for (const ReadRegister& reg : ReadRegisters()) {
+    program.push_back({BusOp::Kind::kRead, arch::kRegsBase + reg.offset});
+  }
   const OutRange range = OutputRange(config, job);
   for (uint32_t off = 0; off < range.bytes; off += 4) {
     program.push_back({BusOp::Kind::kReadOut, arch::kOutBase + range.first_byte + off});

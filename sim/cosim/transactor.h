@@ -6,6 +6,7 @@
 #define QACC_SIM_COSIM_TRANSACTOR_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/arch.h"
@@ -27,7 +28,17 @@ struct BusOp {
   uint8_t strobe = 0xF;
 };
 
-// The whole host program of `job`: PackOperands, CommandWrites, START, wait, STATUS, PERF_CYCLES,
+// The registers the host reads after a command (each read is compared with the model's): their
+// offsets and names, for mismatch reports.
+struct ReadRegister {
+  uint32_t offset;
+  const char* name;
+};
+const std::vector<ReadRegister>& ReadRegisters();
+// "PERF_MAC_BUSY" for its address (kRegsBase + offset); "register" for another address.
+std::string ReadRegisterName(uint32_t addr);
+
+// The whole host program of `job`: PackOperands, CommandWrites, START, wait, the ReadRegisters,
 // then every output word the command writes (section 6.3), 32 bits at a time.
 std::vector<BusOp> HostProgram(const arch::ArchConfig& config, const model::GemmJob& job);
 
