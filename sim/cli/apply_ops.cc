@@ -29,8 +29,8 @@ size_t ResolveAxis(int axis, const CodeTensor& input, const std::string& option,
 // The tensor as NHWC, or a UsageError: pooling and padding work on 4-D tensors.
 golden::Tensor4<int32_t> ToNhwc(const CodeTensor& input) {
   if (input.shape.size() != 4) {
-    throw UsageError(fmt::format("input: shape {} is not 4-D (N, H, W, C)",
-                                 golden::ShapeString(input.shape)));
+    throw UsageError(
+        fmt::format("input: shape {} is not 4-D (N, H, W, C)", golden::ShapeString(input.shape)));
   }
   for (int64_t d : input.shape) {
     if (d < 1 || d > INT32_MAX) {
@@ -84,10 +84,10 @@ RequantSetup MakeRequantSetup(const std::vector<double>& scales,
       golden::RequantParams p;
       if (multipliers[c] < INT32_MIN || multipliers[c] > INT32_MAX || shifts[c] < -31 ||
           shifts[c] > 30) {
-        throw UsageError(fmt::format(
-            "--multiplier/--shift: value {} ({}, {}) is out of range: multiplier 0 or "
-            "2^30..2^31-1, shift -31..30",
-            c, multipliers[c], shifts[c]));
+        throw UsageError(
+            fmt::format("--multiplier/--shift: value {} ({}, {}) is out of range: multiplier 0 or "
+                        "2^30..2^31-1, shift -31..30",
+                        c, multipliers[c], shifts[c]));
       }
       p.multiplier = static_cast<int32_t>(multipliers[c]);
       p.shift = static_cast<int>(shifts[c]);
@@ -116,17 +116,18 @@ ApplyResult ApplyRequant(const CodeTensor& input, const RequantSetup& setup, int
   int64_t stride = 1, channels = 1;
   if (setup.params.size() > 1) {
     if (input.shape.empty()) {
-      throw UsageError(fmt::format("--axis: the input is 0-d (shape ()); per-channel parameters "
-                                   "need an axis of {} channels",
-                                   setup.params.size()));
+      throw UsageError(
+          fmt::format("--axis: the input is 0-d (shape ()); per-channel parameters "
+                      "need an axis of {} channels",
+                      setup.params.size()));
     }
     const size_t a = ResolveAxis(axis, input, "--axis", "the input");
     channels = input.shape[a];
     if (channels != static_cast<int64_t>(setup.params.size())) {
-      throw UsageError(fmt::format(
-          "--axis: axis {} of the input (shape {}) has {} channels, but {} per-channel "
-          "parameters were given",
-          axis, golden::ShapeString(input.shape), channels, setup.params.size()));
+      throw UsageError(
+          fmt::format("--axis: axis {} of the input (shape {}) has {} channels, but {} per-channel "
+                      "parameters were given",
+                      axis, golden::ShapeString(input.shape), channels, setup.params.size()));
     }
     for (size_t d = a + 1; d < input.shape.size(); ++d) stride *= input.shape[d];
   }
@@ -226,7 +227,8 @@ ApplyResult ApplyPad(const CodeTensor& input, const golden::QuantSpec& spec,
   return result;
 }
 
-ApplyResult ApplyLut(const CodeTensor& input, const golden::Lut& lut, const golden::Elementwise& f) {
+ApplyResult ApplyLut(const CodeTensor& input, const golden::Lut& lut,
+                     const golden::Elementwise& f) {
   ApplyResult result;
   result.shape = input.shape;
   result.qmin = lut.out().qmin();

@@ -25,7 +25,7 @@ namespace qacc::cli {
 struct ApplyResult {
   std::vector<int64_t> shape;
   std::vector<int64_t> codes;
-  std::vector<double> ref;  // the float reference of each code, in output codes (unclamped)
+  std::vector<double> ref;     // the float reference of each code, in output codes (unclamped)
   int64_t qmin = 0, qmax = 0;  // the output codes' range
 };
 

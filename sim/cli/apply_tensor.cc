@@ -31,9 +31,10 @@ CodeTensor ReadCodes(const std::string& path, const std::string& option, int64_t
         option, path, golden::NpyDtypeName(array.dtype)));
   }
   if (array.fortran_order) {
-    throw UsageError(fmt::format("{}: {}: Fortran-ordered array; save it in C order "
-                                 "(numpy.ascontiguousarray)",
-                                 option, path));
+    throw UsageError(
+        fmt::format("{}: {}: Fortran-ordered array; save it in C order "
+                    "(numpy.ascontiguousarray)",
+                    option, path));
   }
   CodeTensor tensor;
   tensor.shape = array.shape;
@@ -42,10 +43,10 @@ CodeTensor ReadCodes(const std::string& path, const std::string& option, int64_t
   for (size_t i = 0; i < array.values.size(); ++i) {
     const auto code = static_cast<int64_t>(array.values[i]);
     if (code < lo || code > hi) {
-      throw UsageError(fmt::format(
-          "{}: {}: element {} = {} is outside {}, {}..{} (shape {}, dtype {})", option, path,
-          MultiIndex(array.shape, static_cast<int64_t>(i)), code, range, lo, hi,
-          golden::ShapeString(array.shape), golden::NpyDtypeName(array.dtype)));
+      throw UsageError(
+          fmt::format("{}: {}: element {} = {} is outside {}, {}..{} (shape {}, dtype {})", option,
+                      path, MultiIndex(array.shape, static_cast<int64_t>(i)), code, range, lo, hi,
+                      golden::ShapeString(array.shape), golden::NpyDtypeName(array.dtype)));
     }
     tensor.codes.push_back(code);
   }

@@ -24,8 +24,8 @@
 #include "golden/pad.h"
 #include "golden/pool.h"
 #include "golden/quant.h"
-#include "golden/softmax.h"
 #include "golden/requant.h"
+#include "golden/softmax.h"
 #include "sim/cli/apply_ops.h"
 #include "sim/cli/apply_report.h"
 #include "sim/cli/apply_tensor.h"
@@ -45,18 +45,27 @@ struct ApplyCommon {
 };
 
 void AddCommonOptions(CLI::App* cmd, ApplyCommon* common) {
-  cmd->add_option("input", common->input, "Input codes: .npy of int8, uint8, int16, uint16 or int32")
+  cmd->add_option("input", common->input,
+                  "Input codes: .npy of int8, uint8, int16, uint16 or int32")
       ->required();
   cmd->add_option("-o,--output", common->output,
                   "Output codes: .npy file (the smallest integer dtype holding the output codes)")
       ->required()
-      ->check(kNonEmpty);
+      ->check(kNonEmpty)
+      ->check(CLI::Validator(
+          [](const std::string& path) {
+            return path == "-" ? std::string(
+                                     "the .npy output cannot be standard output, which "
+                                     "carries the summary and report")
+                               : std::string();
+          },
+          "FILE.npy", "not -"));
   cmd->add_flag("--report", common->report,
                 "Report the error against the float operator on the dequantized input");
   cmd->add_flag("--json", common->json, "Print the summary (and report) as one JSON document");
 }
 
-// Runs `op` and writes its output; prints the summary and the report.
+// Writes the output codes; prints the summary and, with --report, the error report.
 void Finish(const ApplyCommon& common, const std::string& op_name, const std::string& details,
             const CodeTensor& input, const ApplyResult& result) {
   const std::string bytes = SerializeCodes(result.shape, result.codes, result.qmin, result.qmax);
@@ -64,13 +73,15 @@ void Finish(const ApplyCommon& common, const std::string& op_name, const std::st
   const golden::NpyDtype dtype = DtypeFor(result.qmin, result.qmax);
   nlohmann::json json = {{"operator", op_name},
                          {"details", details},
-                         {"input", {{"path", common.input},
-                                    {"shape", input.shape},
-                                    {"dtype", golden::NpyDtypeName(input.dtype)}}},
-                         {"output", {{"path", common.output},
-                                     {"shape", result.shape},
-                                     {"dtype", golden::NpyDtypeName(dtype)},
-                                     {"codes", {result.qmin, result.qmax}}}},
+                         {"input",
+                          {{"path", common.input},
+                           {"shape", input.shape},
+                           {"dtype", golden::NpyDtypeName(input.dtype)}}},
+                         {"output",
+                          {{"path", common.output},
+                           {"shape", result.shape},
+                           {"dtype", golden::NpyDtypeName(dtype)},
+                           {"codes", {result.qmin, result.qmax}}}},
                          {"report", nullptr}};
   std::string text = fmt::format("apply {}: {}\n", op_name, details);
   text += fmt::format("input     {} (shape {}, {})\n", common.input,
@@ -103,8 +114,8 @@ void RunRequant(const RequantArgs& args) {
   const RequantSetup setup = MakeRequantSetup(args.scales, args.multipliers, args.shifts,
                                               args.rounding, MakeSpec(args.out));
   CheckOutputPath(args.common.output, "--output");
-  const CodeTensor input = ReadCodes(args.common.input, "input", INT32_MIN, INT32_MAX,
-                                     "the int32 accumulators");
+  const CodeTensor input =
+      ReadCodes(args.common.input, "input", INT32_MIN, INT32_MAX, "the int32 accumulators");
   const ApplyResult result = ApplyRequant(input, setup, args.axis);
   Finish(args.common, "requant", setup.description, input, result);
 }
@@ -148,8 +159,8 @@ bool SeedCompat(const std::string& compat) {
 golden::RoundingMode ParseRounding(const std::string& name) {
   const auto mode = golden::ParseRoundingMode(name);
   if (!mode) {
-    throw UsageError(fmt::format("--round: '{}' is not one of {}", name,
-                                 golden::RoundingModeChoices()));
+    throw UsageError(
+        fmt::format("--round: '{}' is not one of {}", name, golden::RoundingModeChoices()));
   }
   return *mode;
 }
@@ -177,18 +188,20 @@ struct LutArgs {
 
 // The original's parameters (golden::SeedLutParams): amax only, one narrow flag, truncation.
 golden::LutSpec SeedLutSpec(const LutArgs& args) {
-  for (const CLI::Option* given : {args.in.scale_option, args.in.zp_option, args.out.scale_option,
-                                   args.out.zp_option}) {
+  for (const CLI::Option* given :
+       {args.in.scale_option, args.in.zp_option, args.out.scale_option, args.out.zp_option}) {
     if (given->count() > 0) {
-      throw UsageError(fmt::format("{}: not with --compat seed (the original takes --in-amax and "
-                                   "optionally --out-amax; zero points are 0)",
-                                   given->get_name()));
+      throw UsageError(
+          fmt::format("{}: not with --compat seed (the original takes --in-amax and "
+                      "optionally --out-amax; zero points are 0)",
+                      given->get_name()));
     }
   }
   if (args.in.amax_option->count() == 0) throw UsageError("--in-amax: required with --compat seed");
   if (args.in.narrow != args.out.narrow) {
-    throw UsageError("--in-narrow and --out-narrow: the original has one narrow flag for both "
-                     "specs; give both or neither with --compat seed");
+    throw UsageError(
+        "--in-narrow and --out-narrow: the original has one narrow flag for both "
+        "specs; give both or neither with --compat seed");
   }
   if (args.round_option->count() > 0) {
     throw UsageError("--round: not with --compat seed (the original truncates)");
@@ -205,7 +218,8 @@ golden::LutSpec SeedLutSpec(const LutArgs& args) {
 }
 
 void RunLut(const LutArgs& args) {
-  const golden::Elementwise f = Build("--func", [&] { return golden::GetElementwise(args.func, args.alpha); });
+  const golden::Elementwise f =
+      Build("--func", [&] { return golden::GetElementwise(args.func, args.alpha); });
   golden::LutSpec spec;
   if (SeedCompat(args.compat)) {
     spec = SeedLutSpec(args);
@@ -220,8 +234,8 @@ void RunLut(const LutArgs& args) {
   const golden::QuantSpec& in = lut.in();
   const CodeTensor input =
       ReadCodes(args.common.input, "input", in.qmin(), in.qmax(),
-                fmt::format("the {}-bit {}{} input codes", in.bits,
-                            in.narrow ? "narrow " : "", in.is_signed ? "signed" : "unsigned"));
+                fmt::format("the {}-bit {}{} input codes", in.bits, in.narrow ? "narrow " : "",
+                            in.is_signed ? "signed" : "unsigned"));
   const std::string details = fmt::format(
       "{} ({}), {} mode, rounding {}, input scale {:.9g} zero point {}, output {}-bit {} scale "
       "{:.9g} zero point {}{}",
@@ -242,8 +256,9 @@ void RegisterLut(CLI::App* apply) {
       ->check(kFinite);
   AddSpecOptions(cmd, &args->in, /*scale_needed=*/true);
   AddSpecOptions(cmd, &args->out, /*scale_needed=*/false);
-  args->round_option = cmd->add_option("--round", args->round,
-                  "Rounding of f(x) / S_y: " + golden::RoundingModeChoices() + " (default half_even)");
+  args->round_option = cmd->add_option(
+      "--round", args->round,
+      "Rounding of f(x) / S_y: " + golden::RoundingModeChoices() + " (default half_even)");
   cmd->add_option("--compat", args->compat,
                   "seed: the float32 arithmetic of the original Python code of the LUT article "
                   "(docs/lut.md); none (default): exact");
@@ -262,10 +277,10 @@ struct SoftmaxArgs {
 void RunSoftmax(const SoftmaxArgs& args) {
   const golden::QuantSpec in = MakeSpec(args.in), out = MakeSpec(args.out);
   CheckOutputPath(args.common.output, "--output");
-  const CodeTensor input = ReadCodes(
-      args.common.input, "input", in.qmin(), in.qmax(),
-      fmt::format("the {}-bit {}{} input codes", in.bits, in.narrow ? "narrow " : "",
-                  in.is_signed ? "signed" : "unsigned"));
+  const CodeTensor input =
+      ReadCodes(args.common.input, "input", in.qmin(), in.qmax(),
+                fmt::format("the {}-bit {}{} input codes", in.bits, in.narrow ? "narrow " : "",
+                            in.is_signed ? "signed" : "unsigned"));
   if (input.shape.empty() || input.shape.back() == 0) {
     throw UsageError(fmt::format("input: {}: shape {} has no last axis to take the softmax along",
                                  args.common.input, golden::ShapeString(input.shape)));
@@ -280,18 +295,17 @@ void RunSoftmax(const SoftmaxArgs& args) {
   params.div_rounding = *golden::ParseDivRounding(args.div);
   params.offset = *golden::ParseSoftmaxOffset(args.offset);
   if (SeedCompat(args.compat)) params = golden::WithSeedCompat(params);
-  const golden::SoftmaxTables tables = Build(
-      fmt::format("softmax of rows of {} (the last axis of {})", input.shape.back(),
-                  args.common.input),
-      [&] { return golden::BuildSoftmaxTables(params); });
+  const golden::SoftmaxTables tables =
+      Build(fmt::format("softmax of rows of {} (the last axis of {})", input.shape.back(),
+                        args.common.input),
+            [&] { return golden::BuildSoftmaxTables(params); });
   const std::string details = fmt::format(
       "rows of n = {} along the last axis, {} mode (tables {}, division {}, offset {}), acc_bits "
       "{}, input scale {:.9g}, output {}-bit {} scale {:.9g} zero point {}",
       params.n, golden::IsSeedCompat(params) ? "seed" : "exact",
-      golden::RoundingModeName(params.table_rounding),
-      golden::DivRoundingName(params.div_rounding), golden::SoftmaxOffsetName(params.offset),
-      params.acc_bits, in.scale,
-      out.bits, out.is_signed ? "signed" : "unsigned", out.scale, out.zero_point);
+      golden::RoundingModeName(params.table_rounding), golden::DivRoundingName(params.div_rounding),
+      golden::SoftmaxOffsetName(params.offset), params.acc_bits, in.scale, out.bits,
+      out.is_signed ? "signed" : "unsigned", out.scale, out.zero_point);
   Finish(args.common, "softmax", details, input, ApplySoftmax(input, tables));
 }
 
@@ -346,8 +360,8 @@ void RunAdd(const AddArgs& args) {
   CheckOutputPath(args.common.output, "--output");
   const CodeTensor a = ReadCodes(args.common.input, "input", params.a.qmin(), params.a.qmax(),
                                  CodesRange(params.a, "a"));
-  const CodeTensor b = ReadCodes(args.input2, "input2", params.b.qmin(), params.b.qmax(),
-                                 CodesRange(params.b, "b"));
+  const CodeTensor b =
+      ReadCodes(args.input2, "input2", params.b.qmin(), params.b.qmax(), CodesRange(params.b, "b"));
   if (a.shape != b.shape) {
     throw UsageError(fmt::format("input2: {} has shape {}, {} has shape {}: they must be equal",
                                  args.input2, golden::ShapeString(b.shape), args.common.input,
@@ -366,9 +380,10 @@ void RegisterAdd(CLI::App* apply) {
   AddCommonOptions(cmd, &args->common);
   cmd->add_option("input2", args->input2, "Second input: codes of --b-*, the shape of the first")
       ->required();
-  cmd->add_option("--form", args->form,
-                  "Integer form: tflite (TFLite's Add, any zero points; default) or "
-                  "seed-symmetric (8-bit multipliers, int16 sum, zero points 0) (docs/seed002_operators.md)")
+  cmd->add_option(
+         "--form", args->form,
+         "Integer form: tflite (TFLite's Add, any zero points; default) or "
+         "seed-symmetric (8-bit multipliers, int16 sum, zero points 0) (docs/seed002_operators.md)")
       ->capture_default_str();
   AddSpecOptions(cmd, &args->a, /*scale_needed=*/true);
   AddSpecOptions(cmd, &args->b, /*scale_needed=*/true);
@@ -380,8 +395,8 @@ void RegisterAdd(CLI::App* apply) {
 std::pair<int, int> Pair(const std::vector<int>& values, const std::string& option) {
   if (values.size() == 1) return {values[0], values[0]};
   if (values.size() == 2) return {values[0], values[1]};
-  throw UsageError(fmt::format("{}: give one value (H = W) or two (H,W), not {}", option,
-                               values.size()));
+  throw UsageError(
+      fmt::format("{}: give one value (H = W) or two (H,W), not {}", option, values.size()));
 }
 
 // "1" or "1,2,1,2": the same pad on every side, or top,bottom,left,right.
@@ -415,8 +430,8 @@ void RunAvgPool(const AvgPoolArgs& args) {
                                      args.multiplier_bits);
   });
   CheckOutputPath(args.common.output, "--output");
-  const CodeTensor input = ReadCodes(args.common.input, "input", params.in.qmin(),
-                                     params.in.qmax(), CodesRange(params.in, "input"));
+  const CodeTensor input = ReadCodes(args.common.input, "input", params.in.qmin(), params.in.qmax(),
+                                     CodesRange(params.in, "input"));
   const std::string details = fmt::format(
       "kernel {}x{}, stride {}x{}, pad {},{},{},{} ({}), {}-bit multiplier {} >> {}; input {}; "
       "output {}",
@@ -459,10 +474,9 @@ void RunPad(const PadArgs& args) {
   const CodeTensor input =
       ReadCodes(args.common.input, "input", spec.qmin(), spec.qmax(), CodesRange(spec, "input"));
   ApplyResult result = ApplyPad(input, spec, pads, args.value);
-  const std::string details =
-      fmt::format("pad {},{},{},{} with value {} (code {}); codes {}", pads.top, pads.bottom,
-                  pads.left, pads.right, args.value, golden::PadCode(args.value, spec),
-                  SpecText(spec));
+  const std::string details = fmt::format("pad {},{},{},{} with value {} (code {}); codes {}",
+                                          pads.top, pads.bottom, pads.left, pads.right, args.value,
+                                          golden::PadCode(args.value, spec), SpecText(spec));
   Finish(args.common, "pad", details, input, result);
 }
 

@@ -33,7 +33,8 @@ golden::QuantSpec MakeSpec(const SpecArgs& spec) {
   const bool scale = spec.scale_option->count() > 0, amax = spec.amax_option->count() > 0;
   const bool zp = spec.zp_option->count() > 0;
   if (scale && amax) {
-    throw UsageError(fmt::format("{} and {}: give one of them", spec.Opt("scale"), spec.Opt("amax")));
+    throw UsageError(
+        fmt::format("{} and {}: give one of them", spec.Opt("scale"), spec.Opt("amax")));
   }
   if (amax && zp) {
     throw UsageError(fmt::format("{}: not with {} (a symmetric range has zero point 0)",

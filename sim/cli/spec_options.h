@@ -29,7 +29,8 @@ struct SpecArgs {
   std::string Opt(const std::string& name) const { return "--" + prefix + "-" + name; }
 };
 
-// `scale_needed`: the format's scale matters (else a missing scale means 1: only the codes are used).
+// `scale_needed`: the format's scale matters (else a missing scale means 1: only the codes are
+// used).
 void AddSpecOptions(CLI::App* cmd, SpecArgs* spec, bool scale_needed);
 
 // The spec; throws UsageError naming the option and its range.

@@ -72,8 +72,8 @@ TEST_F(ApplyCli, RequantPerTensorMatchesGemmlowp) {
   const std::vector<int64_t> acc = RandomCodes(5 * 7, -3000000, 3000000, 1);
   const std::string in = Write("acc.npy", acc, {5, 7}, NpyDtype::kInt32);
   for (const double scale : {0.00003, 0.0123, 0.9}) {
-    const CliResult r = RunQacc("apply requant " + in + " -o " + Path("y.npy") +
-                                " --scale " + std::to_string(scale) + " --out-zp -5");
+    const CliResult r = RunQacc("apply requant " + in + " -o " + Path("y.npy") + " --scale " +
+                                std::to_string(scale) + " --out-zp -5");
     ASSERT_EQ(r.exit_code, 0) << r.err;
     NpyDtype dtype;
     std::vector<int64_t> shape;
@@ -149,7 +149,8 @@ TEST_F(ApplyCli, RequantBadInput) {
   golden::WriteNpy(Path("float.npy"), {1.0, 2.0}, {2}, NpyDtype::kFloat32);
   ExpectUsageError("requant " + Path("float.npy") + " --scale 0.5",
                    "input: " + Path("float.npy") + ": dtype float32 is not integer codes");
-  ExpectUsageError("requant " + acc + " --scale 0.1,0.2", "--axis: axis -1 of the input "
+  ExpectUsageError("requant " + acc + " --scale 0.1,0.2",
+                   "--axis: axis -1 of the input "
                    "(shape (3, 4)) has 4 channels, but 2 per-channel parameters");
   ExpectUsageError("requant " + acc + " --scale 0.1,0.2,0.3 --axis 2", "--axis: 2 is outside");
   ExpectUsageError("requant " + acc + " --multiplier 5 --shift 0", "--multiplier/--shift");
@@ -158,6 +159,10 @@ TEST_F(ApplyCli, RequantBadInput) {
   ExpectUsageError("requant " + acc + " --scale 0.5 --out-zp 300", "--out-zp: 300 is outside");
   ExpectUsageError("requant " + Path("missing.npy") + " --scale 0.5", "missing.npy");
   ExpectUsageError("requant " + acc + " --scale 0.5 --out-bits 17", "--out-bits");
+  const CliResult dash = RunQacc("apply requant " + acc + " --scale 0.5 -o -");
+  EXPECT_EQ(dash.exit_code, 2);
+  EXPECT_NE(dash.err.find("cannot be standard output"), std::string::npos) << dash.err;
+  EXPECT_FALSE(fs::exists("-"));
 }
 
 // ---- lut
@@ -178,8 +183,8 @@ TEST_F(ApplyCli, LutMatchesFloatMathOnEveryCode) {
   const std::vector<Case> cases = {
       {"sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); },
        "--out-bits 8 --out-unsigned --out-scale 0.00390625", 0.00390625, 0, 0, 255},
-      {"tanh", [](double x) { return std::tanh(x); }, "--out-bits 8 --out-scale 0.0078125 --out-zp 3",
-       0.0078125, 3, -128, 127},
+      {"tanh", [](double x) { return std::tanh(x); },
+       "--out-bits 8 --out-scale 0.0078125 --out-zp 3", 0.0078125, 3, -128, 127},
       {"exp", [](double x) { return std::exp(x); }, "--out-bits 16 --out-unsigned --out-scale 0.01",
        0.01, 0, 0, 65535},
   };
@@ -189,8 +194,9 @@ TEST_F(ApplyCli, LutMatchesFloatMathOnEveryCode) {
     ASSERT_EQ(r.exit_code, 0) << c.func << "\n" << r.err;
     NpyDtype dtype;
     const std::vector<int64_t> y = Read("y.npy", nullptr, &dtype);
-    EXPECT_EQ(dtype, c.qmax > 255 ? NpyDtype::kUint16 : c.qmin < 0 ? NpyDtype::kInt8
-                                                                  : NpyDtype::kUint8);
+    EXPECT_EQ(dtype, c.qmax > 255 ? NpyDtype::kUint16
+                     : c.qmin < 0 ? NpyDtype::kInt8
+                                  : NpyDtype::kUint8);
     for (size_t i = 0; i < codes.size(); ++i) {
       const double v = std::nearbyint(c.f(codes[i] * 0.03125) / c.out_scale);  // ties to even
       const int64_t want = std::clamp<int64_t>(static_cast<int64_t>(v) + c.zp, c.qmin, c.qmax);
@@ -212,7 +218,8 @@ TEST_F(ApplyCli, LutSeedCompatUsesTheOriginalsParameters) {
   golden::SeedLutParams seed;
   seed.in_bits = 6, seed.in_amax = 3, seed.in_unsigned = true, seed.out_bits = 12;
   seed.narrow = true;
-  const golden::Lut lut = golden::BuildLut(golden::GetElementwise("tanh"), golden::SeedCompatSpec(seed));
+  const golden::Lut lut =
+      golden::BuildLut(golden::GetElementwise("tanh"), golden::SeedCompatSpec(seed));
   const std::vector<int64_t> y = Read("y.npy");
   for (int q = 0; q < 64; ++q) ASSERT_EQ(y[size_t(q)], lut.Lookup(q)) << q;
   ExpectUsageError("lut " + in + " --func tanh --compat seed --in-unsigned --in-scale 0.1",
@@ -226,8 +233,9 @@ TEST_F(ApplyCli, LutSeedCompatUsesTheOriginalsParameters) {
 TEST_F(ApplyCli, LutRefusesCodesOutsideTheInputSpec) {
   const std::string wide = Write("wide.npy", {0, 5, 127, 128}, {2, 2}, NpyDtype::kInt16);
   ExpectUsageError("lut " + wide + " --func tanh --in-amax 4",
-                   "input: " + wide + ": element [1, 1] = 128 is outside the 8-bit signed input "
-                   "codes, -128..127 (shape (2, 2), dtype int16)");
+                   "input: " + wide +
+                       ": element [1, 1] = 128 is outside the 8-bit signed input "
+                       "codes, -128..127 (shape (2, 2), dtype int16)");
   const std::string low = Write("low.npy", {-128}, {1}, NpyDtype::kInt8);
   ExpectUsageError("lut " + low + " --func tanh --in-amax 4 --in-narrow",
                    "element [0] = -128 is outside the 8-bit narrow signed input codes, -127..127");
@@ -244,9 +252,8 @@ TEST_F(ApplyCli, SoftmaxRowsAlongTheLastAxis) {
   const std::string in = Write("x.npy", codes, {3, 4, 16}, NpyDtype::kInt8);
   // Exact mode, the three seed settings in exact mode, and compat mode.
   for (const std::string compat : {"none", "seed-settings", "seed"}) {
-    const std::string mode = compat == "seed-settings"
-                                 ? "none --round trunc --div floor --offset qmax"
-                                 : compat;
+    const std::string mode =
+        compat == "seed-settings" ? "none --round trunc --div floor --offset qmax" : compat;
     const CliResult r =
         RunQacc("apply softmax " + in + " -o " + Path("y.npy") + " --in-amax 6 --out-bits 8 " +
                 "--out-unsigned --out-amax 1 --acc-bits 24 --compat " + mode + " --report --json");
@@ -290,8 +297,7 @@ TEST_F(ApplyCli, SoftmaxRowsAlongTheLastAxis) {
 
 TEST_F(ApplyCli, SoftmaxBadInput) {
   const std::string scalar = Write("s.npy", {3}, {}, NpyDtype::kInt8);
-  ExpectUsageError("softmax " + scalar + " --in-amax 4 --out-amax 1",
-                   "shape () has no last axis");
+  ExpectUsageError("softmax " + scalar + " --in-amax 4 --out-amax 1", "shape () has no last axis");
   const std::string x = Write("x.npy", {1, 2, 3, 4}, {2, 2}, NpyDtype::kInt8);
   ExpectUsageError("softmax " + x + " --in-amax 4", "--out-scale or --out-amax: required");
   ExpectUsageError("softmax " + x + " --in-amax 4 --out-amax 1 --acc-bits 40", "--acc-bits");
@@ -309,8 +315,8 @@ int64_t TfliteAdd(int64_t qa, int64_t qb, float sa, float sb, float sy, int64_t 
   const RefMultiplier mb = RefQuantizeMultiplier(double(sb) / twice_max);
   const RefMultiplier my = RefQuantizeMultiplier(twice_max / ((1 << 20) * double(sy)));
   auto scale = [](int32_t x, RefMultiplier m) {
-    return gemmlowp::RoundingDivideByPOT(gemmlowp::SaturatingRoundingDoublingHighMul(x, m.multiplier),
-                                         -m.shift);
+    return gemmlowp::RoundingDivideByPOT(
+        gemmlowp::SaturatingRoundingDoublingHighMul(x, m.multiplier), -m.shift);
   };
   const int32_t a = scale(static_cast<int32_t>((qa - za) * (1 << 20)), ma);
   const int32_t b = scale(static_cast<int32_t>((qb - zb) * (1 << 20)), mb);
@@ -338,19 +344,23 @@ TEST_F(ApplyCli, AddTfliteFormOnEveryPairOfCodes) {
 }
 
 TEST_F(ApplyCli, AddSeedSymmetricFormWithinOneLsbOfFloat) {
-  const std::vector<int64_t> a = RandomCodes(4096, -128, 127, 6), b = RandomCodes(4096, -128, 127, 7);
+  const std::vector<int64_t> a = RandomCodes(4096, -128, 127, 6),
+                             b = RandomCodes(4096, -128, 127, 7);
   const std::string in_a = Write("a.npy", a, {64, 64}, NpyDtype::kInt8);
   const std::string in_b = Write("b.npy", b, {64, 64}, NpyDtype::kInt8);
-  const CliResult r = RunQacc("apply add " + in_a + " " + in_b + " -o " + Path("y.npy") +
-                              " --form seed-symmetric --a-scale 0.02 --b-scale 0.03 --out-scale 0.05");
+  const CliResult r =
+      RunQacc("apply add " + in_a + " " + in_b + " -o " + Path("y.npy") +
+              " --form seed-symmetric --a-scale 0.02 --b-scale 0.03 --out-scale 0.05");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::vector<int64_t> y = Read("y.npy");
   for (size_t i = 0; i < a.size(); ++i) {
     const double ref = std::clamp((a[i] * 0.02 + b[i] * 0.03) / 0.05, -128.0, 127.0);
     ASSERT_LE(std::abs(y[i] - ref), 1.0) << a[i] << " + " << b[i];
   }
-  ExpectUsageError("add " + in_a + " " + in_b + " --form seed-symmetric --a-scale 0.02 --b-scale "
-                   "0.03 --out-scale 0.05 --out-zp 1", "y.zero_point");
+  ExpectUsageError("add " + in_a + " " + in_b +
+                       " --form seed-symmetric --a-scale 0.02 --b-scale "
+                       "0.03 --out-scale 0.05 --out-zp 1",
+                   "y.zero_point");
   const std::string other = Write("c.npy", a, {4096}, NpyDtype::kInt8);
   ExpectUsageError("add " + in_a + " " + other + " --a-scale 1 --b-scale 1 --out-scale 1",
                    "input2: " + other + " has shape (4096,), " + in_a + " has shape (64, 64)");
