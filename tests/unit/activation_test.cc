@@ -22,30 +22,14 @@
 #include "golden/requant_tensor.h"
 #include "tests/unit/requant_oracle.h"
 #include "tests/unit/expect_invalid.h"
+#include "tests/unit/sweep_oracle.h"
 
 namespace qacc::golden {
 namespace {
 
-struct MismatchLog {
-  int64_t count = 0;
-  std::string first;
-  void Add(const std::string& what) {
-    if (count++ == 0) first = what;
-  }
-};
-
-// Error statistics of an approximate path against a float oracle.
-struct ErrorStats {
-  int64_t max = 0;
-  double sum = 0;
-  int64_t n = 0;
-  void Add(int64_t error) {
-    max = std::max(max, error);
-    sum += double(error);
-    ++n;
-  }
-  double mean() const { return n ? sum / double(n) : 0.0; }
-};
+using testing::ErrorStats;
+using testing::MismatchLog;
+using testing::RefRoundShift;
 
 double Relu(double x, Activation activation) {
   switch (activation) {
@@ -350,32 +334,6 @@ TEST(LeakyRelu, ValidatesArguments) {
 }
 
 // ---- Seed 002's 8-bit slope form ----------------------------------------------------------------
-
-// x / 2^shift rounded under `mode`, from an explicit floor division and remainder.
-int64_t RefRoundShift(int64_t x, int shift, RoundingMode mode) {
-  if (shift == 0) return x;
-  const int64_t den = int64_t{1} << shift;
-  int64_t q = x / den;
-  int64_t r = x % den;
-  if (r < 0) {
-    r += den;
-    --q;
-  }
-  const int64_t twice = 2 * r;
-  switch (mode) {
-    case RoundingMode::kHalfUp:
-      return twice >= den ? q + 1 : q;
-    case RoundingMode::kHalfAwayFromZero:
-      return (twice > den || (twice == den && x >= 0)) ? q + 1 : q;
-    case RoundingMode::kHalfToEven:
-      return (twice > den || (twice == den && (q % 2 != 0))) ? q + 1 : q;
-    case RoundingMode::kTowardZero:
-      return (x < 0 && r != 0) ? q + 1 : q;
-    case RoundingMode::kFloor:
-      return q;
-  }
-  return q;
-}
 
 // The shared rshift by search (the largest in 0..62 whose rounded multiplier of max |alpha| is at
 // most 127) and each channel's multiplier rounded half away at it.

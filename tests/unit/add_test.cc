@@ -18,34 +18,18 @@
 #include "golden/quant.h"
 #include "tests/unit/expect_invalid.h"
 #include "tests/unit/requant_oracle.h"
+#include "tests/unit/sweep_oracle.h"
 
 namespace qacc::golden {
 namespace {
 
+using testing::ErrorStats;
 using testing::ExpectInvalidArgument;
 using testing::GemmlowpMultiply;
+using testing::MismatchLog;
 using testing::RefMultiplier;
 using testing::RefQuantizeMultiplier;
-
-struct MismatchLog {
-  int64_t count = 0;
-  std::string first;
-  void Add(const std::string& what) {
-    if (count++ == 0) first = what;
-  }
-};
-
-struct ErrorStats {
-  int64_t max = 0;
-  double sum = 0;
-  int64_t n = 0;
-  void Add(int64_t error) {
-    max = std::max(max, error);
-    sum += double(error);
-    ++n;
-  }
-  double mean() const { return n ? sum / double(n) : 0.0; }
-};
+using testing::RefRoundShift;
 
 QuantSpec Int8(double scale, int32_t zp = 0) { return QuantSpec{8, true, false, scale, zp}; }
 QuantSpec Uint8(double scale, int32_t zp = 0) { return QuantSpec{8, false, false, scale, zp}; }
@@ -55,32 +39,6 @@ std::string Describe(const QuantSpec& s) {
 }
 
 // ---- Independent oracles ------------------------------------------------------------------------
-
-// x / 2^shift rounded under `mode`, from an explicit floor division and remainder.
-int64_t RefRoundShift(int64_t x, int shift, RoundingMode mode) {
-  if (shift == 0) return x;
-  const int64_t den = int64_t{1} << shift;
-  int64_t q = x / den;
-  int64_t r = x % den;
-  if (r < 0) {  // floor division: remainder in [0, den)
-    r += den;
-    --q;
-  }
-  const int64_t twice = 2 * r;
-  switch (mode) {
-    case RoundingMode::kHalfUp:
-      return twice >= den ? q + 1 : q;
-    case RoundingMode::kHalfAwayFromZero:
-      return (twice > den || (twice == den && x >= 0)) ? q + 1 : q;
-    case RoundingMode::kHalfToEven:
-      return (twice > den || (twice == den && (q % 2 != 0))) ? q + 1 : q;
-    case RoundingMode::kTowardZero:
-      return (x < 0 && r != 0) ? q + 1 : q;
-    case RoundingMode::kFloor:
-      return q;
-  }
-  return q;
-}
 
 // The seed form's multipliers by search: the largest rshift in 0..62 whose rounded multiplier of
 // the larger ratio is at most 127, then both ratios rounded half away at that rshift.

@@ -20,17 +20,12 @@
 #include "golden/quant.h"
 #include "golden/requant_tensor.h"
 #include "tests/unit/expect_invalid.h"
+#include "tests/unit/sweep_oracle.h"
 
 namespace qacc::golden {
 namespace {
 
-struct MismatchLog {
-  int64_t count = 0;
-  std::string first;
-  void Add(const std::string& what) {
-    if (count++ == 0) first = what;
-  }
-};
+using testing::MismatchLog;
 
 // The test oracle: a direct convolution in int64. Taps that fall in the padding are skipped, which
 // is what a real zero-padded conv does; the accelerator instead stores the input zero point there,

@@ -20,18 +20,12 @@
 #include "golden/requant_tensor.h"
 #include "tests/unit/requant_oracle.h"
 #include "tests/unit/expect_invalid.h"
+#include "tests/unit/sweep_oracle.h"
 
 namespace qacc::golden {
 namespace {
 
-// Collects every mismatch of a sweep and keeps the first one's description.
-struct MismatchLog {
-  int64_t count = 0;
-  std::string first;
-  void Add(const std::string& what) {
-    if (count++ == 0) first = what;
-  }
-};
+using testing::MismatchLog;
 
 // ---- Oracles ------------------------------------------------------------------------------------
 

@@ -16,60 +16,19 @@
 
 #include "golden/quant.h"
 #include "tests/unit/expect_invalid.h"
+#include "tests/unit/sweep_oracle.h"
 
 namespace qacc::golden {
 namespace {
 
+using testing::ErrorStats;
 using testing::ExpectInvalidArgument;
+using testing::MismatchLog;
+using testing::RefRoundShift;
 
 __extension__ typedef __int128 Int128;
 
-struct MismatchLog {
-  int64_t count = 0;
-  std::string first;
-  void Add(const std::string& what) {
-    if (count++ == 0) first = what;
-  }
-};
-
-struct ErrorStats {
-  int64_t max = 0;
-  double sum = 0;
-  int64_t n = 0;
-  void Add(int64_t error) {
-    max = std::max(max, error);
-    sum += double(error);
-    ++n;
-  }
-  double mean() const { return n ? sum / double(n) : 0.0; }
-};
-
 // ---- Independent oracle -------------------------------------------------------------------------
-
-Int128 RefRoundShift(Int128 x, int shift, RoundingMode mode) {
-  if (shift == 0) return x;
-  const Int128 den = Int128{1} << shift;
-  Int128 q = x / den;
-  Int128 r = x % den;
-  if (r < 0) {
-    r += den;
-    --q;
-  }
-  const Int128 twice = 2 * r;
-  switch (mode) {
-    case RoundingMode::kHalfUp:
-      return twice >= den ? q + 1 : q;
-    case RoundingMode::kHalfAwayFromZero:
-      return (twice > den || (twice == den && x >= 0)) ? q + 1 : q;
-    case RoundingMode::kHalfToEven:
-      return (twice > den || (twice == den && (q % 2 != 0))) ? q + 1 : q;
-    case RoundingMode::kTowardZero:
-      return (x < 0 && r != 0) ? q + 1 : q;
-    case RoundingMode::kFloor:
-      return q;
-  }
-  return q;
-}
 
 // The largest rshift in 0..62 whose rounded multiplier fits `bits` signed bits, by search.
 struct RefMultiplierRshift {

@@ -44,25 +44,14 @@
 #include <vector>
 
 #include "golden/lut.h"
+#include "tests/unit/seed_emulation.h"
 
 namespace qacc::golden {
 namespace {
 
-// ---- The emulation ------------------------------------------------------------------------------
+using testing::PyQuantConfig;
 
-// utils.QuantConfig's range, as plain integers.
-struct PyQuantConfig {
-  int bit;
-  bool narrow;
-  bool unsign;
-  int64_t quant_min() const {
-    if (unsign) return 0;
-    return narrow ? -(int64_t{1} << (bit - 1)) + 1 : -(int64_t{1} << (bit - 1));
-  }
-  int64_t quant_max() const {
-    return unsign ? (int64_t{1} << bit) - 1 : (int64_t{1} << (bit - 1)) - 1;
-  }
-};
+// ---- The emulation ------------------------------------------------------------------------------
 
 enum class PyFunc { kSigmoid, kTanh };
 

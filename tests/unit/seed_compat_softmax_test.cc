@@ -44,25 +44,14 @@
 
 #include "golden/softmax.h"
 #include "tests/unit/expect_invalid.h"
+#include "tests/unit/seed_emulation.h"
 
 namespace qacc::golden {
 namespace {
 
-// ---- The emulation ------------------------------------------------------------------------------
+using testing::PyQuantConfig;
 
-struct PyQuantConfig {
-  int bit;
-  bool narrow;
-  bool unsign;
-  int64_t quant_min() const {
-    if (unsign) return 0;
-    return narrow ? -(int64_t{1} << (bit - 1)) + 1 : -(int64_t{1} << (bit - 1));
-  }
-  int64_t quant_max() const {
-    return unsign ? (int64_t{1} << bit) - 1 : (int64_t{1} << (bit - 1)) - 1;
-  }
-  int dtype_bits() const { return bit <= 8 ? 8 : bit <= 16 ? 16 : bit <= 32 ? 32 : 64; }
-};
+// ---- The emulation ------------------------------------------------------------------------------
 
 // .to(dtype) of a clamped, finite float32 value: truncation, then x86's conversion (an int32 out
 // of range becomes INT32_MIN; 8- and 16-bit values are in range after the clamp).
