@@ -28,6 +28,8 @@ class BeatPredictor {
   BeatPredictor(std::shared_ptr<const GemmEngine> engine, int64_t launch_cycle);
 
   int64_t launch_cycle() const { return launch_cycle_; }
+  // The command's engine (its timing and fields); null for a rejected command.
+  const GemmEngine* engine() const { return engine_.get(); }
   // The cycle in which BUSY = 0 and DONE = 1 are first visible: launch + E (section 7).
   int64_t done_cycle() const { return done_cycle_; }
 

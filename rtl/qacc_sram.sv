@@ -22,7 +22,8 @@ module qacc_sram #(
   input  logic [Width-1:0]     wdata_i
 );
 
-  logic [Width-1:0] mem_q [Depth];
+  // public_flat_rd: the co-simulation compares the whole array with the model's after every command.
+  logic [Width-1:0] mem_q [Depth] /* verilator public_flat_rd */;
   logic [Width-1:0] rdata_q;
   logic [Width-1:0] bit_en, wword;
 

@@ -13,6 +13,7 @@
 
 #include "model/arch.h"
 #include "model/gemm_job.h"
+#include "sim/testgen/program.h"
 #include "model/sram_fit.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
@@ -84,6 +85,9 @@ void RunBench(const BenchArgs& args) {
   CheckFits(options.config, job);  // before the operands: 65535^3 would need 8 GB of them
   FillOperands(job);
   cosim::FindVariant(options.config, false);
+  // The same program as `qacc cosim` runs for one job: every register, the output and every SRAM
+  // compared after the command.
+  const sim::Program program = sim::SingleJobProgram(options.config, job);
 
   // Best of `repeat` runs for everything but lockstep (a SystemC kernel elaborates once per
   // process).
@@ -92,14 +96,14 @@ void RunBench(const BenchArgs& args) {
   cosim::RtlOnlyResult bare, traced;
   cosim::CosimResult model_only;
   for (int run = 0; run < args.repeat; ++run) {
-    const cosim::RtlOnlyResult b = cosim::RunRtlOnly(options, job);
+    const cosim::RtlOnlyResult b = cosim::RunRtlOnly(options, program);
     if (run == 0 || b.wall_seconds < bare.wall_seconds) bare = b;
-    const cosim::RtlOnlyResult t = cosim::RunRtlOnly(options, job, traced_options);
+    const cosim::RtlOnlyResult t = cosim::RunRtlOnly(options, program, traced_options);
     if (run == 0 || t.wall_seconds < traced.wall_seconds) traced = t;
-    const cosim::CosimResult mo = cosim::RunModelOnly(options, job);
+    const cosim::CosimResult mo = cosim::RunModelOnly(options, program);
     if (run == 0 || mo.wall_seconds < model_only.wall_seconds) model_only = mo;
   }
-  const cosim::CosimResult lockstep = cosim::RunLockstep(options, job);
+  const cosim::CosimResult lockstep = cosim::RunLockstep(options, program);
 
   auto cps = [](int64_t cycles, double seconds) {
     return seconds > 0 ? double(cycles) / seconds : 0.0;

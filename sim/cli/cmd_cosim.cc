@@ -1,4 +1,4 @@
-// qacc cosim: one GEMM test in lockstep co-simulation (Verilated RTL + SystemC model, checked every
+// qacc cosim: one test program in lockstep co-simulation (Verilated RTL + SystemC model, checked every
 // cycle, outputs vs golden) or, with --model-only, the model alone against the golden. Exit code 0
 // pass, 1 fail (mismatch or watchdog), 2 usage error. docs/cosim.md describes the checks and the
 // report. Every argument, the --waves path included, is checked before the run; --dry-run stops
@@ -20,7 +20,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
 #include "sim/cosim/cosim.h"
-#include "sim/testgen/gemm_tests.h"
+#include "sim/testgen/suites.h"
 
 namespace qacc::cli {
 
@@ -56,7 +56,13 @@ nlohmann::json ValueJson(const std::string& text) {
   return std::stoll(digits, nullptr, hex ? 16 : 10);
 }
 
-nlohmann::json MismatchJson(const std::optional<cosim::Mismatch>& m, const std::string& command) {
+// The description of a mismatch's command ("" before the first).
+std::string CommandText(const sim::Program& program, int command) {
+  if (command < 0 || command >= int(program.commands.size())) return "";
+  return program.commands[size_t(command)].description;
+}
+
+nlohmann::json MismatchJson(const std::optional<cosim::Mismatch>& m, const sim::Program& program) {
   if (!m) return nullptr;
   return {{"cycle", m->cycle},
           {"unit", m->unit},
@@ -68,12 +74,14 @@ nlohmann::json MismatchJson(const std::optional<cosim::Mismatch>& m, const std::
           {"col", m->col},
           {"expected", ValueJson(m->expected)},
           {"actual", ValueJson(m->actual)},
-          {"command", command}};
+          {"command_index", m->command},
+          {"command", CommandText(program, m->command)}};
 }
 
 // "cycle 1234, unit mac, lane 1, tile 0 row 1 (output row 1, col 1): value: expected 5, actual 4"
 std::string MismatchText(const cosim::Mismatch& m) {
   std::string where = fmt::format("cycle {}, unit {}", m.cycle, m.unit);
+  if (m.command >= 0) where += fmt::format(", command {}", m.command);
   if (m.lane >= 0) where += fmt::format(", lane {}", m.lane);
   if (m.tile >= 0) {
     where += fmt::format(", tile {}", m.tile);
@@ -147,7 +155,7 @@ struct WavesOutcome {
 // Re-runs the RTL alone (deterministic: same job, same stimulus) on the traced build and dumps
 // cycles [begin, end] into a temporary file that replaces `path` only when complete. `last_cycle`
 // is the last cycle of the run (the re-run has the same cycles).
-WavesOutcome WriteWaves(const cosim::CosimOptions& options, const model::GemmJob& job,
+WavesOutcome WriteWaves(const cosim::CosimOptions& options, const sim::Program& program,
                         const std::string& path, int64_t begin, int64_t end, int64_t last_cycle) {
   WavesOutcome outcome;
   std::string tmp = path + ".tmpXXXXXX";
@@ -163,7 +171,7 @@ WavesOutcome WriteWaves(const cosim::CosimOptions& options, const model::GemmJob
   trace.trace_begin = begin;
   trace.trace_end = end;
   try {
-    cosim::RunRtlOnly(options, job, trace);
+    cosim::RunRtlOnly(options, program, trace);
     outcome.begin = begin;
     outcome.end = std::min(end, last_cycle);
   } catch (const std::exception& e) {
@@ -207,9 +215,9 @@ void RunCosim(const CosimArgs& args) {
   options.fault = *fault;
   options.watchdog_cycles = args.watchdog_cycles;
   options.quantum_cycles = args.quantum_cycles;
-  model::GemmJob job;
+  sim::Program program;
   try {
-    job = sim::MakeGemmTest(args.test, seed, options.config);
+    program = sim::MakeTest(args.test, seed, options.config);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--test: {}", e.what()));
   }
@@ -219,10 +227,16 @@ void RunCosim(const CosimArgs& args) {
   if (waves.requested) std::remove(args.waves.c_str());
 
   const cosim::CosimResult result =
-      args.model_only ? cosim::RunModelOnly(options, job) : cosim::RunLockstep(options, job);
-  const std::string command =
-      cosim::DescribeCommand(options.config, job) +
-      (result.launch_cycle > 0 ? fmt::format(", launched at cycle {}", result.launch_cycle) : "");
+      args.model_only ? cosim::RunModelOnly(options, program) : cosim::RunLockstep(options, program);
+  // One command: its description; a program: how many commands of each kind.
+  int legal = 0;
+  for (const sim::ProgramCommand& c : program.commands) legal += c.job >= 0 ? 1 : 0;
+  std::string command =
+      program.commands.size() == 1
+          ? program.commands[0].description
+          : fmt::format("program of {} commands ({} legal, {} illegal)", program.commands.size(),
+                        legal, program.commands.size() - size_t(legal));
+  if (result.launch_cycle > 0) command += fmt::format(", launched at cycle {}", result.launch_cycle);
   std::string reproduce =
       fmt::format("qacc cosim --test {} --seed {} --config {}{}", ShellQuote(args.test), seed,
                   ShellQuote(args.config), args.model_only ? " --model-only" : "");
@@ -246,7 +260,7 @@ void RunCosim(const CosimArgs& args) {
       waves_outcome.reason = fmt::format("the run has cycles 0..{}, --waves-cycles starts at {}",
                                          result.cycles - 1, begin);
     } else {
-      waves_outcome = WriteWaves(options, job, args.waves, begin, end, result.cycles - 1);
+      waves_outcome = WriteWaves(options, program, args.waves, begin, end, result.cycles - 1);
     }
   }
   nlohmann::json waves_json = nullptr;
@@ -269,7 +283,7 @@ void RunCosim(const CosimArgs& args) {
   for (int u = 0; u < cosim::kNumCheckUnits; ++u) {
     const char* unit = cosim::CheckUnitName(static_cast<cosim::CheckUnit>(u));
     mismatches[unit] = result.mismatches[size_t(u)];
-    firsts[unit] = MismatchJson(result.first_of[size_t(u)], command);
+    firsts[unit] = MismatchJson(result.first_of[size_t(u)], program);
   }
   const nlohmann::json json = {
       {"test", args.test},
@@ -279,16 +293,19 @@ void RunCosim(const CosimArgs& args) {
       {"mode", args.model_only ? "model-only" : "lockstep"},
       {"tool", {{"version", ToolVersion()}, {"commit", ToolCommit()}}},
       {"pass", result.pass},
-      {"m", job.m},
-      {"n", job.n},
-      {"k", job.k},
+      {"suite", sim::FindSuiteOfTest(args.test)->name},
+      {"m", program.jobs.empty() ? 0 : program.jobs[0].m},
+      {"n", program.jobs.empty() ? 0 : program.jobs[0].n},
+      {"k", program.jobs.empty() ? 0 : program.jobs[0].k},
       {"command", command},
+      {"commands", program.commands.size()},
+      {"launch_cycle", result.launch_cycle},
       {"cycles", result.cycles},
       {"command_cycles", result.command_cycles},
       {"wall_seconds", result.wall_seconds},
       {"cycles_per_second", cps},
       {"mismatches", mismatches},
-      {"first_mismatch", MismatchJson(result.first, command)},
+      {"first_mismatch", MismatchJson(result.first, program)},
       {"first_mismatches", firsts},
       {"waves", waves_json},
       {"reproduce", reproduce},
@@ -306,12 +323,20 @@ void RunCosim(const CosimArgs& args) {
     human += "  PASS\n";
     if (!waves_note.empty()) human += fmt::format("  waves: {}\n", waves_note);
   } else {
-    human += fmt::format(
-        "  FAIL: {} mismatches (mac {}, requant {}, out_write {}, done {}, output {})\n", total,
-        result.mismatches[0], result.mismatches[1], result.mismatches[2], result.mismatches[3],
-        result.mismatches[4]);
+    std::string counts;
+    for (const cosim::CheckUnitInfo& unit : cosim::kCheckUnits) {
+      counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", unit.name,
+                            result.mismatches[size_t(unit.unit)]);
+    }
+    human += fmt::format("  FAIL: {} mismatches ({})\n", total, counts);
     if (!result.error.empty()) human += fmt::format("  error: {}\n", result.error);
-    if (result.first) human += fmt::format("  first mismatch: {}\n", MismatchText(*result.first));
+    if (result.first) {
+      human += fmt::format("  first mismatch: {}\n", MismatchText(*result.first));
+      if (program.commands.size() > 1 && result.first->command >= 0) {
+        human += fmt::format("  command {}: {}\n", result.first->command,
+                             CommandText(program, result.first->command));
+      }
+    }
     for (int u = 0; u < cosim::kNumCheckUnits; ++u) {
       const auto& m = result.first_of[size_t(u)];
       if (m &&
@@ -328,11 +353,12 @@ void RunCosim(const CosimArgs& args) {
   if (!result.pass) std::exit(1);
 }
 
-// "gemm_random, gemm_k1, ...": the tests, for --help (descriptions: qacc regress --list).
+// "gemm_random, gemm_k1, ...": the tests of every suite, for --help (descriptions: qacc regress
+// --list).
 std::string TestList() {
   std::string text;
-  for (const sim::GemmTestInfo& info : sim::GemmTests()) {
-    text += (text.empty() ? "" : ", ") + info.name;
+  for (const sim::Suite& suite : sim::Suites()) {
+    for (const sim::TestInfo& info : suite.tests) text += (text.empty() ? "" : ", ") + info.name;
   }
   return text;
 }
@@ -342,10 +368,10 @@ std::string TestList() {
 void RegisterCosimCommand(CLI::App& app) {
   auto args = std::make_shared<CosimArgs>();
   CLI::App* cmd = app.add_subcommand(
-      "cosim", "Run one GEMM test in lockstep co-simulation (RTL + SystemC model + golden)");
+      "cosim", "Run one test in lockstep co-simulation (RTL + SystemC model + golden)");
   cmd->add_option(
          "--test", args->test,
-         "Test of the gemm suite: " + TestList() + " (`qacc regress --list` describes them)")
+         "Test of any suite: " + TestList() + " (`qacc regress --list` describes them)")
       ->required();
   cmd->add_option("--seed", args->seed_text, fmt::format("Random seed of the test, {}", kSeedRange))
       ->required();

@@ -48,7 +48,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
 #include "sim/cli/regress_report.h"
-#include "sim/testgen/gemm_tests.h"
+#include "sim/testgen/suites.h"
 
 extern char** environ;
 
@@ -76,13 +76,18 @@ struct RegressOptions {
   std::string child_command;  // hidden, for tests: the executable run instead of /proc/self/exe
 };
 
-// The suites `qacc regress` knows: name -> test names in plan order.
+// The tests of a suite of the registry (sim/testgen/suites.h) in plan order; `all`: every suite's,
+// suite after suite.
 std::vector<std::string> SuiteTests(const std::string& suite) {
-  if (suite != "gemm") {
-    throw UsageError(fmt::format("--suite: unknown suite '{}', expected one of: gemm", suite));
-  }
   std::vector<std::string> names;
-  for (const sim::GemmTestInfo& info : sim::GemmTests()) names.push_back(info.name);
+  for (const sim::Suite& s : sim::Suites()) {
+    if (suite != "all" && s.name != suite) continue;
+    for (const sim::TestInfo& info : s.tests) names.push_back(info.name);
+  }
+  if (names.empty()) {
+    throw UsageError(fmt::format("--suite: unknown suite '{}', expected one of: {}, all", suite,
+                                 sim::SuiteNames()));
+  }
   return names;
 }
 
@@ -514,10 +519,15 @@ void Preflight(const std::vector<std::string>& tests, const RegressOptions& opti
 }
 
 std::string ListSuites() {
-  std::string text = "suite gemm: GEMM + requant commands (docs/testplan.md)\n";
-  for (const sim::GemmTestInfo& info : sim::GemmTests()) {
-    text += fmt::format("  {:<20} {}\n", info.name, info.description);
+  std::string text;
+  for (const sim::Suite& suite : sim::Suites()) {
+    text += fmt::format("{}suite {}: {}\n", text.empty() ? "" : "\n", suite.name,
+                        suite.description);
+    for (const sim::TestInfo& info : suite.tests) {
+      text += fmt::format("  {:<20} {}\n", info.name, info.description);
+    }
   }
+  text += "\nsuite all: every suite above, in this order\n";
   return text;
 }
 
@@ -595,7 +605,8 @@ void RegisterRegressCommand(CLI::App& app) {
       "Run a test suite as many (test, seed) pairs, each as its own `qacc cosim` process, J at a "
       "time; print a summary, write JUnit/JSON reports, exit 1 on any failure");
   cmd->add_flag("--list", options->list, "List the suites and their tests, and stop");
-  cmd->add_option("--suite", options->suite, "Test suite: gemm (required unless --list)");
+  cmd->add_option("--suite", options->suite,
+                  "Test suite: " + sim::SuiteNames() + ", or all (required unless --list)");
   cmd->add_option("--seeds", options->seeds,
                   "Seeds per test: every selected test runs with seeds S..S+N-1 (S = --seed-base); "
                   "required unless --list")

@@ -1,8 +1,8 @@
-// One co-simulation run of one GEMM job (docs/cosim.md):
+// One co-simulation run of one test program (sim/testgen/program.h, docs/cosim.md):
 //   * RunLockstep: the Verilated qacc_top and the SystemC TLM model (model/qacc_tlm.h) in one
-//   process
-//     under one clock, driven by the same host program (transactor.h), checked every cycle by the
-//     scoreboard (scoreboard.h), output buffers of both compared with the golden at the end;
+//     process under one clock, driven by the same host program, checked every cycle by the
+//     scoreboard (scoreboard.h), every bus response compared, whole SRAMs compared and outputs
+//     checked against golden where the program says;
 //   * RunModelOnly: the model alone (model/model_only.h) against the golden;
 //   * RunRtlOnly: the bare Verilated loop on the same host program (benchmark; waves re-run).
 // A SystemC kernel elaborates once per process: call RunLockstep at most once per process.
@@ -16,6 +16,7 @@
 
 #include "model/arch.h"
 #include "model/gemm_job.h"
+#include "sim/testgen/program.h"
 #include "sim/cosim/scoreboard.h"
 
 namespace qacc::cosim {
@@ -41,8 +42,8 @@ struct CosimOptions {
 struct CosimResult {
   bool pass = false;
   int64_t cycles = 0;          // the whole run, reset and loading included
-  int64_t command_cycles = 0;  // E of the command (the model's prediction)
-  int64_t launch_cycle = 0;
+  int64_t command_cycles = 0;  // cycles with BUSY, summed over the commands: E of each (model)
+  int64_t launch_cycle = 0;    // of the first command
   double wall_seconds = 0;
   double check_seconds = 0;  // part of wall_seconds spent on the final golden comparison
   std::array<int64_t, kNumCheckUnits> mismatches{};
@@ -51,8 +52,8 @@ struct CosimResult {
   std::string error;  // watchdog / bus protocol failure, empty otherwise
 };
 
-CosimResult RunLockstep(const CosimOptions& options, const model::GemmJob& job);
-CosimResult RunModelOnly(const CosimOptions& options, const model::GemmJob& job);
+CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program);
+CosimResult RunModelOnly(const CosimOptions& options, const sim::Program& program);
 
 // The RTL alone on the host program. With `trace_path`, a traced build dumps cycles
 // [trace_begin, trace_end] into an FST file and the run stops after trace_end.
@@ -64,13 +65,10 @@ struct RtlOnlyOptions {
 struct RtlOnlyResult {
   int64_t cycles = 0;
   double wall_seconds = 0;
-  bool done = false;  // the RTL completed the command (DONE rose)
+  bool done = false;  // the RTL completed the last command (DONE rose)
 };
-RtlOnlyResult RunRtlOnly(const CosimOptions& options, const model::GemmJob& job,
+RtlOnlyResult RunRtlOnly(const CosimOptions& options, const sim::Program& program,
                          const RtlOnlyOptions& rtl_options = {});
-
-// "GEMM M=13 N=11 K=9 mode=0x8 (...)": the command of a job, for mismatch reports.
-std::string DescribeCommand(const arch::ArchConfig& config, const model::GemmJob& job);
 
 }  // namespace qacc::cosim
 

@@ -31,7 +31,7 @@ struct ApbPins {
 struct RtlSample {
   bool pready = false, pslverr = false;
   uint32_t prdata = 0;
-  bool busy = false, done = false;
+  bool busy = false, done = false, irq = false;
   bool mac_valid = false, mac_last = false;
   int mac_row = 0;
   int32_t mac_acc[kMaxCols] = {};
@@ -64,6 +64,11 @@ class Dut {
   // Evaluates cycle `cycle` with clk_i low and the current inputs, fills `sample`, then applies the
   // rising edge that ends the cycle. With tracing on, dumps both half cycles (cycle n at n ns).
   virtual void Cycle(int64_t cycle, RtlSample& sample) = 0;
+
+  // Backdoor: the whole content of an SRAM (A, B, bias, rq, out) as its window image, resized by
+  // the caller to depth * word bytes (the rq SRAM holds each shift word as written; only bits
+  // [5:0] are defined, spec 3.1).
+  virtual void ReadSram(arch::Region region, std::vector<uint8_t>& image) const = 0;
 
   // Traced variants only (throws std::logic_error otherwise): opens an FST file; the cycles between
   // SetTracing(true) and SetTracing(false) are dumped.

@@ -61,6 +61,7 @@ class DutImpl final : public Dut {
     s.prdata = top.apb_prdata_o;
     s.busy = top.mon_busy_o;
     s.done = top.mon_done_o;
+    s.irq = top.irq_o;
     const int cols = variant_.cols;
     s.mac_valid = top.mon_mac_valid_o;
     if (s.mac_valid) {
@@ -95,6 +96,24 @@ class DutImpl final : public Dut {
     }
   }
 
+  void ReadSram(arch::Region region, std::vector<uint8_t>& image) const override {
+    const auto& root = *top_->rootp;
+    switch (region) {
+      case arch::Region::kA:
+        return CopyWords(root.qacc_top__DOT__u_a_sram__DOT__u_sram__DOT__mem_q, image);
+      case arch::Region::kB:
+        return CopyWords(root.qacc_top__DOT__u_b_sram__DOT__u_sram__DOT__mem_q, image);
+      case arch::Region::kBias:
+        return CopyWords(root.qacc_top__DOT__u_bias_sram__DOT__u_sram__DOT__mem_q, image);
+      case arch::Region::kRq:
+        return CopyWords(root.qacc_top__DOT__u_rq_sram__DOT__u_sram__DOT__mem_q, image);
+      case arch::Region::kOut:
+        return CopyWords(root.qacc_top__DOT__u_out_sram__DOT__u_sram__DOT__mem_q, image);
+      default:
+        throw std::logic_error("Dut::ReadSram: region has no SRAM");
+    }
+  }
+
   void OpenTrace(const std::string& path) override {
     if constexpr (kTraced) {
       trace_ = std::make_unique<VerilatedFstC>();
@@ -118,6 +137,22 @@ class DutImpl final : public Dut {
   }
 
  private:
+  // An SRAM array (Verilator keeps words of up to 64 bits as integers, wider ones as VlWide) as
+  // its window image: word w, byte j at w * word_bytes + j (lane 0 in the lowest bytes).
+  template <typename Array>
+  static void CopyWords(const Array& mem, std::vector<uint8_t>& image) {
+    const size_t depth = sizeof(mem) / sizeof(mem[0]);
+    const size_t word_bytes = image.size() / depth;
+    for (size_t w = 0; w < depth; ++w) {
+      for (size_t j = 0; j < word_bytes; j += 4) {
+        const uint32_t v = PortWord(mem[w], static_cast<int>(j / 4));
+        for (size_t b = 0; b < 4 && j + b < word_bytes; ++b) {
+          image[w * word_bytes + j + b] = static_cast<uint8_t>(v >> (8 * b));
+        }
+      }
+    }
+  }
+
   static constexpr uint64_t kPeriodPs = 1000;  // Verilator's default time unit is 1 ps
 
   DutVariant variant_;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <systemc>
@@ -18,7 +19,7 @@
 #include "model/qacc_tlm.h"
 #include "sim/cosim/cosim.h"
 #include "sim/cosim/dut.h"
-#include "sim/cosim/transactor.h"
+#include "sim/testgen/program.h"
 
 // libsystemc's main() refers to sc_main; qacc has its own main() and starts the kernel itself, so
 // this one is never called.
@@ -41,71 +42,119 @@ struct ModelTransfer {
 class ModelPort {
  public:
   virtual ~ModelPort() = default;
-  // A transfer whose setup phase is in cycle `setup`.
+  // A transfer whose setup phase is in cycle `setup`. The engine calls it once the RTL has
+  // completed the same transfer, so that the model's state answers for the cycles before it.
   virtual ModelTransfer Transfer(bool is_read, uint32_t addr, uint32_t data, uint8_t strobe,
                                  int64_t setup) = 0;
-  // Called after each clock cycle: `cycle` is the next cycle to run.
+  // Called after each clock cycle outside transfers: `cycle` is the next cycle to run.
   virtual void Advance(int64_t cycle) = 0;
+  // The last launch, if its START completed in `complete_cycle`.
+  virtual bool LaunchedAt(int64_t complete_cycle) const = 0;
+  virtual arch::ErrCode LaunchError() const = 0;  // the validation verdict of the last launch
   virtual model::BeatPredictor MakePredictor() = 0;
+  virtual bool Busy(int64_t cycle) const = 0;
+  virtual bool Irq(int64_t cycle) const = 0;
+  virtual const model::Srams& srams() const = 0;
 };
 
 struct EngineStop {
   std::string error;
 };
 
+constexpr arch::Region kSramRegions[] = {arch::Region::kA, arch::Region::kB, arch::Region::kBias,
+                                         arch::Region::kRq, arch::Region::kOut};
+
+const char* SramName(arch::Region region) {
+  switch (region) {
+    case arch::Region::kA:
+      return "A";
+    case arch::Region::kB:
+      return "B";
+    case arch::Region::kBias:
+      return "bias";
+    case arch::Region::kRq:
+      return "rq";
+    default:
+      return "out";
+  }
+}
+
+// Defined bits of byte `j` of an SRAM word: all but the rq shift words, whose 6-bit field is all
+// the datapath and the host read-back use (spec 3.1).
+uint8_t DefinedBits(arch::Region region, size_t j) {
+  if (region != arch::Region::kRq) return 0xFF;
+  const size_t in_lane = j % arch::kRqLaneBytes;
+  if (in_lane < arch::kRqShiftOffset) return 0xFF;
+  return in_lane == arch::kRqShiftOffset ? 0x3F : 0x00;
+}
+
 class Engine {
  public:
-  Engine(const CosimOptions& options, const model::GemmJob& job, Dut& dut, ModelPort* model,
+  Engine(const CosimOptions& options, const sim::Program& program, Dut& dut, ModelPort* model,
          Scoreboard* scoreboard)
       : options_(options),
-        job_(job),
+        program_(program),
         dut_(dut),
         model_(model),
         scoreboard_(scoreboard),
-        timing_(options.config.rows, options.config.cols, job.m, job.n, job.k),
-        range_(OutputRange(options.config, job)),
         rtl_out_(size_t(options.config.out_depth) * options.config.out_word_bytes()),
         model_out_(rtl_out_.size()),
-        read_cycles_(range_.bytes / 4) {}
+        read_cycles_(rtl_out_.size() / 4, -1) {}
 
   void set_trace(int64_t begin, int64_t end) {
     trace_begin_ = begin;
     trace_end_ = end;
   }
+  // Called with each kCheckOutput: the job, the RTL's and the model's output window images and
+  // the engine (for the cycles of the reads).
+  void set_output_check(std::function<void(int, const Engine&)> check) {
+    output_check_ = std::move(check);
+  }
 
-  // Plays the host program; returns normally, or throws EngineStop (watchdog, bus failure, end of
-  // the trace window).
-  void Run(const std::vector<BusOp>& program) {
+  // Plays the host program; returns normally, or throws EngineStop (watchdog, end of the trace
+  // window).
+  void Run() {
     dut_.SetReset(true);
     for (int i = 0; i < kResetCycles; ++i) Tick();
     dut_.SetReset(false);
     Tick();
-    for (const BusOp& op : program) {
+    for (const sim::HostOp& op : program_.ops) {
       switch (op.kind) {
-        case BusOp::Kind::kWrite:
-        case BusOp::Kind::kStart:
-        case BusOp::Kind::kRead:
-        case BusOp::Kind::kReadOut:
+        case sim::HostOp::Kind::kWrite:
+        case sim::HostOp::Kind::kStart:
+        case sim::HostOp::Kind::kRead:
+        case sim::HostOp::Kind::kReadOut:
           Transfer(op);
           break;
-        case BusOp::Kind::kWaitDone:
+        case sim::HostOp::Kind::kWaitDone:
           WaitDone();
+          break;
+        case sim::HostOp::Kind::kIdle:
+          for (int64_t i = 0; i < op.cycles; ++i) Tick();
+          break;
+        case sim::HostOp::Kind::kCheckOutput:
+          if (output_check_) output_check_(op.index, *this);
+          break;
+        case sim::HostOp::Kind::kCheckSrams:
+          if (model_ != nullptr && scoreboard_ != nullptr) CheckSrams();
           break;
       }
     }
   }
 
   int64_t cycle() const { return cycle_; }
-  int64_t launch_cycle() const { return launch_cycle_; }
+  int64_t first_launch_cycle() const { return first_launch_cycle_; }
+  // Cycles with BUSY over every command: the model's prediction, or what the RTL showed when it
+  // runs alone.
+  int64_t busy_cycles() const { return busy_cycles_; }
   bool rtl_done() const { return rtl_done_cycle_ >= 0; }
   const std::vector<uint8_t>& rtl_out() const { return rtl_out_; }
   const std::vector<uint8_t>& model_out() const { return model_out_; }
-  // Cycle of the read that returned output-window byte `byte` (offset inside the window).
+  // Cycle of the last read that returned output-window byte `byte` (offset inside the window).
   int64_t ReadCycleOf(int64_t byte) const {
-    const int64_t word = (byte - range_.first_byte) / 4;
+    const int64_t word = byte / 4;
     return word >= 0 && word < int64_t(read_cycles_.size()) ? read_cycles_[size_t(word)] : -1;
   }
-  const std::string& bus_error() const { return bus_error_; }
 
  private:
   // One clock cycle of everything.
@@ -114,14 +163,20 @@ class Engine {
     dut_.SetApb(pins_);
     dut_.Cycle(cycle_, sample_);
     if (options_.fault != Fault::kNone) InjectFault();
+    if (model_ == nullptr && sample_.busy) ++busy_cycles_;
     if (launch_cycle_ >= 0 && rtl_done_cycle_ < 0 && sample_.done) rtl_done_cycle_ = cycle_;
-    if (scoreboard_ != nullptr) scoreboard_->Check(cycle_, sample_);
+    if (scoreboard_ != nullptr) {
+      scoreboard_->Check(cycle_, sample_);
+      if (model_ != nullptr) {
+        scoreboard_->CheckStatus(cycle_, sample_, model_->Busy(cycle_), model_->Irq(cycle_));
+      }
+    }
     if (cycle_ == trace_end_) {
       dut_.SetTracing(false);
       throw EngineStop{};
     }
     ++cycle_;
-    if (model_ != nullptr) model_->Advance(cycle_);
+    if (model_ != nullptr && !in_transfer_) model_->Advance(cycle_);
   }
 
   // Monitor-side faults: what the scoreboard sees differs from what the RTL did, once.
@@ -161,20 +216,19 @@ class Engine {
     }
   }
 
-  void Transfer(const BusOp& op) {
-    const bool is_read = op.kind == BusOp::Kind::kRead || op.kind == BusOp::Kind::kReadOut;
+  void Transfer(const sim::HostOp& op) {
+    const bool is_read = op.kind == sim::HostOp::Kind::kRead || op.kind == sim::HostOp::Kind::kReadOut;
     const int64_t setup = cycle_;
-    ModelTransfer expected;
-    if (model_ != nullptr) expected = model_->Transfer(is_read, op.addr, op.data, op.strobe, setup);
     // Stimulus fault: the RTL's CTRL write carries no START.
-    const uint32_t rtl_data =
-        op.kind == BusOp::Kind::kStart && options_.fault == Fault::kStartLost ? 0 : op.data;
+    const bool start = op.kind == sim::HostOp::Kind::kStart;
+    const uint32_t rtl_data = start && options_.fault == Fault::kStartLost ? 0 : op.data;
     pins_ = ApbPins{true,
                     false,
                     !is_read,
                     op.addr,
                     is_read ? 0 : rtl_data,
                     static_cast<uint8_t>(is_read ? 0 : op.strobe)};
+    in_transfer_ = true;
     Tick();
     pins_.penable = true;
     for (int access = 1;; ++access) {
@@ -187,50 +241,93 @@ class Engine {
             cycle_ - 1, is_read ? "read" : "write", op.addr, access)};
       }
     }
+    in_transfer_ = false;
     const int64_t complete = cycle_ - 1;
     const uint32_t rdata = sample_.prdata;
     const bool slverr = sample_.pslverr;
     pins_ = ApbPins{};
+    ModelTransfer expected;
     if (model_ != nullptr) {
-      const bool model_err = expected.status != model::BusStatus::kOk;
-      if (expected.complete_cycle != complete || model_err != slverr) {
-        if (bus_error_.empty()) {
-          bus_error_ = fmt::format(
-              "bus: {} of {:#08x} set up in cycle {}: RTL completes in cycle {} pslverr {}, model "
-              "in cycle {} {}",
-              is_read ? "read" : "write", op.addr, setup, complete, int(slverr),
-              expected.complete_cycle, model::BusStatusName(expected.status));
+      expected = model_->Transfer(is_read, op.addr, op.data, op.strobe, setup);
+      model_->Advance(cycle_);
+      if (scoreboard_ != nullptr) CompareResponse(op, is_read, complete, slverr, rdata, expected);
+    }
+    if (start) {
+      // A START refused with pslverr (while busy) launches nothing, on either side.
+      const bool rtl_launched = !slverr && (rtl_data & arch::kCtrlStart) != 0;
+      const bool model_launched = model_ != nullptr && model_->LaunchedAt(complete);
+      if (rtl_launched || model_launched) {
+        launch_cycle_ = complete + 1;
+        if (first_launch_cycle_ < 0) first_launch_cycle_ = launch_cycle_;
+        rtl_done_cycle_ = -1;
+        command_ = op.index;
+      }
+      if (model_launched) {
+        predictor_ = std::make_unique<model::BeatPredictor>(model_->MakePredictor());
+        busy_cycles_ += predictor_->done_cycle() - launch_cycle_;
+        if (scoreboard_ != nullptr) {
+          scoreboard_->SetCommand(predictor_.get(), op.index);
+          CheckVerdict(op.index, complete, model_->LaunchError());
         }
       }
-    }
-    if (op.kind == BusOp::Kind::kStart) {
-      launch_cycle_ = complete + 1;
-      if (model_ != nullptr) {
-        predictor_ = std::make_unique<model::BeatPredictor>(model_->MakePredictor());
-        if (scoreboard_ != nullptr) scoreboard_->SetCommand(predictor_.get());
-      }
-    } else if (op.kind == BusOp::Kind::kRead && model_ != nullptr && scoreboard_ != nullptr &&
-               rdata != expected.rdata) {
-      Mismatch m;
-      m.cycle = complete;
-      m.unit = CheckUnitName(CheckUnit::kDone);
-      m.what = ReadRegisterName(op.addr) + " read";
-      m.expected = fmt::format("{:#x}", expected.rdata);
-      m.actual = fmt::format("{:#x}", rdata);
-      scoreboard_->Record(CheckUnit::kDone, m);
-    } else if (op.kind == BusOp::Kind::kReadOut) {
+    } else if (op.kind == sim::HostOp::Kind::kReadOut) {
       const uint32_t off = arch::WindowOffset(op.addr);
       for (int b = 0; b < 4; ++b) {
         rtl_out_[off + uint32_t(b)] = static_cast<uint8_t>(rdata >> (8 * b));
         model_out_[off + uint32_t(b)] = static_cast<uint8_t>(expected.rdata >> (8 * b));
       }
-      read_cycles_[(off - range_.first_byte) / 4] = complete;
+      read_cycles_[off / 4] = complete;
     }
   }
 
-  // Idle bus until both the RTL and the model have completed the command.
+  // The test generator's intent (legal, or the error it aimed at) vs the model's validation: a
+  // program that does not test what it says is a failure of the test, reported as one.
+  void CheckVerdict(int command_index, int64_t cycle, arch::ErrCode error) {
+    const sim::ProgramCommand& command = program_.commands[size_t(command_index)];
+    const arch::ErrCode intended = command.job >= 0 ? arch::ErrCode::kNone : command.expected_error;
+    if (error == intended) return;
+    Mismatch m;
+    m.cycle = cycle;
+    m.unit = CheckUnitName(CheckUnit::kDone);
+    m.what = "command verdict (test generator vs model)";
+    m.expected = arch::ErrCodeName(intended);
+    m.actual = arch::ErrCodeName(error);
+    scoreboard_->Record(CheckUnit::kDone, m);
+  }
+
+  // Every response on the bus: the cycle it completes in (wait states), pslverr, read data.
+  void CompareResponse(const sim::HostOp& op, bool is_read, int64_t complete, bool slverr,
+                       uint32_t rdata, const ModelTransfer& expected) {
+    const bool model_err = expected.status != model::BusStatus::kOk;
+    const std::string access =
+        fmt::format("{} {}", is_read ? "read of" : "write to", sim::RegisterName(op.addr));
+    Mismatch m;
+    m.cycle = complete;
+    m.unit = CheckUnitName(CheckUnit::kBus);
+    if (expected.complete_cycle != complete) {
+      m.what = access + ": completion cycle (wait states)";
+      m.expected = std::to_string(expected.complete_cycle);
+      m.actual = std::to_string(complete);
+      scoreboard_->Record(CheckUnit::kBus, m);
+    }
+    if (model_err != slverr) {
+      m.what = access + ": pslverr";
+      m.expected = fmt::format("{} ({})", int(model_err), model::BusStatusName(expected.status));
+      m.actual = std::to_string(int(slverr));
+      scoreboard_->Record(CheckUnit::kBus, m);
+    }
+    if (is_read && rdata != expected.rdata) {
+      m.what = access + ": read data";
+      m.expected = fmt::format("{:#x}", expected.rdata);
+      m.actual = fmt::format("{:#x}", rdata);
+      scoreboard_->Record(CheckUnit::kBus, m);
+    }
+  }
+
+  // Idle bus until both the RTL and the model have completed the command in flight.
   void WaitDone() {
-    const int64_t predicted = predictor_ ? predictor_->done_cycle() : launch_cycle_ + timing_.E();
+    if (launch_cycle_ < 0) return;
+    const int64_t predicted = PredictedDone();
     for (;;) {
       if (rtl_done() && cycle_ > predicted) return;
       if (cycle_ >= predicted + options_.watchdog_cycles)
@@ -239,11 +336,23 @@ class Engine {
     }
   }
 
+  // The model's done cycle; without a model (RTL alone) the command's E from its job, or the
+  // error timing of an illegal one.
+  int64_t PredictedDone() const {
+    if (predictor_ && predictor_->launch_cycle() == launch_cycle_) return predictor_->done_cycle();
+    const sim::ProgramCommand& command = program_.commands[size_t(command_)];
+    if (command.job < 0) return launch_cycle_ + arch::kErrorCycles;
+    const model::GemmJob& job = program_.jobs[size_t(command.job)];
+    return launch_cycle_ + arch::Timing(options_.config.rows, options_.config.cols, job.m, job.n,
+                                        job.k)
+                               .E();
+  }
+
   std::string WatchdogMessage(int64_t predicted) const {
     std::string text = fmt::format(
-        "watchdog: cycle {}: the RTL has not completed the command {} cycles after its predicted "
+        "watchdog: cycle {}: the RTL has not completed command {} {} cycles after its predicted "
         "completion (cycle {}; STATUS.BUSY {})",
-        cycle_, cycle_ - predicted, predicted, int(sample_.busy));
+        cycle_, command_, cycle_ - predicted, predicted, int(sample_.busy));
     if (scoreboard_ == nullptr) return text;
     for (CheckUnit unit :
          {CheckUnit::kMac, CheckUnit::kRequant, CheckUnit::kOutWrite, CheckUnit::kDone}) {
@@ -259,23 +368,68 @@ class Engine {
     return text;
   }
 
+  // The whole content of every SRAM, RTL (backdoor) vs model: a write anywhere, by the datapath or
+  // the host, that the other side did not make is a mismatch. One mismatch per differing word.
+  void CheckSrams() {
+    const model::Srams& srams = model_->srams();
+    for (arch::Region region : kSramRegions) {
+      const std::vector<uint8_t>& want = srams.image(region);
+      rtl_sram_.assign(want.size(), 0);
+      dut_.ReadSram(region, rtl_sram_);
+      const size_t word_bytes = want.size() / SramDepth(region);
+      for (size_t w = 0; w < want.size() / word_bytes; ++w) {
+        for (size_t j = 0; j < word_bytes; ++j) {
+          const size_t at = w * word_bytes + j;
+          const uint8_t mask = DefinedBits(region, j);
+          if (((want[at] ^ rtl_sram_[at]) & mask) == 0) continue;
+          Mismatch m;
+          m.cycle = cycle_ - 1;
+          m.unit = CheckUnitName(CheckUnit::kSram);
+          m.what = fmt::format("{} SRAM word {:#x} byte {}", SramName(region), w, j);
+          m.expected = fmt::format("{:#04x}", want[at] & mask);
+          m.actual = fmt::format("{:#04x}", rtl_sram_[at] & mask);
+          scoreboard_->Record(CheckUnit::kSram, m);
+          break;
+        }
+      }
+    }
+  }
+
+  size_t SramDepth(arch::Region region) const {
+    const arch::ArchConfig& c = options_.config;
+    switch (region) {
+      case arch::Region::kA:
+        return c.a_depth;
+      case arch::Region::kB:
+        return c.b_depth;
+      case arch::Region::kBias:
+        return c.bias_depth;
+      case arch::Region::kRq:
+        return c.rq_depth;
+      default:
+        return c.out_depth;
+    }
+  }
+
   const CosimOptions& options_;
-  const model::GemmJob& job_;
+  const sim::Program& program_;
   Dut& dut_;
   ModelPort* model_;
   Scoreboard* scoreboard_;
-  arch::Timing timing_;
-  OutRange range_;
   ApbPins pins_;
   RtlSample sample_;
   int64_t cycle_ = 0;
   int64_t launch_cycle_ = -1;
+  int64_t first_launch_cycle_ = -1;
   int64_t rtl_done_cycle_ = -1;
+  int64_t busy_cycles_ = 0;
+  int command_ = -1;
+  bool in_transfer_ = false;
   int64_t trace_begin_ = -1, trace_end_ = -1;
   std::unique_ptr<model::BeatPredictor> predictor_;
-  std::vector<uint8_t> rtl_out_, model_out_;
+  std::vector<uint8_t> rtl_out_, model_out_, rtl_sram_;
   std::vector<int64_t> read_cycles_;
-  std::string bus_error_;
+  std::function<void(int, const Engine&)> output_check_;
   bool injected_ = false;
   bool delayed_ = false;
   RtlSample delayed_sample_;
@@ -350,7 +504,15 @@ class LockstepHost : public sc_core::sc_module, public ModelPort {
     }
   }
 
+  bool LaunchedAt(int64_t complete_cycle) const override {
+    const auto& launch = tlm_.state().last_launch();
+    return launch && launch->launch_cycle == complete_cycle + 1;
+  }
+  arch::ErrCode LaunchError() const override { return tlm_.state().last_launch()->error; }
   model::BeatPredictor MakePredictor() override { return tlm_.state().MakePredictor(); }
+  bool Busy(int64_t cycle) const override { return tlm_.state().Busy(cycle); }
+  bool Irq(int64_t cycle) const override { return tlm_.state().Irq(cycle); }
+  const model::Srams& srams() const override { return tlm_.state().srams(); }
 
  private:
   void Run() {
@@ -365,16 +527,20 @@ class LockstepHost : public sc_core::sc_module, public ModelPort {
   tlm::tlm_generic_payload payload_;
 };
 
+// The output of `job` in an output-window image vs golden, element by element.
 void CompareOutputs(const CosimOptions& options, const model::GemmJob& job,
                     const golden::Matrix<int32_t>& golden, const Engine* engine,
                     const std::vector<uint8_t>& image, const char* unit, int64_t end_cycle,
-                    Scoreboard& scoreboard) {
+                    int command, Scoreboard& scoreboard) {
   const golden::Matrix<int32_t> got = model::UnpackOutput(options.config, job, image);
   const int rows = options.config.rows, cols = options.config.cols;
   const int64_t nb_count = arch::CeilDiv(job.n, cols);
+  // int8 mode stores the low 8 bits of y (spec 5.3): with clamp bounds spanning -128..255 the byte
+  // alone does not tell int8 from uint8, so the bytes are compared.
+  const uint32_t mask = job.out_raw ? 0xFFFF'FFFFu : 0xFFu;
   for (int m = 0; m < job.m; ++m) {
     for (int n = 0; n < job.n; ++n) {
-      if (got.at(m, n) == golden.at(m, n)) continue;
+      if (((uint32_t(got.at(m, n)) ^ uint32_t(golden.at(m, n))) & mask) == 0) continue;
       const int64_t entry = arch::OutEntryOf(m, n, rows, cols, nb_count);
       Mismatch mm;
       mm.unit = unit;
@@ -384,6 +550,7 @@ void CompareOutputs(const CosimOptions& options, const model::GemmJob& job,
       mm.tile_row = static_cast<int>(entry % rows);
       mm.row = m;
       mm.col = n;
+      mm.command = command;
       mm.expected = std::to_string(golden.at(m, n));
       mm.actual = std::to_string(got.at(m, n));
       const int64_t byte = arch::OutWindowByte(job.out_base, entry, n % cols, cols, job.out_raw);
@@ -391,6 +558,15 @@ void CompareOutputs(const CosimOptions& options, const model::GemmJob& job,
       scoreboard.Record(CheckUnit::kOutput, mm);
     }
   }
+}
+
+// The command of the program that computed job `job` (the last one launched with it).
+int CommandOfJob(const sim::Program& program, int job) {
+  int found = -1;
+  for (size_t i = 0; i < program.commands.size(); ++i) {
+    if (program.commands[i].job == job) found = static_cast<int>(i);
+  }
+  return found;
 }
 
 void FillCounts(const Scoreboard& scoreboard, CosimResult& result) {
@@ -407,18 +583,18 @@ double Seconds(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-CosimResult RunLockstep(const CosimOptions& options, const model::GemmJob& job) {
+CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program) {
   const DutVariant& variant = FindVariant(options.config, /*traced=*/false);
   // The SystemC banner and the sc_stop() note would mix with --json output on stdout.
   setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                           sc_core::SC_DO_NOTHING);
-  const std::vector<BusOp> program = HostProgram(options.config, job);
   std::unique_ptr<Dut> dut = MakeDut(variant);
-  Scoreboard scoreboard(options.config, job.m, job.n, job.k, job.out_raw, job.out_base);
+  Scoreboard scoreboard(options.config);
 
   CosimResult result;
   const auto start = std::chrono::steady_clock::now();
+  double check_seconds = 0;
   std::unique_ptr<Engine> engine;
   {
     model::QaccTlm tlm("qacc", options.config);
@@ -426,9 +602,20 @@ CosimResult RunLockstep(const CosimOptions& options, const model::GemmJob& job) 
     tlm.irq(irq);
     LockstepHost host(
         "host", tlm, std::max<int64_t>(1, options.quantum_cycles), [&](ModelPort& port) {
-          engine = std::make_unique<Engine>(options, job, *dut, &port, &scoreboard);
+          engine = std::make_unique<Engine>(options, program, *dut, &port, &scoreboard);
+          engine->set_output_check([&](int job_index, const Engine& e) {
+            const auto check_start = std::chrono::steady_clock::now();
+            const model::GemmJob& job = program.jobs[size_t(job_index)];
+            const golden::Matrix<int32_t> golden = model::GoldenOutput(job);
+            const int command = CommandOfJob(program, job_index);
+            CompareOutputs(options, job, golden, &e, e.rtl_out(), "output", e.cycle(), command,
+                           scoreboard);
+            CompareOutputs(options, job, golden, &e, e.model_out(), "model-output", e.cycle(),
+                           command, scoreboard);
+            check_seconds += Seconds(check_start);
+          });
           try {
-            engine->Run(program);
+            engine->Run();
           } catch (const EngineStop& stop) {
             result.error = stop.error;
           } catch (const std::exception& e) {
@@ -437,80 +624,107 @@ CosimResult RunLockstep(const CosimOptions& options, const model::GemmJob& job) 
         });
     host.initiator_socket.bind(tlm.target_socket);
     sc_core::sc_start();
-    if (tlm.state().last_launch()) {
-      result.command_cycles =
-          tlm.state().last_launch()->done_cycle - tlm.state().last_launch()->launch_cycle;
-    }
   }
   result.cycles = engine->cycle();
-  result.launch_cycle = engine->launch_cycle();
-  if (result.error.empty()) {
-    if (!engine->bus_error().empty()) result.error = engine->bus_error();
-    const auto check_start = std::chrono::steady_clock::now();
-    const golden::Matrix<int32_t> golden = model::GoldenOutput(job);
-    CompareOutputs(options, job, golden, engine.get(), engine->rtl_out(), "output", engine->cycle(),
-                   scoreboard);
-    CompareOutputs(options, job, golden, engine.get(), engine->model_out(), "model-output",
-                   engine->cycle(), scoreboard);
-    result.check_seconds = Seconds(check_start);
-  }
+  result.launch_cycle = engine->first_launch_cycle();
+  result.command_cycles = engine->busy_cycles();
+  result.check_seconds = check_seconds;
   result.wall_seconds = Seconds(start);
   FillCounts(scoreboard, result);
   result.pass = result.error.empty() && scoreboard.total() == 0;
   return result;
 }
 
-CosimResult RunModelOnly(const CosimOptions& options, const model::GemmJob& job) {
+CosimResult RunModelOnly(const CosimOptions& options, const sim::Program& program) {
   CosimResult result;
   const auto start = std::chrono::steady_clock::now();
-  model::Srams srams(options.config);
-  // The same host program as the lockstep run, for the same cycle count: reset, one transfer per
-  // access (2 cycles, 3 for an SRAM read), the command's E cycles and the cycle DONE is seen.
-  int64_t cycles = kResetCycles + 1;
-  for (const BusOp& op : HostProgram(options.config, job)) {
-    if (op.kind == BusOp::Kind::kWaitDone) continue;
-    const bool is_read = op.kind == BusOp::Kind::kRead || op.kind == BusOp::Kind::kReadOut;
-    cycles += model::AccelState::TransferCycles(op.addr, is_read);
-    if (op.kind == BusOp::Kind::kWrite) {
-      const auto region = static_cast<arch::Region>(arch::RegionBits(op.addr));
-      // The bus rule of section 3.1: a write outside the SRAM has no effect (pslverr).
-      const uint32_t offset = arch::WindowOffset(op.addr);
-      if (model::Srams::IsSramRegion(region) && srams.InRange(region, offset)) {
-        srams.HostWrite(region, offset, op.data, op.strobe);
+  model::AccelState state(options.config);
+  Scoreboard scoreboard(options.config);
+  std::vector<uint8_t> out_image(size_t(options.config.out_depth) *
+                                 options.config.out_word_bytes());
+  // The same program as the lockstep run, for the same cycle count: reset, one transfer per
+  // access (2 cycles, 3 for an SRAM read), idle cycles, and each command up to the cycle after
+  // its DONE.
+  int64_t cycle = kResetCycles + 1;
+  for (const sim::HostOp& op : program.ops) {
+    switch (op.kind) {
+      case sim::HostOp::Kind::kWrite:
+      case sim::HostOp::Kind::kStart:
+      case sim::HostOp::Kind::kRead:
+      case sim::HostOp::Kind::kReadOut: {
+        const bool is_read =
+            op.kind == sim::HostOp::Kind::kRead || op.kind == sim::HostOp::Kind::kReadOut;
+        const int64_t complete = cycle + model::AccelState::TransferCycles(op.addr, is_read) - 1;
+        if (is_read) {
+          const model::BusResponse response = state.Read(op.addr, complete);
+          if (op.kind == sim::HostOp::Kind::kReadOut) {
+            const uint32_t off = arch::WindowOffset(op.addr);
+            for (int b = 0; b < 4; ++b) {
+              out_image[off + uint32_t(b)] = static_cast<uint8_t>(response.data >> (8 * b));
+            }
+          }
+        } else {
+          state.Write(op.addr, op.data, op.strobe, complete);
+        }
+        if (op.kind == sim::HostOp::Kind::kStart && state.last_launch() &&
+            state.last_launch()->launch_cycle == complete + 1) {
+          const model::Launch& launch = *state.last_launch();
+          if (result.launch_cycle == 0) result.launch_cycle = launch.launch_cycle;
+          result.command_cycles += launch.done_cycle - launch.launch_cycle;
+          const sim::ProgramCommand& command = program.commands[size_t(op.index)];
+          const arch::ErrCode intended =
+              command.job >= 0 ? arch::ErrCode::kNone : command.expected_error;
+          if (launch.error != intended) {
+            Mismatch m;
+            m.cycle = complete;
+            m.unit = CheckUnitName(CheckUnit::kDone);
+            m.what = "command verdict (test generator vs model)";
+            m.command = op.index;
+            m.expected = arch::ErrCodeName(intended);
+            m.actual = arch::ErrCodeName(launch.error);
+            scoreboard.Record(CheckUnit::kDone, m);
+          }
+        }
+        cycle = complete + 1;
+        break;
       }
+      case sim::HostOp::Kind::kWaitDone:
+        if (state.last_launch()) cycle = std::max(cycle, state.last_launch()->done_cycle + 1);
+        break;
+      case sim::HostOp::Kind::kIdle:
+        cycle += op.cycles;
+        break;
+      case sim::HostOp::Kind::kCheckOutput: {
+        const auto check_start = std::chrono::steady_clock::now();
+        const model::GemmJob& job = program.jobs[size_t(op.index)];
+        CompareOutputs(options, job, model::GoldenOutput(job), nullptr, out_image,
+                       "model-output", cycle - 1, CommandOfJob(program, op.index), scoreboard);
+        result.check_seconds += Seconds(check_start);
+        break;
+      }
+      case sim::HostOp::Kind::kCheckSrams:
+        break;
     }
   }
-  const model::RunResult run = model::RunCommand(options.config, model::ToCommand(job), srams);
-  result.command_cycles = run.cycles;
-  result.cycles = cycles + run.cycles + 1;
-  Scoreboard scoreboard(options.config, job.m, job.n, job.k, job.out_raw, job.out_base);
-  if (run.error != arch::ErrCode::kNone) {
-    result.error = fmt::format("model rejected the command: {}", arch::ErrCodeName(run.error));
-  } else {
-    const auto check_start = std::chrono::steady_clock::now();
-    CompareOutputs(options, job, model::GoldenOutput(job), nullptr, srams.image(arch::Region::kOut),
-                   "model-output", result.cycles, scoreboard);
-    result.check_seconds = Seconds(check_start);
-  }
+  result.cycles = cycle;
   result.wall_seconds = Seconds(start);
   FillCounts(scoreboard, result);
   result.pass = result.error.empty() && scoreboard.total() == 0;
   return result;
 }
 
-RtlOnlyResult RunRtlOnly(const CosimOptions& options, const model::GemmJob& job,
+RtlOnlyResult RunRtlOnly(const CosimOptions& options, const sim::Program& program,
                          const RtlOnlyOptions& rtl_options) {
   const bool traced = !rtl_options.trace_path.empty();
   std::unique_ptr<Dut> dut =
       MakeDut(FindVariant(options.config, traced || rtl_options.traced_build));
   if (traced) dut->OpenTrace(rtl_options.trace_path);
-  const std::vector<BusOp> program = HostProgram(options.config, job);
-  Engine engine(options, job, *dut, nullptr, nullptr);
+  Engine engine(options, program, *dut, nullptr, nullptr);
   if (traced) engine.set_trace(rtl_options.trace_begin, rtl_options.trace_end);
   RtlOnlyResult result;
   const auto start = std::chrono::steady_clock::now();
   try {
-    engine.Run(program);
+    engine.Run();
   } catch (const EngineStop&) {
   }
   result.wall_seconds = Seconds(start);

@@ -10,7 +10,7 @@
 #include "Vqacc_top_sc.h"
 #include "model/arch.h"
 #include "model/gemm_job.h"
-#include "sim/cosim/transactor.h"
+#include "sim/testgen/program.h"
 
 namespace {
 
@@ -31,11 +31,11 @@ struct Host : sc_core::sc_module {
   sc_core::sc_signal<sc_dt::sc_bv<256>> mac_acc{"mac_acc"}, rq_data{"rq_data"},
       out_wdata{"out_wdata"};
   Vqacc_top_sc top{"top"};
-  std::vector<qacc::cosim::BusOp> program;
+  std::vector<qacc::sim::HostOp> program;
   uint64_t checksum = 0;
 
   SC_HAS_PROCESS(Host);
-  explicit Host(sc_core::sc_module_name name, std::vector<qacc::cosim::BusOp> ops)
+  explicit Host(sc_core::sc_module_name name, std::vector<qacc::sim::HostOp> ops)
       : sc_core::sc_module(name), program(std::move(ops)) {
     top.clk_i(clk);
     top.rst_ni(rst_n);
@@ -79,7 +79,7 @@ struct Host : sc_core::sc_module {
   }
 
   void Run() {
-    using Kind = qacc::cosim::BusOp::Kind;
+    using Kind = qacc::sim::HostOp::Kind;
     wait(clk.negedge_event());
     rst_n = false;
     Edge();
@@ -92,6 +92,11 @@ struct Host : sc_core::sc_module {
         g_done = true;
         continue;
       }
+      if (op.kind == Kind::kIdle) {
+        for (int64_t i = 0; i < op.cycles; ++i) Edge();
+        continue;
+      }
+      if (op.kind == Kind::kCheckOutput || op.kind == Kind::kCheckSrams) continue;
       const bool is_read = op.kind == Kind::kRead || op.kind == Kind::kReadOut;
       psel = true;
       penable = false;
@@ -129,7 +134,7 @@ int sc_main(int argc, char** argv) {
   job.requant.multiplier = 1 << 30;
   job.requant.shift = -10;
   const qacc::arch::ArchConfig config;  // the default config the --sc build was Verilated for
-  Host host("host", qacc::cosim::HostProgram(config, job));
+  Host host("host", qacc::sim::SingleJobProgram(config, job).ops);
   const auto start = std::chrono::steady_clock::now();
   sc_core::sc_start();
   const double seconds =

@@ -4,24 +4,6 @@
 
 namespace qacc::cosim {
 
-const char* CheckUnitName(CheckUnit unit) {
-  switch (unit) {
-    case CheckUnit::kMac:
-      return "mac";
-    case CheckUnit::kRequant:
-      return "requant";
-    case CheckUnit::kOutWrite:
-      return "out_write";
-    case CheckUnit::kDone:
-      return "done";
-    case CheckUnit::kOutput:
-      return "output";
-    case CheckUnit::kCount:
-      break;
-  }
-  return "?";
-}
-
 namespace {
 
 std::string BeatName(int64_t tile, int row) {
@@ -31,12 +13,31 @@ std::string BeatName(int64_t tile, int row) {
 
 }  // namespace
 
-Scoreboard::Scoreboard(const arch::ArchConfig& config, int m, int n, int k, bool out_raw,
-                       uint32_t out_base)
-    : config_(config),
-      timing_(config.rows, config.cols, m, n, k),
-      out_raw_(out_raw),
-      out_base_(out_base) {}
+Scoreboard::Scoreboard(const arch::ArchConfig& config)
+    : config_(config), timing_(config.rows, config.cols, 1, 1, 1) {}
+
+void Scoreboard::SetCommand(model::BeatPredictor* predictor, int command) {
+  predictor_ = predictor;
+  command_ = command;
+  const model::GemmEngine* engine = predictor ? predictor->engine() : nullptr;
+  has_command_ = engine != nullptr;
+  if (has_command_) {
+    timing_ = engine->timing();
+    out_raw_ = engine->command().out_raw;
+    out_base_ = engine->command().out_base;
+  }
+}
+
+void Scoreboard::CheckStatus(int64_t cycle, const RtlSample& s, bool busy, bool irq) {
+  if (s.busy == busy && s.irq == irq) return;
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(CheckUnit::kStatus);
+  m.what = s.busy != busy ? "STATUS.BUSY" : "irq_o";
+  m.expected = std::to_string(int(s.busy != busy ? busy : irq));
+  m.actual = std::to_string(int(s.busy != busy ? s.busy : s.irq));
+  Record(CheckUnit::kStatus, m);
+}
 
 int64_t Scoreboard::total() const {
   int64_t sum = 0;
@@ -44,7 +45,8 @@ int64_t Scoreboard::total() const {
   return sum;
 }
 
-void Scoreboard::Record(CheckUnit unit, const Mismatch& mismatch) {
+void Scoreboard::Record(CheckUnit unit, Mismatch mismatch) {
+  if (mismatch.command < 0) mismatch.command = command_;
   const int u = static_cast<int>(unit);
   ++counts_[u];
   if (!first_of_[u]) first_of_[u] = mismatch;
@@ -54,14 +56,14 @@ void Scoreboard::Record(CheckUnit unit, const Mismatch& mismatch) {
 void Scoreboard::Locate(Mismatch& m, int64_t tile, int tile_row) const {
   m.tile = tile;
   m.tile_row = tile_row;
-  if (tile < 0) return;
+  if (tile < 0 || !has_command_) return;
   const int64_t mb = timing_.TileMb(tile), nb = timing_.TileNb(tile);
   if (tile_row >= 0) m.row = static_cast<int>(mb * config_.rows + tile_row);
   if (m.lane >= 0) m.col = static_cast<int>(nb * config_.cols + m.lane);
 }
 
 int64_t Scoreboard::TileOf(int64_t cycle, int row, int64_t first) const {
-  if (predictor_ == nullptr) return -1;
+  if (predictor_ == nullptr || !has_command_) return -1;
   const int64_t rel = cycle - predictor_->launch_cycle() - first - row;
   if (rel < 0) return -1;
   const int64_t tile = rel / timing_.P();

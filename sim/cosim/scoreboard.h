@@ -22,9 +22,33 @@
 
 namespace qacc::cosim {
 
-enum class CheckUnit : uint8_t { kMac, kRequant, kOutWrite, kDone, kOutput, kCount };
+// What the co-simulation compares, one row per unit of comparison: a new unit adds a row here (and its
+// check), nothing else. Counts, first mismatches, the text report and the JSON follow this table.
+enum class CheckUnit : uint8_t {
+  kMac,       // MAC array output beats (spec 8), every lane
+  kRequant,   // requant output beats, every lane
+  kOutWrite,  // output SRAM writes: address, byte enables, data
+  kDone,      // DONE rises in the predicted cycle
+  kStatus,    // BUSY and irq_o, every cycle
+  kBus,       // every bus response: completion cycle (wait states), pslverr, read data
+  kSram,      // every SRAM of RTL and model, whole, after each command
+  kOutput,    // the result read back vs golden (RTL and model)
+  kCount
+};
 inline constexpr int kNumCheckUnits = static_cast<int>(CheckUnit::kCount);
-const char* CheckUnitName(CheckUnit unit);  // "mac", "requant", "out_write", "done", "output"
+struct CheckUnitInfo {
+  CheckUnit unit;
+  const char* name;
+};
+inline constexpr CheckUnitInfo kCheckUnits[kNumCheckUnits] = {
+    {CheckUnit::kMac, "mac"},       {CheckUnit::kRequant, "requant"},
+    {CheckUnit::kOutWrite, "out_write"}, {CheckUnit::kDone, "done"},
+    {CheckUnit::kStatus, "status"}, {CheckUnit::kBus, "bus"},
+    {CheckUnit::kSram, "sram"},     {CheckUnit::kOutput, "output"},
+};
+inline const char* CheckUnitName(CheckUnit unit) {
+  return kCheckUnits[static_cast<int>(unit)].name;
+}
 
 struct Mismatch {
   int64_t cycle = 0;
@@ -37,17 +61,21 @@ struct Mismatch {
   std::string expected;
   std::string actual;
   std::string what;  // e.g. "value", "missing beat", "unexpected beat", "row"
+  int command = -1;  // the program's command in flight or last launched (-1: before the first)
 };
 
 class Scoreboard {
  public:
-  Scoreboard(const arch::ArchConfig& config, int m, int n, int k, bool out_raw, uint32_t out_base);
+  explicit Scoreboard(const arch::ArchConfig& config);
 
-  // The command now in flight (the predictor of its START); nullptr before the first START.
-  void SetCommand(model::BeatPredictor* predictor) { predictor_ = predictor; }
-  // Checks cycle `cycle`.
+  // The command now in flight: the predictor of its START and its index in the program.
+  void SetCommand(model::BeatPredictor* predictor, int command);
+  // Checks the beats and DONE of cycle `cycle`.
   void Check(int64_t cycle, const RtlSample& sample);
-  void Record(CheckUnit unit, const Mismatch& mismatch);
+  // Checks BUSY and irq_o in cycle `cycle` against the model's.
+  void CheckStatus(int64_t cycle, const RtlSample& sample, bool busy, bool irq);
+  // Records a mismatch (its command defaults to the one in flight).
+  void Record(CheckUnit unit, Mismatch mismatch);
 
   int64_t count(CheckUnit unit) const { return counts_[static_cast<int>(unit)]; }
   int64_t total() const;
@@ -89,13 +117,19 @@ class Scoreboard {
 
   arch::ArchConfig config_;
   arch::Timing timing_;
-  bool out_raw_;
-  uint32_t out_base_;
+  bool out_raw_ = false;
+  uint32_t out_base_ = 0;
+  bool has_command_ = false;  // a legal command (timing_ and the layout are its)
+  int command_ = -1;
   model::BeatPredictor* predictor_ = nullptr;
   std::array<int64_t, kNumCheckUnits> counts_{};
   std::array<int64_t, kNumCheckUnits> seen_{};
   std::array<int64_t, kNumCheckUnits> predicted_{};
-  std::array<int64_t, kNumCheckUnits> last_seen_{-1, -1, -1, -1, -1};
+  std::array<int64_t, kNumCheckUnits> last_seen_ = [] {
+    std::array<int64_t, kNumCheckUnits> a{};
+    a.fill(-1);
+    return a;
+  }();
   std::optional<Mismatch> first_;
   std::array<std::optional<Mismatch>, kNumCheckUnits> first_of_;
   bool prev_done_ = false;

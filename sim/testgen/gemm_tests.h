@@ -29,6 +29,10 @@ const std::vector<GemmTestInfo>& GemmTests();
 // std::invalid_argument naming the test and listing the valid names when `name` is unknown.
 model::GemmJob MakeGemmTest(std::string_view name, uint64_t seed, const arch::ArchConfig& config);
 
+// A random job of exactly this shape (operands, zero points, bias, scales, clamp, rounding, as the
+// gemm_random test draws them), every SRAM base 0; legal when the shape fits the SRAMs.
+model::GemmJob RandomJobOfShape(uint64_t seed, const arch::ArchConfig& config, int m, int n, int k);
+
 // The convolution behind the `conv_im2col` test, kept so that tests can check the lowering against
 // a direct convolution: input NHWC uint8 codes (zero point params.input_zero_point), filter HWIO
 // int8 (zero point params.filter_zero_point), bias per output channel. job.a = Im2Col(input) (M =

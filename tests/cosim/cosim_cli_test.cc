@@ -42,7 +42,7 @@ Json RunCosimJson(const std::string& args, int expected_exit) {
 
 // The schema the regression runner and dashboards parse (docs/cosim.md).
 void ExpectMismatchSchema(const Json& m) {
-  for (const char* key : {"cycle", "lane", "tile", "tile_row", "row", "col"}) {
+  for (const char* key : {"cycle", "lane", "tile", "tile_row", "row", "col", "command_index"}) {
     EXPECT_TRUE(m[key].is_number_integer()) << key;
   }
   for (const char* key : {"unit", "what", "command"}) EXPECT_TRUE(m[key].is_string()) << key;
@@ -58,12 +58,13 @@ void ExpectMismatchSchema(const Json& m) {
       EXPECT_TRUE(m[key].is_number_integer()) << key;
     }
   }
-  EXPECT_EQ(m.size(), 11u) << m.dump();
+  EXPECT_EQ(m.size(), 12u) << m.dump();
 }
 
 void ExpectSchema(const Json& j) {
   const std::vector<std::pair<std::string, Json::value_t>> fields = {
       {"test", Json::value_t::string},
+      {"suite", Json::value_t::string},
       {"seed", Json::value_t::number_unsigned},
       {"config", Json::value_t::string},
       {"config_name", Json::value_t::string},
@@ -74,6 +75,8 @@ void ExpectSchema(const Json& j) {
       {"n", Json::value_t::number_integer},
       {"k", Json::value_t::number_integer},
       {"command", Json::value_t::string},
+      {"commands", Json::value_t::number_integer},
+      {"launch_cycle", Json::value_t::number_integer},
       {"cycles", Json::value_t::number_integer},
       {"command_cycles", Json::value_t::number_integer},
       {"wall_seconds", Json::value_t::number_float},
@@ -98,7 +101,8 @@ void ExpectSchema(const Json& j) {
   for (const char* key : {"first_mismatch", "error", "waves"}) ASSERT_TRUE(j.contains(key)) << key;
   EXPECT_TRUE(j["error"].is_null() || j["error"].is_string());
   EXPECT_EQ(j.size(), fields.size() + 3) << j.dump();
-  for (const char* unit : {"mac", "requant", "out_write", "done", "output"}) {
+  for (const char* unit :
+       {"mac", "requant", "out_write", "done", "status", "bus", "sram", "output"}) {
     ASSERT_TRUE(j["mismatches"].contains(unit)) << unit;
     EXPECT_TRUE(j["mismatches"][unit].is_number_integer());
     // The first mismatch of each unit, as the text report prints it.
@@ -107,18 +111,13 @@ void ExpectSchema(const Json& j) {
     EXPECT_EQ(first.is_null(), j["mismatches"][unit] == 0) << unit;
     if (!first.is_null()) ExpectMismatchSchema(first);
   }
-  EXPECT_EQ(j["mismatches"].size(), 5u);
-  EXPECT_EQ(j["first_mismatches"].size(), 5u);
+  EXPECT_EQ(j["mismatches"].size(), 8u);
+  EXPECT_EQ(j["first_mismatches"].size(), 8u);
   if (!j["first_mismatch"].is_null()) ExpectMismatchSchema(j["first_mismatch"]);
 }
 
-// The command's cycle 0, from the report's command text ("..., launched at cycle N").
-int64_t LaunchCycle(const Json& j) {
-  const std::string command = j["first_mismatch"]["command"];
-  const auto pos = command.rfind("launched at cycle ");
-  if (pos == std::string::npos) return -1;
-  return std::stoll(command.substr(pos + 18));
-}
+// The (first) command's cycle 0.
+int64_t LaunchCycle(const Json& j) { return j["launch_cycle"]; }
 
 // ---- Smoke: lockstep passes on both configurations
 // -------------------------------------------------

@@ -1,0 +1,211 @@
+#include "sim/testgen/program.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace qacc::sim {
+
+const std::vector<NamedRegister>& ReadableRegisters() {
+  namespace reg = arch::reg;
+  static const std::vector<NamedRegister> registers = {
+      {reg::kStatus, "STATUS"},
+      {reg::kPerfCycles, "PERF_CYCLES"},
+      {reg::kPerfMacBusy, "PERF_MAC_BUSY"},
+      {reg::kPerfRqBusy, "PERF_RQ_BUSY"},
+      {reg::kPerfOutWrites, "PERF_OUT_WRITES"},
+      {reg::kPerfFeedStall, "PERF_FEED_STALL"},
+      {reg::kPerfLutBusy, "PERF_LUT_BUSY"},
+      {reg::kPerfSmxBusy, "PERF_SMX_BUSY"},
+      {reg::kPerfCmdCount, "PERF_CMD_COUNT"},
+      {reg::kCtrl, "CTRL"},
+      {reg::kCmdM, "CMD_M"},
+      {reg::kCmdN, "CMD_N"},
+      {reg::kCmdK, "CMD_K"},
+      {reg::kCmdABase, "CMD_A_BASE"},
+      {reg::kCmdBBase, "CMD_B_BASE"},
+      {reg::kCmdBiasBase, "CMD_BIAS_BASE"},
+      {reg::kCmdRqBase, "CMD_RQ_BASE"},
+      {reg::kCmdOutBase, "CMD_OUT_BASE"},
+      {reg::kCmdMode, "CMD_MODE"},
+      {reg::kCmdZpAb, "CMD_ZP_AB"},
+      {reg::kCmdZpOut, "CMD_ZP_OUT"},
+      {reg::kCmdClampMin, "CMD_CLAMP_MIN"},
+      {reg::kCmdClampMax, "CMD_CLAMP_MAX"},
+      {reg::kCmdMult, "CMD_MULT"},
+      {reg::kCmdShift, "CMD_SHIFT"},
+      {reg::kId, "ID"},
+      {reg::kVersion, "VERSION"},
+      {reg::kHwRows, "HW_ROWS"},
+      {reg::kHwCols, "HW_COLS"},
+      {reg::kHwADepth, "HW_A_DEPTH"},
+      {reg::kHwBDepth, "HW_B_DEPTH"},
+      {reg::kHwBiasDepth, "HW_BIAS_DEPTH"},
+      {reg::kHwRqDepth, "HW_RQ_DEPTH"},
+      {reg::kHwOutDepth, "HW_OUT_DEPTH"},
+      {reg::kHwUnits, "HW_UNITS"},
+      {reg::kHwLatency, "HW_LATENCY"},
+  };
+  return registers;
+}
+
+std::string RegisterName(uint32_t addr) {
+  for (const NamedRegister& reg : ReadableRegisters()) {
+    if (arch::kRegsBase + reg.offset == addr) return reg.name;
+  }
+  return fmt::format("address {:#08x}", addr);
+}
+
+OutRange OutputRange(const arch::ArchConfig& config, const model::GemmJob& job) {
+  const arch::Timing timing(config.rows, config.cols, job.m, job.n, job.k);
+  // Only words inside the output SRAM are read back: a command that does not fit is rejected by
+  // the accelerator (OUT_RANGE), and the reads past the SRAM would only get pslverr.
+  const int64_t base = std::min<int64_t>(job.out_base, config.out_depth);
+  const int64_t words = std::min(arch::OutWords(timing.T(), config.rows, job.out_raw),
+                                 int64_t{config.out_depth} - base);
+  OutRange range;
+  range.first_byte = static_cast<uint32_t>(base * config.out_word_bytes());
+  range.bytes = static_cast<uint32_t>(words * config.out_word_bytes());
+  return range;
+}
+
+std::string DescribeCommand(const arch::ArchConfig& config, const model::GemmJob& job) {
+  const arch::Command cmd = model::ToCommand(job);
+  const arch::Timing timing(config.rows, config.cols, job.m, job.n, job.k);
+  std::string text = fmt::format("GEMM M={} N={} K={} mode={:#x} (T={} tiles, P={}, E={}; ", job.m,
+                                 job.n, job.k, cmd.mode, timing.T(), timing.P(), timing.E());
+  text += job.out_raw ? "int32 out" : "int8 out";
+  if (!job.out_raw) {
+    text += cmd.single_rounding() ? ", single rounding" : ", double rounding";
+    text += cmd.per_channel()
+                ? ", per-channel"
+                : fmt::format(", mult {} shift {}", cmd.mult, arch::ShiftValue(cmd.shift));
+    text += fmt::format(", zp_out {}, clamp [{}, {}]", cmd.zp_out, cmd.clamp_min, cmd.clamp_max);
+  }
+  text += fmt::format(", a_zp {} b_zp {}{}{}{})", arch::ZpA(cmd.zp_ab), arch::ZpB(cmd.zp_ab),
+                      cmd.a_unsigned() ? ", A uint8" : "", cmd.b_unsigned() ? ", B uint8" : "",
+                      cmd.bias_en() ? ", bias" : "");
+  return text;
+}
+
+int ProgramBuilder::AddJob(const model::GemmJob& job) {
+  program_.jobs.push_back(job);
+  return static_cast<int>(program_.jobs.size()) - 1;
+}
+
+void ProgramBuilder::LoadOperands(int job) {
+  for (const model::BusWrite& w : model::PackOperands(config_, program_.jobs[size_t(job)])) {
+    Write(w.addr, w.data, w.strobe);
+  }
+}
+
+void ProgramBuilder::WriteCommand(int job) {
+  for (const model::BusWrite& w : model::CommandWrites(program_.jobs[size_t(job)])) {
+    Write(w.addr, w.data, w.strobe);
+  }
+}
+
+void ProgramBuilder::WriteCommandRegisters(const arch::Command& cmd) {
+  namespace reg = arch::reg;
+  Write(reg::kCmdM, cmd.m);
+  Write(reg::kCmdN, cmd.n);
+  Write(reg::kCmdK, cmd.k);
+  Write(reg::kCmdABase, cmd.a_base);
+  Write(reg::kCmdBBase, cmd.b_base);
+  Write(reg::kCmdBiasBase, cmd.bias_base);
+  Write(reg::kCmdRqBase, cmd.rq_base);
+  Write(reg::kCmdOutBase, cmd.out_base);
+  Write(reg::kCmdMode, cmd.mode);
+  Write(reg::kCmdZpAb, cmd.zp_ab);
+  Write(reg::kCmdZpOut, static_cast<uint32_t>(cmd.zp_out));
+  Write(reg::kCmdClampMin, static_cast<uint32_t>(cmd.clamp_min));
+  Write(reg::kCmdClampMax, static_cast<uint32_t>(cmd.clamp_max));
+  Write(reg::kCmdMult, static_cast<uint32_t>(cmd.mult));
+  Write(reg::kCmdShift, cmd.shift);
+}
+
+int ProgramBuilder::Start(int job, arch::ErrCode error, const std::string& description,
+                          bool irq_enable) {
+  const int index = static_cast<int>(program_.commands.size());
+  program_.commands.push_back({job, error, description});
+  HostOp op;
+  op.kind = HostOp::Kind::kStart;
+  op.addr = arch::kRegsBase + arch::reg::kCtrl;
+  op.data = arch::kCtrlStart | (irq_enable ? arch::kCtrlIrqEn : 0u);
+  op.index = index;
+  program_.ops.push_back(op);
+  return index;
+}
+
+void ProgramBuilder::Launch(int job, bool irq_enable) {
+  Start(job, arch::ErrCode::kNone, DescribeCommand(config_, program_.jobs[size_t(job)]),
+        irq_enable);
+  WaitDone();
+}
+
+void ProgramBuilder::LaunchIllegal(arch::ErrCode error, const std::string& description,
+                                   bool irq_enable) {
+  Start(-1, error, description, irq_enable);
+  WaitDone();
+}
+
+void ProgramBuilder::WaitDone() { program_.ops.push_back({HostOp::Kind::kWaitDone}); }
+
+void ProgramBuilder::ReadRegisters() {
+  for (const NamedRegister& reg : ReadableRegisters()) Read(arch::kRegsBase + reg.offset);
+}
+
+void ProgramBuilder::ReadBackOutput(int job) {
+  const OutRange range = OutputRange(config_, program_.jobs[size_t(job)]);
+  for (uint32_t off = 0; off < range.bytes; off += 4) {
+    HostOp op;
+    op.kind = HostOp::Kind::kReadOut;
+    op.addr = arch::kOutBase + range.first_byte + off;
+    op.index = job;
+    program_.ops.push_back(op);
+  }
+  HostOp check;
+  check.kind = HostOp::Kind::kCheckOutput;
+  check.index = job;
+  program_.ops.push_back(check);
+}
+
+void ProgramBuilder::CheckSrams() { program_.ops.push_back({HostOp::Kind::kCheckSrams}); }
+
+void ProgramBuilder::Write(uint32_t addr, uint32_t data, uint8_t strobe) {
+  HostOp op;
+  op.kind = HostOp::Kind::kWrite;
+  op.addr = addr;
+  op.data = data;
+  op.strobe = strobe;
+  program_.ops.push_back(op);
+}
+
+void ProgramBuilder::Read(uint32_t addr) {
+  HostOp op;
+  op.kind = HostOp::Kind::kRead;
+  op.addr = addr;
+  program_.ops.push_back(op);
+}
+
+void ProgramBuilder::Idle(int64_t cycles) {
+  if (cycles <= 0) return;
+  HostOp op;
+  op.kind = HostOp::Kind::kIdle;
+  op.cycles = cycles;
+  program_.ops.push_back(op);
+}
+
+Program SingleJobProgram(const arch::ArchConfig& config, const model::GemmJob& job) {
+  ProgramBuilder builder(config);
+  const int index = builder.AddJob(job);
+  builder.LoadOperands(index);
+  builder.WriteCommand(index);
+  builder.Launch(index);
+  builder.ReadRegisters();
+  builder.ReadBackOutput(index);
+  builder.CheckSrams();
+  return builder.Take();
+}
+
+}  // namespace qacc::sim

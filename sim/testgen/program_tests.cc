@@ -1,0 +1,619 @@
+#include "sim/testgen/program_tests.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+
+#include "golden/gemm.h"
+#include "sim/testgen/gemm_tests.h"
+#include "sim/testgen/rng.h"
+
+namespace qacc::sim {
+
+namespace {
+
+constexpr int32_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int32_t kInt32Min = std::numeric_limits<int32_t>::min();
+constexpr int32_t kMinMult = int32_t{1} << 30;
+
+using ErrCode = arch::ErrCode;
+
+// A generator's own consistency: what it calls legal is legal, what it calls illegal fails with
+// the code it names. The co-simulation checks the model's verdict again at each launch.
+void Expect(const arch::ArchConfig& config, const arch::Command& cmd, ErrCode want,
+            const std::string& what) {
+  const ErrCode got = arch::ValidateCommand(config, cmd);
+  if (got != want) {
+    throw std::logic_error(fmt::format("program generator bug: {} on {}: {} instead of {}", what,
+                                       config.name, arch::ErrCodeName(got),
+                                       arch::ErrCodeName(want)));
+  }
+}
+
+int64_t OutWords(const arch::ArchConfig& config, const model::GemmJob& job) {
+  const arch::Timing timing(config.rows, config.cols, job.m, job.n, job.k);
+  return arch::OutWords(timing.T(), config.rows, job.out_raw);
+}
+
+// A small random job: up to two tiles in each dimension, K up to twice the array.
+model::GemmJob SmallJob(Rng& rng, const arch::ArchConfig& config) {
+  const int p = std::max(config.rows, config.cols);
+  return RandomJobOfShape(rng.Next(), config, int(rng.Uniform(1, 2 * config.rows + 1)),
+                          int(rng.Uniform(1, 2 * config.cols + 1)), int(rng.Uniform(1, 2 * p + 1)));
+}
+
+// Forces a per-tensor, int8-output job (the requant registers matter).
+void MakePerTensorInt8(Rng& rng, model::GemmJob& job) {
+  job.out_raw = false;
+  job.per_channel = false;
+  job.channel_mult.clear();
+  job.channel_shift.clear();
+  if (job.requant.multiplier != 0 && job.requant.multiplier < kMinMult) {
+    job.requant.multiplier = kMinMult;
+  }
+  (void)rng;
+}
+
+// Sets the job's per-channel parameters (N entries) from a per-lane rule.
+void SetPerChannel(model::GemmJob& job, const std::function<int32_t(int)>& mult,
+                   const std::function<int(int)>& shift) {
+  job.per_channel = true;
+  job.channel_mult.resize(size_t(job.n));
+  job.channel_shift.resize(size_t(job.n));
+  for (int n = 0; n < job.n; ++n) {
+    job.channel_mult[size_t(n)] = mult(n);
+    job.channel_shift[size_t(n)] = shift(n);
+  }
+}
+
+// The driver's steps for one legal job: operands, command, START (IRQ_EN as asked), wait, every
+// register, the result read back against golden, every SRAM compared.
+int RunJob(ProgramBuilder& b, const model::GemmJob& job, bool irq_enable) {
+  Expect(b.config(), model::ToCommand(job), ErrCode::kNone, "a legal job");
+  const int index = b.AddJob(job);
+  b.LoadOperands(index);
+  b.WriteCommand(index);
+  b.Launch(index, irq_enable);
+  b.ReadRegisters();
+  b.ReadBackOutput(index);
+  b.CheckSrams();
+  return index;
+}
+
+// After a command: acknowledge DONE (and ERROR) like an interrupt handler, or leave them set for
+// the next launch to clear.
+void MaybeAcknowledge(Rng& rng, ProgramBuilder& b) {
+  const uint32_t status = arch::kRegsBase + arch::reg::kStatus;
+  b.Read(status);
+  if (rng.Chance(50)) {
+    b.Write(status, rng.Pick<uint32_t>({arch::kStatusDone, arch::kStatusError,
+                                        arch::kStatusDone | arch::kStatusError}));
+    b.Read(status);
+  }
+}
+
+// ---- prog_chain ----------------------------------------------------------------------------------
+
+Program GenChain(Rng& rng, const arch::ArchConfig& config) {
+  ProgramBuilder b(config);
+  const int p = std::max(config.rows, config.cols);
+  model::GemmJob first =
+      RandomJobOfShape(rng.Next(), config, int(rng.Uniform(1, 3 * config.rows)),
+                       int(rng.Uniform(1, 3 * config.cols)), int(rng.Uniform(1, 3 * p)));
+  first.out_raw = false;
+  first.out_base = uint32_t(rng.Uniform(0, config.out_depth - OutWords(config, first)));
+  bool irq = rng.Chance(50);
+  RunJob(b, first, irq);
+  MaybeAcknowledge(rng, b);
+
+  // The next command's A is this one's output: M stays, K = the previous N.
+  model::GemmJob prev = first;
+  const int links = int(rng.Uniform(1, 3));
+  for (int link = 0; link < links; ++link) {
+    const golden::Matrix<int32_t> out = model::GoldenOutput(prev);
+    model::GemmJob next =
+        RandomJobOfShape(rng.Next(), config, prev.m, int(rng.Uniform(1, 3 * config.cols)), prev.n);
+    next.a_unsigned = prev.requant.clamp_min >= 0;
+    next.a_zp = std::clamp(prev.requant.output_zero_point, next.a_unsigned ? 0 : -128,
+                           next.a_unsigned ? 255 : 127);
+    next.a.resize(size_t(next.m) * size_t(next.k));
+    for (int m = 0; m < next.m; ++m) {
+      for (int k = 0; k < next.k; ++k) {
+        next.a[size_t(m) * size_t(next.k) + size_t(k)] = static_cast<uint8_t>(out.at(m, k));
+      }
+    }
+    next.out_raw = link + 1 == links && rng.Chance(30);
+    const arch::Timing timing(config.rows, config.cols, next.m, next.n, next.k);
+    next.a_base = uint32_t(rng.Uniform(0, config.a_depth - timing.MB() * next.k));
+    next.b_base = uint32_t(rng.Uniform(0, config.b_depth - timing.NB() * next.k));
+    next.out_base = uint32_t(rng.Uniform(0, config.out_depth - OutWords(config, next)));
+    irq = rng.Chance(50);
+    RunJob(b, next, irq);
+    MaybeAcknowledge(rng, b);
+    // Back to back: the same registers launched again right after DONE; same result.
+    if (rng.Chance(60)) {
+      const int index = int(b.program().jobs.size()) - 1;
+      b.Launch(index, rng.Chance(50));
+      b.ReadRegisters();
+      b.ReadBackOutput(index);
+      b.CheckSrams();
+    }
+    prev = next;
+    if (prev.out_raw) break;
+  }
+  return b.Take();
+}
+
+// ---- prog_errors ---------------------------------------------------------------------------------
+
+// One boundary: a legal job at the last legal value (run whole), or an illegal command (the first
+// illegal value) with the code it must fail with.
+struct Case {
+  std::string what;
+  model::GemmJob job;    // the legal job, or the base of the illegal command
+  bool legal = true;
+  arch::Command illegal;  // the registers of an illegal command
+  ErrCode error = ErrCode::kNone;
+};
+
+void AddPair(std::vector<Case>& cases, const std::string& what, const model::GemmJob& legal,
+             const std::function<void(arch::Command&)>& break_it, ErrCode error) {
+  cases.push_back({what + ": last legal value", legal, true, {}, ErrCode::kNone});
+  Case bad{what + ": first illegal value", legal, false, model::ToCommand(legal), error};
+  break_it(bad.illegal);
+  cases.push_back(bad);
+}
+
+std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
+  std::vector<Case> cases;
+  const int rows = config.rows, cols = config.cols;
+  auto small = [&] { return SmallJob(rng, config); };
+
+  // BAD_SHAPE: 1 is the smallest legal dimension, 0 the illegal one.
+  {
+    model::GemmJob job = RandomJobOfShape(rng.Next(), config, 1, 1, 1);
+    AddPair(cases, "BAD_SHAPE M", job, [](arch::Command& c) { c.m = 0; }, ErrCode::kBadShape);
+    cases.push_back({"BAD_SHAPE N = 0", job, false, model::ToCommand(job), ErrCode::kBadShape});
+    cases.back().illegal.n = 0;
+    cases.push_back({"BAD_SHAPE K = 0", job, false, model::ToCommand(job), ErrCode::kBadShape});
+    cases.back().illegal.k = 0;
+  }
+  // The range rules: the panel ends at the SRAM's last word, then one word further.
+  {
+    model::GemmJob job = small();
+    const arch::Timing t(rows, cols, job.m, job.n, job.k);
+    job.a_base = uint32_t(config.a_depth - t.MB() * job.k);
+    AddPair(cases, "A_RANGE", job, [](arch::Command& c) { ++c.a_base; }, ErrCode::kARange);
+  }
+  {
+    model::GemmJob job = small();
+    const arch::Timing t(rows, cols, job.m, job.n, job.k);
+    job.b_base = uint32_t(config.b_depth - t.NB() * job.k);
+    AddPair(cases, "B_RANGE", job, [](arch::Command& c) { ++c.b_base; }, ErrCode::kBRange);
+  }
+  {
+    model::GemmJob job = small();
+    if (job.bias.empty()) job.bias.assign(size_t(job.n), int32_t(rng.Uniform(-1000, 1000)));
+    const arch::Timing t(rows, cols, job.m, job.n, job.k);
+    job.bias_base = uint32_t(config.bias_depth - t.NB());
+    AddPair(cases, "BIAS_RANGE", job, [](arch::Command& c) { ++c.bias_base; },
+            ErrCode::kBiasRange);
+    // Without BIAS_EN the rule does not apply: the same base + 1 is legal.
+    model::GemmJob off = small();
+    off.bias.clear();
+    off.bias_base = uint32_t(config.bias_depth - arch::CeilDiv(off.n, cols) + 1);
+    cases.push_back({"BIAS_RANGE off without BIAS_EN", off, true, {}, ErrCode::kNone});
+  }
+  {
+    model::GemmJob job = small();
+    job.out_raw = false;
+    SetPerChannel(
+        job, [&](int) { return int32_t(rng.Uniform(kMinMult, kInt32Max)); },
+        [&](int) { return int(rng.Uniform(-12, 0)); });
+    const arch::Timing t(rows, cols, job.m, job.n, job.k);
+    job.rq_base = uint32_t(config.rq_depth - t.NB());
+    AddPair(cases, "RQ_RANGE", job, [](arch::Command& c) { ++c.rq_base; }, ErrCode::kRqRange);
+  }
+  for (bool raw : {false, true}) {
+    model::GemmJob job = small();
+    job.out_raw = raw;
+    job.out_base = uint32_t(config.out_depth - OutWords(config, job));
+    AddPair(cases, raw ? "OUT_RANGE int32 out" : "OUT_RANGE int8 out", job,
+            [](arch::Command& c) { ++c.out_base; }, ErrCode::kOutRange);
+  }
+  // BAD_REQUANT: each rule of section 4 at both ends.
+  auto requant_pair = [&](const std::string& what, const std::function<void(model::GemmJob&)>& legal,
+                          const std::function<void(arch::Command&)>& illegal) {
+    model::GemmJob job = small();
+    MakePerTensorInt8(rng, job);
+    legal(job);
+    AddPair(cases, "BAD_REQUANT " + what, job, illegal, ErrCode::kBadRequant);
+  };
+  requant_pair(
+      "shift -31 / -32", [](model::GemmJob& j) { j.requant.shift = -31; },
+      [](arch::Command& c) { c.shift = 0x20; });
+  requant_pair(
+      "shift 30 / 31", [](model::GemmJob& j) { j.requant.shift = 30; },
+      [](arch::Command& c) { c.shift = 31; });
+  requant_pair(
+      "mult 2^30 / 2^30 - 1", [](model::GemmJob& j) { j.requant.multiplier = kMinMult; },
+      [](arch::Command& c) { c.mult = kMinMult - 1; });
+  requant_pair(
+      "mult 0 / 1", [](model::GemmJob& j) { j.requant.multiplier = 0; },
+      [](arch::Command& c) { c.mult = 1; });
+  requant_pair(
+      "mult 2^31 - 1 / -2^31", [](model::GemmJob& j) { j.requant.multiplier = kInt32Max; },
+      [](arch::Command& c) { c.mult = kInt32Min; });
+  requant_pair(
+      "clamp_min = clamp_max / clamp_min > clamp_max",
+      [&](model::GemmJob& j) { j.requant.clamp_min = j.requant.clamp_max; },
+      [](arch::Command& c) { c.clamp_min = c.clamp_max + 1; });
+  requant_pair(
+      "clamp_min -128 / -129", [](model::GemmJob& j) { j.requant.clamp_min = -128; },
+      [](arch::Command& c) { c.clamp_min = -129; });
+  requant_pair(
+      "clamp_max 255 / 256", [](model::GemmJob& j) { j.requant.clamp_max = 255; },
+      [](arch::Command& c) { c.clamp_max = 256; });
+  {
+    // With OUT_RAW the requant registers are not checked: shift 31 and MULT 1 are legal.
+    model::GemmJob job = small();
+    job.out_raw = true;
+    Case c{"BAD_REQUANT off with OUT_RAW", job, true, {}, ErrCode::kNone};
+    cases.push_back(c);
+  }
+  // BAD_ZP: -128 and 255 are legal for either operand, -129 and 256 are not.
+  for (bool b_side : {false, true}) {
+    for (int32_t edge : {-128, 255}) {
+      model::GemmJob job = small();
+      (b_side ? job.b_zp : job.a_zp) = edge;
+      const int32_t bad = edge < 0 ? -129 : 256;
+      AddPair(
+          cases, fmt::format("BAD_ZP {} {} / {}", b_side ? "b_zp" : "a_zp", edge, bad), job,
+          [&, bad, b_side](arch::Command& c) {
+            const int32_t a = b_side ? arch::ZpA(c.zp_ab) : bad;
+            const int32_t bz = b_side ? bad : arch::ZpB(c.zp_ab);
+            c.zp_ab = arch::PackZpAb(a, bz);
+          },
+          ErrCode::kBadZp);
+    }
+  }
+  // UNIT_ABSENT: any ACT but 0 (no activation unit in this version).
+  for (uint32_t act : {1u, 2u, 15u}) {
+    model::GemmJob job = small();
+    Case c{fmt::format("UNIT_ABSENT ACT = {}", act), job, false, model::ToCommand(job),
+           ErrCode::kUnitAbsent};
+    c.illegal.mode |= act << arch::kModeActLsb;
+    cases.push_back(c);
+  }
+  // Two failing rules: the first in the order of section 4 names the error.
+  {
+    model::GemmJob job = small();
+    Case c{"BAD_SHAPE before BAD_ZP", job, false, model::ToCommand(job), ErrCode::kBadShape};
+    c.illegal.k = 0;
+    c.illegal.zp_ab = arch::PackZpAb(-200, 0);
+    cases.push_back(c);
+    Case d{"A_RANGE before UNIT_ABSENT", job, false, model::ToCommand(job), ErrCode::kARange};
+    d.illegal.a_base = config.a_depth;
+    d.illegal.mode |= 1u << arch::kModeActLsb;
+    cases.push_back(d);
+  }
+  // Bases and dimensions wider than the fields: the register keeps its field only.
+  {
+    model::GemmJob job = small();
+    Case c{"CMD_M above 16 bits reads as 0", job, false, model::ToCommand(job),
+           ErrCode::kBadShape};
+    c.illegal.m = 0x10000;
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
+  ProgramBuilder b(config);
+  std::vector<Case> cases = BoundaryCases(rng, config);
+  // A random order: the state left by one case (registers, DONE/ERROR, SRAM contents) is the
+  // starting point of the next.
+  for (size_t i = cases.size(); i > 1; --i) std::swap(cases[i - 1], cases[size_t(rng.Uniform(0, int64_t(i) - 1))]);
+  for (const Case& c : cases) {
+    const bool irq = rng.Chance(30);
+    if (c.legal) {
+      RunJob(b, c.job, irq);
+    } else {
+      Expect(config, c.illegal, c.error, c.what);
+      b.WriteCommandRegisters(c.illegal);
+      b.LaunchIllegal(c.error, "illegal: " + c.what, irq);
+      b.Read(arch::kRegsBase + arch::reg::kStatus);
+      b.Read(arch::kRegsBase + arch::reg::kPerfCycles);
+      b.Read(arch::kRegsBase + arch::reg::kPerfCmdCount);
+      if (rng.Chance(25)) b.CheckSrams();  // an illegal command writes nothing
+    }
+    MaybeAcknowledge(rng, b);
+  }
+  b.ReadRegisters();
+  b.CheckSrams();
+  return b.Take();
+}
+
+// ---- prog_bus ------------------------------------------------------------------------------------
+
+// One access while the command runs; returns its bus cycles.
+int RandomBusyAccess(Rng& rng, const arch::ArchConfig& config, ProgramBuilder& b) {
+  const std::vector<NamedRegister>& regs = ReadableRegisters();
+  const arch::Region windows[] = {arch::Region::kA, arch::Region::kB, arch::Region::kBias,
+                                  arch::Region::kRq, arch::Region::kOut};
+  const int64_t r = rng.Uniform(0, 99);
+  if (r < 40) {  // any readable register, perf counters mid-count included
+    b.Read(arch::kRegsBase + regs[size_t(rng.Uniform(0, int64_t(regs.size()) - 1))].offset);
+    return 2;
+  }
+  if (r < 55) {  // an SRAM window, read or written: refused while busy
+    const arch::Region region = windows[rng.Uniform(0, 4)];
+    const uint32_t addr = arch::WindowBase(region) + uint32_t(rng.Uniform(0, 1023)) * 4;
+    if (rng.Chance(50)) {
+      b.Read(addr);
+      return 3;
+    }
+    b.Write(addr, uint32_t(rng.Next()), uint8_t(rng.Uniform(0, 15)));
+    return 2;
+  }
+  if (r < 70) {  // a command register or CTRL (START too): refused while busy
+    const uint32_t offset = rng.Chance(80) ? uint32_t(rng.Uniform(arch::reg::kCmdM / 4, arch::reg::kCmdShift / 4)) * 4
+                                           : arch::reg::kCtrl;
+    b.Write(arch::kRegsBase + offset, uint32_t(rng.Next()));
+    return 2;
+  }
+  if (r < 78) {  // STATUS W1C while busy: nothing to clear, BUSY stays
+    b.Write(arch::kRegsBase + arch::reg::kStatus, 0xFFFF'FFFFu);
+    return 2;
+  }
+  if (r < 86) {  // a read-only register: refused
+    b.Write(arch::kRegsBase + rng.Pick<uint32_t>({arch::reg::kId, arch::reg::kHwRows,
+                                                  arch::reg::kPerfCycles,
+                                                  arch::reg::kPerfCmdCount}),
+            uint32_t(rng.Next()));
+    return 2;
+  }
+  if (r < 93) {  // reserved offsets: read 0, writes ignored
+    const uint32_t offset = rng.Pick<uint32_t>({0x02C, 0x03C, 0x048, 0x0C0, 0x0FC, 0x120, 0x200,
+                                                0x3FC});
+    if (rng.Chance(50)) {
+      b.Read(arch::kRegsBase + offset);
+    } else {
+      b.Write(arch::kRegsBase + offset, uint32_t(rng.Next()));
+    }
+    return 2;
+  }
+  // Unmapped: above the register block, the reserved LUT/softmax windows, regions 8..15.
+  const uint32_t addr = rng.Pick<uint32_t>({0x000400, 0x0FFFFC, 0x600000, 0x700010, 0x800000,
+                                            0xF00000, 0xFFFFFC});
+  if (rng.Chance(50)) {
+    b.Read(addr);
+  } else {
+    b.Write(addr, uint32_t(rng.Next()));
+  }
+  (void)config;
+  return 2;
+}
+
+Program GenBus(Rng& rng, const arch::ArchConfig& config) {
+  ProgramBuilder b(config);
+  const int p = std::max(config.rows, config.cols);
+  model::GemmJob job = RandomJobOfShape(rng.Next(), config, int(rng.Uniform(config.rows, 4 * config.rows)),
+                                        int(rng.Uniform(config.cols, 4 * config.cols)),
+                                        int(rng.Uniform(p, 6 * p)));
+  Expect(config, model::ToCommand(job), ErrCode::kNone, "prog_bus job");
+  const int index = b.AddJob(job);
+  b.LoadOperands(index);
+  b.WriteCommand(index);
+  const int64_t e = arch::Timing(config.rows, config.cols, job.m, job.n, job.k).E();
+  for (int round = 0; round < 2; ++round) {
+    b.Start(index, ErrCode::kNone, DescribeCommand(config, job), rng.Chance(50));
+    // Accesses at chosen cycles of the command, all inside its busy window: cycle 0 is the first
+    // busy cycle and each access takes 2 (3 for an SRAM read) cycles.
+    int64_t at = 0;
+    while (true) {
+      const int64_t gap = rng.Chance(40) ? 0 : rng.Uniform(1, std::max<int64_t>(1, e / 16));
+      if (at + gap + 3 >= e) break;
+      b.Idle(gap);
+      at += gap + RandomBusyAccess(rng, config, b);
+    }
+    b.WaitDone();
+    b.ReadRegisters();
+    b.ReadBackOutput(index);
+    b.CheckSrams();
+    // IRQ: enabled after DONE (irq rises), DONE cleared (irq falls), disabled again.
+    const uint32_t ctrl = arch::kRegsBase + arch::reg::kCtrl;
+    const uint32_t status = arch::kRegsBase + arch::reg::kStatus;
+    b.Write(ctrl, arch::kCtrlIrqEn);
+    b.Idle(rng.Uniform(0, 3));
+    if (rng.Chance(50)) b.Write(status, arch::kStatusDone);
+    b.Read(status);
+    b.Write(ctrl, 0);
+    // Idle SRAM windows take host accesses again: a few words rewritten with their own value
+    // (strobes random), read back, and the SRAMs compared.
+    for (int i = 0; i < 4; ++i) {
+      const uint32_t word = uint32_t(rng.Uniform(0, 15)) * 4;
+      b.Read(arch::kABase + word);
+      b.Read(arch::kOutBase + word);
+    }
+    b.CheckSrams();
+  }
+  return b.Take();
+}
+
+// ---- prog_corners --------------------------------------------------------------------------------
+
+Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
+  ProgramBuilder b(config);
+  const int rows = config.rows, cols = config.cols;
+  auto run = [&](model::GemmJob job) { RunJob(b, job, rng.Chance(30)); };
+
+  // Output zero point at both int32 extremes: every element saturates to a clamp bound.
+  for (int32_t zp : {kInt32Max, kInt32Min}) {
+    model::GemmJob job = SmallJob(rng, config);
+    MakePerTensorInt8(rng, job);
+    job.requant.output_zero_point = zp;
+    run(job);
+  }
+  // Clamp at the widest int8-mode bounds, -128..255 (the byte stored is the low 8 bits of y), and
+  // a zero point that makes both ends saturate.
+  {
+    model::GemmJob job = SmallJob(rng, config);
+    MakePerTensorInt8(rng, job);
+    job.requant.clamp_min = -128;
+    job.requant.clamp_max = 255;
+    job.requant.output_zero_point = int32_t(rng.Uniform(-300, 300));
+    run(job);
+  }
+  // Every shift, one per column (per-channel), multipliers at their ends and in between, a bias
+  // that spreads the accumulators over both signs.
+  {
+    const int shifts = arch::kMaxShift - arch::kMinShift + 1;
+    model::GemmJob job = RandomJobOfShape(rng.Next(), config, int(rng.Uniform(1, rows)), shifts,
+                                          int(rng.Uniform(1, 2 * rows)));
+    job.out_raw = false;
+    const int offset = int(rng.Uniform(0, shifts - 1));
+    SetPerChannel(
+        job,
+        [&](int) { return rng.Pick<int32_t>({kMinMult, kInt32Max, int32_t(rng.Uniform(kMinMult, kInt32Max))}); },
+        [&](int n) { return arch::kMinShift + (n + offset) % shifts; });
+    job.bias.resize(size_t(job.n));
+    for (auto& v : job.bias) v = int32_t(rng.Uniform(-(1 << 20), 1 << 20));
+    job.requant.rounding = rng.Chance(50) ? golden::RequantRounding::kSingleRounding
+                                          : golden::RequantRounding::kDoubleRounding;
+    run(job);
+  }
+  // Ties: A at its zero point makes every accumulator 0, so x = bias, chosen per column.
+  // MULT = 2^30 halves x: an odd x ties in the first rounding (SRDHM, or the single rounding's
+  // shift); with double rounding and shift -e, x = 2h with h = (2j + 1) * 2^(e-1) ties in the
+  // second.
+  for (golden::RequantRounding rounding :
+       {golden::RequantRounding::kSingleRounding, golden::RequantRounding::kDoubleRounding}) {
+    model::GemmJob job = RandomJobOfShape(rng.Next(), config, int(rng.Uniform(1, rows)),
+                                          int(rng.Uniform(cols, 2 * cols)), 1);
+    job.a_zp = job.a_unsigned ? int32_t(rng.Uniform(0, 255)) : int32_t(rng.Uniform(-128, 127));
+    std::fill(job.a.begin(), job.a.end(), static_cast<uint8_t>(job.a_zp));
+    MakePerTensorInt8(rng, job);
+    job.requant.rounding = rounding;
+    job.requant.multiplier = kMinMult;
+    const bool single = rounding == golden::RequantRounding::kSingleRounding;
+    const int e = int(rng.Uniform(1, 6));
+    // Single rounding of x * 2^30 by 2^(31 - s) = x / 2^(1 - s): shift 0 ties at odd x, shift -e
+    // at x = (2j + 1) * 2^e.
+    const bool single_at_zero = single && rng.Chance(50);
+    job.requant.shift = single_at_zero ? 0 : -e;
+    job.requant.output_zero_point = 0;
+    job.requant.clamp_min = -128;
+    job.requant.clamp_max = 127;
+    job.bias.resize(size_t(job.n));
+    for (int n = 0; n < job.n; ++n) {
+      const int32_t sign = rng.Chance(50) ? 1 : -1;
+      const int32_t j = int32_t(rng.Uniform(0, 40));
+      const int32_t odd = sign * (2 * j + 1);
+      if (single) {
+        job.bias[size_t(n)] = single_at_zero ? odd : odd * (int32_t{1} << e);
+      } else {
+        job.bias[size_t(n)] = n % 2 == 0 ? odd * 2 * (int32_t{1} << (e - 1)) : odd;
+      }
+    }
+    run(job);
+  }
+  // Saturation high and low with an output zero point: large biases of both signs.
+  {
+    model::GemmJob job = SmallJob(rng, config);
+    MakePerTensorInt8(rng, job);
+    job.requant.multiplier = int32_t(rng.Uniform(kMinMult, kInt32Max));
+    job.requant.shift = int(rng.Uniform(-4, 0));
+    const bool out_unsigned = rng.Chance(50);
+    job.requant.clamp_min = out_unsigned ? 0 : -128;
+    job.requant.clamp_max = out_unsigned ? 255 : 127;
+    job.requant.output_zero_point = int32_t(rng.Uniform(job.requant.clamp_min, job.requant.clamp_max));
+    job.bias.resize(size_t(job.n));
+    for (int n = 0; n < job.n; ++n) {
+      job.bias[size_t(n)] = (n % 2 ? 1 : -1) * int32_t(rng.Uniform(1000, 1 << 20));
+    }
+    run(job);
+  }
+  // The bias add wraps around 2^32 (int32 out shows x itself; int8 out requantizes the wrapped x).
+  for (bool raw : {true, false}) {
+    model::GemmJob job = SmallJob(rng, config);
+    job.out_raw = raw;
+    if (!raw) MakePerTensorInt8(rng, job);
+    job.bias.resize(size_t(job.n));
+    for (int n = 0; n < job.n; ++n) {
+      job.bias[size_t(n)] =
+          n % 2 ? kInt32Max - int32_t(rng.Uniform(0, 1000)) : kInt32Min + int32_t(rng.Uniform(0, 1000));
+    }
+    run(job);
+  }
+  // K = 1 and the largest K the A and B SRAMs hold for one tile, both panels ending at the last
+  // word; M = 1 and N = 1.
+  {
+    model::GemmJob job = RandomJobOfShape(rng.Next(), config, int(rng.Uniform(1, rows)),
+                                          int(rng.Uniform(1, cols)), 1);
+    run(job);
+    const int k_max = int(std::min<int64_t>({config.a_depth, config.b_depth, arch::kMaxDim}));
+    model::GemmJob big = RandomJobOfShape(rng.Next(), config, int(rng.Uniform(1, rows)),
+                                          int(rng.Uniform(1, cols)), k_max);
+    run(big);
+    model::GemmJob line = RandomJobOfShape(rng.Next(), config, 1, int(rng.Uniform(1, 3 * cols)),
+                                           int(rng.Uniform(1, 40)));
+    run(line);
+    model::GemmJob column = RandomJobOfShape(rng.Next(), config, int(rng.Uniform(1, 3 * rows)), 1,
+                                             int(rng.Uniform(1, 40)));
+    run(column);
+  }
+  b.ReadRegisters();
+  return b.Take();
+}
+
+struct ProgramTestDef {
+  TestInfo info;
+  std::function<Program(Rng&, const arch::ArchConfig&)> generate;
+};
+
+const std::vector<ProgramTestDef>& Defs() {
+  static const std::vector<ProgramTestDef> defs = {
+      {{"prog_chain",
+        "2-4 commands, each one's int8 output the next one's A operand (read back and written by "
+        "the host); back-to-back relaunch; IRQ enable and DONE/ERROR acknowledge"},
+       GenChain},
+      {{"prog_errors",
+        "every validation rule at its boundary in random order: the last legal value runs whole, "
+        "the first illegal one fails with its code and writes nothing; two failing rules at once"},
+       GenErrors},
+      {{"prog_bus",
+        "bus accesses at random cycles while a command runs: every register (perf counters "
+        "mid-count), SRAM windows, CMD_*/CTRL writes, read-only, reserved and unmapped "
+        "addresses; IRQ raised and cleared after DONE"},
+       GenBus},
+      {{"prog_corners",
+        "field extremes: output zero point -2^31 and 2^31-1, clamp -128..255, every shift, ties "
+        "in both rounding stages, saturation with zero points, bias wrap-around, K = 1 and the "
+        "largest K, M = 1, N = 1"},
+       GenCorners},
+  };
+  return defs;
+}
+
+}  // namespace
+
+std::vector<TestInfo> ProgramTests() {
+  std::vector<TestInfo> tests;
+  for (const ProgramTestDef& def : Defs()) tests.push_back(def.info);
+  return tests;
+}
+
+Program MakeProgramTest(std::string_view name, uint64_t seed, const arch::ArchConfig& config) {
+  for (const ProgramTestDef& def : Defs()) {
+    if (def.info.name != name) continue;
+    Rng rng(HashName(name) ^ seed);
+    return def.generate(rng, config);
+  }
+  throw std::invalid_argument(fmt::format("unknown test '{}' in suite program", name));
+}
+
+}  // namespace qacc::sim
