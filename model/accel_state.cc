@@ -20,7 +20,7 @@ constexpr uint32_t kZpMask = 0x1FFu << arch::kZpALsb | 0x1FFu << arch::kZpBLsb;
 constexpr uint32_t kShiftMask = (uint32_t{1} << arch::kShiftBits) - 1;
 
 bool IsCommandRegister(uint32_t offset) {
-  return offset >= arch::reg::kCmdM && offset <= arch::reg::kCmdShift;
+  return offset >= arch::reg::kCmdM && offset <= arch::reg::kCmdOp;
 }
 
 // ID .. HW_LATENCY and PERF_*: a write is refused.
@@ -172,6 +172,8 @@ uint32_t AccelState::ReadRegister(uint32_t offset, int64_t cycle) const {
       return static_cast<uint32_t>(cmd_regs_.mult);
     case reg::kCmdShift:
       return static_cast<uint32_t>(arch::ShiftValue(cmd_regs_.shift));
+    case reg::kCmdOp:
+      return cmd_regs_.op;
     case reg::kPerfCycles:
       return PerfVisible(cycle).cycles;
     case reg::kPerfMacBusy:
@@ -251,6 +253,9 @@ BusStatus AccelState::WriteRegister(uint32_t offset, uint32_t data, int64_t cycl
       break;
     case reg::kCmdShift:
       cmd_regs_.shift = data & kShiftMask;
+      break;
+    case reg::kCmdOp:
+      cmd_regs_.op = data & ((uint32_t{1} << arch::kOpBits) - 1);
       break;
     default:  // reserved offsets: ignored
       break;

@@ -74,7 +74,7 @@ void CheckDepth(uint32_t depth, uint32_t word_bytes, const char* key, const char
 void CheckFixed(int value, int expected, const char* key, std::string_view source) {
   if (value != expected) {
     Fail(source, key,
-         std::to_string(value) + " is not the spec v1.0 value " + std::to_string(expected) +
+         std::to_string(value) + " is not the spec's value " + std::to_string(expected) +
              " (allowed: " + std::to_string(expected) + ")");
   }
 }
@@ -102,47 +102,25 @@ void ValidateIn(const ArchConfig& c, std::string_view source) {
 }  // namespace
 
 const char* UnitName(Unit unit) {
-  switch (unit) {
-    case Unit::kCtrl:
-      return "ctrl";
-    case Unit::kMac:
-      return "mac";
-    case Unit::kRequant:
-      return "requant";
-    case Unit::kOut:
-      return "out";
-    case Unit::kLut:
-      return "lut";
-    case Unit::kSoftmax:
-      return "softmax";
+  for (const UnitInfo& info : kUnits) {
+    if (info.id == unit) return info.name;
   }
   return "?";
 }
 
 const char* ErrCodeName(ErrCode code) {
-  switch (code) {
-    case ErrCode::kNone:
-      return "NONE";
-    case ErrCode::kBadShape:
-      return "BAD_SHAPE";
-    case ErrCode::kARange:
-      return "A_RANGE";
-    case ErrCode::kBRange:
-      return "B_RANGE";
-    case ErrCode::kBiasRange:
-      return "BIAS_RANGE";
-    case ErrCode::kRqRange:
-      return "RQ_RANGE";
-    case ErrCode::kOutRange:
-      return "OUT_RANGE";
-    case ErrCode::kBadRequant:
-      return "BAD_REQUANT";
-    case ErrCode::kBadZp:
-      return "BAD_ZP";
-    case ErrCode::kUnitAbsent:
-      return "UNIT_ABSENT";
+  if (code == ErrCode::kNone) return "NONE";
+  for (const ErrCodeInfo& info : kErrCodes) {
+    if (info.code == code) return info.name;
   }
   return "?";
+}
+
+const RegisterInfo* FindRegister(uint32_t offset) {
+  for (const RegisterInfo& info : kRegisters) {
+    if (info.offset == offset) return &info;
+  }
+  return nullptr;
 }
 
 void ValidateArchConfig(const ArchConfig& config) { ValidateIn(config, config.name); }
@@ -204,11 +182,13 @@ std::string DescribeArchConfig(const ArchConfig& c) {
 }
 
 ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd) {
+  // The opcode first: the other checks read the fields of a GEMM.
+  if (cmd.Op() != static_cast<uint32_t>(Opcode::kGemm)) return ErrCode::kBadOpcode;
   const int64_t m = cmd.M(), n = cmd.N(), k = cmd.K();
   if (m == 0 || n == 0 || k == 0) return ErrCode::kBadShape;
   const Timing timing(config.rows, config.cols, m, n, k);
   const int64_t mb = timing.MB(), nb = timing.NB();
-  const uint32_t base_mask = (uint32_t{1} << kBaseBits) - 1;
+  constexpr uint32_t base_mask = (uint32_t{1} << kBaseBits) - 1;
   if (int64_t{cmd.a_base & base_mask} + mb * k > int64_t{config.a_depth}) return ErrCode::kARange;
   if (int64_t{cmd.b_base & base_mask} + nb * k > int64_t{config.b_depth}) return ErrCode::kBRange;
   if (cmd.bias_en() && int64_t{cmd.bias_base & base_mask} + nb > int64_t{config.bias_depth}) {

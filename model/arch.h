@@ -1,8 +1,9 @@
 // The architecture spec in C++: constants, register map, command format, configuration and timing
-// of the qacc accelerator. Mirrors docs/architecture.md (spec v1.0; section numbers below point
-// there) exactly as rtl/qacc_pkg.sv mirrors it for SystemVerilog. Plain C++17 (no SystemC, no
-// Verilator): the SystemC model, the co-simulation, the RTL tests and the tools all include it.
-// Change the spec first, then both mirrors.
+// of the qacc accelerator (docs/architecture.md; section numbers below point there). The constants,
+// register map, error codes, unit ids and opcodes come from model/arch_spec.h, generated from
+// docs/spec/qacc_spec.json as the constants of rtl/qacc_pkg.sv are; this file adds what is
+// derived from them. Plain C++17 (no SystemC, no Verilator): the SystemC model, the
+// co-simulation, the RTL tests and the tools all include it.
 #ifndef QACC_MODEL_ARCH_H_
 #define QACC_MODEL_ARCH_H_
 
@@ -11,67 +12,12 @@
 #include <string>
 #include <string_view>
 
+#include "model/arch_spec.h"
+
 namespace qacc::arch {
 
-// ---- Version and identification (3.2)
-// ------------------------------------------------------------------------
-inline constexpr uint32_t kId = 0x5141'4343;       // "QACC"
-inline constexpr uint32_t kVersion = 0x0001'0000;  // [31:16] major 1, [15:0] minor 0
-
-// ---- Datapath widths and legal ranges (4, 5)
-// -----------------------------------------------------------------
-inline constexpr int kOperandBits = 8;  // int8 / uint8 operands
-inline constexpr int kZpBits = 9;       // operand zero point field, two's complement
-inline constexpr int kFactorBits = 10;  // operand - zero point: -383..383
-inline constexpr int kAccBits = 32;     // accumulators wrap modulo 2^32
-inline constexpr int kMultBits = 32;    // Q31 requant multiplier
-inline constexpr int kShiftBits = 6;    // requant shift field, two's complement
-inline constexpr int kDimBits = 16;     // CMD_M/N/K: 1..65535
-inline constexpr int kBaseBits = 20;    // CMD_*_BASE: SRAM word index
-inline constexpr int32_t kMinOperandZp = -128;
-inline constexpr int32_t kMaxOperandZp = 255;
-inline constexpr int kMinShift = -31;
-inline constexpr int kMaxShift = 30;
-inline constexpr int64_t kMinNonzeroMult = int64_t{1} << 30;  // per-tensor MULT: 0 or 2^30..2^31-1
-inline constexpr int32_t kMinInt8ModeClamp = -128;            // int8 mode clamp bounds: -128..255
-inline constexpr int32_t kMaxInt8ModeClamp = 255;
-inline constexpr uint32_t kMaxDim = (uint32_t{1} << kDimBits) - 1;
-
-// ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency"
-// -------------------------------------
-inline constexpr int kCmdSetupLatency = 1;  // Ls: launch -> first A/B SRAM read address
-inline constexpr int kSramReadLatency = 1;  // Lr: address in cycle t, data visible at t + 1
-inline constexpr int kMacEdgeLatency = 1;   // Le: zero-point subtraction edge register
-inline constexpr int kRequantLatency = 4;   // Lq: requant input beat at t -> output beat at t + 4
-inline constexpr int kOutWriteLatency = 1;  // Lw: output writer register
-
-// ---- Units (2)
-// -------------------------------------------------------------------------------------------------
-enum class Unit : uint8_t {
-  kCtrl = 0,
-  kMac = 1,
-  kRequant = 2,
-  kOut = 3,
-  kLut = 4,      // reserved
-  kSoftmax = 5,  // reserved
-};
-const char* UnitName(Unit unit);  // "ctrl", "mac", "requant", "out", "lut", "softmax"
-
-// ---- Address map (3.1): byte addresses, bits [23:20] select the region
-// ------------------------------------------
-inline constexpr int kAddrBits = 24;
-inline constexpr int kWindowBits = 20;
+// ---- Derived from the spec's constants
 inline constexpr uint32_t kWindowSize = uint32_t{1} << kWindowBits;  // 1 MiB per SRAM window
-enum class Region : uint8_t {
-  kRegs = 0x0,
-  kA = 0x1,
-  kB = 0x2,
-  kBias = 0x3,
-  kRq = 0x4,
-  kOut = 0x5,
-  kLut = 0x6,  // reserved
-  kSmx = 0x7,  // reserved
-};
 inline constexpr uint32_t WindowBase(Region region) {
   return static_cast<uint32_t>(region) << kWindowBits;
 }
@@ -83,120 +29,32 @@ inline constexpr uint32_t kRqBase = WindowBase(Region::kRq);      // 0x40_0000
 inline constexpr uint32_t kOutBase = WindowBase(Region::kOut);    // 0x50_0000
 inline constexpr uint32_t kLutBase = WindowBase(Region::kLut);    // reserved
 inline constexpr uint32_t kSmxBase = WindowBase(Region::kSmx);    // reserved
-inline constexpr uint32_t kRegsSize =
-    0x200;  // 0x000..0x1FF control/command/perf; 0x200..0x3FF reserved
-inline constexpr uint32_t kRegsReservedEnd =
-    0x400;  // 0x200..0x3FF: LUT and softmax registers, reserved
+inline constexpr uint32_t RegionBits(uint32_t addr) {
+  return (addr >> kWindowBits) & ((uint32_t{1} << (kAddrBits - kWindowBits)) - 1);
+}
+inline constexpr uint32_t WindowOffset(uint32_t addr) { return addr & (kWindowSize - 1); }
 // rq SRAM lane (3.1, 3.3): 8 bytes, multiplier word at +0, shift word at +4 (bits [5:0] used).
 inline constexpr uint32_t kRqLaneBytes = 8;
 inline constexpr uint32_t kRqShiftOffset = 4;
-inline constexpr uint32_t RegionBits(uint32_t addr) { return (addr >> kWindowBits) & 0xF; }
-inline constexpr uint32_t WindowOffset(uint32_t addr) { return addr & (kWindowSize - 1); }
+// Earlier names of the fixed register values.
+inline constexpr uint32_t kHwUnitsV1 = kHwUnitsValue;
+inline constexpr uint32_t kHwLatencyV1 = kHwLatencyValue;
 
-// ---- Registers (3.2): byte offsets
-// -------------------------------------------------------------------------------
-namespace reg {
-inline constexpr uint32_t kId = 0x000;
-inline constexpr uint32_t kVersion = 0x004;
-inline constexpr uint32_t kHwRows = 0x008;
-inline constexpr uint32_t kHwCols = 0x00C;
-inline constexpr uint32_t kHwADepth = 0x010;
-inline constexpr uint32_t kHwBDepth = 0x014;
-inline constexpr uint32_t kHwBiasDepth = 0x018;
-inline constexpr uint32_t kHwRqDepth = 0x01C;
-inline constexpr uint32_t kHwOutDepth = 0x020;
-inline constexpr uint32_t kHwUnits = 0x024;
-inline constexpr uint32_t kHwLatency = 0x028;
-inline constexpr uint32_t kCtrl = 0x040;
-inline constexpr uint32_t kStatus = 0x044;
-inline constexpr uint32_t kCmdM = 0x080;
-inline constexpr uint32_t kCmdN = 0x084;
-inline constexpr uint32_t kCmdK = 0x088;
-inline constexpr uint32_t kCmdABase = 0x08C;
-inline constexpr uint32_t kCmdBBase = 0x090;
-inline constexpr uint32_t kCmdBiasBase = 0x094;
-inline constexpr uint32_t kCmdRqBase = 0x098;
-inline constexpr uint32_t kCmdOutBase = 0x09C;
-inline constexpr uint32_t kCmdMode = 0x0A0;
-inline constexpr uint32_t kCmdZpAb = 0x0A4;
-inline constexpr uint32_t kCmdZpOut = 0x0A8;
-inline constexpr uint32_t kCmdClampMin = 0x0AC;
-inline constexpr uint32_t kCmdClampMax = 0x0B0;
-inline constexpr uint32_t kCmdMult = 0x0B4;
-inline constexpr uint32_t kCmdShift = 0x0B8;
-inline constexpr uint32_t kCmdReservedBegin =
-    0x0C0;  // 0x0C0..0x0FC: LUT/softmax command fields, reserved
-inline constexpr uint32_t kPerfCycles = 0x100;
-inline constexpr uint32_t kPerfMacBusy = 0x104;
-inline constexpr uint32_t kPerfRqBusy = 0x108;
-inline constexpr uint32_t kPerfOutWrites = 0x10C;
-inline constexpr uint32_t kPerfFeedStall = 0x110;
-inline constexpr uint32_t kPerfLutBusy = 0x114;  // reserved, reads 0
-inline constexpr uint32_t kPerfSmxBusy = 0x118;  // reserved, reads 0
-inline constexpr uint32_t kPerfCmdCount = 0x11C;
-}  // namespace reg
-
-// CTRL (0x040).
-inline constexpr uint32_t kCtrlStart = 1u << 0;  // write 1: launch; reads 0
-inline constexpr uint32_t kCtrlIrqEn = 1u << 1;  // RW
-// STATUS (0x044).
-inline constexpr uint32_t kStatusBusy = 1u << 0;   // RO
-inline constexpr uint32_t kStatusDone = 1u << 1;   // W1C
-inline constexpr uint32_t kStatusError = 1u << 2;  // W1C, also clears ERR_CODE
-inline constexpr int kStatusErrCodeLsb = 8;        // [11:8] ERR_CODE, RO
-inline constexpr uint32_t kStatusErrCodeMask = 0xFu << kStatusErrCodeLsb;
-// HW_UNITS (0x024).
-inline constexpr uint32_t kHwUnitMac = 1u << 0;
-inline constexpr uint32_t kHwUnitRequant = 1u << 1;
-inline constexpr uint32_t kHwUnitLut = 1u << 2;      // 0 in v1.0
-inline constexpr uint32_t kHwUnitSoftmax = 1u << 3;  // 0 in v1.0
-inline constexpr uint32_t kHwUnitsV1 = kHwUnitMac | kHwUnitRequant;
-// HW_LATENCY (0x028): [7:0] Lq, [15:8] Lw, [23:16] Ls, [31:24] Lr.
-inline constexpr uint32_t kHwLatencyV1 =
-    uint32_t(kRequantLatency) | uint32_t(kOutWriteLatency) << 8 | uint32_t(kCmdSetupLatency) << 16 |
-    uint32_t(kSramReadLatency) << 24;
-
-// CMD_MODE (0x0A0).
-inline constexpr uint32_t kModeRounding = 1u << 0;    // 0 double (TFLite), 1 single rounding
-inline constexpr uint32_t kModePerChannel = 1u << 1;  // multipliers/shifts from the rq SRAM
-inline constexpr uint32_t kModeOutRaw = 1u << 2;      // 1: store int32 biased accumulators
-inline constexpr uint32_t kModeBiasEn = 1u << 3;
-inline constexpr uint32_t kModeAUnsigned = 1u << 4;
-inline constexpr uint32_t kModeBUnsigned = 1u << 5;
-inline constexpr int kModeActLsb = 8;  // [11:8] ACT
-inline constexpr uint32_t kModeActMask = 0xFu << kModeActLsb;
-enum class Act : uint8_t { kNone = 0, kLut = 1, kSoftmax = 2 };  // 1, 2 reserved in v1.0
-// CMD_ZP_AB (0x0A4): [8:0] a_zp, [24:16] b_zp, 9-bit two's complement.
-inline constexpr int kZpALsb = 0;
-inline constexpr int kZpBLsb = 16;
-
-// ---- Validation error codes (4), STATUS.ERR_CODE
-// ------------------------------------------------------------------
-enum class ErrCode : uint8_t {
-  kNone = 0,
-  kBadShape = 1,   // M, N or K is 0
-  kARange = 2,     // A_BASE + MB * K > ADepth
-  kBRange = 3,     // B_BASE + NB * K > BDepth
-  kBiasRange = 4,  // BIAS_EN and BIAS_BASE + NB > BiasDepth
-  kRqRange = 5,    // PER_CHANNEL and RQ_BASE + NB > RqDepth
-  kOutRange = 6,   // OUT_BASE + out_words > OutDepth
-  kBadRequant =
-      7,       // !OUT_RAW and (shift, per-tensor MULT, clamp order or int8 clamp range illegal)
-  kBadZp = 8,  // a_zp or b_zp outside -128..255
-  kUnitAbsent = 9,  // ACT != 0
-};
-const char* ErrCodeName(ErrCode code);  // "NONE", "BAD_SHAPE", ...
+const char* UnitName(Unit unit);        // "ctrl", "mac", "requant", "out", "lut", "softmax"
+const char* ErrCodeName(ErrCode code);  // "NONE", "BAD_SHAPE", ... (kErrCodes)
+// The register at byte offset `offset` of the register block, or nullptr (reserved offsets).
+const RegisterInfo* FindRegister(uint32_t offset);
 
 // ---- Configuration (1): configs/*.json
-// ------------------------------------------------------------------------ Every tunable parameter
-// of the hardware, typed, with its default (configs/default.json) and legal range. The RTL build
-// passes the same values as -G parameters; the latencies are fixed by spec v1.0 and only checked.
+// Every tunable parameter of the hardware, typed, with its default (configs/default.json) and legal
+// range. The RTL build passes the same values as -G parameters; the latencies are fixed by the spec
+// and only checked.
 struct ArchLatency {
-  int cmd_setup = kCmdSetupLatency;  // "latency.cmd_setup": Ls, must be 1
-  int sram_read = kSramReadLatency;  // "latency.sram_read": Lr, must be 1
-  int mac_edge = kMacEdgeLatency;    // "latency.mac_edge":  Le, must be 1
-  int requant = kRequantLatency;     // "latency.requant":   Lq, must be 4
-  int out_write = kOutWriteLatency;  // "latency.out_write": Lw, must be 1
+  int cmd_setup = kCmdSetupLatency;  // "latency.cmd_setup": Ls, must equal the spec's
+  int sram_read = kSramReadLatency;  // "latency.sram_read": Lr
+  int mac_edge = kMacEdgeLatency;    // "latency.mac_edge":  Le
+  int requant = kRequantLatency;     // "latency.requant":   Lq
+  int out_write = kOutWriteLatency;  // "latency.out_write": Lw
 };
 
 struct ArchConfig {
@@ -214,8 +72,8 @@ struct ArchConfig {
       256;  // "sram.rq_depth" (RqDepth): words of Cols (mult, shift); pow2, *8*Cols <= 2^20
   uint32_t out_depth =
       8192;  // "sram.out_depth" (OutDepth): words of 4*Cols bytes; pow2, *4*Cols <= 2^20
-  int addr_bits = kAddrBits;  // "bus.addr_bits" (AddrWidth): APB byte-address width; must be 24
-  int acc_bits = kAccBits;    // "acc_bits": accumulator width; must be 32
+  int addr_bits = kAddrBits;  // "bus.addr_bits" (AddrWidth): APB byte-address width, fixed
+  int acc_bits = kAccBits;    // "acc_bits": accumulator width, fixed
   ArchLatency latency;        // "latency.*"
 
   // SRAM word sizes in bytes (section 3.1 table).
@@ -239,10 +97,10 @@ ArchConfig LoadArchConfig(const std::string& path);
 std::string DescribeArchConfig(const ArchConfig& config);
 
 // ---- Command (4)
-// ----------------------------------------------------------------------------------------------
 // The CMD_* registers as the host writes them (raw register values: the field extraction is part of
 // the spec).
 struct Command {
+  uint32_t op = 0;                                                            // CMD_OP [3:0]
   uint32_t m = 1, n = 1, k = 1;                                               // CMD_M/N/K [15:0]
   uint32_t a_base = 0, b_base = 0, bias_base = 0, rq_base = 0, out_base = 0;  // [19:0]
   uint32_t mode = 0;                                                          // CMD_MODE
@@ -253,6 +111,7 @@ struct Command {
   int32_t mult = 1 << 30;    // CMD_MULT
   uint32_t shift = 0;        // CMD_SHIFT raw [5:0]
 
+  uint32_t Op() const { return op & ((uint32_t{1} << kOpBits) - 1); }
   uint32_t M() const { return m & kMaxDim; }
   uint32_t N() const { return n & kMaxDim; }
   uint32_t K() const { return k & kMaxDim; }
@@ -276,14 +135,13 @@ inline constexpr int32_t SignExtend(uint32_t value, int bits) {
 inline constexpr int32_t ZpA(uint32_t zp_ab) { return SignExtend(zp_ab >> kZpALsb, kZpBits); }
 inline constexpr int32_t ZpB(uint32_t zp_ab) { return SignExtend(zp_ab >> kZpBLsb, kZpBits); }
 inline constexpr uint32_t PackZpAb(int32_t a_zp, int32_t b_zp) {
-  return (uint32_t(a_zp) & 0x1FF) << kZpALsb | (uint32_t(b_zp) & 0x1FF) << kZpBLsb;
+  return (uint32_t(a_zp) << kZpALsb & kZpAMask) | (uint32_t(b_zp) << kZpBLsb & kZpBMask);
 }
 inline constexpr int32_t ShiftValue(uint32_t shift_reg) {
   return SignExtend(shift_reg, kShiftBits);
 }
 
 // ---- Tiling and timing (4, 6, 7)
-// --------------------------------------------------------------------------------
 inline constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // Cycle numbers of one command, counted from cycle 0 = the first cycle with STATUS.BUSY = 1. t is
@@ -331,12 +189,8 @@ struct Timing {
   constexpr int64_t FeedStall() const { return (T() - 1) * (P() - k); }
 };
 
-// Cycles of a command rejected by validation: DONE/ERROR visible at cycle 1, PERF_CYCLES = 1.
-inline constexpr int64_t kErrorCycles = 1;
-
 // ---- Output layout (6.3)
-// -------------------------------------------------------------------------------------- Output
-// SRAM words used by a command: OUT_RAW ? T * Rows : T * Rows / 4.
+// Output SRAM words used by a command: OUT_RAW ? T * Rows : T * Rows / 4.
 inline constexpr int64_t OutWords(int64_t tiles, int64_t rows, bool out_raw) {
   return out_raw ? tiles * rows : tiles * rows / 4;
 }

@@ -69,7 +69,8 @@ arch::Command ToCommand(const GemmJob& job) {
 std::vector<BusWrite> CommandWrites(const GemmJob& job) {
   namespace reg = arch::reg;
   const arch::Command cmd = ToCommand(job);
-  return {{reg::kCmdM, cmd.m},
+  return {{reg::kCmdOp, cmd.op},
+          {reg::kCmdM, cmd.m},
           {reg::kCmdN, cmd.n},
           {reg::kCmdK, cmd.k},
           {reg::kCmdABase, cmd.a_base},

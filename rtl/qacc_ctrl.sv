@@ -115,10 +115,10 @@ module qacc_ctrl
                      (cmd_q.out_raw ? (WideW'(tiles) << RowsLog2) : (WideW'(tiles) << (RowsLog2 - 2)));
 
   function automatic logic clamp_in_int8_mode(logic signed [31:0] v);
-    return (v >= -32'sd128) && (v <= 32'sd255);
+    return (v >= MIN_INT8_MODE_CLAMP) && (v <= MAX_INT8_MODE_CLAMP);
   endfunction
-  function automatic logic zp_legal(logic signed [ZP_W-1:0] zp);
-    return zp >= -9'sd128;  // 9-bit two's complement: -256..255; legal -128..255
+  function automatic logic zp_legal(logic signed [ZP_W-1:0] zp);  // 9 bits: -256..255
+    return (int'(zp) >= MIN_OPERAND_ZP) && (int'(zp) <= MAX_OPERAND_ZP);
   endfunction
 
   always_comb begin
@@ -127,7 +127,9 @@ module qacc_ctrl
     mult_bad  = !cmd_q.per_channel && (cmd_q.mult != '0) && (cmd_q.mult[MULT_W-1:MULT_W-2] != 2'b01);
     clamp_bad = (cmd_q.clamp_min > cmd_q.clamp_max) || !clamp_in_int8_mode(cmd_q.clamp_min) ||
                 !clamp_in_int8_mode(cmd_q.clamp_max);
-    if (cmd_q.m == '0 || cmd_q.n == '0 || cmd_q.k == '0) begin
+    if (cmd_q.op != OpGemm) begin
+      err_code = ErrBadOpcode;  // first: the checks below read the fields of a GEMM
+    end else if (cmd_q.m == '0 || cmd_q.n == '0 || cmd_q.k == '0) begin
       err_code = ErrBadShape;
     end else if (a_need > WideW'(ADepth)) begin
       err_code = ErrARange;

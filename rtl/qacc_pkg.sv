@@ -1,45 +1,66 @@
-// Shared constants and types of the qacc accelerator. Mirrors docs/architecture.md (spec v1.0): section numbers
-// in the comments point there. Tunable sizes are module parameters fed from configs/*.json; what is fixed by
-// this version of the spec lives here.
+// Shared constants and types of the qacc accelerator (docs/architecture.md; section numbers in the comments
+// point there). The constants, enumerations and register map are generated from docs/spec/qacc_spec.json by
+// scripts/gen_spec.py into the section below; the types around it are written by hand. Tunable sizes are
+// module parameters fed from configs/*.json.
 package qacc_pkg;
 
-  // ---- Version and identification (3.2) ----------------------------------------------------------------------
-  localparam logic [31:0] QACC_ID      = 32'h5141_4343;  // "QACC"
-  localparam logic [31:0] QACC_VERSION = 32'h0001_0000;  // major 1, minor 0
+  // BEGIN GENERATED spec: by scripts/gen_spec.py from docs/spec/qacc_spec.json, do not edit
+  // Spec v1.1.
 
-  // ---- Datapath widths (5) ------------------------------------------------------------------------------------
-  localparam int unsigned OPERAND_W = 8;   // int8 / uint8 operands
-  localparam int unsigned ZP_W      = 9;   // operand zero point, two's complement, legal -128..255
-  localparam int unsigned FACTOR_W  = 10;  // operand - zero point: -383..383
-  localparam int unsigned PROD_W    = 2 * FACTOR_W;  // one product, |p| <= 383^2 < 2^18
-  localparam int unsigned ACC_W     = 32;  // accumulators wrap modulo 2^ACC_W
-  localparam int unsigned MULT_W    = 32;  // Q31 requant multiplier
-  localparam int unsigned SHIFT_W   = 6;   // requant shift, two's complement, legal -31..30
-  localparam int unsigned DIM_W     = 16;  // M, N, K
+  // ---- Constants (1, 3, 4, 5) -------------------------------------------------------------------------------------
+  localparam int unsigned VERSION_MAJOR       = 1;              // spec major version (VERSION[31:16])
+  localparam int unsigned VERSION_MINOR       = 1;              // spec minor version (VERSION[15:0])
+  localparam logic [31:0] QACC_ID             = 32'h5141_4343;  // ID register: "QACC" in ASCII
+  localparam logic [31:0] QACC_VERSION        = 32'h0001_0001;  // VERSION register
+  localparam int unsigned OPERAND_W           = 8;              // int8 / uint8 operands
+  localparam int unsigned ZP_W                = 9;              // operand zero point, two's complement
+  localparam int unsigned FACTOR_W            = 10;             // operand - zero point: -383..383
+  localparam int unsigned PROD_W              = 20;             // one product: |p| <= 383^2
+  localparam int unsigned ACC_W               = 32;             // accumulator width; wraps modulo 2^32
+  localparam int unsigned MULT_W              = 32;             // Q31 requant multiplier
+  localparam int unsigned SHIFT_W             = 6;              // requant shift field, two's complement
+  localparam int unsigned Q31_FRAC_BITS       = 31;             // fraction bits of the Q31 multiplier
+  localparam int unsigned DIM_W               = 16;             // CMD_M/N/K field
+  localparam int unsigned CMD_BASE_W          = 20;             // CMD_*_BASE field: an SRAM word index
+  localparam int unsigned OP_W                = 4;              // CMD_OP field
+  localparam logic [31:0] MAX_DIM             = 32'h0000_FFFF;  // largest M, N, K
+  localparam int          MIN_OPERAND_ZP      = -128;           // smallest legal a_zp / b_zp
+  localparam int          MAX_OPERAND_ZP      = 255;            // largest legal a_zp / b_zp
+  localparam int          MIN_SHIFT           = -31;            // smallest legal requant shift
+  localparam int          MAX_SHIFT           = 30;             // largest legal requant shift
+  localparam longint      MIN_NONZERO_MULT    = 1073741824;     // per-tensor MULT: 0 or 2^30..2^31-1
+  localparam int          MIN_INT8_MODE_CLAMP = -128;           // int8 mode: smallest clamp bound
+  localparam int          MAX_INT8_MODE_CLAMP = 255;            // int8 mode: largest clamp bound
+  localparam int unsigned ADDR_BITS           = 24;             // APB byte-address width
+  localparam int unsigned WINDOW_BITS         = 20;             // offset bits of a 1 MiB region
+  localparam logic [31:0] REG_BLOCK_BYTES     = 32'h0000_0200;  // registers: 0x000..0x1FF
+  localparam logic [31:0] REG_SPACE_BYTES     = 32'h0000_0400;  // registers + reserved: 0x000..0x3FF
+  localparam longint      ERROR_CYCLES        = 1;              // rejected command: E = 1
 
-  localparam int MIN_SHIFT = -31;
-  localparam int MAX_SHIFT = 30;
-  localparam int Q31_FRAC_BITS = 31;
+  // ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency" ----------------------------------------
+  localparam int unsigned CMD_SETUP_LATENCY = 1;  // Ls: launch -> first A/B SRAM read
+  localparam int unsigned SRAM_READ_LATENCY = 1;  // Lr: SRAM read: address at t, data at t + 1
+  localparam int unsigned MAC_EDGE_LATENCY  = 1;  // Le: MAC array edge register (zero points)
+  localparam int unsigned REQUANT_LATENCY   = 4;  // Lq: requant unit: input beat t -> output t + 4
+  localparam int unsigned OUT_WRITE_LATENCY = 1;  // Lw: output writer register
 
-  // ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency" -------------------------------------
-  localparam int unsigned CMD_SETUP_LATENCY = 1;  // Ls
-  localparam int unsigned SRAM_READ_LATENCY = 1;  // Lr
-  localparam int unsigned MAC_EDGE_LATENCY  = 1;  // Le
-  localparam int unsigned REQUANT_LATENCY   = 4;  // Lq
-  localparam int unsigned OUT_WRITE_LATENCY = 1;  // Lw
-
-  // ---- Command fields (4) -------------------------------------------------------------------------------------
-  typedef enum logic {
-    RqRoundDouble = 1'b0,  // TFLite reference: SRDHM, then RoundingDivideByPOT
-    RqRoundSingle = 1'b1   // TFLITE_SINGLE_ROUNDING: one half-up shift
-  } rq_rounding_e;
-
+  // ---- Enumerations -----------------------------------------------------------------------------------------------
+  // CMD_OP: the operation of a command
+  typedef enum logic [3:0] {
+    OpGemm = 4'd0
+  } opcode_e;
+  // CMD_MODE.ACT: activation unit after requant
   typedef enum logic [3:0] {
     ActNone    = 4'd0,
-    ActLut     = 4'd1,  // reserved: LUT activation unit
-    ActSoftmax = 4'd2   // reserved: softmax unit
+    ActLut     = 4'd1,
+    ActSoftmax = 4'd2
   } act_sel_e;
-
+  // CMD_MODE.ROUNDING
+  typedef enum logic {
+    RqRoundDouble = 1'd0,
+    RqRoundSingle = 1'd1
+  } rq_rounding_e;
+  // STATUS.ERR_CODE (4)
   typedef enum logic [3:0] {
     ErrNone       = 4'd0,
     ErrBadShape   = 4'd1,
@@ -50,45 +71,31 @@ package qacc_pkg;
     ErrOutRange   = 4'd6,
     ErrBadRequant = 4'd7,
     ErrBadZp      = 4'd8,
-    ErrUnitAbsent = 4'd9
+    ErrUnitAbsent = 4'd9,
+    ErrBadOpcode  = 4'd10
   } err_code_e;
+  // Unit ids (2) used by monitors, perf counters and reports
+  typedef enum logic [2:0] {
+    UnitCtrl    = 3'd0,
+    UnitMac     = 3'd1,
+    UnitRequant = 3'd2,
+    UnitOut     = 3'd3,
+    UnitLut     = 3'd4,
+    UnitSoftmax = 3'd5
+  } unit_e;
+  // Address map (3.1): bits [23:20] select the region
+  typedef enum logic [3:0] {
+    RegionRegs = 4'd0,
+    RegionA    = 4'd1,
+    RegionB    = 4'd2,
+    RegionBias = 4'd3,
+    RegionRq   = 4'd4,
+    RegionOut  = 4'd5,
+    RegionLut  = 4'd6,
+    RegionSmx  = 4'd7
+  } region_e;
 
-  // CMD_MODE bit positions.
-  localparam int unsigned MODE_ROUNDING_BIT    = 0;
-  localparam int unsigned MODE_PER_CHANNEL_BIT = 1;
-  localparam int unsigned MODE_OUT_RAW_BIT     = 2;
-  localparam int unsigned MODE_BIAS_EN_BIT     = 3;
-  localparam int unsigned MODE_A_UNSIGNED_BIT  = 4;
-  localparam int unsigned MODE_B_UNSIGNED_BIT  = 5;
-  localparam int unsigned MODE_ACT_LSB         = 8;
-
-  // A command as copied at launch.
-  typedef struct packed {
-    logic [DIM_W-1:0]         m;
-    logic [DIM_W-1:0]         n;
-    logic [DIM_W-1:0]         k;
-    logic [19:0]              a_base;
-    logic [19:0]              b_base;
-    logic [19:0]              bias_base;
-    logic [19:0]              rq_base;
-    logic [19:0]              out_base;
-    rq_rounding_e             rounding;
-    logic                     per_channel;
-    logic                     out_raw;
-    logic                     bias_en;
-    logic                     a_unsigned;
-    logic                     b_unsigned;
-    act_sel_e                 act;
-    logic signed [ZP_W-1:0]   a_zp;
-    logic signed [ZP_W-1:0]   b_zp;
-    logic signed [31:0]       zp_out;
-    logic signed [31:0]       clamp_min;
-    logic signed [31:0]       clamp_max;
-    logic signed [MULT_W-1:0] mult;
-    logic signed [SHIFT_W-1:0] shift;
-  } cmd_t;
-
-  // ---- Register offsets (3.2), byte addresses -------------------------------------------------------------------
+  // ---- Register offsets (3.2), byte addresses ---------------------------------------------------------------------
   localparam logic [11:0] REG_ID              = 12'h000;
   localparam logic [11:0] REG_VERSION         = 12'h004;
   localparam logic [11:0] REG_HW_ROWS         = 12'h008;
@@ -117,37 +124,99 @@ package qacc_pkg;
   localparam logic [11:0] REG_CMD_CLAMP_MAX   = 12'h0B0;
   localparam logic [11:0] REG_CMD_MULT        = 12'h0B4;
   localparam logic [11:0] REG_CMD_SHIFT       = 12'h0B8;
+  localparam logic [11:0] REG_CMD_OP          = 12'h0BC;
   localparam logic [11:0] REG_PERF_CYCLES     = 12'h100;
   localparam logic [11:0] REG_PERF_MAC_BUSY   = 12'h104;
   localparam logic [11:0] REG_PERF_RQ_BUSY    = 12'h108;
   localparam logic [11:0] REG_PERF_OUT_WRITES = 12'h10C;
   localparam logic [11:0] REG_PERF_FEED_STALL = 12'h110;
-  localparam logic [11:0] REG_PERF_LUT_BUSY   = 12'h114;  // reserved, reads 0
-  localparam logic [11:0] REG_PERF_SMX_BUSY   = 12'h118;  // reserved, reads 0
+  localparam logic [11:0] REG_PERF_LUT_BUSY   = 12'h114;
+  localparam logic [11:0] REG_PERF_SMX_BUSY   = 12'h118;
   localparam logic [11:0] REG_PERF_CMD_COUNT  = 12'h11C;
 
-  // CTRL / STATUS bits.
-  localparam int unsigned CTRL_START_BIT    = 0;
-  localparam int unsigned CTRL_IRQ_EN_BIT   = 1;
-  localparam int unsigned STATUS_BUSY_BIT   = 0;
-  localparam int unsigned STATUS_DONE_BIT   = 1;
-  localparam int unsigned STATUS_ERROR_BIT  = 2;
-  localparam int unsigned STATUS_ERR_LSB    = 8;
+  // ---- Register fields (3.2): bit of a one-bit field, lsb and width of a wider one --------------------------------
+  localparam int unsigned VERSION_MAJOR_LSB    = 16;
+  localparam int unsigned VERSION_MAJOR_W      = 16;
+  localparam int unsigned VERSION_MINOR_LSB    = 0;
+  localparam int unsigned VERSION_MINOR_W      = 16;
+  localparam int unsigned HW_UNIT_MAC_BIT      = 0;
+  localparam int unsigned HW_UNIT_REQUANT_BIT  = 1;
+  localparam int unsigned HW_UNIT_LUT_BIT      = 2;
+  localparam int unsigned HW_UNIT_SOFTMAX_BIT  = 3;
+  localparam int unsigned HW_LATENCY_LQ_LSB    = 0;
+  localparam int unsigned HW_LATENCY_LQ_W      = 8;
+  localparam int unsigned HW_LATENCY_LW_LSB    = 8;
+  localparam int unsigned HW_LATENCY_LW_W      = 8;
+  localparam int unsigned HW_LATENCY_LS_LSB    = 16;
+  localparam int unsigned HW_LATENCY_LS_W      = 8;
+  localparam int unsigned HW_LATENCY_LR_LSB    = 24;
+  localparam int unsigned HW_LATENCY_LR_W      = 8;
+  localparam int unsigned CTRL_START_BIT       = 0;
+  localparam int unsigned CTRL_IRQ_EN_BIT      = 1;
+  localparam int unsigned STATUS_BUSY_BIT      = 0;
+  localparam int unsigned STATUS_DONE_BIT      = 1;
+  localparam int unsigned STATUS_ERROR_BIT     = 2;
+  localparam int unsigned STATUS_ERR_CODE_LSB  = 8;
+  localparam int unsigned STATUS_ERR_CODE_W    = 4;
+  localparam int unsigned MODE_ROUNDING_BIT    = 0;
+  localparam int unsigned MODE_PER_CHANNEL_BIT = 1;
+  localparam int unsigned MODE_OUT_RAW_BIT     = 2;
+  localparam int unsigned MODE_BIAS_EN_BIT     = 3;
+  localparam int unsigned MODE_A_UNSIGNED_BIT  = 4;
+  localparam int unsigned MODE_B_UNSIGNED_BIT  = 5;
+  localparam int unsigned MODE_ACT_LSB         = 8;
+  localparam int unsigned MODE_ACT_W           = 4;
+  localparam int unsigned ZP_A_LSB             = 0;
+  localparam int unsigned ZP_A_W               = 9;
+  localparam int unsigned ZP_B_LSB             = 16;
+  localparam int unsigned ZP_B_W               = 9;
+  // Values of the registers fixed by this version.
+  localparam logic [31:0] HW_UNITS_VALUE = 32'h0000_0003;
+  localparam logic [31:0] HW_LATENCY_VALUE = 32'h0101_0104;
 
-  // ---- Address map (3.1): bits [23:20] select the region ----------------------------------------------------
-  localparam int unsigned WINDOW_BITS = 20;  // 1 MiB per SRAM window
-  typedef enum logic [3:0] {
-    RegionRegs = 4'h0,
-    RegionA    = 4'h1,
-    RegionB    = 4'h2,
-    RegionBias = 4'h3,
-    RegionRq   = 4'h4,
-    RegionOut  = 4'h5,
-    RegionLut  = 4'h6,  // reserved
-    RegionSmx  = 4'h7   // reserved
-  } region_e;
+  // Register classes of the write rules (3): a write to a read-only register is an error, and so
+  // is a write to a busy-locked one (CTRL, CMD_*) while BUSY.
+  function automatic logic reg_read_only(logic [11:0] off);
+    return off inside {REG_ID, REG_VERSION, REG_HW_ROWS, REG_HW_COLS, REG_HW_A_DEPTH, REG_HW_B_DEPTH,
+                       REG_HW_BIAS_DEPTH, REG_HW_RQ_DEPTH, REG_HW_OUT_DEPTH, REG_HW_UNITS, REG_HW_LATENCY,
+                       REG_PERF_CYCLES, REG_PERF_MAC_BUSY, REG_PERF_RQ_BUSY, REG_PERF_OUT_WRITES, REG_PERF_FEED_STALL,
+                       REG_PERF_LUT_BUSY, REG_PERF_SMX_BUSY, REG_PERF_CMD_COUNT};
+  endfunction
+  function automatic logic reg_busy_locked(logic [11:0] off);
+    return off inside {REG_CTRL, REG_CMD_M, REG_CMD_N, REG_CMD_K, REG_CMD_A_BASE, REG_CMD_B_BASE, REG_CMD_BIAS_BASE,
+                       REG_CMD_RQ_BASE, REG_CMD_OUT_BASE, REG_CMD_MODE, REG_CMD_ZP_AB, REG_CMD_ZP_OUT,
+                       REG_CMD_CLAMP_MIN, REG_CMD_CLAMP_MAX, REG_CMD_MULT, REG_CMD_SHIFT, REG_CMD_OP};
+  endfunction
+  // END GENERATED spec
 
-  // SRAM windows (regions 0x1..0x5) as indices of the window buses of qacc_regs / qacc_top.
+  // ---- Command (4): the CMD_* registers as copied at launch ----------------------------------------------------
+  typedef struct packed {
+    opcode_e                  op;
+    logic [DIM_W-1:0]         m;
+    logic [DIM_W-1:0]         n;
+    logic [DIM_W-1:0]         k;
+    logic [CMD_BASE_W-1:0]    a_base;
+    logic [CMD_BASE_W-1:0]    b_base;
+    logic [CMD_BASE_W-1:0]    bias_base;
+    logic [CMD_BASE_W-1:0]    rq_base;
+    logic [CMD_BASE_W-1:0]    out_base;
+    rq_rounding_e             rounding;
+    logic                     per_channel;
+    logic                     out_raw;
+    logic                     bias_en;
+    logic                     a_unsigned;
+    logic                     b_unsigned;
+    act_sel_e                 act;
+    logic signed [ZP_W-1:0]   a_zp;
+    logic signed [ZP_W-1:0]   b_zp;
+    logic signed [31:0]       zp_out;
+    logic signed [31:0]       clamp_min;
+    logic signed [31:0]       clamp_max;
+    logic signed [MULT_W-1:0] mult;
+    logic signed [SHIFT_W-1:0] shift;
+  } cmd_t;
+
+  // ---- SRAM windows (regions 0x1..0x5) as indices of the window buses of qacc_regs / qacc_top -------------------
   localparam int unsigned NUM_WIN = 5;
   typedef enum logic [2:0] {
     WinA    = 3'd0,
@@ -156,17 +225,5 @@ package qacc_pkg;
     WinRq   = 3'd3,
     WinOut  = 3'd4
   } win_e;
-  localparam logic [11:0] REG_SPACE_BYTES = 12'h400;  // 0x000..0x3FF: registers and reserved offsets
-  localparam int unsigned CMD_BASE_W = 20;              // CMD_*_BASE [19:0]
-
-  // ---- Unit ids used by monitors, perf counters and reports (2) -------------------------------------------------
-  typedef enum logic [2:0] {
-    UnitCtrl    = 3'd0,
-    UnitMac     = 3'd1,
-    UnitRequant = 3'd2,
-    UnitOut     = 3'd3,
-    UnitLut     = 3'd4,  // reserved
-    UnitSoftmax = 3'd5   // reserved
-  } unit_e;
 
 endpackage

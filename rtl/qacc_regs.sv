@@ -98,7 +98,7 @@ module qacc_regs
         win          = WinOut;
         win_in_range = 32'(off) < OutDepth * 4 * NumCols;
       end
-      default: is_win = 1'b0;  // registers, reserved LUT/softmax windows (absent in v1.0), unmapped
+      default: is_win = 1'b0;  // registers, reserved LUT/softmax windows (absent in this version), unmapped
     endcase
   end
 
@@ -112,26 +112,14 @@ module qacc_regs
   logic            rd_pend_d, rd_pend_q, rd_err_d, rd_err_q, rd_shift_d, rd_shift_q;
   win_e            rd_win_d, rd_win_q;
 
-  logic            reg_ro, reg_cmd;
+  logic            reg_ro, reg_locked;
   logic            err;
   logic            wr_en;
   logic [31:0]     reg_rdata, win_rdata;
 
-  // Register classes for the write rules.
-  always_comb begin
-    reg_ro  = 1'b0;
-    reg_cmd = 1'b0;
-    unique case (reg_off)
-      REG_ID, REG_VERSION, REG_HW_ROWS, REG_HW_COLS, REG_HW_A_DEPTH, REG_HW_B_DEPTH, REG_HW_BIAS_DEPTH,
-      REG_HW_RQ_DEPTH, REG_HW_OUT_DEPTH, REG_HW_UNITS, REG_HW_LATENCY, REG_PERF_CYCLES, REG_PERF_MAC_BUSY,
-      REG_PERF_RQ_BUSY, REG_PERF_OUT_WRITES, REG_PERF_FEED_STALL, REG_PERF_LUT_BUSY, REG_PERF_SMX_BUSY,
-      REG_PERF_CMD_COUNT: reg_ro = 1'b1;
-      REG_CMD_M, REG_CMD_N, REG_CMD_K, REG_CMD_A_BASE, REG_CMD_B_BASE, REG_CMD_BIAS_BASE, REG_CMD_RQ_BASE,
-      REG_CMD_OUT_BASE, REG_CMD_MODE, REG_CMD_ZP_AB, REG_CMD_ZP_OUT, REG_CMD_CLAMP_MIN, REG_CMD_CLAMP_MAX,
-      REG_CMD_MULT, REG_CMD_SHIFT: reg_cmd = 1'b1;
-      default: ;
-    endcase
-  end
+  // Register classes for the write rules (generated from the spec's register table).
+  assign reg_ro     = reg_read_only(reg_off);
+  assign reg_locked = reg_busy_locked(reg_off);
 
   // Error of the access in its first access cycle.
   always_comb begin
@@ -140,7 +128,7 @@ module qacc_regs
       err = !win_in_range || busy_i;
     end else if (is_reg) begin
       if (apb_pwrite_i) begin
-        err = reg_ro || ((reg_cmd || reg_off == REG_CTRL) && busy_i);
+        err = reg_ro || (reg_locked && busy_i);
       end
     end else begin
       err = 1'b1;  // unmapped
@@ -234,17 +222,18 @@ module qacc_regs
           cmd_d.bias_en     = apb_pwdata_i[MODE_BIAS_EN_BIT];
           cmd_d.a_unsigned  = apb_pwdata_i[MODE_A_UNSIGNED_BIT];
           cmd_d.b_unsigned  = apb_pwdata_i[MODE_B_UNSIGNED_BIT];
-          cmd_d.act         = act_sel_e'(apb_pwdata_i[MODE_ACT_LSB +: 4]);
+          cmd_d.act         = act_sel_e'(apb_pwdata_i[MODE_ACT_LSB +: MODE_ACT_W]);
         end
         REG_CMD_ZP_AB: begin
-          cmd_d.a_zp = apb_pwdata_i[ZP_W-1:0];
-          cmd_d.b_zp = apb_pwdata_i[16 +: ZP_W];
+          cmd_d.a_zp = apb_pwdata_i[ZP_A_LSB +: ZP_A_W];
+          cmd_d.b_zp = apb_pwdata_i[ZP_B_LSB +: ZP_B_W];
         end
         REG_CMD_ZP_OUT:    cmd_d.zp_out    = apb_pwdata_i;
         REG_CMD_CLAMP_MIN: cmd_d.clamp_min = apb_pwdata_i;
         REG_CMD_CLAMP_MAX: cmd_d.clamp_max = apb_pwdata_i;
         REG_CMD_MULT:      cmd_d.mult      = apb_pwdata_i;
         REG_CMD_SHIFT:     cmd_d.shift     = apb_pwdata_i[SHIFT_W-1:0];
+        REG_CMD_OP:        cmd_d.op        = opcode_e'(apb_pwdata_i[OP_W-1:0]);
         default: ;  // read-only registers are rejected by err; reserved offsets ignore writes
       endcase
     end
@@ -298,11 +287,10 @@ module qacc_regs
       REG_HW_BIAS_DEPTH:   reg_rdata = 32'(BiasDepth);
       REG_HW_RQ_DEPTH:     reg_rdata = 32'(RqDepth);
       REG_HW_OUT_DEPTH:    reg_rdata = 32'(OutDepth);
-      REG_HW_UNITS:        reg_rdata = 32'b0011;  // MAC, requant; no LUT, no softmax in v1.0
-      REG_HW_LATENCY:      reg_rdata = {8'(SRAM_READ_LATENCY), 8'(CMD_SETUP_LATENCY), 8'(OUT_WRITE_LATENCY),
-                                        8'(REQUANT_LATENCY)};
+      REG_HW_UNITS:        reg_rdata = HW_UNITS_VALUE;
+      REG_HW_LATENCY:      reg_rdata = HW_LATENCY_VALUE;
       REG_CTRL:            reg_rdata = 32'(irq_en_q) << CTRL_IRQ_EN_BIT;
-      REG_STATUS:          reg_rdata = (32'(err_code_q) << STATUS_ERR_LSB) | (32'(error_q) << STATUS_ERROR_BIT) |
+      REG_STATUS:          reg_rdata = (32'(err_code_q) << STATUS_ERR_CODE_LSB) | (32'(error_q) << STATUS_ERROR_BIT) |
                                        (32'(done_q) << STATUS_DONE_BIT) | (32'(busy_i) << STATUS_BUSY_BIT);
       REG_CMD_M:           reg_rdata = 32'(cmd_q.m);
       REG_CMD_N:           reg_rdata = 32'(cmd_q.n);
@@ -319,17 +307,18 @@ module qacc_regs
         reg_rdata[MODE_BIAS_EN_BIT]     = cmd_q.bias_en;
         reg_rdata[MODE_A_UNSIGNED_BIT]  = cmd_q.a_unsigned;
         reg_rdata[MODE_B_UNSIGNED_BIT]  = cmd_q.b_unsigned;
-        reg_rdata[MODE_ACT_LSB +: 4]    = cmd_q.act;
+        reg_rdata[MODE_ACT_LSB +: MODE_ACT_W] = cmd_q.act;
       end
       REG_CMD_ZP_AB: begin
-        reg_rdata[ZP_W-1:0]  = cmd_q.a_zp;
-        reg_rdata[16 +: ZP_W] = cmd_q.b_zp;
+        reg_rdata[ZP_A_LSB +: ZP_A_W] = cmd_q.a_zp;
+        reg_rdata[ZP_B_LSB +: ZP_B_W] = cmd_q.b_zp;
       end
       REG_CMD_ZP_OUT:      reg_rdata = cmd_q.zp_out;
       REG_CMD_CLAMP_MIN:   reg_rdata = cmd_q.clamp_min;
       REG_CMD_CLAMP_MAX:   reg_rdata = cmd_q.clamp_max;
       REG_CMD_MULT:        reg_rdata = cmd_q.mult;
       REG_CMD_SHIFT:       reg_rdata = 32'(cmd_q.shift);  // signed: sign-extended
+      REG_CMD_OP:          reg_rdata = 32'(cmd_q.op);
       REG_PERF_CYCLES:     reg_rdata = perf_cycles_i;
       REG_PERF_MAC_BUSY:   reg_rdata = perf_mac_busy_i;
       REG_PERF_RQ_BUSY:    reg_rdata = perf_rq_busy_i;
@@ -345,7 +334,7 @@ module qacc_regs
   assign status_done_o = done_q;
 
 `ifndef SYNTHESIS
-  Params_A: assert property (@(posedge clk_i) AddrWidth == 24);
+  Params_A: assert property (@(posedge clk_i) AddrWidth == ADDR_BITS);
   // APB4: the access phase follows a setup phase and keeps address, direction and data until pready.
   ApbStable_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       apb_psel_i && apb_penable_i && !apb_pready_o |=>

@@ -309,9 +309,9 @@ module qacc_top
   assign mon_out_wdata_o    = out_wdata;
 
   // The output SRAM is never read by the engine; the datapath needs only the operand and requant fields of
-  // the command (shape, bases and ACT are the controller's).
+  // the command (opcode, shape, bases and ACT are the controller's).
   logic unused_top;
-  assign unused_top = ^{out_rdata, cmd.m, cmd.n, cmd.k, cmd.a_base, cmd.b_base, cmd.bias_base, cmd.rq_base,
-                        cmd.out_base, cmd.act};
+  assign unused_top = ^{out_rdata, cmd.op, cmd.m, cmd.n, cmd.k, cmd.a_base, cmd.b_base, cmd.bias_base,
+                        cmd.rq_base, cmd.out_base, cmd.act};
 
 endmodule

@@ -34,7 +34,7 @@ class AccelStateTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(AccelStateTest, IdentificationRegisters) {
   EXPECT_EQ(ReadOk(reg::kId), 0x51414343u);
-  EXPECT_EQ(ReadOk(reg::kVersion), 0x00010000u);
+  EXPECT_EQ(ReadOk(reg::kVersion), 0x00010001u);  // spec 1.1
   EXPECT_EQ(ReadOk(reg::kHwRows), uint32_t(config_.rows));
   EXPECT_EQ(ReadOk(reg::kHwCols), uint32_t(config_.cols));
   EXPECT_EQ(ReadOk(reg::kHwADepth), config_.a_depth);
@@ -47,15 +47,42 @@ TEST_P(AccelStateTest, IdentificationRegisters) {
 }
 
 TEST_P(AccelStateTest, ReadOnlyRegistersRefuseWrites) {
-  for (uint32_t offset :
-       {reg::kId, reg::kVersion, reg::kHwRows, reg::kHwCols, reg::kHwADepth, reg::kHwBDepth,
-        reg::kHwBiasDepth, reg::kHwRqDepth, reg::kHwOutDepth, reg::kHwUnits, reg::kHwLatency,
-        reg::kPerfCycles, reg::kPerfMacBusy, reg::kPerfRqBusy, reg::kPerfOutWrites,
-        reg::kPerfFeedStall, reg::kPerfLutBusy, reg::kPerfSmxBusy, reg::kPerfCmdCount}) {
-    const uint32_t before = ReadOk(offset);
-    EXPECT_EQ(host_.Write(offset, 0xFFFFFFFF), BusStatus::kGenericError) << std::hex << offset;
-    EXPECT_EQ(ReadOk(offset), before) << std::hex << offset;
+  int read_only = 0;
+  for (const arch::RegisterInfo& info : arch::kRegisters) {
+    if (info.access != arch::Access::kRO) continue;
+    ++read_only;
+    const uint32_t before = ReadOk(info.offset);
+    EXPECT_EQ(host_.Write(info.offset, 0xFFFFFFFF), BusStatus::kGenericError) << info.name;
+    EXPECT_EQ(ReadOk(info.offset), before) << info.name;
   }
+  EXPECT_EQ(read_only, 19);  // ID .. HW_LATENCY and the eight PERF_* registers
+}
+
+// Every register of the spec's table but CMD_*, read after reset: its reset value, or the
+// configuration parameter it reports. CMD_* are left out: the model's register file starts from
+// arch::Command's defaults (M = N = K = 1, a legal requant), not from the spec's 0.
+TEST_P(AccelStateTest, EveryRegisterReadsItsResetValue) {
+  for (const arch::RegisterInfo& info : arch::kRegisters) {
+    if (info.reset_param != nullptr) continue;  // HW_* sizes: IdentificationRegisters
+    if (std::string(info.name).rfind("CMD_", 0) == 0) continue;
+    EXPECT_EQ(ReadOk(info.offset), info.reset) << info.name;
+  }
+}
+
+// Writing all ones to each RW register stores exactly its RW fields (CMD_SHIFT reads back
+// sign-extended; CTRL is left out: bit 0 would launch).
+TEST_P(AccelStateTest, RwRegistersStoreTheirFields) {
+  int rw = 0;
+  for (const arch::RegisterInfo& info : arch::kRegisters) {
+    if (info.access != arch::Access::kRW || info.offset == reg::kCtrl) continue;
+    ++rw;
+    EXPECT_EQ(host_.Write(info.offset, 0xFFFFFFFF), BusStatus::kOk) << info.name;
+    const uint32_t expected = info.offset == reg::kCmdShift ? 0xFFFFFFFF : info.rw_mask;
+    EXPECT_EQ(ReadOk(info.offset), expected) << info.name;
+    EXPECT_EQ(host_.Write(info.offset, 0), BusStatus::kOk) << info.name;
+    EXPECT_EQ(ReadOk(info.offset), 0u) << info.name;
+  }
+  EXPECT_EQ(rw, 16);  // CMD_M .. CMD_OP
 }
 
 TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
@@ -79,6 +106,8 @@ TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
       {reg::kCmdMult, 0x7FFFFFFF, 0x7FFFFFFF},
       {reg::kCmdShift, 0x21, 0xFFFFFFE1},  // 6-bit two's complement, read sign-extended: -31
       {reg::kCmdShift, 0xFFFFFF1E, 0x1E},  // +30
+      {reg::kCmdOp, 0xFFFFFFF1, 0x1},      // [3:0]
+      {reg::kCmdOp, 0x10, 0x0},
       {reg::kCtrl, 0xFFFFFFFE, arch::kCtrlIrqEn},  // START not set (no launch); IRQ_EN reads back
   };
   for (const Case& c : cases) {
@@ -88,8 +117,8 @@ TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
 }
 
 TEST_P(AccelStateTest, ReservedOffsetsReadZeroAndIgnoreWrites) {
-  for (uint32_t offset : {0x02Cu, 0x030u, 0x048u, 0x07Cu, 0x0BCu, 0x0C0u, 0x0FCu, 0x120u, 0x1FCu,
-                          0x200u, 0x2FCu, 0x300u, 0x3FCu}) {
+  for (uint32_t offset : {0x02Cu, 0x030u, 0x048u, 0x07Cu, 0x0C0u, 0x0FCu, 0x120u, 0x1FCu, 0x200u,
+                          0x2FCu, 0x300u, 0x3FCu}) {
     EXPECT_EQ(host_.Write(offset, 0xFFFFFFFF), BusStatus::kOk) << std::hex << offset;
     EXPECT_EQ(ReadOk(offset), 0u) << std::hex << offset;
   }
@@ -168,6 +197,7 @@ TEST_P(AccelStateTest, CommandTimelineAndBusyRules) {
   EXPECT_EQ(host_.Read(arch::kABase).status, BusStatus::kGenericError);
   EXPECT_EQ(host_.Write(arch::kOutBase, 1), BusStatus::kGenericError);
   EXPECT_EQ(host_.Write(reg::kCmdM, 3), BusStatus::kGenericError);
+  EXPECT_EQ(host_.Write(reg::kCmdOp, 1), BusStatus::kGenericError);
   EXPECT_EQ(host_.Write(reg::kCtrl, arch::kCtrlStart), BusStatus::kGenericError);
   EXPECT_EQ(host_.Write(0x0C0, 1), BusStatus::kOk);           // reserved: ignored, no error
   EXPECT_EQ(host_.Write(reg::kStatus, 0x6), BusStatus::kOk);  // W1C while BUSY: nothing to clear
@@ -213,6 +243,22 @@ TEST_P(AccelStateTest, RejectedCommandReportsItsCodeAtCycleOne) {
   EXPECT_EQ(host_.Write(reg::kCtrl, arch::kCtrlStart), BusStatus::kOk);
   EXPECT_EQ(ReadOk(reg::kStatus), arch::kStatusDone | arch::kStatusError | 1u << 8);
   EXPECT_EQ(ReadOk(reg::kPerfCmdCount), 2u);
+}
+
+// CMD_OP (spec 1.1): anything but GEMM is BAD_OPCODE (10), checked before the shape (here M = 0
+// as well); the register keeps [3:0], so 0x10 is GEMM again.
+TEST_P(AccelStateTest, BadOpcodeIsCheckedFirst) {
+  EXPECT_EQ(host_.Write(reg::kCmdM, 0), BusStatus::kOk);
+  for (uint32_t op : {1u, 15u}) {
+    EXPECT_EQ(host_.Write(reg::kCmdOp, op), BusStatus::kOk);
+    EXPECT_EQ(host_.Write(reg::kCtrl, arch::kCtrlStart), BusStatus::kOk);
+    EXPECT_EQ(ReadOk(reg::kStatus), arch::kStatusDone | arch::kStatusError | 10u << 8) << op;
+    EXPECT_EQ(ReadOk(reg::kPerfCycles), 1u);
+  }
+  EXPECT_EQ(host_.Write(reg::kCmdOp, 0x10), BusStatus::kOk);
+  EXPECT_EQ(host_.Write(reg::kCtrl, arch::kCtrlStart), BusStatus::kOk);
+  EXPECT_EQ(ReadOk(reg::kStatus), arch::kStatusDone | arch::kStatusError | 1u << 8)
+      << "GEMM with M = 0: BAD_SHAPE";
 }
 
 TEST(AccelStateTiming, TransferCycles) {

@@ -93,7 +93,7 @@ TEST(CommandValidation, EachErrorCode) {
   EXPECT_EQ(with([](arch::Command& c) { c.zp_ab = arch::PackZpAb(-129, 0); }), ErrCode::kBadZp);
   EXPECT_EQ(with([](arch::Command& c) { c.zp_ab = arch::PackZpAb(0, -256); }), ErrCode::kBadZp);
   EXPECT_EQ(with([](arch::Command& c) { c.zp_ab = arch::PackZpAb(255, -128); }), ErrCode::kNone);
-  // Activation units are absent in v1.0.
+  // Activation units are absent in this version.
   EXPECT_EQ(with([](arch::Command& c) { c.mode = 1u << arch::kModeActLsb; }), ErrCode::kUnitAbsent);
   EXPECT_EQ(with([](arch::Command& c) { c.mode = 2u << arch::kModeActLsb; }), ErrCode::kUnitAbsent);
 }
@@ -117,6 +117,8 @@ TEST(CommandValidation, FirstFailingCheckWins) {
   EXPECT_EQ(Check(cmd), ErrCode::kARange);
   cmd.k = 0;  // 1
   EXPECT_EQ(Check(cmd), ErrCode::kBadShape);
+  cmd.op = 1;  // 10: BAD_OPCODE is checked first
+  EXPECT_EQ(Check(cmd), ErrCode::kBadOpcode);
   const LaunchDecision decision = DecodeCommand(testing::Config("default"), cmd);
   EXPECT_EQ(decision.cycles, 1);
 }

@@ -6,6 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -187,6 +192,11 @@ TEST(ArchMap, Constants) {
   EXPECT_EQ(kSmxBase, 0x700000u);
   EXPECT_EQ(reg::kPerfCmdCount, 0x11Cu);
   EXPECT_EQ(reg::kCmdShift, 0x0B8u);
+  EXPECT_EQ(reg::kCmdOp, 0x0BCu);
+  EXPECT_EQ(kVersion, 0x00010001u);       // spec 1.1
+  EXPECT_EQ(kHwUnitsValue, 0x3u);         // MAC and requant
+  EXPECT_EQ(kStatusErrCodeMask, 0xF00u);  // [11:8]
+  EXPECT_EQ(kModeActMask, 0xF00u);
   EXPECT_EQ(kHwLatencyV1, 0x01010104u);  // Lr 1, Ls 1, Lw 1, Lq 4
   EXPECT_EQ(ZpA(PackZpAb(-128, 255)), -128);
   EXPECT_EQ(ZpB(PackZpAb(-128, 255)), 255);
@@ -259,7 +269,17 @@ TEST(ArchValidate, EachCodeInOrder) {
   EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(0, -129); }), ErrCode::kBadZp);
   EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(255, -128); }), ErrCode::kNone);
   EXPECT_EQ(with([](Command& c) { c.mode = 1u << kModeActLsb; }), ErrCode::kUnitAbsent);
-  // Order: shape before range before requant before zp before unit.
+  // CMD_OP [3:0]: 0 is GEMM, 1..15 are reserved; bits above 3 are not part of the field.
+  EXPECT_EQ(with([](Command& c) { c.op = 1; }), ErrCode::kBadOpcode);
+  EXPECT_EQ(with([](Command& c) { c.op = 15; }), ErrCode::kBadOpcode);
+  EXPECT_EQ(with([](Command& c) { c.op = 0x10; }), ErrCode::kNone);
+  // Order: opcode before shape before range before requant before zp before unit.
+  EXPECT_EQ(with([](Command& c) {
+              c.op = 2;
+              c.m = 0;
+              c.mode = 1u << kModeActLsb;
+            }),
+            ErrCode::kBadOpcode);
   EXPECT_EQ(with([](Command& c) {
               c.k = 0;
               c.a_base = 9000;
@@ -280,6 +300,87 @@ TEST(ArchValidate, EachCodeInOrder) {
               c.mode = 2u << kModeActLsb;
             }),
             ErrCode::kBadZp);
+}
+
+// ---- The generated tables (model/arch_spec.h) against the spec data file they come from
+
+nlohmann::json SpecJson() {
+  std::ifstream in(std::string(QACC_SOURCE_DIR) + "/docs/spec/qacc_spec.json");
+  return nlohmann::json::parse(in);
+}
+
+const char* AccessName(Access access) {
+  switch (access) {
+    case Access::kRO:
+      return "RO";
+    case Access::kRW:
+      return "RW";
+    case Access::kWO:
+      return "WO";
+    case Access::kW1C:
+      return "W1C";
+  }
+  return "?";
+}
+
+TEST(ArchSpecTables, RegistersMatchTheSpecInOffsetOrder) {
+  const nlohmann::json spec = SpecJson();
+  ASSERT_EQ(std::size(kRegisters), spec["registers"].size());
+  std::set<std::string> names;
+  uint32_t previous = 0;
+  for (const RegisterInfo& info : kRegisters) {
+    EXPECT_TRUE(names.insert(info.name).second) << info.name;
+    EXPECT_EQ(info.offset % 4, 0u) << info.name;
+    EXPECT_LT(info.offset, kRegsSize) << info.name;
+    if (&info != kRegisters) {
+      EXPECT_GT(info.offset, previous) << info.name;
+    }
+    previous = info.offset;
+    EXPECT_EQ(FindRegister(info.offset), &info);
+    const auto it = std::find_if(spec["registers"].begin(), spec["registers"].end(),
+                                 [&](const auto& r) { return r["name"] == info.name; });
+    ASSERT_NE(it, spec["registers"].end()) << info.name;
+    EXPECT_EQ(std::stoul((*it)["offset"].get<std::string>(), nullptr, 16), info.offset);
+    EXPECT_EQ((*it)["access"], AccessName(info.access)) << info.name;
+    EXPECT_EQ((*it).value("busy_locked", false), info.busy_locked) << info.name;
+  }
+  EXPECT_EQ(FindRegister(0x0C0), nullptr);  // reserved
+  EXPECT_STREQ(FindRegister(reg::kCmdOp)->name, "CMD_OP");
+  EXPECT_EQ(FindRegister(reg::kCmdOp)->rw_mask, 0xFu);
+  EXPECT_EQ(FindRegister(reg::kCmdMode)->rw_mask, 0xF3Fu);
+  EXPECT_EQ(FindRegister(reg::kCtrl)->rw_mask, kCtrlIrqEn);  // START is write-only
+  EXPECT_STREQ(FindRegister(reg::kHwADepth)->reset_param, "ADepth");
+}
+
+TEST(ArchSpecTables, ErrorCodesInValidationOrder) {
+  const nlohmann::json order = SpecJson()["error_codes"]["in_validation_order"];
+  ASSERT_EQ(std::size(kErrCodes), order.size());
+  std::set<int> codes;
+  for (size_t i = 0; i < order.size(); ++i) {
+    EXPECT_EQ(static_cast<int>(kErrCodes[i].code), order[i]["code"].get<int>());
+    EXPECT_EQ(kErrCodes[i].name, order[i]["name"].get<std::string>());
+    EXPECT_STREQ(ErrCodeName(kErrCodes[i].code), kErrCodes[i].name);
+    codes.insert(static_cast<int>(kErrCodes[i].code));
+  }
+  EXPECT_EQ(codes, (std::set<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(kErrCodes[0].code, ErrCode::kBadOpcode);  // checked first
+  EXPECT_EQ(static_cast<int>(ErrCode::kBadOpcode), 10);
+  EXPECT_STREQ(ErrCodeName(ErrCode::kNone), "NONE");
+  EXPECT_LE(static_cast<uint32_t>(ErrCode::kBadOpcode), kStatusErrCodeMask >> kStatusErrCodeLsb);
+}
+
+TEST(ArchSpecTables, UnitsAndOpcodes) {
+  const nlohmann::json spec = SpecJson();
+  ASSERT_EQ(std::size(kUnits), spec["units"].size());
+  for (size_t i = 0; i < std::size(kUnits); ++i) {
+    EXPECT_EQ(static_cast<int>(kUnits[i].id), spec["units"][i]["id"].get<int>());
+    EXPECT_STREQ(UnitName(kUnits[i].id), spec["units"][i]["name"].get<std::string>().c_str());
+    EXPECT_EQ(kUnits[i].present, spec["units"][i]["present"].get<bool>());
+  }
+  ASSERT_EQ(std::size(kOpcodes), 1u);
+  EXPECT_EQ(kOpcodes[0].op, Opcode::kGemm);
+  EXPECT_EQ(static_cast<int>(Opcode::kGemm), 0);
+  EXPECT_STREQ(kOpcodes[0].name, "GEMM");
 }
 
 }  // namespace

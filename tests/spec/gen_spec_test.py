@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""Tests of scripts/gen_spec.py: the committed generated files are fresh, a hand edit of any of them
+fails the check (naming the file and the command that regenerates it), --write repairs it, and an
+inconsistent spec is refused. Each test works on a copy of the files in a temporary directory.
+
+    /usr/bin/python3 tests/spec/gen_spec_test.py
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GEN = os.path.join(ROOT, "scripts", "gen_spec.py")
+SPEC = os.path.join(ROOT, "docs", "spec", "qacc_spec.json")
+REGENERATE = "/usr/bin/python3 scripts/gen_spec.py --write"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, GEN, *args], capture_output=True, text=True)
+
+
+class GenSpecTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="gen_spec_test.")
+        self.outputs = run("--list").stdout.split()
+        self.copy_committed()
+
+    def copy_committed(self):
+        for path in self.outputs:
+            os.makedirs(os.path.dirname(os.path.join(self.tmp, path)), exist_ok=True)
+            shutil.copy(os.path.join(ROOT, path), os.path.join(self.tmp, path))
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def edit(self, path, old, new):
+        full = os.path.join(self.tmp, path)
+        with open(full) as f:
+            text = f.read()
+        self.assertIn(old, text, path)
+        with open(full, "w") as f:
+            f.write(text.replace(old, new, 1))
+
+    def check(self, *extra):
+        return run("--check", "--root", self.tmp, *extra)
+
+    def spec_with(self, change):
+        """A copy of the spec changed by `change(doc)`; returns its path."""
+        with open(SPEC) as f:
+            doc = json.load(f)
+        change(doc)
+        path = os.path.join(self.tmp, "spec.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    def test_lists_the_generated_files(self):
+        self.assertEqual(self.outputs,
+                         ["model/arch_spec.h", "rtl/qacc_pkg.sv", "docs/architecture.md"])
+
+    def test_committed_files_are_fresh(self):
+        result = run("--check")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        result = self.check()
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_hand_edits_fail_the_check(self):
+        # One edit inside the generated part of each file.
+        edits = [("model/arch_spec.h", "inline constexpr uint32_t kCmdOp = 0x0BC;",
+                  "inline constexpr uint32_t kCmdOp = 0x0C0;"),
+                 ("rtl/qacc_pkg.sv", "REQUANT_LATENCY   = 4;", "REQUANT_LATENCY   = 5;"),
+                 ("docs/architecture.md", "| 10    | 9    | `UNIT_ABSENT` |",
+                  "| 10    | 11   | `UNIT_ABSENT` |")]
+        for path, old, new in edits:
+            with self.subTest(path=path):
+                self.copy_committed()
+                self.edit(path, old, new)
+                result = self.check()
+                self.assertEqual(result.returncode, 1, result.stderr)
+                self.assertIn(f"gen_spec: {path} is stale or hand-edited", result.stderr)
+                self.assertIn(REGENERATE, result.stderr)
+                self.assertIn(new.strip(), result.stderr)  # the diff shows the edit
+                others = [p for p in self.outputs if p != path]
+                for other in others:
+                    self.assertNotIn(f"gen_spec: {other} is stale", result.stderr)
+
+    def test_write_repairs_and_out_dir_receives_the_regenerated_files(self):
+        self.edit("model/arch_spec.h", "kVersion = 0x0001'0001", "kVersion = 0x0001'0000")
+        out_dir = os.path.join(self.tmp, "out")
+        self.assertEqual(self.check("--out-dir", out_dir).returncode, 1)
+        with open(os.path.join(ROOT, "model/arch_spec.h")) as f, \
+                open(os.path.join(out_dir, "model/arch_spec.h")) as g:
+            self.assertEqual(f.read(), g.read())
+        result = run("--write", "--root", self.tmp)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("gen_spec: wrote model/arch_spec.h", result.stdout)
+        self.assertEqual(self.check().returncode, 0)
+
+    def test_text_outside_the_generated_sections_is_free(self):
+        self.edit("docs/architecture.md", "## 5. Arithmetic", "## 5. Arithmetic (edited by hand)")
+        self.edit("rtl/qacc_pkg.sv", "    WinOut  = 3'd4", "    WinOut  = 3'd4  // edited")
+        self.assertEqual(self.check().returncode, 0)
+
+    def test_a_lost_marker_is_an_error(self):
+        self.edit("docs/architecture.md", "<!-- END GENERATED units -->", "")
+        result = self.check()
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("docs/architecture.md", result.stderr)
+        self.assertIn("BEGIN GENERATED address_map inside units", result.stderr)
+
+    def test_a_missing_generated_file_is_stale(self):
+        os.remove(os.path.join(self.tmp, "model/arch_spec.h"))
+        result = self.check()
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("gen_spec: model/arch_spec.h is stale", result.stderr)
+
+    def test_inconsistent_specs_are_refused(self):
+        def register(doc, name):
+            return next(r for r in doc["registers"] if r["name"] == name)
+
+        def overlap(doc):
+            register(doc, "CMD_MODE")["fields"][6]["bits"] = "11:5"
+
+        def same_offset(doc):
+            register(doc, "CMD_OP")["offset"] = "0x0B8"
+
+        def misaligned(doc):
+            register(doc, "CMD_OP")["offset"] = "0x0BE"
+
+        def code_twice(doc):
+            doc["error_codes"]["in_validation_order"][0]["code"] = 1
+
+        def code_too_wide(doc):
+            doc["error_codes"]["in_validation_order"][0]["code"] = 16
+
+        def reset_too_wide(doc):
+            register(doc, "HW_LATENCY")["fields"][0]["reset"] = 256
+
+        def ro_register_rw_field(doc):
+            register(doc, "ID")["fields"][0]["access"] = "RW"
+
+        def enum_width(doc):
+            doc["enums"]["opcode"]["bits"] = 3
+
+        def unknown_name(doc):
+            register(doc, "CMD_M")["fields"][0]["bits"] = "DIM_BITS-1:0"
+
+        def reserved_overlap(doc):
+            doc["reserved_offsets"][0]["first"] = "0x0BC"
+
+        cases = [(overlap, "overlap another field"), (same_offset, "duplicate offset"),
+                 (misaligned, "not word aligned"), (code_twice, "duplicate code"),
+                 (code_too_wide, "does not fit 4 bits"), (reset_too_wide, "does not fit"),
+                 (ro_register_rw_field, "RO register, RW field"),
+                 (enum_width, "not as wide as the field"), (unknown_name, "unknown name DIM_BITS"),
+                 (reserved_overlap, "hold register CMD_OP")]
+        for change, message in cases:
+            with self.subTest(change=change.__name__):
+                result = self.check("--spec", self.spec_with(change))
+                self.assertEqual(result.returncode, 2, result.stderr)
+                self.assertIn(message, result.stderr)
+
+    def test_a_spec_change_reaches_every_file(self):
+        def bump(doc):
+            next(c for c in doc["constants"] if c["name"] == "VERSION_MINOR")["value"] = 2
+
+        result = self.check("--spec", self.spec_with(bump))
+        self.assertEqual(result.returncode, 1)
+        for path in self.outputs:
+            self.assertIn(f"gen_spec: {path} is stale", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
