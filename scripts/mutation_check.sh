@@ -1,17 +1,29 @@
 #!/usr/bin/env bash
 # Checks that the co-simulation regression catches a deliberately broken RTL: copies rtl/, applies one named
-# mutation, builds the co-simulation against the copy (separate build directory, default config only), runs the
-# gemm regression and expects it to FAIL. Exit 0 when the mutant is caught, 1 when it survives.
-#   scripts/mutation_check.sh MUTANT [seeds per test, default 10]
-# Mutants:
-#   rounding-ties  requant lane: the first rounding shift rounds ties down instead of up (2^(sh-1) - 1 added)
-#   rounding-trunc requant lane: the first rounding shift truncates (no rounding constant)
-#   skew-b3        MAC array: column 3 of B reaches the PEs one cycle early (delay line one stage short)
-#   perf-feed-stall controller: PERF_FEED_STALL counts only the stalls of the last tile
+# mutation, builds the co-simulation against the copy (one build directory shared by all mutants, default config,
+# no traced build), runs the main job's regression (every suite, 5 seeds per test) and expects it to FAIL.
+# Exit 0 when the mutant is caught, 1 when it survives.
+#   scripts/mutation_check.sh MUTANT [seeds per test, default 5]
+#   scripts/mutation_check.sh --list
+# Mutants (unit: what is broken):
+#   rounding-ties      requant lane: the first rounding shift rounds ties down instead of up
+#   rounding-trunc     requant lane: the first rounding shift truncates (no rounding constant)
+#   skew-b3            MAC array: column 3 of B reaches the PEs one cycle early
+#   perf-feed-stall    perf counters: PERF_FEED_STALL counts only the stalls of the last tile
+#   perf-cmd-count     perf counters: PERF_CMD_COUNT is cleared at each launch like the others
+#   ctrl-a-range       controller: A_RANGE rejects the last legal A_BASE (>= instead of >)
+#   regs-busy-window   bus/register file: SRAM window accesses are not refused while BUSY
+#   regs-error-w1c     bus/register file: the ERROR W1C leaves ERR_CODE set
+#   irq-enable         bus/register file: irq_o ignores CTRL.IRQ_EN
+#   out-be-pad-lane    output writer: int32 mode enables the byte lanes of the first padded column
+#   sram-win-strobe    SRAM window: host writes ignore pstrb (all four bytes written)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mutant=${1:?usage: scripts/mutation_check.sh rounding-ties|rounding-trunc|skew-b3|perf-feed-stall [seeds]}
-seeds=${2:-10}
+mutants="rounding-ties rounding-trunc skew-b3 perf-feed-stall perf-cmd-count ctrl-a-range regs-busy-window
+regs-error-w1c irq-enable out-be-pad-lane sram-win-strobe"
+if [ "${1:-}" = "--list" ]; then echo $mutants; exit 0; fi
+mutant=${1:?usage: scripts/mutation_check.sh MUTANT [seeds] (scripts/mutation_check.sh --list)}
+seeds=${2:-5}
 
 case "$mutant" in
   rounding-ties)
@@ -30,10 +42,39 @@ case "$mutant" in
     file=qacc_ctrl.sv
     from="perf_feed_stall_q + 32'(feed_stall);"
     to="perf_feed_stall_q + 32'(feed_stall && feed_last_tile);" ;;
-  *) echo "mutation_check: unknown mutant '$mutant' (rounding-ties, rounding-trunc, skew-b3, perf-feed-stall)" >&2; exit 2 ;;
+  perf-cmd-count)
+    file=qacc_ctrl.sv
+    from=$'perf_feed_stall_q <= \'0;\n    end else begin'
+    to=$'perf_feed_stall_q <= \'0;\n      perf_cmd_count_q  <= \'0;\n    end else begin' ;;
+  ctrl-a-range)
+    file=qacc_ctrl.sv
+    from="(a_need > WideW'(ADepth))"
+    to="(a_need >= WideW'(ADepth))" ;;
+  regs-busy-window)
+    file=qacc_regs.sv
+    from="err = !win_in_range || busy_i;"
+    to="err = !win_in_range;" ;;
+  regs-error-w1c)
+    file=qacc_regs.sv
+    from=$'error_d    = 1\'b0;\n            err_code_d = ErrNone;'
+    to=$'error_d    = 1\'b0;' ;;
+  irq-enable)
+    file=qacc_regs.sv
+    from="assign irq_o = done_q & irq_en_q;"
+    to="assign irq_o = done_q;" ;;
+  out-be-pad-lane)
+    file=qacc_ctrl.sv
+    from="out_be_d[4*c +: 4]     = {4{w_n_rem_q > CntW'(c)}};"
+    to="out_be_d[4*c +: 4]     = {4{w_n_rem_q >= CntW'(c)}};" ;;
+  sram-win-strobe)
+    file=qacc_sram_win.sv
+    from="(SubW'(j) == host_sub) ? host_wstrb_i : 4'b0000;"
+    to="(SubW'(j) == host_sub) ? 4'b1111 : 4'b0000;" ;;
+  *) echo "mutation_check: unknown mutant '$mutant' (one of: $mutants)" >&2; exit 2 ;;
 esac
 
-work=build/mutants/$mutant
+# One RTL copy and one build directory for every mutant: a new mutant re-Verilates qacc_top only.
+work=build/mutants
 rm -rf "$work/rtl"
 mkdir -p "$work"
 cp -r rtl "$work/rtl"
@@ -49,28 +90,30 @@ PY
 echo "mutation_check: $mutant applied to $file"
 
 cmake -S . -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
-  -DQACC_COSIM_RTL_DIR="$PWD/$work/rtl" -DQACC_COSIM_CONFIGS=default >/dev/null
+  -DQACC_COSIM_RTL_DIR="$PWD/$work/rtl" -DQACC_COSIM_CONFIGS=default -DQACC_COSIM_WAVES=OFF >/dev/null
 cmake --build "$work/build" -j "$(nproc)" --target qacc >/dev/null
 
 set +e
-"$work/build/sim/qacc" regress --suite gemm --seeds "$seeds" -j "$(nproc)" --config configs/default.json \
-  --json "$work/regress.json" > "$work/regress.txt" 2>&1
+"$work/build/sim/qacc" regress --suite all --seeds "$seeds" -j "$(nproc)" --config configs/default.json \
+  --json "$work/$mutant.json" > "$work/$mutant.txt" 2>&1
 rc=$?
 set -e
-tail -n 25 "$work/regress.txt"
+failed=$(/usr/bin/python3 -c 'import json, sys
+runs = json.load(open(sys.argv[1]))["runs"]
+print("%d of %d runs" % (sum(r["status"] != "pass" for r in runs), len(runs)))' "$work/$mutant.json" 2>/dev/null || echo "?")
+tail -n 3 "$work/$mutant.txt"
 if [ $rc -eq 1 ]; then
   # Show the precise report of the first failing run, rerun alone with the mutant build.
   first=$(/usr/bin/python3 -c 'import json, sys
 runs = [r for r in json.load(open(sys.argv[1]))["runs"] if r["status"] != "pass"]
-print(runs[0]["test"], runs[0]["seed"]) if runs else None' "$work/regress.json")
+print(runs[0]["test"], runs[0]["seed"]) if runs else None' "$work/$mutant.json")
   if [ -n "$first" ]; then
     set -- $first
     echo; echo "first failing run, rerun alone:"
-    "$work/build/sim/qacc" cosim --test "$1" --seed "$2" --config configs/default.json \
-      --waves "$work/first_mismatch.fst" || true
+    "$work/build/sim/qacc" cosim --test "$1" --seed "$2" --config configs/default.json | head -n 12 || true
   fi
-  echo "mutation_check: $mutant CAUGHT (regression failed as it must)"
+  echo "mutation_check: $mutant CAUGHT by $failed (regression failed as it must)"
   exit 0
 fi
-echo "mutation_check: $mutant SURVIVED (regression exit code $rc)"
+echo "mutation_check: $mutant SURVIVED (regression exit code $rc, $failed failed)"
 exit 1

@@ -81,7 +81,6 @@ nlohmann::json MismatchJson(const std::optional<cosim::Mismatch>& m, const sim::
 // "cycle 1234, unit mac, lane 1, tile 0 row 1 (output row 1, col 1): value: expected 5, actual 4"
 std::string MismatchText(const cosim::Mismatch& m) {
   std::string where = fmt::format("cycle {}, unit {}", m.cycle, m.unit);
-  if (m.command >= 0) where += fmt::format(", command {}", m.command);
   if (m.lane >= 0) where += fmt::format(", lane {}", m.lane);
   if (m.tile >= 0) {
     where += fmt::format(", tile {}", m.tile);
@@ -92,6 +91,7 @@ std::string MismatchText(const cosim::Mismatch& m) {
       where += fmt::format(" (output row {})", m.row);
     }
   }
+  if (m.command >= 0) where += fmt::format(", command {}", m.command);
   return fmt::format("{}: {}: expected {}, actual {}", where, m.what, m.expected, m.actual);
 }
 
@@ -307,6 +307,8 @@ void RunCosim(const CosimArgs& args) {
       {"mismatches", mismatches},
       {"first_mismatch", MismatchJson(result.first, program)},
       {"first_mismatches", firsts},
+      {"coverage", result.coverage.empty() ? nlohmann::json(nullptr)
+                                           : nlohmann::json(result.coverage)},
       {"waves", waves_json},
       {"reproduce", reproduce},
       {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)}};

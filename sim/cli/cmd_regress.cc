@@ -70,6 +70,7 @@ struct RegressOptions {
   std::string json_path;
   std::string output_path;  // -o: the summary table
   bool model_only = false;
+  bool require_coverage = false;  // exit 1 when a coverage bin is not hit
   double timeout_seconds = 300.0;
   std::string seed_base_text = "1";
   uint64_t seed_base = 1;
@@ -539,6 +540,9 @@ void RunRegress(RegressOptions& options) {
     return;
   }
   if (options.suite.empty()) throw UsageError("--suite: required (`qacc regress --list`)");
+  if (options.require_coverage && options.model_only) {
+    throw UsageError("--require-coverage: coverage is sampled from the RTL: not with --model-only");
+  }
   if (options.seeds < 1) throw UsageError("--seeds: required, an integer >= 1");
   options.seed_base = ParseSeed(options.seed_base_text, "--seed-base");
   if (options.tests_given && options.tests.empty()) {
@@ -594,6 +598,13 @@ void RunRegress(RegressOptions& options) {
   }
   reports.Finish(wall);
   if (reports.passed() != reports.added()) std::exit(1);
+  if (options.require_coverage && (reports.coverage().empty() || reports.coverage_holes() > 0)) {
+    fmt::print(stderr,
+               "qacc regress: --require-coverage: {} of {} coverage bins not hit (listed in the "
+               "summary)\n",
+               reports.coverage().empty() ? 0 : reports.coverage_holes(), reports.coverage().size());
+    std::exit(1);
+  }
 }
 
 }  // namespace
@@ -605,6 +616,8 @@ void RegisterRegressCommand(CLI::App& app) {
       "Run a test suite as many (test, seed) pairs, each as its own `qacc cosim` process, J at a "
       "time; print a summary, write JUnit/JSON reports, exit 1 on any failure");
   cmd->add_flag("--list", options->list, "List the suites and their tests, and stop");
+  cmd->add_flag("--require-coverage", options->require_coverage,
+                "Exit 1 unless the passing lockstep runs hit every functional coverage bin");
   cmd->add_option("--suite", options->suite,
                   "Test suite: " + sim::SuiteNames() + ", or all (required unless --list)");
   cmd->add_option("--seeds", options->seeds,

@@ -59,7 +59,10 @@ std::string RunJson(const Run& run) {
       {"message", run.message},
       {"reproduce", run.reproduce},
       {"result", run.result}};
-  return j.dump();
+  // Each run's coverage is merged into the regression's (Finish), not repeated per run.
+  nlohmann::json copy = j;
+  if (copy["result"].is_object()) copy["result"].erase("coverage");
+  return copy.dump();
 }
 
 // The JUnit <testcase> of a run. A mismatch or an error result is a failure; a crash, a timeout or
@@ -199,6 +202,14 @@ void RegressReports::WriteSummary(const std::string& text) {
 }
 
 void RegressReports::Add(const Run& run) {
+  // Coverage counts from passing runs only: a bin hit by a failing run was not shown to work.
+  if (run.passed() && run.result.is_object() && run.result.contains("coverage") &&
+      run.result["coverage"].is_object()) {
+    ++coverage_runs_;
+    for (const auto& [bin, hits] : run.result["coverage"].items()) {
+      coverage_[bin] += hits.is_number_integer() ? hits.get<int64_t>() : 0;
+    }
+  }
   passed_ += run.passed();
   failures_ += run.status == "fail";
   errors_ += !run.passed() && run.status != "fail";
@@ -213,6 +224,12 @@ void RegressReports::Add(const Run& run) {
   if (json_) json_->Write(fmt::format("{}\n    {}", added_ == 0 ? "" : ",", RunJson(run)));
   if (junit_body_ != nullptr) std::fputs(TestcaseXml(run, info_).c_str(), junit_body_);
   ++added_;
+}
+
+size_t RegressReports::coverage_holes() const {
+  size_t holes = 0;
+  for (const auto& entry : coverage_) holes += entry.second == 0;
+  return holes;
 }
 
 void RegressReports::Finish(double wall, const std::string& interrupted) {
@@ -238,13 +255,34 @@ void RegressReports::Finish(double wall, const std::string& interrupted) {
     }
     return;
   }
-  WriteSummary(totals + failure_list_);
+  std::vector<std::string> holes;
+  int64_t hit = 0;
+  for (const auto& [bin, hits] : coverage_) {
+    if (hits == 0) holes.push_back(bin);
+    hit += hits > 0;
+  }
+  std::string coverage_text;
+  if (!coverage_.empty()) {
+    coverage_text = fmt::format("coverage: {} of {} bins hit over {} passing lockstep runs\n", hit,
+                                coverage_.size(), coverage_runs_);
+    for (const std::string& hole : holes) coverage_text += fmt::format("  hole: {}\n", hole);
+  }
+  WriteSummary(totals + coverage_text + failure_list_);
   if (json_) {
+    nlohmann::json coverage_json = nullptr;
+    if (!coverage_.empty()) {
+      coverage_json = {{"runs", coverage_runs_},
+                       {"bins", coverage_.size()},
+                       {"hit", hit},
+                       {"holes", holes},
+                       {"hits", coverage_}};
+    }
     const nlohmann::json totals_json = {{"total", added_},
                                         {"passed", passed_},
                                         {"failed", failed},
                                         {"simulated_cycles", cycles_},
-                                        {"wall_seconds", wall}};
+                                        {"wall_seconds", wall},
+                                        {"coverage", coverage_json}};
     std::string text = totals_json.dump(2);
     json_->Write("\n  ],\n" + text.substr(2));  // the fields without their opening brace
     json_->Write("\n");

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -90,6 +91,10 @@ class RegressReports {
 
   uint64_t added() const { return added_; }
   uint64_t passed() const { return passed_; }
+  // Coverage bins merged over the passing runs that reported coverage (lockstep runs), and the
+  // number of those never hit.
+  const std::map<std::string, int64_t>& coverage() const { return coverage_; }
+  size_t coverage_holes() const;
 
  private:
   void WriteSummary(const std::string& text);
@@ -101,6 +106,8 @@ class RegressReports {
   uint64_t added_ = 0, passed_ = 0, failures_ = 0, errors_ = 0;
   int64_t cycles_ = 0;
   std::string failure_list_;
+  std::map<std::string, int64_t> coverage_;
+  uint64_t coverage_runs_ = 0;
 };
 
 }  // namespace qacc::cli

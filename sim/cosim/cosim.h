@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -50,6 +51,8 @@ struct CosimResult {
   std::optional<Mismatch> first;
   std::array<std::optional<Mismatch>, kNumCheckUnits> first_of;
   std::string error;  // watchdog / bus protocol failure, empty otherwise
+  // Functional coverage (coverage.h), lockstep only: hits per bin, every bin listed.
+  std::map<std::string, int64_t> coverage;
 };
 
 CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program);

@@ -18,6 +18,7 @@
 #include "model/model_only.h"
 #include "model/qacc_tlm.h"
 #include "sim/cosim/cosim.h"
+#include "sim/cosim/coverage.h"
 #include "sim/cosim/dut.h"
 #include "sim/testgen/program.h"
 
@@ -107,6 +108,7 @@ class Engine {
   }
   // Called with each kCheckOutput: the job, the RTL's and the model's output window images and
   // the engine (for the cycles of the reads).
+  void set_coverage(Coverage* coverage) { coverage_ = coverage; }
   void set_output_check(std::function<void(int, const Engine&)> check) {
     output_check_ = std::move(check);
   }
@@ -162,6 +164,7 @@ class Engine {
     if (cycle_ == trace_begin_) dut_.SetTracing(true);
     dut_.SetApb(pins_);
     dut_.Cycle(cycle_, sample_);
+    if (coverage_ != nullptr) coverage_->OnCycle(cycle_, sample_);
     if (options_.fault != Fault::kNone) InjectFault();
     if (model_ == nullptr && sample_.busy) ++busy_cycles_;
     if (launch_cycle_ >= 0 && rtl_done_cycle_ < 0 && sample_.done) rtl_done_cycle_ = cycle_;
@@ -246,6 +249,10 @@ class Engine {
     const uint32_t rdata = sample_.prdata;
     const bool slverr = sample_.pslverr;
     pins_ = ApbPins{};
+    if (coverage_ != nullptr) {
+      coverage_->OnTransfer(complete, !is_read, op.addr, rtl_data, op.strobe, slverr, rdata,
+                            sample_.busy);
+    }
     ModelTransfer expected;
     if (model_ != nullptr) {
       expected = model_->Transfer(is_read, op.addr, op.data, op.strobe, setup);
@@ -430,6 +437,7 @@ class Engine {
   std::vector<uint8_t> rtl_out_, model_out_, rtl_sram_;
   std::vector<int64_t> read_cycles_;
   std::function<void(int, const Engine&)> output_check_;
+  Coverage* coverage_ = nullptr;
   bool injected_ = false;
   bool delayed_ = false;
   RtlSample delayed_sample_;
@@ -591,6 +599,7 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
                                           sc_core::SC_DO_NOTHING);
   std::unique_ptr<Dut> dut = MakeDut(variant);
   Scoreboard scoreboard(options.config);
+  Coverage coverage(options.config);
 
   CosimResult result;
   const auto start = std::chrono::steady_clock::now();
@@ -603,6 +612,7 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
     LockstepHost host(
         "host", tlm, std::max<int64_t>(1, options.quantum_cycles), [&](ModelPort& port) {
           engine = std::make_unique<Engine>(options, program, *dut, &port, &scoreboard);
+          engine->set_coverage(&coverage);
           engine->set_output_check([&](int job_index, const Engine& e) {
             const auto check_start = std::chrono::steady_clock::now();
             const model::GemmJob& job = program.jobs[size_t(job_index)];
@@ -629,6 +639,7 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
   result.launch_cycle = engine->first_launch_cycle();
   result.command_cycles = engine->busy_cycles();
   result.check_seconds = check_seconds;
+  result.coverage = coverage.bins();
   result.wall_seconds = Seconds(start);
   FillCounts(scoreboard, result);
   result.pass = result.error.empty() && scoreboard.total() == 0;

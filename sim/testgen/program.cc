@@ -49,6 +49,13 @@ const std::vector<NamedRegister>& ReadableRegisters() {
   return registers;
 }
 
+bool IsNamedRegister(uint32_t offset) {
+  for (const NamedRegister& reg : ReadableRegisters()) {
+    if (reg.offset == offset) return true;
+  }
+  return false;
+}
+
 std::string RegisterName(uint32_t addr) {
   for (const NamedRegister& reg : ReadableRegisters()) {
     if (arch::kRegsBase + reg.offset == addr) return reg.name;

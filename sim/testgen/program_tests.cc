@@ -133,9 +133,11 @@ Program GenChain(Rng& rng, const arch::ArchConfig& config) {
     irq = rng.Chance(50);
     RunJob(b, next, irq);
     MaybeAcknowledge(rng, b);
-    // Back to back: the same registers launched again right after DONE; same result.
+    // Back to back: the same registers launched twice more, each START right after DONE; same
+    // result.
     if (rng.Chance(60)) {
       const int index = int(b.program().jobs.size()) - 1;
+      b.Launch(index, rng.Chance(50));
       b.Launch(index, rng.Chance(50));
       b.ReadRegisters();
       b.ReadBackOutput(index);
@@ -432,14 +434,18 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
     if (rng.Chance(50)) b.Write(status, arch::kStatusDone);
     b.Read(status);
     b.Write(ctrl, 0);
-    // Idle SRAM windows take host accesses again: a few words rewritten with their own value
-    // (strobes random), read back, and the SRAMs compared.
+    // Idle SRAM windows take host accesses again: words of the A and B windows written with
+    // random data and byte strobes (the next round reloads the operands), read back, and the
+    // SRAMs compared.
     for (int i = 0; i < 4; ++i) {
-      const uint32_t word = uint32_t(rng.Uniform(0, 15)) * 4;
-      b.Read(arch::kABase + word);
-      b.Read(arch::kOutBase + word);
+      const uint32_t byte = uint32_t(rng.Uniform(0, 15)) * 4;
+      const uint32_t window = rng.Chance(50) ? arch::kABase : arch::kBBase;
+      b.Write(window + byte, uint32_t(rng.Next()), uint8_t(rng.Uniform(0, 15)));
+      b.Read(window + byte);
+      b.Read(arch::kOutBase + byte);
     }
     b.CheckSrams();
+    b.LoadOperands(index);
   }
   return b.Take();
 }

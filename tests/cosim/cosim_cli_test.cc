@@ -98,9 +98,19 @@ void ExpectSchema(const Json& j) {
   }
   EXPECT_TRUE(j["tool"]["version"].is_string());
   EXPECT_TRUE(j["tool"]["commit"].is_string());
-  for (const char* key : {"first_mismatch", "error", "waves"}) ASSERT_TRUE(j.contains(key)) << key;
+  for (const char* key : {"first_mismatch", "error", "waves", "coverage"}) {
+    ASSERT_TRUE(j.contains(key)) << key;
+  }
+  // Coverage: every bin of the model in lockstep (hit or not), none with --model-only.
+  if (j["mode"] == "lockstep") {
+    ASSERT_TRUE(j["coverage"].is_object());
+    EXPECT_TRUE(j["coverage"].contains("rule.BAD_SHAPE.first_illegal"));
+    EXPECT_TRUE(j["coverage"].contains("shift.-31"));
+  } else {
+    EXPECT_TRUE(j["coverage"].is_null());
+  }
   EXPECT_TRUE(j["error"].is_null() || j["error"].is_string());
-  EXPECT_EQ(j.size(), fields.size() + 3) << j.dump();
+  EXPECT_EQ(j.size(), fields.size() + 4) << j.dump();
   for (const char* unit :
        {"mac", "requant", "out_write", "done", "status", "bus", "sram", "output"}) {
     ASSERT_TRUE(j["mismatches"].contains(unit)) << unit;
@@ -248,8 +258,12 @@ TEST(CosimFault, WatchdogEndsHungRun) {
   EXPECT_NE(error.find("watchdog: cycle "), std::string::npos) << error;
   EXPECT_NE(error.find("200 cycles after its predicted completion"), std::string::npos) << error;
   EXPECT_NE(error.find("unit mac stopped"), std::string::npos) << error;
-  EXPECT_EQ(j["first_mismatch"]["unit"], "mac");
-  EXPECT_EQ(j["first_mismatch"]["actual"], "no beat");
+  // The first sign: BUSY stays 0 in the command's cycle 0; then the MAC array's first beat is
+  // missing.
+  EXPECT_EQ(j["first_mismatch"]["unit"], "status");
+  EXPECT_EQ(j["first_mismatch"]["what"], "STATUS.BUSY");
+  EXPECT_EQ(j["first_mismatch"]["cycle"], j["launch_cycle"]);
+  EXPECT_EQ(j["first_mismatches"]["mac"]["actual"], "no beat");
 }
 
 // ---- Waves: an FST of the window around the first mismatch, only on a mismatch

@@ -1,0 +1,347 @@
+#include "sim/cosim/coverage.h"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+#include "golden/requant.h"
+#include "sim/testgen/program.h"
+
+namespace qacc::cosim {
+
+namespace {
+
+constexpr int32_t kInt32Max = std::numeric_limits<int32_t>::max();
+constexpr int32_t kInt32Min = std::numeric_limits<int32_t>::min();
+
+// The error codes of the spec (ErrCodeName knows them all; "?" past the last).
+std::vector<arch::ErrCode> ErrorCodes() {
+  std::vector<arch::ErrCode> codes;
+  for (int c = 1; c < 16; ++c) {
+    const auto code = static_cast<arch::ErrCode>(c);
+    if (std::string(arch::ErrCodeName(code)) != "?") codes.push_back(code);
+  }
+  return codes;
+}
+
+std::string RuleBin(arch::ErrCode code, bool legal) {
+  return fmt::format("rule.{}.{}", arch::ErrCodeName(code), legal ? "last_legal" : "first_illegal");
+}
+
+// floor(p / 2^bits) and whether p sits exactly half-way between two multiples of 2^bits.
+bool IsTie(int64_t p, int bits) {
+  if (bits <= 0 || bits > 62) return false;
+  const uint64_t rem = static_cast<uint64_t>(p) & ((uint64_t{1} << bits) - 1);
+  return rem == uint64_t{1} << (bits - 1);
+}
+
+}  // namespace
+
+Coverage::Coverage(const arch::ArchConfig& config) : config_(config), shadow_(config) {
+  for (arch::ErrCode code : ErrorCodes()) {
+    bins_[RuleBin(code, true)] = 0;
+    bins_[RuleBin(code, false)] = 0;
+  }
+  for (int s = arch::kMinShift; s <= arch::kMaxShift; ++s) bins_[fmt::format("shift.{}", s)] = 0;
+  for (const char* bin :
+       {"mode.int8_out", "mode.int32_out", "mode.per_channel", "mode.per_tensor", "mode.bias",
+        "mode.a_unsigned", "mode.b_unsigned", "mode.single_rounding", "mode.double_rounding",
+        "requant.saturate_high", "requant.saturate_low", "requant.saturate_with_zero_point",
+        "requant.sat32", "requant.tie_single", "requant.tie_double_first",
+        "requant.tie_double_second", "requant.zero_point_int32_max",
+        "requant.zero_point_int32_min", "requant.clamp_min_-128", "requant.clamp_max_255",
+        "acc.bias_add_wraps", "tile.partial_m", "tile.partial_n", "shape.k_1", "shape.k_max",
+        "shape.m_1", "shape.n_1", "cmd.back_to_back", "cmd.relaunch_same_registers",
+        "bus.register_read_while_busy", "bus.window_refused_while_busy",
+        "bus.command_write_refused_while_busy", "bus.ctrl_write_refused_while_busy",
+        "bus.status_w1c_while_busy", "bus.read_only_write_refused", "bus.reserved_access",
+        "bus.unmapped_refused", "bus.window_read_wait_state", "irq.raised_at_done",
+        "irq.raised_by_enable", "irq.cleared_by_w1c", "irq.cleared_by_launch"}) {
+    bins_[bin] = 0;
+  }
+  // The per-lane bins, by pointer (std::map nodes stay put): no string work per beat.
+  for (int s = arch::kMinShift; s <= arch::kMaxShift; ++s) {
+    hot_.shift[s - arch::kMinShift] = &bins_[fmt::format("shift.{}", s)];
+  }
+  hot_.bias_wrap = &bins_["acc.bias_add_wraps"];
+  hot_.tie_single = &bins_["requant.tie_single"];
+  hot_.tie_first = &bins_["requant.tie_double_first"];
+  hot_.tie_second = &bins_["requant.tie_double_second"];
+  hot_.sat32 = &bins_["requant.sat32"];
+  hot_.sat_high = &bins_["requant.saturate_high"];
+  hot_.sat_low = &bins_["requant.saturate_low"];
+  hot_.sat_zp = &bins_["requant.saturate_with_zero_point"];
+}
+
+void Coverage::Hit(const std::string& bin) {
+  auto it = bins_.find(bin);
+  if (it != bins_.end()) ++it->second;
+}
+
+void Coverage::OnTransfer(int64_t cycle, bool write, uint32_t addr, uint32_t wdata,
+                          uint8_t strobe, bool pslverr, uint32_t rdata, bool busy) {
+  namespace reg = arch::reg;
+  const auto region = static_cast<arch::Region>(arch::RegionBits(addr));
+  const uint32_t offset = arch::WindowOffset(addr) & ~3u;
+  const bool regs = region == arch::Region::kRegs && addr < (uint32_t{1} << arch::kAddrBits);
+  const bool window = model::Srams::IsSramRegion(region);
+  if (!write && window && !pslverr) Hit("bus.window_read_wait_state");
+  if (busy) {
+    if (window && pslverr) Hit("bus.window_refused_while_busy");
+    if (regs && !write && !pslverr) Hit("bus.register_read_while_busy");
+    if (regs && write && pslverr && offset >= reg::kCmdM && offset <= reg::kCmdShift) {
+      Hit("bus.command_write_refused_while_busy");
+    }
+    if (regs && write && pslverr && offset == reg::kCtrl) Hit("bus.ctrl_write_refused_while_busy");
+    if (regs && write && !pslverr && offset == reg::kStatus) Hit("bus.status_w1c_while_busy");
+  }
+  if (regs && write && pslverr &&
+      ((offset >= reg::kId && offset <= reg::kHwLatency) ||
+       (offset >= reg::kPerfCycles && offset <= reg::kPerfCmdCount))) {
+    Hit("bus.read_only_write_refused");
+  }
+  if (!regs && !window && pslverr) Hit("bus.unmapped_refused");
+  if (regs && !pslverr && offset < arch::kRegsReservedEnd && !sim::IsNamedRegister(offset)) {
+    Hit("bus.reserved_access");
+  }
+  if (pslverr) return;
+  // The accepted accesses: the registers and SRAM contents the RTL now holds.
+  if (write && window && (region == arch::Region::kBias || region == arch::Region::kRq)) {
+    shadow_.HostWrite(region, offset, wdata, strobe);
+  }
+  if (!regs) return;
+  if (!write) {
+    if (offset == reg::kStatus && (rdata & arch::kStatusDone)) OnVerdict(rdata);
+    return;
+  }
+  switch (offset) {
+    case reg::kCmdM: regs_.m = wdata; break;
+    case reg::kCmdN: regs_.n = wdata; break;
+    case reg::kCmdK: regs_.k = wdata; break;
+    case reg::kCmdABase: regs_.a_base = wdata; break;
+    case reg::kCmdBBase: regs_.b_base = wdata; break;
+    case reg::kCmdBiasBase: regs_.bias_base = wdata; break;
+    case reg::kCmdRqBase: regs_.rq_base = wdata; break;
+    case reg::kCmdOutBase: regs_.out_base = wdata; break;
+    case reg::kCmdMode: regs_.mode = wdata; break;
+    case reg::kCmdZpAb: regs_.zp_ab = wdata; break;
+    case reg::kCmdZpOut: regs_.zp_out = static_cast<int32_t>(wdata); break;
+    case reg::kCmdClampMin: regs_.clamp_min = static_cast<int32_t>(wdata); break;
+    case reg::kCmdClampMax: regs_.clamp_max = static_cast<int32_t>(wdata); break;
+    case reg::kCmdMult: regs_.mult = static_cast<int32_t>(wdata); break;
+    case reg::kCmdShift: regs_.shift = wdata & 0x3F; break;
+    case reg::kStatus:
+      if (wdata & arch::kStatusDone) last_status_w1c_cycle_ = cycle;
+      break;
+    case reg::kCtrl:
+      irq_en_ = wdata & arch::kCtrlIrqEn;
+      last_ctrl_write_cycle_ = cycle;
+      if (wdata & arch::kCtrlStart) OnStart(cycle);
+      break;
+    default:
+      break;
+  }
+}
+
+void Coverage::OnStart(int64_t cycle) {
+  if (launched_ && cmd_.cmd.m == regs_.m && cmd_.cmd.n == regs_.n && cmd_.cmd.k == regs_.k &&
+      cmd_.cmd.mode == regs_.mode && cmd_.cmd.a_base == regs_.a_base &&
+      cmd_.cmd.out_base == regs_.out_base) {
+    Hit("cmd.relaunch_same_registers");
+  }
+  if (last_done_cycle_ >= 0 && cycle - last_done_cycle_ <= 4) Hit("cmd.back_to_back");
+  launched_ = true;
+  cmd_ = Launched{};
+  cmd_.cmd = regs_;
+  cmd_.timing = arch::Timing(config_.rows, config_.cols, regs_.M(), regs_.N(), regs_.K());
+  last_launch_cycle_ = cycle + 1;
+  FinishTile();
+}
+
+int Coverage::RuleBoundary(arch::ErrCode rule) const {
+  const arch::Command& c = cmd_.cmd;
+  const arch::Timing& t = cmd_.timing;
+  const int64_t mask = (int64_t{1} << arch::kBaseBits) - 1;
+  auto range = [](int64_t end, int64_t depth) { return end == depth ? 1 : end == depth + 1 ? -1 : 0; };
+  switch (rule) {
+    case arch::ErrCode::kBadShape: {
+      const int64_t smallest = std::min({int64_t{c.M()}, int64_t{c.N()}, int64_t{c.K()}});
+      return smallest == 1 ? 1 : smallest == 0 ? -1 : 0;
+    }
+    case arch::ErrCode::kARange:
+      return range((c.a_base & mask) + t.MB() * t.k, config_.a_depth);
+    case arch::ErrCode::kBRange:
+      return range((c.b_base & mask) + t.NB() * t.k, config_.b_depth);
+    case arch::ErrCode::kBiasRange:
+      return c.bias_en() ? range((c.bias_base & mask) + t.NB(), config_.bias_depth) : 0;
+    case arch::ErrCode::kRqRange:
+      return c.per_channel() ? range((c.rq_base & mask) + t.NB(), config_.rq_depth) : 0;
+    case arch::ErrCode::kOutRange:
+      return range((c.out_base & mask) + arch::OutWords(t.T(), config_.rows, c.out_raw()),
+                   config_.out_depth);
+    case arch::ErrCode::kBadRequant: {
+      if (c.out_raw()) return 0;
+      const int32_t s = arch::ShiftValue(c.shift);
+      if (s == arch::kMinShift - 1 || s == arch::kMaxShift + 1) return -1;
+      if (!c.per_channel() && (c.mult == arch::kMinNonzeroMult - 1 || c.mult == 1 ||
+                               c.mult == kInt32Min)) {
+        return -1;
+      }
+      if (c.clamp_min == int64_t{c.clamp_max} + 1 || c.clamp_min == arch::kMinInt8ModeClamp - 1 ||
+          c.clamp_max == arch::kMaxInt8ModeClamp + 1) {
+        return -1;
+      }
+      const bool legal_edge = s == arch::kMinShift || s == arch::kMaxShift ||
+                              (!c.per_channel() && (c.mult == arch::kMinNonzeroMult ||
+                                                    c.mult == 0 || c.mult == kInt32Max)) ||
+                              c.clamp_min == c.clamp_max ||
+                              c.clamp_min == arch::kMinInt8ModeClamp ||
+                              c.clamp_max == arch::kMaxInt8ModeClamp;
+      return legal_edge ? 1 : 0;
+    }
+    case arch::ErrCode::kBadZp: {
+      int result = 0;
+      for (int32_t zp : {arch::ZpA(c.zp_ab), arch::ZpB(c.zp_ab)}) {
+        if (zp == arch::kMinOperandZp - 1 || zp == arch::kMaxOperandZp + 1) return -1;
+        if (zp == arch::kMinOperandZp || zp == arch::kMaxOperandZp) result = 1;
+      }
+      return result;
+    }
+    case arch::ErrCode::kUnitAbsent:
+      return c.act() == 1 ? -1 : c.act() == 0 ? 1 : 0;
+    default:
+      return 0;
+  }
+}
+
+// The first STATUS read with DONE after a launch: the RTL's verdict on the command.
+void Coverage::OnVerdict(uint32_t status) {
+  if (!launched_ || cmd_.verdict_seen) return;
+  cmd_.verdict_seen = true;
+  FinishTile();
+  const auto code = static_cast<arch::ErrCode>((status >> arch::kStatusErrCodeLsb) & 0xF);
+  const bool error = status & arch::kStatusError;
+  if (error) {
+    // The failing rule at its first illegal value.
+    if (RuleBoundary(code) == -1) Hit(RuleBin(code, false));
+    return;
+  }
+  // A legal command: every rule whose last legal value it sits on.
+  for (arch::ErrCode rule : ErrorCodes()) {
+    if (RuleBoundary(rule) == 1) Hit(RuleBin(rule, true));
+  }
+  const arch::Command& c = cmd_.cmd;
+  Hit(c.out_raw() ? "mode.int32_out" : "mode.int8_out");
+  if (!c.out_raw()) {
+    Hit(c.per_channel() ? "mode.per_channel" : "mode.per_tensor");
+    Hit(c.single_rounding() ? "mode.single_rounding" : "mode.double_rounding");
+    if (c.zp_out == kInt32Max) Hit("requant.zero_point_int32_max");
+    if (c.zp_out == kInt32Min) Hit("requant.zero_point_int32_min");
+    if (c.clamp_min == arch::kMinInt8ModeClamp) Hit("requant.clamp_min_-128");
+    if (c.clamp_max == arch::kMaxInt8ModeClamp) Hit("requant.clamp_max_255");
+  }
+  if (c.bias_en()) Hit("mode.bias");
+  if (c.a_unsigned()) Hit("mode.a_unsigned");
+  if (c.b_unsigned()) Hit("mode.b_unsigned");
+  if (c.K() == 1) Hit("shape.k_1");
+  if (c.K() == std::min(config_.a_depth / cmd_.timing.MB(), config_.b_depth / cmd_.timing.NB())) {
+    Hit("shape.k_max");
+  }
+  if (c.M() == 1) Hit("shape.m_1");
+  if (c.N() == 1) Hit("shape.n_1");
+}
+
+void Coverage::OnCycle(int64_t cycle, const RtlSample& s) {
+  if (s.done && !prev_done_) last_done_cycle_ = cycle;
+  if (s.irq && !prev_irq_) {
+    Hit(cycle == last_done_cycle_ ? "irq.raised_at_done" : "irq.raised_by_enable");
+  }
+  if (!s.irq && prev_irq_) {
+    if (cycle == last_launch_cycle_) Hit("irq.cleared_by_launch");
+    if (cycle == last_status_w1c_cycle_ + 1) Hit("irq.cleared_by_w1c");
+  }
+  prev_done_ = s.done;
+  prev_irq_ = s.irq;
+  if (!launched_) return;
+  if (s.mac_valid) OnMacBeat(s);
+  if (s.out_we) OnOutWrite(s);
+}
+
+// The datapath corners, from the RTL's accumulators (MAC output beat) and the command and SRAM
+// contents it holds: the requant stages of each valid lane, recomputed to see which rounding and
+// saturation rules the lane meets.
+void Coverage::OnMacBeat(const RtlSample& s) {
+  const arch::Command& c = cmd_.cmd;
+  const arch::Timing& t = cmd_.timing;
+  const int64_t tile = cmd_.mac_beats / config_.rows;
+  ++cmd_.mac_beats;
+  if (tile >= t.T()) return;
+  const int64_t mb = t.TileMb(tile), nb = t.TileNb(tile);
+  if (s.mac_row >= t.MValid(mb)) return;
+  const uint32_t word = uint32_t(nb) + (c.rq_base & ((1u << arch::kBaseBits) - 1));
+  const uint32_t bias_word = uint32_t(nb) + (c.bias_base & ((1u << arch::kBaseBits) - 1));
+  for (int lane = 0; lane < t.NValid(nb); ++lane) {
+    const int32_t acc = s.mac_acc[lane];
+    int32_t x = acc;
+    if (c.bias_en() && bias_word < config_.bias_depth) {
+      const int32_t bias = shadow_.bias(bias_word, lane);
+      const int64_t sum = int64_t{acc} + bias;
+      if (sum > kInt32Max || sum < kInt32Min) ++*hot_.bias_wrap;
+      x = static_cast<int32_t>(static_cast<uint32_t>(acc) + static_cast<uint32_t>(bias));
+    }
+    if (c.out_raw()) continue;
+    const bool per_channel = c.per_channel() && word < config_.rq_depth;
+    const int32_t mult = per_channel ? shadow_.rq_mult(word, lane) : c.mult;
+    const int shift = per_channel ? shadow_.rq_shift(word, lane) : arch::ShiftValue(c.shift);
+    if (shift < arch::kMinShift || shift > arch::kMaxShift) continue;
+    ++*hot_.shift[shift - arch::kMinShift];
+    const int64_t p = int64_t{x} * mult;
+    int32_t v = 0;
+    if (c.single_rounding() || shift >= 0) {
+      if (IsTie(p, 31 - shift)) ++*(c.single_rounding() ? hot_.tie_single : hot_.tie_first);
+      const int64_t wide = (p + (int64_t{1} << (30 - shift))) >> (31 - shift);
+      if (wide > kInt32Max || wide < kInt32Min) ++*hot_.sat32;
+      v = golden::MultiplyByQuantizedMultiplierSingleRounding(x, mult, shift);
+    } else {
+      if (IsTie(p, 31)) ++*hot_.tie_first;
+      const int32_t h = golden::SaturatingRoundingDoublingHighMul(x, mult);
+      if (IsTie(h, -shift)) ++*hot_.tie_second;
+      v = golden::RoundingDivideByPOT(h, -shift);
+    }
+    const int64_t y = int64_t{v} + c.zp_out;
+    if (y > c.clamp_max || y < c.clamp_min) {
+      ++*(y > c.clamp_max ? hot_.sat_high : hot_.sat_low);
+      if (c.zp_out != 0) ++*hot_.sat_zp;
+    }
+  }
+}
+
+// Partial tiles as the out writer shows them: a write with fewer enabled bytes than a whole row
+// (partial N), a tile with fewer rows written than R (partial M). The entry e = t * R + i of a
+// write comes from its address and, in int8 mode, its byte slot (spec 6.3).
+void Coverage::OnOutWrite(const RtlSample& s) {
+  const int cols = config_.cols;
+  const bool raw = cmd_.cmd.out_raw();
+  int lanes = 0, first = -1;
+  for (int j = 0; j < 4 * cols; ++j) {
+    lanes += s.out_be[j];
+    if (s.out_be[j] && first < 0) first = j;
+  }
+  if (lanes < (raw ? 4 * cols : cols)) Hit("tile.partial_n");
+  const int64_t word = int64_t{s.out_addr} - (cmd_.cmd.out_base & ((1u << arch::kBaseBits) - 1));
+  const int64_t entry = raw ? word : word * 4 + std::max(first, 0) / cols;
+  const int64_t tile = entry / config_.rows;
+  if (tile != write_tile_) {
+    FinishTile();
+    write_tile_ = tile;
+  }
+  ++rows_written_in_tile_;
+}
+
+void Coverage::FinishTile() {
+  if (write_tile_ >= 0 && rows_written_in_tile_ < config_.rows) Hit("tile.partial_m");
+  write_tile_ = -1;
+  rows_written_in_tile_ = 0;
+}
+
+}  // namespace qacc::cosim
