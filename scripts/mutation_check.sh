@@ -91,7 +91,11 @@ echo "mutation_check: $mutant applied to $file"
 
 cmake -S . -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
   -DQACC_COSIM_RTL_DIR="$PWD/$work/rtl" -DQACC_COSIM_CONFIGS=default -DQACC_COSIM_WAVES=OFF >/dev/null
-cmake --build "$work/build" -j "$(nproc)" --target qacc >/dev/null
+if ! cmake --build "$work/build" -j "$(nproc)" --target qacc > "$work/build.log" 2>&1; then
+  tail -n 20 "$work/build.log"
+  echo "mutation_check: the build of the mutant failed (not a verdict)" >&2
+  exit 2
+fi
 
 set +e
 "$work/build/sim/qacc" regress --suite all --seeds "$seeds" -j "$(nproc)" --config configs/default.json \

@@ -32,6 +32,7 @@ struct RtlSample {
   bool pready = false, pslverr = false;
   uint32_t prdata = 0;
   bool busy = false, done = false, irq = false;
+  bool mac_in_valid = false, mac_in_last = false;
   bool mac_valid = false, mac_last = false;
   int mac_row = 0;
   int32_t mac_acc[kMaxCols] = {};

@@ -62,6 +62,8 @@ class DutImpl final : public Dut {
     s.busy = top.mon_busy_o;
     s.done = top.mon_done_o;
     s.irq = top.irq_o;
+    s.mac_in_valid = top.mon_mac_in_valid_o;
+    s.mac_in_last = top.mon_mac_in_last_o;
     const int cols = variant_.cols;
     s.mac_valid = top.mon_mac_valid_o;
     if (s.mac_valid) {
@@ -129,9 +131,11 @@ class DutImpl final : public Dut {
   }
   void SetTracing(bool on) override { tracing_ = on && trace_ != nullptr; }
   void CloseTrace() override {
-    if (trace_) {
-      trace_->close();
-      trace_.reset();
+    if constexpr (kTraced) {
+      if (trace_) {
+        trace_->close();
+        trace_.reset();
+      }
     }
     tracing_ = false;
   }
@@ -158,7 +162,10 @@ class DutImpl final : public Dut {
   DutVariant variant_;
   std::unique_ptr<VerilatedContext> context_;
   std::unique_ptr<VTop> top_;
-  std::unique_ptr<VerilatedFstC> trace_;
+  // The FST writer only in traced builds: an untraced variant must not need Verilator's FST runtime
+  // (a build without traced variants does not link it).
+  struct NoTrace {};
+  std::unique_ptr<std::conditional_t<kTraced, VerilatedFstC, NoTrace>> trace_;
   bool tracing_ = false;
 };
 

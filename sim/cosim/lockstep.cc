@@ -362,7 +362,8 @@ class Engine {
         cycle_, command_, cycle_ - predicted, predicted, int(sample_.busy));
     if (scoreboard_ == nullptr) return text;
     for (CheckUnit unit :
-         {CheckUnit::kMac, CheckUnit::kRequant, CheckUnit::kOutWrite, CheckUnit::kDone}) {
+         {CheckUnit::kMacIn, CheckUnit::kMac, CheckUnit::kRequant, CheckUnit::kOutWrite,
+          CheckUnit::kDone}) {
       const int64_t seen = scoreboard_->seen(unit), want = scoreboard_->predicted(unit);
       if (seen >= want) continue;
       const int64_t last = scoreboard_->last_seen_cycle(unit);

@@ -71,10 +71,40 @@ int64_t Scoreboard::TileOf(int64_t cycle, int row, int64_t first) const {
 }
 
 void Scoreboard::Check(int64_t cycle, const RtlSample& s) {
+  CheckMacIn(cycle, s);
   CheckMac(cycle, s);
   CheckRequant(cycle, s);
   CheckOutWrite(cycle, s);
   CheckDone(cycle, s);
+}
+
+// The feeder's beats: beat k of tile t enters the array in cycle I(t, k), last with k = K - 1; the
+// cycles between two tiles' beats (P - K of them) carry none.
+void Scoreboard::CheckMacIn(int64_t cycle, const RtlSample& s) {
+  bool valid = false, last = false;
+  int64_t tile = -1;
+  if (has_command_ && predictor_ != nullptr) {
+    const int64_t rel = cycle - predictor_->launch_cycle() - timing_.I(0, 0);
+    tile = rel >= 0 ? rel / timing_.P() : -1;
+    const int64_t beat = rel >= 0 ? rel % timing_.P() : -1;
+    valid = tile >= 0 && tile < timing_.T() && beat < timing_.k;
+    last = valid && beat == timing_.k - 1;
+  }
+  if (s.mac_in_valid) {
+    ++seen_[static_cast<int>(CheckUnit::kMacIn)];
+    last_seen_[static_cast<int>(CheckUnit::kMacIn)] = cycle;
+  }
+  if (valid) ++predicted_[static_cast<int>(CheckUnit::kMacIn)];
+  if (valid == s.mac_in_valid && (!valid || last == s.mac_in_last)) return;
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(CheckUnit::kMacIn);
+  m.what = valid != s.mac_in_valid ? "input beat valid" : "input beat last";
+  m.expected = valid != s.mac_in_valid ? std::to_string(int(valid)) : std::to_string(int(last));
+  m.actual = valid != s.mac_in_valid ? std::to_string(int(s.mac_in_valid))
+                                      : std::to_string(int(s.mac_in_last));
+  Locate(m, valid ? tile : -1, -1);
+  Record(CheckUnit::kMacIn, m);
 }
 
 void Scoreboard::CheckMac(int64_t cycle, const RtlSample& s) {

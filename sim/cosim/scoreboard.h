@@ -25,6 +25,7 @@ namespace qacc::cosim {
 // What the co-simulation compares, one row per unit of comparison: a new unit adds a row here (and its
 // check), nothing else. Counts, first mismatches, the text report and the JSON follow this table.
 enum class CheckUnit : uint8_t {
+  kMacIn,     // MAC array input beats: valid and last in their cycle I(t, k) (spec 7)
   kMac,       // MAC array output beats (spec 8), every lane
   kRequant,   // requant output beats, every lane
   kOutWrite,  // output SRAM writes: address, byte enables, data
@@ -41,7 +42,7 @@ struct CheckUnitInfo {
   const char* name;
 };
 inline constexpr CheckUnitInfo kCheckUnits[kNumCheckUnits] = {
-    {CheckUnit::kMac, "mac"},       {CheckUnit::kRequant, "requant"},
+    {CheckUnit::kMacIn, "mac_in"},  {CheckUnit::kMac, "mac"},       {CheckUnit::kRequant, "requant"},
     {CheckUnit::kOutWrite, "out_write"}, {CheckUnit::kDone, "done"},
     {CheckUnit::kStatus, "status"}, {CheckUnit::kBus, "bus"},
     {CheckUnit::kSram, "sram"},     {CheckUnit::kOutput, "output"},
@@ -103,6 +104,7 @@ class Scoreboard {
     const int32_t* lanes = nullptr;
     uint64_t known_lanes = ~uint64_t{0};  // lanes the model predicts (requant: see RequantBeat)
   };
+  void CheckMacIn(int64_t cycle, const RtlSample& s);
   void CheckMac(int64_t cycle, const RtlSample& s);
   void CheckRequant(int64_t cycle, const RtlSample& s);
   // Compares the RTL's row beat of `unit` in `cycle` with the predicted one (valid only when one is due in

@@ -112,7 +112,7 @@ void ExpectSchema(const Json& j) {
   EXPECT_TRUE(j["error"].is_null() || j["error"].is_string());
   EXPECT_EQ(j.size(), fields.size() + 4) << j.dump();
   for (const char* unit :
-       {"mac", "requant", "out_write", "done", "status", "bus", "sram", "output"}) {
+       {"mac_in", "mac", "requant", "out_write", "done", "status", "bus", "sram", "output"}) {
     ASSERT_TRUE(j["mismatches"].contains(unit)) << unit;
     EXPECT_TRUE(j["mismatches"][unit].is_number_integer());
     // The first mismatch of each unit, as the text report prints it.
@@ -121,8 +121,8 @@ void ExpectSchema(const Json& j) {
     EXPECT_EQ(first.is_null(), j["mismatches"][unit] == 0) << unit;
     if (!first.is_null()) ExpectMismatchSchema(first);
   }
-  EXPECT_EQ(j["mismatches"].size(), 8u);
-  EXPECT_EQ(j["first_mismatches"].size(), 8u);
+  EXPECT_EQ(j["mismatches"].size(), 9u);
+  EXPECT_EQ(j["first_mismatches"].size(), 9u);
   if (!j["first_mismatch"].is_null()) ExpectMismatchSchema(j["first_mismatch"]);
 }
 
@@ -217,7 +217,7 @@ TEST(CosimFault, HumanReportAndReproduceLine) {
   const testing::CliResult r =
       RunQacc("cosim --test gemm_relu6 --seed 1 --inject-fault requant-value");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.out.find("FAIL: 1 mismatches (mac 0, requant 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAIL: 1 mismatches (mac_in 0, mac 0, requant 1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("first mismatch: cycle "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("unit requant, lane 2, tile 0 row 1"), std::string::npos) << r.out;
   const auto pos = r.out.find("reproduce: qacc ");
@@ -257,7 +257,7 @@ TEST(CosimFault, WatchdogEndsHungRun) {
   const std::string error = j["error"];
   EXPECT_NE(error.find("watchdog: cycle "), std::string::npos) << error;
   EXPECT_NE(error.find("200 cycles after its predicted completion"), std::string::npos) << error;
-  EXPECT_NE(error.find("unit mac stopped"), std::string::npos) << error;
+  EXPECT_NE(error.find("unit mac_in stopped"), std::string::npos) << error;
   // The first sign: BUSY stays 0 in the command's cycle 0; then the MAC array's first beat is
   // missing.
   EXPECT_EQ(j["first_mismatch"]["unit"], "status");
