@@ -21,7 +21,10 @@ void Scoreboard::SetCommand(model::BeatPredictor* predictor, int command) {
   command_ = command;
   const model::GemmEngine* engine = predictor ? predictor->engine() : nullptr;
   has_command_ = engine != nullptr;
+  in_first_ = -1;
+  in_tile_ = in_phase_ = 0;
   if (has_command_) {
+    in_first_ = predictor->launch_cycle() + engine->timing().I(0, 0);
     timing_ = engine->timing();
     out_raw_ = engine->command().out_raw;
     out_base_ = engine->command().out_base;
@@ -81,14 +84,17 @@ void Scoreboard::Check(int64_t cycle, const RtlSample& s) {
 // The feeder's beats: beat k of tile t enters the array in cycle I(t, k), last with k = K - 1; the
 // cycles between two tiles' beats (P - K of them) carry none.
 void Scoreboard::CheckMacIn(int64_t cycle, const RtlSample& s) {
+  // Position in the feed, stepped once per cycle (no division in the per-cycle path): tile
+  // in_tile_, cycle in_phase_ of its period P.
   bool valid = false, last = false;
-  int64_t tile = -1;
-  if (has_command_ && predictor_ != nullptr) {
-    const int64_t rel = cycle - predictor_->launch_cycle() - timing_.I(0, 0);
-    tile = rel >= 0 ? rel / timing_.P() : -1;
-    const int64_t beat = rel >= 0 ? rel % timing_.P() : -1;
-    valid = tile >= 0 && tile < timing_.T() && beat < timing_.k;
-    last = valid && beat == timing_.k - 1;
+  if (in_first_ >= 0 && cycle >= in_first_ && in_tile_ < timing_.T()) {
+    valid = in_phase_ < timing_.k;
+    last = in_phase_ == timing_.k - 1;
+  }
+  const int64_t tile = in_tile_;
+  if (in_first_ >= 0 && cycle >= in_first_ && ++in_phase_ == timing_.P()) {
+    in_phase_ = 0;
+    ++in_tile_;
   }
   if (s.mac_in_valid) {
     ++seen_[static_cast<int>(CheckUnit::kMacIn)];

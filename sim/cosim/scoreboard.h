@@ -122,6 +122,8 @@ class Scoreboard {
   bool out_raw_ = false;
   uint32_t out_base_ = 0;
   bool has_command_ = false;  // a legal command (timing_ and the layout are its)
+  int64_t in_first_ = -1;     // cycle of the command's first MAC input beat (-1: none)
+  int64_t in_tile_ = 0, in_phase_ = 0;
   int command_ = -1;
   model::BeatPredictor* predictor_ = nullptr;
   std::array<int64_t, kNumCheckUnits> counts_{};
