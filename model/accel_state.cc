@@ -45,6 +45,10 @@ const char* BusStatusName(BusStatus status) {
 
 AccelState::AccelState(const arch::ArchConfig& config) : config_(config), srams_(config) {
   arch::ValidateArchConfig(config_);
+  // Reset (spec 10): every register field is 0, not arch::Command's member defaults.
+  cmd_regs_.m = cmd_regs_.n = cmd_regs_.k = 0;
+  cmd_regs_.clamp_min = cmd_regs_.clamp_max = 0;
+  cmd_regs_.mult = 0;
 }
 
 int AccelState::TransferCycles(uint64_t addr, bool is_read) {

@@ -16,7 +16,7 @@
 #   regs-error-w1c     bus/register file: the ERROR W1C leaves ERR_CODE set
 #   irq-enable         bus/register file: irq_o ignores CTRL.IRQ_EN
 #   out-be-pad-lane    output writer: int32 mode enables the byte lanes of the first padded column
-#   sram-win-strobe    SRAM window: host writes ignore pstrb (all four bytes written)
+#   sram-win-strobe    SRAM window: a host write always writes byte 0, whatever pstrb says
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mutants="rounding-ties rounding-trunc skew-b3 perf-feed-stall perf-cmd-count ctrl-a-range regs-busy-window
@@ -69,7 +69,7 @@ case "$mutant" in
   sram-win-strobe)
     file=qacc_sram_win.sv
     from="(SubW'(j) == host_sub) ? host_wstrb_i : 4'b0000;"
-    to="(SubW'(j) == host_sub) ? 4'b1111 : 4'b0000;" ;;
+    to="(SubW'(j) == host_sub) ? (host_wstrb_i | 4'b0001) : 4'b0000;" ;;
   *) echo "mutation_check: unknown mutant '$mutant' (one of: $mutants)" >&2; exit 2 ;;
 esac
 

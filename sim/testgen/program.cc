@@ -7,54 +7,16 @@
 namespace qacc::sim {
 
 const std::vector<NamedRegister>& ReadableRegisters() {
-  namespace reg = arch::reg;
-  static const std::vector<NamedRegister> registers = {
-      {reg::kStatus, "STATUS"},
-      {reg::kPerfCycles, "PERF_CYCLES"},
-      {reg::kPerfMacBusy, "PERF_MAC_BUSY"},
-      {reg::kPerfRqBusy, "PERF_RQ_BUSY"},
-      {reg::kPerfOutWrites, "PERF_OUT_WRITES"},
-      {reg::kPerfFeedStall, "PERF_FEED_STALL"},
-      {reg::kPerfLutBusy, "PERF_LUT_BUSY"},
-      {reg::kPerfSmxBusy, "PERF_SMX_BUSY"},
-      {reg::kPerfCmdCount, "PERF_CMD_COUNT"},
-      {reg::kCtrl, "CTRL"},
-      {reg::kCmdM, "CMD_M"},
-      {reg::kCmdN, "CMD_N"},
-      {reg::kCmdK, "CMD_K"},
-      {reg::kCmdABase, "CMD_A_BASE"},
-      {reg::kCmdBBase, "CMD_B_BASE"},
-      {reg::kCmdBiasBase, "CMD_BIAS_BASE"},
-      {reg::kCmdRqBase, "CMD_RQ_BASE"},
-      {reg::kCmdOutBase, "CMD_OUT_BASE"},
-      {reg::kCmdMode, "CMD_MODE"},
-      {reg::kCmdZpAb, "CMD_ZP_AB"},
-      {reg::kCmdZpOut, "CMD_ZP_OUT"},
-      {reg::kCmdClampMin, "CMD_CLAMP_MIN"},
-      {reg::kCmdClampMax, "CMD_CLAMP_MAX"},
-      {reg::kCmdMult, "CMD_MULT"},
-      {reg::kCmdShift, "CMD_SHIFT"},
-      {reg::kId, "ID"},
-      {reg::kVersion, "VERSION"},
-      {reg::kHwRows, "HW_ROWS"},
-      {reg::kHwCols, "HW_COLS"},
-      {reg::kHwADepth, "HW_A_DEPTH"},
-      {reg::kHwBDepth, "HW_B_DEPTH"},
-      {reg::kHwBiasDepth, "HW_BIAS_DEPTH"},
-      {reg::kHwRqDepth, "HW_RQ_DEPTH"},
-      {reg::kHwOutDepth, "HW_OUT_DEPTH"},
-      {reg::kHwUnits, "HW_UNITS"},
-      {reg::kHwLatency, "HW_LATENCY"},
-  };
+  // Every register of the generated spec table reads back (write-only bits read 0).
+  static const std::vector<NamedRegister> registers = [] {
+    std::vector<NamedRegister> v;
+    for (const arch::RegisterInfo& info : arch::kRegisters) v.push_back({info.offset, info.name});
+    return v;
+  }();
   return registers;
 }
 
-bool IsNamedRegister(uint32_t offset) {
-  for (const NamedRegister& reg : ReadableRegisters()) {
-    if (reg.offset == offset) return true;
-  }
-  return false;
-}
+bool IsNamedRegister(uint32_t offset) { return arch::FindRegister(offset) != nullptr; }
 
 std::string RegisterName(uint32_t addr) {
   for (const NamedRegister& reg : ReadableRegisters()) {
@@ -114,6 +76,7 @@ void ProgramBuilder::WriteCommand(int job) {
 
 void ProgramBuilder::WriteCommandRegisters(const arch::Command& cmd) {
   namespace reg = arch::reg;
+  Write(reg::kCmdOp, cmd.op);
   Write(reg::kCmdM, cmd.m);
   Write(reg::kCmdN, cmd.n);
   Write(reg::kCmdK, cmd.k);

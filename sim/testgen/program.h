@@ -50,7 +50,8 @@ struct Program {
 };
 
 // The registers a host reads after a command (each read is compared with the model's): every
-// readable register of section 3.2 (the command registers read back as stored).
+// register of section 3.2 (arch::kRegisters, generated from the spec; command registers read back
+// as stored).
 struct NamedRegister {
   uint32_t offset;
   const char* name;

@@ -282,6 +282,14 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
           ErrCode::kBadZp);
     }
   }
+  // BAD_OPCODE: GEMM (0) is the one opcode; the next value and the top of the field are not.
+  for (uint32_t op : {1u, 15u}) {
+    model::GemmJob job = small();
+    Case c{fmt::format("BAD_OPCODE CMD_OP = {}", op), job, false, model::ToCommand(job),
+           ErrCode::kBadOpcode};
+    c.illegal.op = op;
+    cases.push_back(c);
+  }
   // UNIT_ABSENT: any ACT but 0 (no activation unit in this version).
   for (uint32_t act : {1u, 2u, 15u}) {
     model::GemmJob job = small();
@@ -301,6 +309,11 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
     d.illegal.a_base = config.a_depth;
     d.illegal.mode |= 1u << arch::kModeActLsb;
     cases.push_back(d);
+    Case e{"BAD_OPCODE before BAD_SHAPE", job, false, model::ToCommand(job),
+           ErrCode::kBadOpcode};
+    e.illegal.op = 2;
+    e.illegal.m = 0;
+    cases.push_back(e);
   }
   // Bases and dimensions wider than the fields: the register keeps its field only.
   {
@@ -315,6 +328,9 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
 
 Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
   ProgramBuilder b(config);
+  b.ReadRegisters();  // the reset value of every register
+  // A START straight after reset launches the reset CMD_* registers: M = N = K = 0.
+  if (rng.Chance(50)) b.LaunchIllegal(ErrCode::kBadShape, "illegal: the reset command (M = 0)");
   std::vector<Case> cases = BoundaryCases(rng, config);
   // A random order: the state left by one case (registers, DONE/ERROR, SRAM contents) is the
   // starting point of the next.
@@ -402,6 +418,7 @@ int RandomBusyAccess(Rng& rng, const arch::ArchConfig& config, ProgramBuilder& b
 
 Program GenBus(Rng& rng, const arch::ArchConfig& config) {
   ProgramBuilder b(config);
+  b.ReadRegisters();  // the reset value of every register
   const int p = std::max(config.rows, config.cols);
   model::GemmJob job = RandomJobOfShape(rng.Next(), config, int(rng.Uniform(config.rows, 4 * config.rows)),
                                         int(rng.Uniform(config.cols, 4 * config.cols)),
