@@ -63,27 +63,34 @@ template <typename TA, typename TB>
 Matrix<int32_t> Gemm(const Matrix<TA>& a, const Matrix<TB>& b, const std::vector<int32_t>& bias,
                      int32_t a_zero_point, int32_t b_zero_point) {
   ValidateGemmArgs(a, b, bias, a_zero_point, b_zero_point);
-  // The factors A - a_zp and B - b_zp are in -383..383, so they are formed once as int16 (as the RTL's
-  // edge registers do) and the loop runs m, k, n: the inner loop over a row of B and a row of the
-  // accumulators vectorises. Addition mod 2^32 is order-independent, so this is the same sum as the
-  // k-ordered one; uint32 addition wraps by definition (the hardware adder, without signed UB).
-  std::vector<int16_t> b_factor(b.data.size());
-  for (size_t i = 0; i < b.data.size(); ++i) {
-    b_factor[i] = static_cast<int16_t>(static_cast<int32_t>(b.data[i]) - b_zero_point);
+  // The factors A - a_zp and B - b_zp are in -383..383, so they are formed once as int16 (as the
+  // RTL's edge registers do), B's transposed: each output is then one dot product of two contiguous
+  // rows, a loop the compiler vectorises. A product fits int32; the sum is taken in uint32, which
+  // wraps by definition like the hardware's 32-bit adder (no signed-overflow UB). Addition mod 2^32
+  // is order-independent, so this is the same value as the k-ordered sum.
+  const int m_dim = a.rows, n_dim = b.cols, k_dim = a.cols;
+  std::vector<int16_t> a_factor(a.data.size());
+  for (size_t i = 0; i < a.data.size(); ++i) {
+    a_factor[i] = static_cast<int16_t>(static_cast<int32_t>(a.data[i]) - a_zero_point);
   }
-  const size_t n_dim = static_cast<size_t>(b.cols);
-  std::vector<uint32_t> acc(n_dim);
-  Matrix<int32_t> c(a.rows, b.cols);
-  for (int m = 0; m < a.rows; ++m) {
-    for (size_t n = 0; n < n_dim; ++n) acc[n] = bias.empty() ? 0u : static_cast<uint32_t>(bias[n]);
-    for (int k = 0; k < a.cols; ++k) {
-      const int32_t a_factor = static_cast<int32_t>(a.at(m, k)) - a_zero_point;
-      const int16_t* b_row = &b_factor[static_cast<size_t>(k) * n_dim];
-      for (size_t n = 0; n < n_dim; ++n) {
-        acc[n] += static_cast<uint32_t>(a_factor * static_cast<int32_t>(b_row[n]));
-      }
+  std::vector<int16_t> b_factor_t(b.data.size());  // b_factor_t[n * K + k] = B[k][n] - b_zp
+  for (int n = 0; n < n_dim; ++n) {
+    for (int k = 0; k < k_dim; ++k) {
+      b_factor_t[size_t(n) * k_dim + k] =
+          static_cast<int16_t>(static_cast<int32_t>(b.at(k, n)) - b_zero_point);
     }
-    for (size_t n = 0; n < n_dim; ++n) c.at(m, static_cast<int>(n)) = WrapToInt32(acc[n]);
+  }
+  Matrix<int32_t> c(m_dim, n_dim);
+  for (int m = 0; m < m_dim; ++m) {
+    const int16_t* a_row = a_factor.data() + size_t(m) * k_dim;
+    for (int n = 0; n < n_dim; ++n) {
+      const int16_t* b_col = b_factor_t.data() + size_t(n) * k_dim;
+      uint32_t acc = bias.empty() ? 0u : static_cast<uint32_t>(bias[n]);
+      for (int k = 0; k < k_dim; ++k) {
+        acc += static_cast<uint32_t>(int32_t{a_row[k]} * int32_t{b_col[k]});
+      }
+      c.at(m, n) = WrapToInt32(acc);
+    }
   }
   return c;
 }

