@@ -1,5 +1,7 @@
 #include "model/gemm_engine.h"
 
+#include <algorithm>
+
 namespace qacc::model {
 
 GemmEngine::GemmEngine(const arch::ArchConfig& config, const DecodedCommand& command,
@@ -19,14 +21,45 @@ TileResult GemmEngine::ComputeTile(int64_t t) const {
   tile.m_valid = static_cast<int>(timing.MValid(tile.mb));
   tile.n_valid = static_cast<int>(timing.NValid(tile.nb));
   mac_array_.ComputeTile(t, tile.acc);
-  // Every beat of the tile sees the same bias/rq words, so the known lanes are those of the words.
-  const RequantLaneInputs inputs = requant_unit_.ReadLaneInputs(tile.nb);
-  tile.out.assign(size_t(rows_) * cols_, 0);
+  Requantize(requant_unit_.ReadLaneInputs(tile.nb), tile);
+  return tile;
+}
+
+void GemmEngine::ForEachTile(const std::function<void(const TileResult&)>& visit) const {
+  const arch::Timing& timing = command_.timing;
+  const int64_t nb_count = timing.NB();
+  const PanelGemm gemm = mac_array_.AllColumnBlocks();
+  std::vector<RequantLaneInputs> inputs;
+  for (int64_t nb = 0; nb < nb_count; ++nb) inputs.push_back(requant_unit_.ReadLaneInputs(nb));
+  std::vector<int32_t> block;  // R x (NB * C): row block mb
+  TileResult tile;             // reused, so its buffers are allocated once
+  for (int64_t mb = 0; mb < timing.MB(); ++mb) {
+    gemm.ComputeRowBlock(mb, block);
+    for (int64_t nb = 0; nb < nb_count; ++nb) {
+      tile.tile = mb * nb_count + nb;
+      tile.mb = mb;
+      tile.nb = nb;
+      tile.m_valid = static_cast<int>(timing.MValid(mb));
+      tile.n_valid = static_cast<int>(timing.NValid(nb));
+      tile.acc.resize(size_t(rows_) * cols_);
+      for (int row = 0; row < rows_; ++row) {
+        std::copy_n(&block[size_t(row) * gemm.num_cols() + size_t(nb) * cols_], cols_,
+                    &tile.acc[size_t(row) * cols_]);
+      }
+      Requantize(inputs[size_t(nb)], tile);
+      visit(tile);
+    }
+  }
+}
+
+// Every beat of the tile sees the same bias/rq words, so the known lanes are those of the words.
+void GemmEngine::Requantize(const RequantLaneInputs& inputs, TileResult& tile) const {
+  tile.out.resize(size_t(rows_) * cols_);
+  tile.known_lanes = inputs.known_lanes;
   for (int row = 0; row < rows_; ++row) {
     const size_t first = size_t(row) * cols_;
-    tile.known_lanes = requant_unit_.ComputeBeat(inputs, &tile.acc[first], &tile.out[first]);
+    requant_unit_.ComputeBeat(inputs, &tile.acc[first], &tile.out[first]);
   }
-  return tile;
 }
 
 }  // namespace qacc::model

@@ -7,6 +7,7 @@
 #define QACC_MODEL_GEMM_ENGINE_H_
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "model/arch.h"
@@ -50,11 +51,19 @@ class GemmEngine {
 
   TileResult ComputeTile(int64_t t) const;
 
+  // Every tile in order t = 0..T-1, each equal to ComputeTile(t), computed a row block (NB tiles)
+  // at a time from one read of the B panels: the fast path of model-only mode. `visit` gets each
+  // tile; the reference is valid only during the call.
+  void ForEachTile(const std::function<void(const TileResult&)>& visit) const;
+
   // The two units this engine composes, for a caller that steps them beat by beat.
   const MacArrayModel& mac_array() const { return mac_array_; }
   const RequantUnitModel& requant_unit() const { return requant_unit_; }
 
  private:
+  // The requant unit on every row of tile.acc -> tile.out and tile.known_lanes.
+  void Requantize(const RequantLaneInputs& inputs, TileResult& tile) const;
+
   int rows_;
   int cols_;
   DecodedCommand command_;

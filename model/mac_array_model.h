@@ -1,7 +1,8 @@
 // The MAC array (unit 1, docs/architecture.md 2.1, 5.1) as plain C++: tile t's operand panels from
 // the A and B SRAMs -> the R x C accumulators it drains as output beats 0..R-1. The arithmetic is
-// golden::Gemm without bias (the requant lane adds the bias). No timing: the SystemC shell
-// (mac_array_tlm.h) emits row i at O(t,i).
+// golden::Gemm without bias (the requant lane adds the bias), computed by PanelGemm, the kernel the
+// model-only path also uses (tests/model/panel_gemm_test.cc checks it against golden::Gemm). No
+// timing: the SystemC shell (mac_array_tlm.h) emits row i at O(t,i).
 #ifndef QACC_MODEL_MAC_ARRAY_MODEL_H_
 #define QACC_MODEL_MAC_ARRAY_MODEL_H_
 
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "model/command.h"
+#include "model/panel_gemm.h"
 #include "model/srams.h"
 
 namespace qacc::model {
@@ -30,10 +32,11 @@ class MacArrayModel {
   void ComputeTile(int64_t t, std::vector<int32_t>& acc) const;
   std::vector<int32_t> ComputeTile(int64_t t) const;
 
- private:
-  template <typename TA, typename TB>
-  void Compute(int64_t t, std::vector<int32_t>& acc) const;
+  // For a whole command at once (model-only): the B factors of every column block, read once;
+  // ComputeRowBlock(mb) of the result gives the accumulators of tiles mb*NB .. mb*NB + NB-1.
+  PanelGemm AllColumnBlocks() const;
 
+ private:
   int rows_;
   int cols_;
   DecodedCommand command_;

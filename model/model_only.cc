@@ -2,17 +2,21 @@
 
 #include "model/beats.h"
 #include "model/command.h"
+#include "model/out_writer_model.h"
 
 namespace qacc::model {
 
+// The whole-command path (GemmEngine::ForEachTile); one write beat is reused for every row, as
+// PackOutRow keeps its buffers.
 void ExecuteTiles(const GemmEngine& engine, Srams& srams) {
-  for (int64_t t = 0; t < engine.num_tiles(); ++t) {
-    const TileResult tile = engine.ComputeTile(t);
+  OutWriteBeat write;
+  engine.ForEachTile([&](const TileResult& tile) {
     for (int row = 0; row < tile.m_valid; ++row) {
-      const OutWriteBeat write = MakeOutWriteBeat(engine.command(), tile, row, 0);
+      PackOutRow(engine.command(), tile.tile, row, &tile.out[size_t(row) * engine.cols()],
+                 tile.known_lanes, write);
       srams.WriteOutWord(write.addr, write.data, write.be);
     }
-  }
+  });
 }
 
 RunResult RunCommand(const arch::ArchConfig& config, const arch::Command& command, Srams& srams) {

@@ -1,6 +1,8 @@
 // Fast model-only mode: executes a command to completion without stepping cycles (no SystemC, no
-// beats): tile by tile through GemmEngine, writing the output SRAM, and returns the cycle count E
-// and the perf counters the hardware would report. For long regressions and performance estimates.
+// beats): a row block of tiles at a time through GemmEngine::ForEachTile (one whole-command GEMM
+// over the SRAM panels, then the requant unit and the out writer per row), writing the output SRAM,
+// and returns the cycle count E and the perf counters the hardware would report. For long
+// regressions and performance estimates.
 #ifndef QACC_MODEL_MODEL_ONLY_H_
 #define QACC_MODEL_MODEL_ONLY_H_
 
