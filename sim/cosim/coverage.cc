@@ -24,7 +24,7 @@ std::string RuleBin(arch::ErrCode code, bool legal) {
   return fmt::format("rule.{}.{}", arch::ErrCodeName(code), legal ? "last_legal" : "first_illegal");
 }
 
-// floor(p / 2^bits) and whether p sits exactly half-way between two multiples of 2^bits.
+// Whether p sits exactly half-way between two multiples of 2^bits (a rounding tie).
 bool IsTie(int64_t p, int bits) {
   if (bits <= 0 || bits > 62) return false;
   const uint64_t rem = static_cast<uint64_t>(p) & ((uint64_t{1} << bits) - 1);
@@ -110,29 +110,30 @@ void Coverage::OnTransfer(int64_t cycle, bool write, uint32_t addr, uint32_t wda
     if (offset == reg::kStatus && (rdata & arch::kStatusDone)) OnVerdict(rdata);
     return;
   }
+  // A register keeps only its fields (spec 3.3), as the RTL holds them.
+  const uint32_t stored = info != nullptr ? wdata & info->rw_mask : wdata;
   switch (offset) {
-    case reg::kCmdOp: regs_.op = wdata; break;
-    case reg::kCmdM: regs_.m = wdata; break;
-    case reg::kCmdN: regs_.n = wdata; break;
-    case reg::kCmdK: regs_.k = wdata; break;
-    case reg::kCmdABase: regs_.a_base = wdata; break;
-    case reg::kCmdBBase: regs_.b_base = wdata; break;
-    case reg::kCmdBiasBase: regs_.bias_base = wdata; break;
-    case reg::kCmdRqBase: regs_.rq_base = wdata; break;
-    case reg::kCmdOutBase: regs_.out_base = wdata; break;
-    case reg::kCmdMode: regs_.mode = wdata; break;
-    case reg::kCmdZpAb: regs_.zp_ab = wdata; break;
-    case reg::kCmdZpOut: regs_.zp_out = static_cast<int32_t>(wdata); break;
-    case reg::kCmdClampMin: regs_.clamp_min = static_cast<int32_t>(wdata); break;
-    case reg::kCmdClampMax: regs_.clamp_max = static_cast<int32_t>(wdata); break;
-    case reg::kCmdMult: regs_.mult = static_cast<int32_t>(wdata); break;
-    case reg::kCmdShift: regs_.shift = wdata & 0x3F; break;
+    case reg::kCmdOp: regs_.op = stored; break;
+    case reg::kCmdM: regs_.m = stored; break;
+    case reg::kCmdN: regs_.n = stored; break;
+    case reg::kCmdK: regs_.k = stored; break;
+    case reg::kCmdABase: regs_.a_base = stored; break;
+    case reg::kCmdBBase: regs_.b_base = stored; break;
+    case reg::kCmdBiasBase: regs_.bias_base = stored; break;
+    case reg::kCmdRqBase: regs_.rq_base = stored; break;
+    case reg::kCmdOutBase: regs_.out_base = stored; break;
+    case reg::kCmdMode: regs_.mode = stored; break;
+    case reg::kCmdZpAb: regs_.zp_ab = stored; break;
+    case reg::kCmdZpOut: regs_.zp_out = static_cast<int32_t>(stored); break;
+    case reg::kCmdClampMin: regs_.clamp_min = static_cast<int32_t>(stored); break;
+    case reg::kCmdClampMax: regs_.clamp_max = static_cast<int32_t>(stored); break;
+    case reg::kCmdMult: regs_.mult = static_cast<int32_t>(stored); break;
+    case reg::kCmdShift: regs_.shift = stored; break;
     case reg::kStatus:
       if (wdata & arch::kStatusDone) last_status_w1c_cycle_ = cycle;
       break;
     case reg::kCtrl:
       irq_en_ = wdata & arch::kCtrlIrqEn;
-      last_ctrl_write_cycle_ = cycle;
       if (wdata & arch::kCtrlStart) OnStart(cycle);
       break;
     default:
@@ -158,7 +159,6 @@ void Coverage::OnStart(int64_t cycle) {
 int Coverage::RuleBoundary(arch::ErrCode rule) const {
   const arch::Command& c = cmd_.cmd;
   const arch::Timing& t = cmd_.timing;
-  const int64_t mask = (int64_t{1} << arch::kBaseBits) - 1;
   auto range = [](int64_t end, int64_t depth) { return end == depth ? 1 : end == depth + 1 ? -1 : 0; };
   switch (rule) {
     case arch::ErrCode::kBadOpcode:
@@ -168,15 +168,15 @@ int Coverage::RuleBoundary(arch::ErrCode rule) const {
       return smallest == 1 ? 1 : smallest == 0 ? -1 : 0;
     }
     case arch::ErrCode::kARange:
-      return range((c.a_base & mask) + t.MB() * t.k, config_.a_depth);
+      return range(int64_t{c.a_base} + t.MB() * t.k, config_.a_depth);
     case arch::ErrCode::kBRange:
-      return range((c.b_base & mask) + t.NB() * t.k, config_.b_depth);
+      return range(int64_t{c.b_base} + t.NB() * t.k, config_.b_depth);
     case arch::ErrCode::kBiasRange:
-      return c.bias_en() ? range((c.bias_base & mask) + t.NB(), config_.bias_depth) : 0;
+      return c.bias_en() ? range(int64_t{c.bias_base} + t.NB(), config_.bias_depth) : 0;
     case arch::ErrCode::kRqRange:
-      return c.per_channel() ? range((c.rq_base & mask) + t.NB(), config_.rq_depth) : 0;
+      return c.per_channel() ? range(int64_t{c.rq_base} + t.NB(), config_.rq_depth) : 0;
     case arch::ErrCode::kOutRange:
-      return range((c.out_base & mask) + arch::OutWords(t.T(), config_.rows, c.out_raw()),
+      return range(int64_t{c.out_base} + arch::OutWords(t.T(), config_.rows, c.out_raw()),
                    config_.out_depth);
     case arch::ErrCode::kBadRequant: {
       if (c.out_raw()) return 0;
@@ -218,7 +218,8 @@ void Coverage::OnVerdict(uint32_t status) {
   if (!launched_ || cmd_.verdict_seen) return;
   cmd_.verdict_seen = true;
   FinishTile();
-  const auto code = static_cast<arch::ErrCode>((status >> arch::kStatusErrCodeLsb) & 0xF);
+  const auto code =
+      static_cast<arch::ErrCode>((status & arch::kStatusErrCodeMask) >> arch::kStatusErrCodeLsb);
   const bool error = status & arch::kStatusError;
   if (error) {
     // The failing rule at its first illegal value.
@@ -280,8 +281,8 @@ void Coverage::OnMacBeat(const RtlSample& s) {
   if (tile >= t.T()) return;
   const int64_t mb = t.TileMb(tile), nb = t.TileNb(tile);
   if (s.mac_row >= t.MValid(mb)) return;
-  const uint32_t word = uint32_t(nb) + (c.rq_base & ((1u << arch::kBaseBits) - 1));
-  const uint32_t bias_word = uint32_t(nb) + (c.bias_base & ((1u << arch::kBaseBits) - 1));
+  const uint32_t word = uint32_t(nb) + c.rq_base;
+  const uint32_t bias_word = uint32_t(nb) + c.bias_base;
   for (int lane = 0; lane < t.NValid(nb); ++lane) {
     const int32_t acc = s.mac_acc[lane];
     int32_t x = acc;
@@ -330,7 +331,7 @@ void Coverage::OnOutWrite(const RtlSample& s) {
     if (s.out_be[j] && first < 0) first = j;
   }
   if (lanes < (raw ? 4 * cols : cols)) Hit("tile.partial_n");
-  const int64_t word = int64_t{s.out_addr} - (cmd_.cmd.out_base & ((1u << arch::kBaseBits) - 1));
+  const int64_t word = int64_t{s.out_addr} - int64_t{cmd_.cmd.out_base};
   const int64_t entry = raw ? word : word * 4 + std::max(first, 0) / cols;
   const int64_t tile = entry / config_.rows;
   if (tile != write_tile_) {

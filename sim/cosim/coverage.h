@@ -41,7 +41,6 @@ class Coverage {
     arch::Command cmd;
     arch::Timing timing;
     int64_t mac_beats = 0;  // MAC output beats seen so far (tile = beats / R)
-    int64_t done_cycle = -1;
     bool verdict_seen = false;
   };
   void Hit(const std::string& bin);
@@ -65,7 +64,6 @@ class Coverage {
   int64_t last_done_cycle_ = -1;
   int64_t last_status_w1c_cycle_ = -2;
   int64_t last_launch_cycle_ = -2;
-  int64_t last_ctrl_write_cycle_ = -2;
   int64_t write_tile_ = -1;  // the tile the out writer is writing
   int rows_written_in_tile_ = 0;
   struct HotBins {

@@ -62,23 +62,19 @@ struct EngineStop {
   std::string error;
 };
 
-constexpr arch::Region kSramRegions[] = {arch::Region::kA, arch::Region::kB, arch::Region::kBias,
-                                         arch::Region::kRq, arch::Region::kOut};
-
-const char* SramName(arch::Region region) {
-  switch (region) {
-    case arch::Region::kA:
-      return "A";
-    case arch::Region::kB:
-      return "B";
-    case arch::Region::kBias:
-      return "bias";
-    case arch::Region::kRq:
-      return "rq";
-    default:
-      return "out";
-  }
-}
+// The SRAMs compared whole after a command: region, name, and the config's word size of each.
+struct SramInfo {
+  arch::Region region;
+  const char* name;
+  uint32_t (arch::ArchConfig::*word_bytes)() const;
+};
+constexpr SramInfo kSrams[] = {
+    {arch::Region::kA, "A", &arch::ArchConfig::a_word_bytes},
+    {arch::Region::kB, "B", &arch::ArchConfig::b_word_bytes},
+    {arch::Region::kBias, "bias", &arch::ArchConfig::bias_word_bytes},
+    {arch::Region::kRq, "rq", &arch::ArchConfig::rq_word_bytes},
+    {arch::Region::kOut, "out", &arch::ArchConfig::out_word_bytes},
+};
 
 // Defined bits of byte `j` of an SRAM word: all but the rq shift words, whose 6-bit field is all
 // the datapath and the host read-back use (spec 3.1).
@@ -86,7 +82,7 @@ uint8_t DefinedBits(arch::Region region, size_t j) {
   if (region != arch::Region::kRq) return 0xFF;
   const size_t in_lane = j % arch::kRqLaneBytes;
   if (in_lane < arch::kRqShiftOffset) return 0xFF;
-  return in_lane == arch::kRqShiftOffset ? 0x3F : 0x00;
+  return in_lane == arch::kRqShiftOffset ? uint8_t((1u << arch::kShiftBits) - 1) : uint8_t{0};
 }
 
 class Engine {
@@ -220,7 +216,8 @@ class Engine {
   }
 
   void Transfer(const sim::HostOp& op) {
-    const bool is_read = op.kind == sim::HostOp::Kind::kRead || op.kind == sim::HostOp::Kind::kReadOut;
+    const bool is_read =
+        op.kind == sim::HostOp::Kind::kRead || op.kind == sim::HostOp::Kind::kReadOut;
     const int64_t setup = cycle_;
     // Stimulus fault: the RTL's CTRL write carries no START.
     const bool start = op.kind == sim::HostOp::Kind::kStart;
@@ -350,9 +347,8 @@ class Engine {
     const sim::ProgramCommand& command = program_.commands[size_t(command_)];
     if (command.job < 0) return launch_cycle_ + arch::kErrorCycles;
     const model::GemmJob& job = program_.jobs[size_t(command.job)];
-    return launch_cycle_ + arch::Timing(options_.config.rows, options_.config.cols, job.m, job.n,
-                                        job.k)
-                               .E();
+    return launch_cycle_ +
+           arch::Timing(options_.config.rows, options_.config.cols, job.m, job.n, job.k).E();
   }
 
   std::string WatchdogMessage(int64_t predicted) const {
@@ -361,9 +357,8 @@ class Engine {
         "completion (cycle {}; STATUS.BUSY {})",
         cycle_, command_, cycle_ - predicted, predicted, int(sample_.busy));
     if (scoreboard_ == nullptr) return text;
-    for (CheckUnit unit :
-         {CheckUnit::kMacIn, CheckUnit::kMac, CheckUnit::kRequant, CheckUnit::kOutWrite,
-          CheckUnit::kDone}) {
+    for (CheckUnit unit : {CheckUnit::kMacIn, CheckUnit::kMac, CheckUnit::kRequant,
+                           CheckUnit::kOutWrite, CheckUnit::kDone}) {
       const int64_t seen = scoreboard_->seen(unit), want = scoreboard_->predicted(unit);
       if (seen >= want) continue;
       const int64_t last = scoreboard_->last_seen_cycle(unit);
@@ -380,11 +375,12 @@ class Engine {
   // the host, that the other side did not make is a mismatch. One mismatch per differing word.
   void CheckSrams() {
     const model::Srams& srams = model_->srams();
-    for (arch::Region region : kSramRegions) {
+    for (const SramInfo& sram : kSrams) {
+      const arch::Region region = sram.region;
       const std::vector<uint8_t>& want = srams.image(region);
       rtl_sram_.assign(want.size(), 0);
       dut_.ReadSram(region, rtl_sram_);
-      const size_t word_bytes = want.size() / SramDepth(region);
+      const size_t word_bytes = (options_.config.*sram.word_bytes)();
       for (size_t w = 0; w < want.size() / word_bytes; ++w) {
         for (size_t j = 0; j < word_bytes; ++j) {
           const size_t at = w * word_bytes + j;
@@ -393,29 +389,13 @@ class Engine {
           Mismatch m;
           m.cycle = cycle_ - 1;
           m.unit = CheckUnitName(CheckUnit::kSram);
-          m.what = fmt::format("{} SRAM word {:#x} byte {}", SramName(region), w, j);
+          m.what = fmt::format("{} SRAM word {:#x} byte {}", sram.name, w, j);
           m.expected = fmt::format("{:#04x}", want[at] & mask);
           m.actual = fmt::format("{:#04x}", rtl_sram_[at] & mask);
           scoreboard_->Record(CheckUnit::kSram, m);
           break;
         }
       }
-    }
-  }
-
-  size_t SramDepth(arch::Region region) const {
-    const arch::ArchConfig& c = options_.config;
-    switch (region) {
-      case arch::Region::kA:
-        return c.a_depth;
-      case arch::Region::kB:
-        return c.b_depth;
-      case arch::Region::kBias:
-        return c.bias_depth;
-      case arch::Region::kRq:
-        return c.rq_depth;
-      default:
-        return c.out_depth;
     }
   }
 
@@ -709,8 +689,8 @@ CosimResult RunModelOnly(const CosimOptions& options, const sim::Program& progra
       case sim::HostOp::Kind::kCheckOutput: {
         const auto check_start = std::chrono::steady_clock::now();
         const model::GemmJob& job = program.jobs[size_t(op.index)];
-        CompareOutputs(options, job, model::GoldenOutput(job), nullptr, out_image,
-                       "model-output", cycle - 1, CommandOfJob(program, op.index), scoreboard);
+        CompareOutputs(options, job, model::GoldenOutput(job), nullptr, out_image, "model-output",
+                       cycle - 1, CommandOfJob(program, op.index), scoreboard);
         result.check_seconds += Seconds(check_start);
         break;
       }

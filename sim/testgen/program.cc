@@ -16,8 +16,6 @@ const std::vector<NamedRegister>& ReadableRegisters() {
   return registers;
 }
 
-bool IsNamedRegister(uint32_t offset) { return arch::FindRegister(offset) != nullptr; }
-
 std::string RegisterName(uint32_t addr) {
   for (const NamedRegister& reg : ReadableRegisters()) {
     if (arch::kRegsBase + reg.offset == addr) return reg.name;

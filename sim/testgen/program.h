@@ -57,8 +57,6 @@ struct NamedRegister {
   const char* name;
 };
 const std::vector<NamedRegister>& ReadableRegisters();
-// True for the offset of a register of section 3.2 (not a reserved offset).
-bool IsNamedRegister(uint32_t offset);
 // "PERF_MAC_BUSY" for its address (kRegsBase + offset); "register 0x..." for another address.
 std::string RegisterName(uint32_t addr);
 

@@ -46,7 +46,7 @@ model::GemmJob SmallJob(Rng& rng, const arch::ArchConfig& config) {
 }
 
 // Forces a per-tensor, int8-output job (the requant registers matter).
-void MakePerTensorInt8(Rng& rng, model::GemmJob& job) {
+void MakePerTensorInt8(model::GemmJob& job) {
   job.out_raw = false;
   job.per_channel = false;
   job.channel_mult.clear();
@@ -54,7 +54,6 @@ void MakePerTensorInt8(Rng& rng, model::GemmJob& job) {
   if (job.requant.multiplier != 0 && job.requant.multiplier < kMinMult) {
     job.requant.multiplier = kMinMult;
   }
-  (void)rng;
 }
 
 // Sets the job's per-channel parameters (N entries) from a per-lane rule.
@@ -95,7 +94,8 @@ void MaybeAcknowledge(Rng& rng, ProgramBuilder& b) {
   }
 }
 
-// ---- prog_chain ----------------------------------------------------------------------------------
+// ---- prog_chain
+// ----------------------------------------------------------------------------------
 
 Program GenChain(Rng& rng, const arch::ArchConfig& config) {
   ProgramBuilder b(config);
@@ -149,13 +149,14 @@ Program GenChain(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
-// ---- prog_errors ---------------------------------------------------------------------------------
+// ---- prog_errors
+// ---------------------------------------------------------------------------------
 
 // One boundary: a legal job at the last legal value (run whole), or an illegal command (the first
 // illegal value) with the code it must fail with.
 struct Case {
   std::string what;
-  model::GemmJob job;    // the legal job, or the base of the illegal command
+  model::GemmJob job;  // the legal job, or the base of the illegal command
   bool legal = true;
   arch::Command illegal;  // the registers of an illegal command
   ErrCode error = ErrCode::kNone;
@@ -177,7 +178,8 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
   // BAD_SHAPE: 1 is the smallest legal dimension, 0 the illegal one.
   {
     model::GemmJob job = RandomJobOfShape(rng.Next(), config, 1, 1, 1);
-    AddPair(cases, "BAD_SHAPE M", job, [](arch::Command& c) { c.m = 0; }, ErrCode::kBadShape);
+    AddPair(
+        cases, "BAD_SHAPE M", job, [](arch::Command& c) { c.m = 0; }, ErrCode::kBadShape);
     cases.push_back({"BAD_SHAPE N = 0", job, false, model::ToCommand(job), ErrCode::kBadShape});
     cases.back().illegal.n = 0;
     cases.push_back({"BAD_SHAPE K = 0", job, false, model::ToCommand(job), ErrCode::kBadShape});
@@ -188,21 +190,23 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
     model::GemmJob job = small();
     const arch::Timing t(rows, cols, job.m, job.n, job.k);
     job.a_base = uint32_t(config.a_depth - t.MB() * job.k);
-    AddPair(cases, "A_RANGE", job, [](arch::Command& c) { ++c.a_base; }, ErrCode::kARange);
+    AddPair(
+        cases, "A_RANGE", job, [](arch::Command& c) { ++c.a_base; }, ErrCode::kARange);
   }
   {
     model::GemmJob job = small();
     const arch::Timing t(rows, cols, job.m, job.n, job.k);
     job.b_base = uint32_t(config.b_depth - t.NB() * job.k);
-    AddPair(cases, "B_RANGE", job, [](arch::Command& c) { ++c.b_base; }, ErrCode::kBRange);
+    AddPair(
+        cases, "B_RANGE", job, [](arch::Command& c) { ++c.b_base; }, ErrCode::kBRange);
   }
   {
     model::GemmJob job = small();
     if (job.bias.empty()) job.bias.assign(size_t(job.n), int32_t(rng.Uniform(-1000, 1000)));
     const arch::Timing t(rows, cols, job.m, job.n, job.k);
     job.bias_base = uint32_t(config.bias_depth - t.NB());
-    AddPair(cases, "BIAS_RANGE", job, [](arch::Command& c) { ++c.bias_base; },
-            ErrCode::kBiasRange);
+    AddPair(
+        cases, "BIAS_RANGE", job, [](arch::Command& c) { ++c.bias_base; }, ErrCode::kBiasRange);
     // Without BIAS_EN the rule does not apply: the same base + 1 is legal.
     model::GemmJob off = small();
     off.bias.clear();
@@ -217,20 +221,23 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
         [&](int) { return int(rng.Uniform(-12, 0)); });
     const arch::Timing t(rows, cols, job.m, job.n, job.k);
     job.rq_base = uint32_t(config.rq_depth - t.NB());
-    AddPair(cases, "RQ_RANGE", job, [](arch::Command& c) { ++c.rq_base; }, ErrCode::kRqRange);
+    AddPair(
+        cases, "RQ_RANGE", job, [](arch::Command& c) { ++c.rq_base; }, ErrCode::kRqRange);
   }
   for (bool raw : {false, true}) {
     model::GemmJob job = small();
     job.out_raw = raw;
     job.out_base = uint32_t(config.out_depth - OutWords(config, job));
-    AddPair(cases, raw ? "OUT_RANGE int32 out" : "OUT_RANGE int8 out", job,
-            [](arch::Command& c) { ++c.out_base; }, ErrCode::kOutRange);
+    AddPair(
+        cases, raw ? "OUT_RANGE int32 out" : "OUT_RANGE int8 out", job,
+        [](arch::Command& c) { ++c.out_base; }, ErrCode::kOutRange);
   }
   // BAD_REQUANT: each rule of section 4 at both ends.
-  auto requant_pair = [&](const std::string& what, const std::function<void(model::GemmJob&)>& legal,
+  auto requant_pair = [&](const std::string& what,
+                          const std::function<void(model::GemmJob&)>& legal,
                           const std::function<void(arch::Command&)>& illegal) {
     model::GemmJob job = small();
-    MakePerTensorInt8(rng, job);
+    MakePerTensorInt8(job);
     legal(job);
     AddPair(cases, "BAD_REQUANT " + what, job, illegal, ErrCode::kBadRequant);
   };
@@ -309,8 +316,7 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
     d.illegal.a_base = config.a_depth;
     d.illegal.mode |= 1u << arch::kModeActLsb;
     cases.push_back(d);
-    Case e{"BAD_OPCODE before BAD_SHAPE", job, false, model::ToCommand(job),
-           ErrCode::kBadOpcode};
+    Case e{"BAD_OPCODE before BAD_SHAPE", job, false, model::ToCommand(job), ErrCode::kBadOpcode};
     e.illegal.op = 2;
     e.illegal.m = 0;
     cases.push_back(e);
@@ -318,8 +324,7 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
   // Bases and dimensions wider than the fields: the register keeps its field only.
   {
     model::GemmJob job = small();
-    Case c{"CMD_M above 16 bits reads as 0", job, false, model::ToCommand(job),
-           ErrCode::kBadShape};
+    Case c{"CMD_M above 16 bits reads as 0", job, false, model::ToCommand(job), ErrCode::kBadShape};
     c.illegal.m = 0x10000;
     cases.push_back(c);
   }
@@ -334,7 +339,8 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
   std::vector<Case> cases = BoundaryCases(rng, config);
   // A random order: the state left by one case (registers, DONE/ERROR, SRAM contents) is the
   // starting point of the next.
-  for (size_t i = cases.size(); i > 1; --i) std::swap(cases[i - 1], cases[size_t(rng.Uniform(0, int64_t(i) - 1))]);
+  for (size_t i = cases.size(); i > 1; --i)
+    std::swap(cases[i - 1], cases[size_t(rng.Uniform(0, int64_t(i) - 1))]);
   for (const Case& c : cases) {
     const bool irq = rng.Chance(30);
     if (c.legal) {
@@ -355,10 +361,11 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
-// ---- prog_bus ------------------------------------------------------------------------------------
+// ---- prog_bus
+// ------------------------------------------------------------------------------------
 
 // One access while the command runs; returns its bus cycles.
-int RandomBusyAccess(Rng& rng, const arch::ArchConfig& config, ProgramBuilder& b) {
+int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
   const std::vector<NamedRegister>& regs = ReadableRegisters();
   const arch::Region windows[] = {arch::Region::kA, arch::Region::kB, arch::Region::kBias,
                                   arch::Region::kRq, arch::Region::kOut};
@@ -378,8 +385,9 @@ int RandomBusyAccess(Rng& rng, const arch::ArchConfig& config, ProgramBuilder& b
     return 2;
   }
   if (r < 70) {  // a command register or CTRL (START too): refused while busy
-    const uint32_t offset = rng.Chance(80) ? uint32_t(rng.Uniform(arch::reg::kCmdM / 4, arch::reg::kCmdShift / 4)) * 4
-                                           : arch::reg::kCtrl;
+    const uint32_t offset =
+        rng.Chance(80) ? uint32_t(rng.Uniform(arch::reg::kCmdM / 4, arch::reg::kCmdShift / 4)) * 4
+                       : arch::reg::kCtrl;
     b.Write(arch::kRegsBase + offset, uint32_t(rng.Next()));
     return 2;
   }
@@ -388,15 +396,15 @@ int RandomBusyAccess(Rng& rng, const arch::ArchConfig& config, ProgramBuilder& b
     return 2;
   }
   if (r < 86) {  // a read-only register: refused
-    b.Write(arch::kRegsBase + rng.Pick<uint32_t>({arch::reg::kId, arch::reg::kHwRows,
-                                                  arch::reg::kPerfCycles,
-                                                  arch::reg::kPerfCmdCount}),
-            uint32_t(rng.Next()));
+    b.Write(
+        arch::kRegsBase + rng.Pick<uint32_t>({arch::reg::kId, arch::reg::kHwRows,
+                                              arch::reg::kPerfCycles, arch::reg::kPerfCmdCount}),
+        uint32_t(rng.Next()));
     return 2;
   }
   if (r < 93) {  // reserved offsets: read 0, writes ignored
-    const uint32_t offset = rng.Pick<uint32_t>({0x02C, 0x03C, 0x048, 0x0C0, 0x0FC, 0x120, 0x200,
-                                                0x3FC});
+    const uint32_t offset =
+        rng.Pick<uint32_t>({0x02C, 0x03C, 0x048, 0x0C0, 0x0FC, 0x120, 0x200, 0x3FC});
     if (rng.Chance(50)) {
       b.Read(arch::kRegsBase + offset);
     } else {
@@ -405,14 +413,13 @@ int RandomBusyAccess(Rng& rng, const arch::ArchConfig& config, ProgramBuilder& b
     return 2;
   }
   // Unmapped: above the register block, the reserved LUT/softmax windows, regions 8..15.
-  const uint32_t addr = rng.Pick<uint32_t>({0x000400, 0x0FFFFC, 0x600000, 0x700010, 0x800000,
-                                            0xF00000, 0xFFFFFC});
+  const uint32_t addr =
+      rng.Pick<uint32_t>({0x000400, 0x0FFFFC, 0x600000, 0x700010, 0x800000, 0xF00000, 0xFFFFFC});
   if (rng.Chance(50)) {
     b.Read(addr);
   } else {
     b.Write(addr, uint32_t(rng.Next()));
   }
-  (void)config;
   return 2;
 }
 
@@ -420,9 +427,9 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
   ProgramBuilder b(config);
   b.ReadRegisters();  // the reset value of every register
   const int p = std::max(config.rows, config.cols);
-  model::GemmJob job = RandomJobOfShape(rng.Next(), config, int(rng.Uniform(config.rows, 4 * config.rows)),
-                                        int(rng.Uniform(config.cols, 4 * config.cols)),
-                                        int(rng.Uniform(p, 6 * p)));
+  model::GemmJob job =
+      RandomJobOfShape(rng.Next(), config, int(rng.Uniform(config.rows, 4 * config.rows)),
+                       int(rng.Uniform(config.cols, 4 * config.cols)), int(rng.Uniform(p, 6 * p)));
   Expect(config, model::ToCommand(job), ErrCode::kNone, "prog_bus job");
   const int index = b.AddJob(job);
   b.LoadOperands(index);
@@ -437,7 +444,7 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
       const int64_t gap = rng.Chance(40) ? 0 : rng.Uniform(1, std::max<int64_t>(1, e / 16));
       if (at + gap + 3 >= e) break;
       b.Idle(gap);
-      at += gap + RandomBusyAccess(rng, config, b);
+      at += gap + RandomBusyAccess(rng, b);
     }
     b.WaitDone();
     b.ReadRegisters();
@@ -467,7 +474,8 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
-// ---- prog_corners --------------------------------------------------------------------------------
+// ---- prog_corners
+// --------------------------------------------------------------------------------
 
 Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
   ProgramBuilder b(config);
@@ -477,7 +485,7 @@ Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
   // Output zero point at both int32 extremes: every element saturates to a clamp bound.
   for (int32_t zp : {kInt32Max, kInt32Min}) {
     model::GemmJob job = SmallJob(rng, config);
-    MakePerTensorInt8(rng, job);
+    MakePerTensorInt8(job);
     job.requant.output_zero_point = zp;
     run(job);
   }
@@ -485,7 +493,7 @@ Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
   // a zero point that makes both ends saturate.
   {
     model::GemmJob job = SmallJob(rng, config);
-    MakePerTensorInt8(rng, job);
+    MakePerTensorInt8(job);
     job.requant.clamp_min = -128;
     job.requant.clamp_max = 255;
     job.requant.output_zero_point = int32_t(rng.Uniform(-300, 300));
@@ -501,7 +509,10 @@ Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
     const int offset = int(rng.Uniform(0, shifts - 1));
     SetPerChannel(
         job,
-        [&](int) { return rng.Pick<int32_t>({kMinMult, kInt32Max, int32_t(rng.Uniform(kMinMult, kInt32Max))}); },
+        [&](int) {
+          return rng.Pick<int32_t>(
+              {kMinMult, kInt32Max, int32_t(rng.Uniform(kMinMult, kInt32Max))});
+        },
         [&](int n) { return arch::kMinShift + (n + offset) % shifts; });
     job.bias.resize(size_t(job.n));
     for (auto& v : job.bias) v = int32_t(rng.Uniform(-(1 << 20), 1 << 20));
@@ -519,7 +530,7 @@ Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
                                           int(rng.Uniform(cols, 2 * cols)), 1);
     job.a_zp = job.a_unsigned ? int32_t(rng.Uniform(0, 255)) : int32_t(rng.Uniform(-128, 127));
     std::fill(job.a.begin(), job.a.end(), static_cast<uint8_t>(job.a_zp));
-    MakePerTensorInt8(rng, job);
+    MakePerTensorInt8(job);
     job.requant.rounding = rounding;
     job.requant.multiplier = kMinMult;
     const bool single = rounding == golden::RequantRounding::kSingleRounding;
@@ -547,13 +558,14 @@ Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
   // Saturation high and low with an output zero point: large biases of both signs.
   {
     model::GemmJob job = SmallJob(rng, config);
-    MakePerTensorInt8(rng, job);
+    MakePerTensorInt8(job);
     job.requant.multiplier = int32_t(rng.Uniform(kMinMult, kInt32Max));
     job.requant.shift = int(rng.Uniform(-4, 0));
     const bool out_unsigned = rng.Chance(50);
     job.requant.clamp_min = out_unsigned ? 0 : -128;
     job.requant.clamp_max = out_unsigned ? 255 : 127;
-    job.requant.output_zero_point = int32_t(rng.Uniform(job.requant.clamp_min, job.requant.clamp_max));
+    job.requant.output_zero_point =
+        int32_t(rng.Uniform(job.requant.clamp_min, job.requant.clamp_max));
     job.bias.resize(size_t(job.n));
     for (int n = 0; n < job.n; ++n) {
       job.bias[size_t(n)] = (n % 2 ? 1 : -1) * int32_t(rng.Uniform(1000, 1 << 20));
@@ -564,11 +576,11 @@ Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
   for (bool raw : {true, false}) {
     model::GemmJob job = SmallJob(rng, config);
     job.out_raw = raw;
-    if (!raw) MakePerTensorInt8(rng, job);
+    if (!raw) MakePerTensorInt8(job);
     job.bias.resize(size_t(job.n));
     for (int n = 0; n < job.n; ++n) {
-      job.bias[size_t(n)] =
-          n % 2 ? kInt32Max - int32_t(rng.Uniform(0, 1000)) : kInt32Min + int32_t(rng.Uniform(0, 1000));
+      job.bias[size_t(n)] = n % 2 ? kInt32Max - int32_t(rng.Uniform(0, 1000))
+                                  : kInt32Min + int32_t(rng.Uniform(0, 1000));
     }
     run(job);
   }
