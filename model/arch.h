@@ -144,9 +144,14 @@ inline constexpr int32_t ShiftValue(uint32_t shift_reg) {
 // ---- Tiling and timing (4, 6, 7)
 inline constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// Cycle numbers of one command, counted from cycle 0 = the first cycle with STATUS.BUSY = 1. t is
-// the tile (t = mb * NB + nb), k the beat of the K reduction, i the output row inside the tile
-// (0..Rows-1).
+// The tiling of one command (section 6) and, declared here but defined apart, its closed-form cycle
+// numbers (section 7). t is the tile (t = mb * NB + nb), k the beat of the K reduction, i the output
+// row inside the tile (0..Rows-1); cycle 0 is the first cycle with STATUS.BUSY = 1.
+//
+// The cycle formulas (P .. FeedStall) live in model/closed_form_timing.cc, library qacc_closed_form.
+// The SystemC unit modules (library qacc_units) derive every beat's cycle from their own pipelines
+// and must not use them: they do not link qacc_closed_form, and the qacc_units_link_check target
+// fails to link if any of their objects calls a formula (docs/model.md "Two timing paths").
 struct Timing {
   int64_t rows = 8, cols = 8;   // R, C
   int64_t m = 1, n = 1, k = 1;  // M, N, K
@@ -155,38 +160,38 @@ struct Timing {
   constexpr Timing(int64_t num_rows, int64_t num_cols, int64_t dim_m, int64_t dim_n, int64_t dim_k)
       : rows(num_rows), cols(num_cols), m(dim_m), n(dim_n), k(dim_k) {}
 
-  constexpr int64_t MB() const { return CeilDiv(m, rows); }          // ceil(M / Rows)
-  constexpr int64_t NB() const { return CeilDiv(n, cols); }          // ceil(N / Cols)
-  constexpr int64_t T() const { return MB() * NB(); }                // tiles
-  constexpr int64_t P() const { return std::max({k, rows, cols}); }  // tile period max(K, R, C)
+  // ---- Tiling (section 6)
+  constexpr int64_t MB() const { return CeilDiv(m, rows); }  // ceil(M / Rows)
+  constexpr int64_t NB() const { return CeilDiv(n, cols); }  // ceil(N / Cols)
+  constexpr int64_t T() const { return MB() * NB(); }        // tiles
   constexpr int64_t TileMb(int64_t t) const { return t / NB(); }
   constexpr int64_t TileNb(int64_t t) const { return t % NB(); }
   constexpr int64_t MValid(int64_t mb) const { return std::min(rows, m - mb * rows); }  // 6.2
   constexpr int64_t NValid(int64_t nb) const { return std::min(cols, n - nb * cols); }
 
+  // ---- Closed-form timing (section 7; defined in model/closed_form_timing.cc)
+  int64_t P() const;  // tile period max(K, R, C)
   // A/B SRAM read address of tile t, beat k: F = Ls + t*P + k.
-  constexpr int64_t F(int64_t t, int64_t beat) const { return kCmdSetupLatency + t * P() + beat; }
+  int64_t F(int64_t t, int64_t beat) const;
   // MAC array input beat: I = F + Lr.
-  constexpr int64_t I(int64_t t, int64_t beat) const { return F(t, beat) + kSramReadLatency; }
+  int64_t I(int64_t t, int64_t beat) const;
   // MAC array output beat of row i: O = I(t,0) + K + C + Le + i.
-  constexpr int64_t O(int64_t t, int64_t i) const {
-    return I(t, 0) + k + cols + kMacEdgeLatency + i;
-  }
+  int64_t O(int64_t t, int64_t i) const;
   // Bias and rq SRAM read (address) of tile t: O(t,0) - 1.
-  constexpr int64_t BiasRead(int64_t t) const { return O(t, 0) - kSramReadLatency; }
+  int64_t BiasRead(int64_t t) const;
   // Requant output beat: Q = O + Lq.
-  constexpr int64_t Q(int64_t t, int64_t i) const { return O(t, i) + kRequantLatency; }
+  int64_t Q(int64_t t, int64_t i) const;
   // Output SRAM write of row i (only rows i < MValid(mb) are written): W = Q + Lw.
-  constexpr int64_t W(int64_t t, int64_t i) const { return Q(t, i) + kOutWriteLatency; }
+  int64_t W(int64_t t, int64_t i) const;
   // Command done (BUSY = 0, DONE = 1 visible) = PERF_CYCLES: E = W(T-1, R-1) + 1 = (T-1)*P + K + R
   // + C + 8.
-  constexpr int64_t E() const { return W(T() - 1, rows - 1) + 1; }
+  int64_t E() const;
 
   // Expected perf counters (3.2).
-  constexpr int64_t MacBusy() const { return T() * k; }
-  constexpr int64_t RqBusy() const { return T() * rows; }
-  constexpr int64_t OutWrites() const { return NB() * m; }
-  constexpr int64_t FeedStall() const { return (T() - 1) * (P() - k); }
+  int64_t MacBusy() const;    // T * K
+  int64_t RqBusy() const;     // T * R
+  int64_t OutWrites() const;  // NB * M
+  int64_t FeedStall() const;  // (T - 1) * (P - K)
 };
 
 // ---- Output layout (6.3)

@@ -23,6 +23,11 @@ std::shared_ptr<const TileResult> BeatPredictor::Tile(int64_t t) {
   return tiles_.back().second;
 }
 
+void BeatPredictor::Refill(Stream<MacInRun>& stream) {
+  if (!stream.beats.empty() || stream.next_tile >= num_tiles_) return;
+  stream.beats.push_back(MakeMacInRun(engine_->command(), stream.next_tile++, launch_cycle_));
+}
+
 void BeatPredictor::Refill(Stream<MacBeat>& stream) {
   if (!stream.beats.empty() || stream.next_tile >= num_tiles_) return;
   const auto tile = Tile(stream.next_tile++);
@@ -47,6 +52,10 @@ void BeatPredictor::Refill(Stream<OutWriteBeat>& stream) {
   }
 }
 
+const MacInRun* BeatPredictor::PeekMacIn() {
+  Refill(mac_in_);
+  return mac_in_.beats.empty() ? nullptr : &mac_in_.beats.front();
+}
 const MacBeat* BeatPredictor::PeekMac() {
   Refill(mac_);
   return mac_.beats.empty() ? nullptr : &mac_.beats.front();
@@ -58,6 +67,9 @@ const RequantBeat* BeatPredictor::PeekRequant() {
 const OutWriteBeat* BeatPredictor::PeekOutWrite() {
   Refill(out_);
   return out_.beats.empty() ? nullptr : &out_.beats.front();
+}
+void BeatPredictor::PopMacIn() {
+  if (PeekMacIn()) mac_in_.beats.pop_front();
 }
 void BeatPredictor::PopMac() {
   if (PeekMac()) mac_.beats.pop_front();

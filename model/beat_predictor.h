@@ -1,12 +1,11 @@
-// The predicted beat streams of one command, generated lazily a tile at a time so that a lockstep
-// scoreboard can pop the expected beat of each unit cycle by cycle without materialising a large
-// command's beats (a 256x256x256 GEMM on 8x8 has 3 x 8192 beats; only the tiles in flight are held,
-// at most two).
+// The closed-form beat streams of one command (section 7 formulas, the fast timing path of
+// beat_source.h), generated lazily a tile at a time so that a consumer can pop the expected beat of
+// each unit cycle by cycle without materialising a large command's beats (a 256x256x256 GEMM on 8x8
+// has 3 x 8192 beats; only the tiles in flight are held, at most two).
 //
 // Per unit the beats come in strictly increasing cycle order (P >= R, so the beats of tile t+1
-// follow those of tile t). Typical lockstep use, once per clock cycle `c`:
-//   std::optional<MacBeat> expected = predictor.TakeMacAt(c);  // vs the RTL monitor's beat
-//   ... TakeRequantAt(c), TakeOutWriteAt(c), c == predictor.done_cycle()
+// follow those of tile t). Besides the BeatSource interface, TakeMacAt(c) etc. pop the beat of
+// exactly cycle c.
 #ifndef QACC_MODEL_BEAT_PREDICTOR_H_
 #define QACC_MODEL_BEAT_PREDICTOR_H_
 
@@ -16,31 +15,35 @@
 #include <optional>
 #include <utility>
 
+#include "model/beat_source.h"
 #include "model/beats.h"
 #include "model/gemm_engine.h"
 
 namespace qacc::model {
 
-class BeatPredictor {
+class BeatPredictor : public BeatSource {
  public:
   // `engine` is null for a command rejected by validation: no beats, done at launch_cycle +
   // kErrorCycles.
   BeatPredictor(std::shared_ptr<const GemmEngine> engine, int64_t launch_cycle);
 
-  int64_t launch_cycle() const { return launch_cycle_; }
-  // The command's engine (its timing and fields); null for a rejected command.
-  const GemmEngine* engine() const { return engine_.get(); }
+  int64_t launch_cycle() const override { return launch_cycle_; }
+  const GemmEngine* engine() const override { return engine_.get(); }
+  // Every beat is known from the start.
+  void Advance(int64_t /*cycle*/) override {}
   // The cycle in which BUSY = 0 and DONE = 1 are first visible: launch + E (section 7).
-  int64_t done_cycle() const { return done_cycle_; }
+  int64_t done_cycle() override { return done_cycle_; }
 
   // Next beat of each unit (nullptr once the unit has emitted all its beats). Valid until the next
   // Pop/Take.
-  const MacBeat* PeekMac();
-  const RequantBeat* PeekRequant();
-  const OutWriteBeat* PeekOutWrite();
-  void PopMac();
-  void PopRequant();
-  void PopOutWrite();
+  const MacInRun* PeekMacIn() override;
+  const MacBeat* PeekMac() override;
+  const RequantBeat* PeekRequant() override;
+  const OutWriteBeat* PeekOutWrite() override;
+  void PopMacIn() override;
+  void PopMac() override;
+  void PopRequant() override;
+  void PopOutWrite() override;
 
   // The unit's beat predicted for exactly `cycle` (popped), or nullopt when the unit is idle then.
   // Throws std::logic_error when a beat predicted for an earlier cycle was never taken (the caller
@@ -61,6 +64,7 @@ class BeatPredictor {
   };
 
   std::shared_ptr<const TileResult> Tile(int64_t t);
+  void Refill(Stream<MacInRun>& stream);
   void Refill(Stream<MacBeat>& stream);
   void Refill(Stream<RequantBeat>& stream);
   void Refill(Stream<OutWriteBeat>& stream);
@@ -73,6 +77,7 @@ class BeatPredictor {
   int64_t num_tiles_;
   std::deque<std::pair<int64_t, std::shared_ptr<const TileResult>>>
       tiles_;  // computed, still needed
+  Stream<MacInRun> mac_in_;
   Stream<MacBeat> mac_;
   Stream<RequantBeat> requant_;
   Stream<OutWriteBeat> out_;

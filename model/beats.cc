@@ -6,6 +6,10 @@
 
 namespace qacc::model {
 
+MacInRun MakeMacInRun(const DecodedCommand& cmd, int64_t tile, int64_t launch_cycle) {
+  return {tile, launch_cycle + cmd.timing.I(tile, 0), cmd.timing.k};
+}
+
 MacBeat MakeMacBeat(const DecodedCommand& cmd, const TileResult& tile, int row,
                     int64_t launch_cycle) {
   const arch::Timing& timing = cmd.timing;

@@ -12,6 +12,14 @@
 
 namespace qacc::model {
 
+// MAC array input beats of one tile: beat k (k = 0..beats-1, last = beats-1) on the array's input
+// port in cycle first_cycle + k, I(t,k).
+struct MacInRun {
+  int64_t tile = 0;
+  int64_t first_cycle = 0;
+  int64_t beats = 0;  // K
+};
+
 // MAC array output beat (out_valid=1): row i of tile t, all C lanes, at O(t,i).
 struct MacBeat {
   int64_t cycle = 0;
@@ -43,6 +51,8 @@ struct OutWriteBeat {
   std::vector<uint8_t> known;  // 4C: 1 where the byte is predicted (be = 1 and its lane is known)
 };
 
+// The MAC input beats of tile t at their section 7 cycles.
+MacInRun MakeMacInRun(const DecodedCommand& cmd, int64_t tile, int64_t launch_cycle);
 // Beat i of a computed tile, for a command launched at `launch_cycle`.
 MacBeat MakeMacBeat(const DecodedCommand& cmd, const TileResult& tile, int row,
                     int64_t launch_cycle);

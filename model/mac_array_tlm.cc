@@ -1,46 +1,68 @@
 #include "model/mac_array_tlm.h"
 
-#include <utility>
-#include <vector>
+#include <algorithm>
 
 namespace qacc::model {
 
-MacArrayTlm::MacArrayTlm(sc_core::sc_module_name name, const sc_core::sc_time& clock_period)
-    : sc_core::sc_module(name), beat_out("beat_out"), monitor("monitor"), clock_(clock_period) {
-  SC_HAS_PROCESS(MacArrayTlm);
-  SC_THREAD(Run);
+namespace {
+constexpr int64_t kResultRegister = 1;  // a PE's result register: written at the end of a cycle
+constexpr int64_t kOutputRegister = 1;  // the drain's output register
+}  // namespace
+
+MacArrayTlm::MacArrayTlm(sc_core::sc_module_name name, int rows, int cols,
+                         const UnitLatencies& latencies)
+    : sc_core::sc_module(name),
+      feed_in("feed_in"),
+      beat_out("beat_out"),
+      monitor("monitor"),
+      rows_(rows),
+      cols_(cols),
+      edge_latency_(latencies.mac_edge),
+      row_read_(size_t(rows), INT64_MIN / 2) {
+  feed_in.bind(*this);
 }
 
-void MacArrayTlm::Start(std::shared_ptr<const GemmEngine> command, int64_t launch_cycle) {
-  commands_.emplace_back(std::move(command), launch_cycle);
-  start_event_.notify(sc_core::SC_ZERO_TIME);
+int64_t MacArrayTlm::FirstLaneVisible(int64_t first_beat, int64_t beats, int row) const {
+  return first_beat + (beats - 1) + edge_latency_ + row + kResultRegister;
 }
 
-void MacArrayTlm::Run() {
-  std::vector<int32_t> acc;
-  for (;;) {
-    while (commands_.empty()) sc_core::wait(start_event_);
-    const auto [command, launch_cycle] = commands_.front();
-    commands_.pop_front();
-    const arch::Timing& timing = command->timing();
-    const int rows = command->rows(), cols = command->cols();
-    for (int64_t t = 0; t < timing.T(); ++t) {
-      command->mac_array().ComputeTile(t, acc);
-      for (int row = 0; row < rows; ++row) {
-        MacTransfer transfer;
-        transfer.command = command;
-        MacBeat& beat = transfer.beat;
-        beat.cycle = launch_cycle + timing.O(t, row);
-        beat.tile = t;
-        beat.row = row;
-        beat.last = row == rows - 1;
-        beat.acc.assign(acc.begin() + size_t(row) * cols, acc.begin() + size_t(row + 1) * cols);
-        clock_.WaitUntil(beat.cycle, name());
-        monitor.write(beat);
-        WriteOrReport(beat_out, transfer, name());
-      }
-    }
+int64_t MacArrayTlm::RowComplete(int64_t first_beat, int64_t beats, int row) const {
+  return FirstLaneVisible(first_beat, beats, row) + (cols_ - 1);
+}
+
+void MacArrayTlm::Feed(TileFeed& feed) {
+  const int64_t k = feed.beats;
+  // The earliest first beat free of hazards. Each bound is linear in the first beat x, so it is
+  // found from the hazard at x = 0.
+  int64_t x = std::max(feed.first_cycle, port_free_);
+  // The drain reads this tile's row 0 only after the previous tile's last row.
+  x = std::max(x, row_read_[size_t(rows_ - 1)] + 1 - RowComplete(0, k, 0));
+  // PE(i, 0) is the first of row i to capture this tile: not before row i of the last was read.
+  for (int i = 0; i < rows_; ++i) {
+    x = std::max(x, row_read_[size_t(i)] + 1 - FirstLaneVisible(0, k, i));
   }
+  feed.first_cycle = x;
+  port_free_ = x + k;
+
+  MacTile out;
+  out.command = feed.command;
+  out.tile = feed.tile;
+  out.last_tile = feed.last_tile;
+  out.rows.resize(size_t(rows_));
+  feed.command->mac_array().ComputeTile(feed.tile, acc_);
+  int64_t read = INT64_MIN / 2;
+  for (int i = 0; i < rows_; ++i) {
+    read = std::max(RowComplete(x, k, i), read + 1);
+    row_read_[size_t(i)] = read;
+    MacBeat& beat = out.rows[size_t(i)];
+    beat.cycle = read + kOutputRegister;
+    beat.tile = feed.tile;
+    beat.row = i;
+    beat.last = i == rows_ - 1;
+    beat.acc.assign(acc_.begin() + ptrdiff_t(i) * cols_, acc_.begin() + ptrdiff_t(i + 1) * cols_);
+  }
+  monitor.write(out);
+  beat_out->put(out);
 }
 
 }  // namespace qacc::model

@@ -1,40 +1,52 @@
-// SystemC shell of the MAC array (unit 1): for each command it is started with, computes tile t's
-// accumulators with the plain C++ MacArrayModel (through the command's GemmEngine) and emits row i
-// at the start of cycle launch + O(t,i) (docs/architecture.md 7) on `monitor` and, tagged with its
-// command, into `beat_out` towards the requant unit. A tile is computed when its first beat is due
-// (the operand SRAMs cannot change while BUSY), so at most one tile is held.
+// SystemC model of the MAC array (unit 1, docs/architecture.md 2.1, 5.1): an output-stationary
+// array of R x C PEs behind an input (edge) register, with a row-by-row drain through an output
+// register. Values come from the plain C++ MacArrayModel; the timing is this module's own, derived
+// from that structure and the cycles of the input beats:
+//   * beat k of a tile enters the input port in cycle x + k and the edge register Le cycles later;
+//     PE(r, c) multiply-accumulates it in cycle x + k + Le + r + c (A skewed by rows, B by columns);
+//   * the last beat writes PE(r, c)'s result register, visible from the next cycle, and clears the
+//     accumulator (double buffering);
+//   * the drain reads one row per cycle, row i as soon as all its C result registers hold the tile
+//     and row i-1 was read; the row goes through the output register (+1) to the requant unit.
+// A new tile's first beat is accepted at the earliest cycle without a structural hazard: the input
+// port is free, the drain has finished reading the previous tile before it reads this one, and no
+// PE overwrites a result register its row has not yet been read from.
 #ifndef QACC_MODEL_MAC_ARRAY_TLM_H_
 #define QACC_MODEL_MAC_ARRAY_TLM_H_
 
 #include <cstdint>
-#include <deque>
-#include <memory>
 #include <systemc>
 #include <tlm>
+#include <vector>
 
-#include "model/beats.h"
-#include "model/gemm_engine.h"
 #include "model/unit_tlm.h"
 
 namespace qacc::model {
 
-class MacArrayTlm : public sc_core::sc_module {
+class MacArrayTlm : public sc_core::sc_module, public FeedIf {
  public:
-  sc_core::sc_fifo_out<MacTransfer> beat_out;  // to the requant unit
-  tlm::tlm_analysis_port<MacBeat> monitor;     // every output beat, at the start of its cycle
+  sc_core::sc_export<FeedIf> feed_in;                          // from the feed controller
+  sc_core::sc_port<tlm::tlm_blocking_put_if<MacTile>> beat_out;  // to the requant unit
+  tlm::tlm_analysis_port<MacTile> monitor;  // every output tile, with the cycle of each row
 
-  MacArrayTlm(sc_core::sc_module_name name, const sc_core::sc_time& clock_period);
+  MacArrayTlm(sc_core::sc_module_name name, int rows, int cols, const UnitLatencies& latencies);
 
-  // Queues a valid command launched at absolute cycle `launch_cycle` (its cycle 0). Commands run
-  // one after the other; their beats never overlap (a command ends before the next starts).
-  void Start(std::shared_ptr<const GemmEngine> command, int64_t launch_cycle);
+  void Feed(TileFeed& feed) override;
 
  private:
-  void Run();
+  // The first cycle in which every result register of row `row` holds the tile whose K beats
+  // started entering the port in cycle `first_beat` (lane C-1 is the last of the row).
+  int64_t RowComplete(int64_t first_beat, int64_t beats, int row) const;
+  // The first cycle in which PE(row, 0)'s result register holds that tile.
+  int64_t FirstLaneVisible(int64_t first_beat, int64_t beats, int row) const;
 
-  CycleClock clock_;
-  std::deque<std::pair<std::shared_ptr<const GemmEngine>, int64_t>> commands_;
-  sc_core::sc_event start_event_;
+  int rows_, cols_;
+  int64_t edge_latency_;
+  // Hazard state left by the last tile: the first cycle the input port is free, and the cycle in
+  // which the drain read each of its rows.
+  int64_t port_free_ = INT64_MIN / 2;
+  std::vector<int64_t> row_read_;
+  std::vector<int32_t> acc_;
 };
 
 }  // namespace qacc::model

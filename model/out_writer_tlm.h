@@ -1,9 +1,9 @@
-// SystemC shell of the out writer (unit 3): reads each requant beat from `beat_in` in the cycle it
-// leaves the requant unit and, for rows i < m_valid, emits the output SRAM write packed by the
-// plain C++ OutWriterModel Lw cycles later, at W(t,i) = Q(t,i) + Lw (docs/architecture.md 7), on
-// `monitor`. Padded rows are dropped. The output SRAM itself is written by AccelState at launch
-// (its results are visible only from the done cycle, see accel_state.h); this module emits the
-// write beats a monitor compares.
+// SystemC model of the out writer (unit 3, docs/architecture.md 6.3): takes one requant row per
+// cycle and, for rows i < m_valid, presents the output SRAM write Lw cycles later (word address,
+// byte enables and data packed by the plain C++ OutWriterModel); padded rows pass the stage without
+// a write. After the last row of the command's last tile it reports the cycle that row left the
+// stage to the controller. The
+// output SRAM's content is AccelState's; this module produces the write beats a monitor compares.
 #ifndef QACC_MODEL_OUT_WRITER_TLM_H_
 #define QACC_MODEL_OUT_WRITER_TLM_H_
 
@@ -12,25 +12,27 @@
 #include <systemc>
 #include <tlm>
 
-#include "model/beats.h"
 #include "model/out_writer_model.h"
 #include "model/unit_tlm.h"
 
 namespace qacc::model {
 
-class OutWriterTlm : public sc_core::sc_module {
+class OutWriterTlm : public sc_core::sc_module, public tlm::tlm_blocking_put_if<RequantTile> {
  public:
-  sc_core::sc_fifo_in<RequantTransfer> beat_in;  // from the requant unit
-  tlm::tlm_analysis_port<OutWriteBeat> monitor;  // every SRAM write, at the start of its cycle
+  sc_core::sc_export<tlm::tlm_blocking_put_if<RequantTile>> beat_in;  // from the requant unit
+  sc_core::sc_port<CompletionIf> complete_out;                        // to the controller
+  tlm::tlm_analysis_port<OutWriteTile> monitor;
 
-  OutWriterTlm(sc_core::sc_module_name name, const sc_core::sc_time& clock_period);
+  OutWriterTlm(sc_core::sc_module_name name, const UnitLatencies& latencies);
+
+  void put(const RequantTile& in) override;
 
  private:
-  void Run();
-
-  CycleClock clock_;
+  int64_t latency_;
+  IssueRateCheck input_;
   std::shared_ptr<const GemmEngine> command_;  // the command `writer_` was built for
   std::optional<OutWriterModel> writer_;
+  int64_t last_row_ = -1;  // the cycle the last row left the stage
 };
 
 }  // namespace qacc::model

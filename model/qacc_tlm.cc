@@ -33,34 +33,19 @@ uint8_t Strobe(const tlm::tlm_generic_payload& payload) {
 }  // namespace
 
 QaccTlm::QaccTlm(sc_core::sc_module_name name, const arch::ArchConfig& config,
-                 sc_core::sc_time clock_period)
+                 sc_core::sc_time clock_period, const UnitLatencies& latencies)
     : sc_core::sc_module(name),
       target_socket("target_socket"),
       irq("irq"),
       config_(config),
       clock_period_(clock_period),
       state_(config),
-      mac_array_("mac_array", clock_period),
-      requant_("requant", clock_period),
-      out_writer_("out_writer", clock_period),
-      mac_to_requant_("mac_to_requant", 2 * (arch::kRequantLatency + 1)),
-      requant_to_out_("requant_to_out", 2 * (arch::kOutWriteLatency + 1)) {
+      units_("units", config.rows, config.cols, latencies) {
   target_socket.register_b_transport(this, &QaccTlm::b_transport);
   state_.set_launch_listener([this](const Launch& launch) { OnLaunch(launch); });
-  mac_array_.beat_out(mac_to_requant_);
-  requant_.beat_in(mac_to_requant_);
-  requant_.beat_out(requant_to_out_);
-  out_writer_.beat_in(requant_to_out_);
-  mac_array_.monitor.bind(mac_tap_);
-  requant_.monitor.bind(requant_tap_);
-  out_writer_.monitor.bind(out_tap_);
   SC_HAS_PROCESS(QaccTlm);
   SC_METHOD(UpdateIrq);
   sensitive << irq_update_event_;
-  SC_THREAD(SignalDone);
-  SC_METHOD(Dispatch);
-  sensitive << dispatch_event_;
-  dont_initialize();
 }
 
 int64_t QaccTlm::CycleAt(const sc_core::sc_time& time) const {
@@ -107,11 +92,7 @@ void QaccTlm::OnLaunch(const Launch& launch) {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
   launch_event_.notify(TimeOfCycle(launch.launch_cycle) - now);
   irq_update_event_.notify(TimeOfCycle(launch.done_cycle) - now);
-  if (observer_ != nullptr) {
-    if (launch.engine) mac_array_.Start(launch.engine, launch.launch_cycle);
-    pending_done_.push_back({launch.done_cycle, launch.error});
-    done_event_.notify(sc_core::SC_ZERO_TIME);
-  }
+  units_.Start(launch.engine, launch.launch_cycle);
 }
 
 // An sc_event keeps only its earliest notification, so after each update the method re-arms itself
@@ -122,37 +103,6 @@ void QaccTlm::UpdateIrq() {
   const auto& launch = state_.last_launch();
   if (launch && launch->done_cycle > cycle) {
     irq_update_event_.notify(TimeOfCycle(launch->done_cycle) - sc_core::sc_time_stamp());
-  }
-}
-
-// The controller's done: DONE rises at the start of cycle launch + E (launch + 1 for a rejected
-// command), after the command's last beat.
-void QaccTlm::SignalDone() {
-  for (;;) {
-    while (pending_done_.empty()) sc_core::wait(done_event_);
-    const Done done = pending_done_.front();
-    const sc_core::sc_time at = TimeOfCycle(done.cycle);
-    if (at > sc_core::sc_time_stamp()) sc_core::wait(at - sc_core::sc_time_stamp());
-    pending_done_.pop_front();
-    dones_.push_back(done);
-    dispatch_event_.notify(sc_core::SC_ZERO_TIME);
-  }
-}
-
-// Runs one delta cycle after the units emitted, so the observer sees a cycle's beats in unit order
-// whatever order the unit processes ran in.
-void QaccTlm::Dispatch() {
-  for (; !mac_beats_.empty(); mac_beats_.pop_front()) {
-    if (observer_) observer_->OnMacBeat(mac_beats_.front());
-  }
-  for (; !requant_beats_.empty(); requant_beats_.pop_front()) {
-    if (observer_) observer_->OnRequantBeat(requant_beats_.front());
-  }
-  for (; !out_writes_.empty(); out_writes_.pop_front()) {
-    if (observer_) observer_->OnOutWrite(out_writes_.front());
-  }
-  for (; !dones_.empty(); dones_.pop_front()) {
-    if (observer_) observer_->OnDone(dones_.front().cycle, dones_.front().error);
   }
 }
 

@@ -2,39 +2,37 @@
 
 namespace qacc::model {
 
-RequantTlm::RequantTlm(sc_core::sc_module_name name, const sc_core::sc_time& clock_period)
+RequantTlm::RequantTlm(sc_core::sc_module_name name, const UnitLatencies& latencies)
     : sc_core::sc_module(name),
       beat_in("beat_in"),
       beat_out("beat_out"),
       monitor("monitor"),
-      clock_(clock_period) {
-  SC_HAS_PROCESS(RequantTlm);
-  SC_THREAD(Run);
+      latency_(latencies.requant) {
+  beat_in.bind(*this);
 }
 
-void RequantTlm::Run() {
-  for (;;) {
-    const MacTransfer in = beat_in->read();
-    const GemmEngine& command = *in.command;
-    if (in.command != inputs_command_ || in.beat.tile != inputs_tile_) {
-      inputs_ = command.requant_unit().ReadLaneInputs(command.timing().TileNb(in.beat.tile));
-      inputs_command_ = in.command;
-      inputs_tile_ = in.beat.tile;
-    }
-    RequantTransfer transfer;
-    transfer.command = in.command;
-    RequantBeat& beat = transfer.beat;
-    beat.cycle = in.beat.cycle + arch::kRequantLatency;
-    beat.tile = in.beat.tile;
-    beat.row = in.beat.row;
-    beat.last = in.beat.last;
-    beat.data.resize(in.beat.acc.size());
-    beat.known_lanes =
-        command.requant_unit().ComputeBeat(inputs_, in.beat.acc.data(), beat.data.data());
-    clock_.WaitUntil(beat.cycle, name());
-    monitor.write(beat);
-    WriteOrReport(beat_out, transfer, name());
+void RequantTlm::put(const MacTile& in) {
+  const GemmEngine& command = *in.command;
+  const RequantLaneInputs inputs =
+      command.requant_unit().ReadLaneInputs(command.timing().TileNb(in.tile));
+  RequantTile out;
+  out.command = in.command;
+  out.tile = in.tile;
+  out.last_tile = in.last_tile;
+  out.rows.resize(in.rows.size());
+  for (size_t i = 0; i < in.rows.size(); ++i) {
+    const MacBeat& row = in.rows[i];
+    input_.Accept(row.cycle, name());
+    RequantBeat& beat = out.rows[i];
+    beat.cycle = row.cycle + latency_;
+    beat.tile = row.tile;
+    beat.row = row.row;
+    beat.last = row.last;
+    beat.data.resize(row.acc.size());
+    beat.known_lanes = command.requant_unit().ComputeBeat(inputs, row.acc.data(), beat.data.data());
   }
+  monitor.write(out);
+  beat_out->put(out);
 }
 
 }  // namespace qacc::model

@@ -1,65 +1,103 @@
-// What the SystemC unit modules (mac_array_tlm.h, requant_tlm.h, out_writer_tlm.h) share: the
-// transactions on the sc_fifo channels between them and the clock they time their beats with.
+// What the SystemC unit modules share (docs/model.md "Simulated units"): their latencies, the
+// transactions that pass between them and the interfaces they are passed through.
 //
-// The channels carry one beat each, tagged with the command it belongs to (its GemmEngine: the
-// decoded command-static fields of docs/architecture.md 8 and the unit models). A unit reads a beat
-// in the cycle it was emitted and emits its own result at input cycle + its latency; the hardware
-// has no back-pressure, so a full channel is a model error, never a stall (see WriteOrReport).
+// The units are loosely timed: a transaction carries one tile's beats, each stamped with its exact
+// cycle, and a unit derives the cycles of its own beats from the cycles of its input beats and its
+// own pipeline. No unit waits on the SystemC clock, and none uses the closed-form formulas of
+// section 7 (the library qacc_units does not link qacc_closed_form; see model/CMakeLists.txt).
+//
+//   feed_controller --Feed(TileFeed&)--> mac_array --put(MacTile)--> requant --put(RequantTile)-->
+//   out_writer --CommandComplete(last row's cycle)--> feed_controller
+//
+// Feed is a blocking transport with timing annotation (as b_transport's delay): the controller asks
+// for the cycle it can deliver the tile's first beat in, the array moves it later until the tile is
+// free of structural hazards. Every unit also writes its output transaction to its `monitor`
+// analysis port.
 #ifndef QACC_MODEL_UNIT_TLM_H_
 #define QACC_MODEL_UNIT_TLM_H_
 
 #include <cstdint>
 #include <memory>
 #include <ostream>
-#include <string>
 #include <systemc>
+#include <tlm>
+#include <vector>
 
+#include "model/arch.h"
 #include "model/beats.h"
 #include "model/gemm_engine.h"
 
 namespace qacc::model {
 
-// A MAC array output beat on its way to the requant unit.
-struct MacTransfer {
-  MacBeat beat;
-  std::shared_ptr<const GemmEngine> command;
+// The latency of each pipeline stage, in cycles (docs/architecture.md 7, 8). The defaults are the
+// spec's; a test builds a unit with a wrong one to show that the comparison notices.
+struct UnitLatencies {
+  int64_t setup = arch::kCmdSetupLatency;    // Ls: command decode before the first SRAM read
+  int64_t sram_read = arch::kSramReadLatency;  // Lr: SRAM address -> data on the array input
+  int64_t mac_edge = arch::kMacEdgeLatency;  // Le: the array's input (edge) register
+  int64_t requant = arch::kRequantLatency;   // Lq: requant pipeline stages
+  int64_t out_write = arch::kOutWriteLatency;  // Lw: requant output -> SRAM write port
+  int64_t status = 1;  // the last row's write slot (rising edge ending its cycle) -> DONE visible
 };
 
-// A requant output beat on its way to the out writer.
-struct RequantTransfer {
-  RequantBeat beat;
+// One tile's K input beats, controller -> MAC array. first_cycle: beat 0 on the array's input port;
+// the controller asks for a cycle, the array answers with the cycle it accepts (never earlier).
+struct TileFeed {
   std::shared_ptr<const GemmEngine> command;
+  int64_t tile = 0;
+  bool last_tile = false;
+  int64_t first_cycle = 0;
+  int64_t beats = 0;  // K
 };
 
-// sc_fifo<T> prints its contents with operator<< (sc_object::print / dump).
-std::ostream& operator<<(std::ostream& os, const MacTransfer& transfer);
-std::ostream& operator<<(std::ostream& os, const RequantTransfer& transfer);
+// One tile's R output rows, MAC array -> requant unit.
+struct MacTile {
+  std::shared_ptr<const GemmEngine> command;
+  int64_t tile = 0;
+  bool last_tile = false;
+  std::vector<MacBeat> rows;
+};
 
-// Cycle n of the clock spans [n * period, (n + 1) * period), as in QaccTlm.
-class CycleClock {
+// One tile's R requantised rows, requant unit -> out writer.
+struct RequantTile {
+  std::shared_ptr<const GemmEngine> command;
+  int64_t tile = 0;
+  bool last_tile = false;
+  std::vector<RequantBeat> rows;
+};
+
+// One tile's SRAM writes (rows i < m_valid), from the out writer.
+struct OutWriteTile {
+  int64_t tile = 0;
+  bool last_tile = false;
+  std::vector<OutWriteBeat> writes;
+};
+
+class FeedIf : public virtual sc_core::sc_interface {
  public:
-  explicit CycleClock(const sc_core::sc_time& period) : period_(period) {}
+  virtual void Feed(TileFeed& feed) = 0;
+};
 
-  sc_core::sc_time TimeOfCycle(int64_t cycle) const { return period_ * static_cast<double>(cycle); }
-  // Suspends the calling thread until the start of `cycle`. A cycle already past is a timing error
-  // of the model (a beat would be late): reported with SC_REPORT_ERROR naming `unit`.
-  void WaitUntil(int64_t cycle, const char* unit) const;
+class CompletionIf : public virtual sc_core::sc_interface {
+ public:
+  // The command's last row left the out writer in `last_row_cycle` (its write, if the row is not
+  // padding, presented then).
+  virtual void CommandComplete(int64_t last_row_cycle) = 0;
+};
+
+// Analysis ports print what they carry when SystemC dumps a channel.
+std::ostream& operator<<(std::ostream& os, const MacTile& tile);
+std::ostream& operator<<(std::ostream& os, const RequantTile& tile);
+
+// A beat stream entering a pipeline that takes one beat per cycle: each beat must come later than
+// the one before it; otherwise the unit is over-run, reported with SC_REPORT_ERROR naming `unit`.
+class IssueRateCheck {
+ public:
+  void Accept(int64_t cycle, const char* unit);
 
  private:
-  sc_core::sc_time period_;
+  int64_t last_ = INT64_MIN;
 };
-
-// Writes `transfer` into an output channel without blocking; a full channel (a unit that would
-// stall) is reported with SC_REPORT_ERROR naming `unit`.
-template <typename Transfer>
-void WriteOrReport(sc_core::sc_fifo_out<Transfer>& port, const Transfer& transfer,
-                   const char* unit) {
-  if (!port->nb_write(transfer)) {
-    SC_REPORT_ERROR(unit, ("output channel full at beat of cycle " +
-                           std::to_string(transfer.beat.cycle) + ": the next unit fell behind")
-                              .c_str());
-  }
-}
 
 }  // namespace qacc::model
 

@@ -195,8 +195,7 @@ void RunCosim(const CosimArgs& args) {
   const std::optional<cosim::Fault> fault = cosim::ParseFault(args.fault);
   if (!fault) {
     throw UsageError(fmt::format(
-        "--inject-fault: '{}' is not one of none, mac-value, mac-late, requant-value, start-lost",
-        args.fault));
+        "--inject-fault: '{}' is not one of {}", args.fault, cosim::FaultNames()));
   }
   const WavesPlan waves = PlanWaves(args);
   if (args.model_only && (waves.requested || *fault != cosim::Fault::kNone)) {
@@ -393,7 +392,7 @@ void RegisterCosimCommand(CLI::App& app) {
                 "Check the arguments (test, seed, config, RTL build, output paths) and stop");
   cmd->add_flag("--model-only", args->model_only, "Run only the SystemC model against the golden");
   cmd->add_option("--inject-fault", args->fault,
-                  "Self-check of the checker: none, mac-value, mac-late, requant-value, start-lost")
+                  "Self-check of the checker: " + cosim::FaultNames())
       ->capture_default_str();
   cmd->add_option("--watchdog-cycles", args->watchdog_cycles,
                   "End a hung run this many cycles after the predicted completion")

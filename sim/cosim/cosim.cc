@@ -16,16 +16,23 @@ const char* FaultName(Fault fault) {
       return "requant-value";
     case Fault::kStartLost:
       return "start-lost";
+    case Fault::kRequantLatency:
+      return "requant-latency";
   }
   return "?";
 }
 
 std::optional<Fault> ParseFault(const std::string& name) {
-  for (Fault f :
-       {Fault::kNone, Fault::kMacValue, Fault::kMacLate, Fault::kRequantValue, Fault::kStartLost}) {
+  for (Fault f : kAllFaults) {
     if (name == FaultName(f)) return f;
   }
   return std::nullopt;
+}
+
+std::string FaultNames() {
+  std::string names;
+  for (Fault f : kAllFaults) names += std::string(names.empty() ? "" : ", ") + FaultName(f);
+  return names;
 }
 
 }  // namespace qacc::cosim

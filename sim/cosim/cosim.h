@@ -23,10 +23,17 @@
 namespace qacc::cosim {
 
 // Test-only faults that check the checker (docs/cosim.md "Self-check"). Value and timing faults
-// perturb what the monitors report, start-lost perturbs the stimulus: the RTL never sees START.
-enum class Fault : uint8_t { kNone, kMacValue, kMacLate, kRequantValue, kStartLost };
-const char* FaultName(
-    Fault fault);  // "none", "mac-value", "mac-late", "requant-value", "start-lost"
+// perturb what the monitors report, start-lost perturbs the stimulus: the RTL never sees START;
+// requant-latency builds the model's requant unit module one stage longer (Lq + 1), which only the
+// simulated units, not the closed-form timing, see.
+enum class Fault : uint8_t { kNone, kMacValue, kMacLate, kRequantValue, kStartLost, kRequantLatency };
+inline constexpr Fault kAllFaults[] = {Fault::kNone,         Fault::kMacValue,
+                                       Fault::kMacLate,      Fault::kRequantValue,
+                                       Fault::kStartLost,    Fault::kRequantLatency};
+// "none", "mac-value", "mac-late", "requant-value", "start-lost", "requant-latency"
+const char* FaultName(Fault fault);
+// Every fault name, comma separated.
+std::string FaultNames();
 std::optional<Fault> ParseFault(const std::string& name);
 
 struct CosimOptions {

@@ -52,7 +52,11 @@ class ModelPort {
   // The last launch, if its START completed in `complete_cycle`.
   virtual bool LaunchedAt(int64_t complete_cycle) const = 0;
   virtual arch::ErrCode LaunchError() const = 0;  // the validation verdict of the last launch
-  virtual model::BeatPredictor MakePredictor() = 0;
+  // The cycle DONE rises for the last launch, from the register model (AccelState, closed form):
+  // what the host waits for.
+  virtual int64_t LaunchDoneCycle() const = 0;
+  // The beats of the last launch, from the simulated unit modules: what the scoreboard checks.
+  virtual model::BeatSource& Beats() = 0;
   virtual bool Busy(int64_t cycle) const = 0;
   virtual bool Irq(int64_t cycle) const = 0;
   virtual const model::Srams& srams() const = 0;
@@ -211,6 +215,7 @@ class Engine {
         break;
       case Fault::kNone:
       case Fault::kStartLost:
+      case Fault::kRequantLatency:
         break;
     }
   }
@@ -267,10 +272,11 @@ class Engine {
         command_ = op.index;
       }
       if (model_launched) {
-        predictor_ = std::make_unique<model::BeatPredictor>(model_->MakePredictor());
-        busy_cycles_ += predictor_->done_cycle() - launch_cycle_;
+        model_launch_cycle_ = launch_cycle_;
+        model_done_cycle_ = model_->LaunchDoneCycle();
+        busy_cycles_ += model_done_cycle_ - launch_cycle_;
         if (scoreboard_ != nullptr) {
-          scoreboard_->SetCommand(predictor_.get(), op.index);
+          scoreboard_->SetCommand(&model_->Beats(), op.index);
           CheckVerdict(op.index, complete, model_->LaunchError());
         }
       }
@@ -343,7 +349,7 @@ class Engine {
   // The model's done cycle; without a model (RTL alone) the command's E from its job, or the
   // error timing of an illegal one.
   int64_t PredictedDone() const {
-    if (predictor_ && predictor_->launch_cycle() == launch_cycle_) return predictor_->done_cycle();
+    if (model_launch_cycle_ == launch_cycle_) return model_done_cycle_;
     const sim::ProgramCommand& command = program_.commands[size_t(command_)];
     if (command.job < 0) return launch_cycle_ + arch::kErrorCycles;
     const model::GemmJob& job = program_.jobs[size_t(command.job)];
@@ -414,7 +420,7 @@ class Engine {
   int command_ = -1;
   bool in_transfer_ = false;
   int64_t trace_begin_ = -1, trace_end_ = -1;
-  std::unique_ptr<model::BeatPredictor> predictor_;
+  int64_t model_launch_cycle_ = -1, model_done_cycle_ = -1;
   std::vector<uint8_t> rtl_out_, model_out_, rtl_sram_;
   std::vector<int64_t> read_cycles_;
   std::function<void(int, const Engine&)> output_check_;
@@ -498,7 +504,8 @@ class LockstepHost : public sc_core::sc_module, public ModelPort {
     return launch && launch->launch_cycle == complete_cycle + 1;
   }
   arch::ErrCode LaunchError() const override { return tlm_.state().last_launch()->error; }
-  model::BeatPredictor MakePredictor() override { return tlm_.state().MakePredictor(); }
+  int64_t LaunchDoneCycle() const override { return tlm_.state().last_launch()->done_cycle; }
+  model::BeatSource& Beats() override { return tlm_.units(); }
   bool Busy(int64_t cycle) const override { return tlm_.state().Busy(cycle); }
   bool Irq(int64_t cycle) const override { return tlm_.state().Irq(cycle); }
   const model::Srams& srams() const override { return tlm_.state().srams(); }
@@ -587,7 +594,9 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
   double check_seconds = 0;
   std::unique_ptr<Engine> engine;
   {
-    model::QaccTlm tlm("qacc", options.config);
+    model::UnitLatencies latencies;
+    if (options.fault == Fault::kRequantLatency) ++latencies.requant;
+    model::QaccTlm tlm("qacc", options.config, sc_core::sc_time(1, sc_core::SC_NS), latencies);
     sc_core::sc_signal<bool> irq("irq");
     tlm.irq(irq);
     LockstepHost host(

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+
 namespace qacc::cosim {
 
 namespace {
@@ -16,15 +18,12 @@ std::string BeatName(int64_t tile, int row) {
 Scoreboard::Scoreboard(const arch::ArchConfig& config)
     : config_(config), timing_(config.rows, config.cols, 1, 1, 1) {}
 
-void Scoreboard::SetCommand(model::BeatPredictor* predictor, int command) {
-  predictor_ = predictor;
+void Scoreboard::SetCommand(model::BeatSource* source, int command) {
+  source_ = source;
   command_ = command;
-  const model::GemmEngine* engine = predictor ? predictor->engine() : nullptr;
+  const model::GemmEngine* engine = source ? source->engine() : nullptr;
   has_command_ = engine != nullptr;
-  in_first_ = -1;
-  in_tile_ = in_phase_ = 0;
   if (has_command_) {
-    in_first_ = predictor->launch_cycle() + engine->timing().I(0, 0);
     timing_ = engine->timing();
     out_raw_ = engine->command().out_raw;
     out_base_ = engine->command().out_base;
@@ -65,15 +64,17 @@ void Scoreboard::Locate(Mismatch& m, int64_t tile, int tile_row) const {
   if (m.lane >= 0) m.col = static_cast<int>(nb * config_.cols + m.lane);
 }
 
+// Names the tile of an unexpected beat, from the closed-form timing (diagnostics only).
 int64_t Scoreboard::TileOf(int64_t cycle, int row, int64_t first) const {
-  if (predictor_ == nullptr || !has_command_) return -1;
-  const int64_t rel = cycle - predictor_->launch_cycle() - first - row;
+  if (source_ == nullptr || !has_command_) return -1;
+  const int64_t rel = cycle - source_->launch_cycle() - first - row;
   if (rel < 0) return -1;
   const int64_t tile = rel / timing_.P();
   return tile < timing_.T() ? tile : -1;
 }
 
 void Scoreboard::Check(int64_t cycle, const RtlSample& s) {
+  if (source_ != nullptr) source_->Advance(cycle);
   CheckMacIn(cycle, s);
   CheckMac(cycle, s);
   CheckRequant(cycle, s);
@@ -81,21 +82,14 @@ void Scoreboard::Check(int64_t cycle, const RtlSample& s) {
   CheckDone(cycle, s);
 }
 
-// The feeder's beats: beat k of tile t enters the array in cycle I(t, k), last with k = K - 1; the
-// cycles between two tiles' beats (P - K of them) carry none.
+// The feeder's beats: beat k of a tile enters the array in cycle first_cycle + k, last with
+// k = K - 1; the cycles between two tiles' beats carry none.
 void Scoreboard::CheckMacIn(int64_t cycle, const RtlSample& s) {
-  // Position in the feed, stepped once per cycle (no division in the per-cycle path): tile
-  // in_tile_, cycle in_phase_ of its period P.
-  bool valid = false, last = false;
-  if (in_first_ >= 0 && cycle >= in_first_ && in_tile_ < timing_.T()) {
-    valid = in_phase_ < timing_.k;
-    last = in_phase_ == timing_.k - 1;
-  }
-  const int64_t tile = in_tile_;
-  if (in_first_ >= 0 && cycle >= in_first_ && ++in_phase_ == timing_.P()) {
-    in_phase_ = 0;
-    ++in_tile_;
-  }
+  const model::MacInRun* run = source_ ? source_->PeekMacIn() : nullptr;
+  const bool valid = run != nullptr && cycle >= run->first_cycle;
+  const bool last = valid && cycle == run->first_cycle + run->beats - 1;
+  const int64_t tile = valid ? run->tile : -1;
+  if (last) source_->PopMacIn();
   if (s.mac_in_valid) {
     ++seen_[static_cast<int>(CheckUnit::kMacIn)];
     last_seen_[static_cast<int>(CheckUnit::kMacIn)] = cycle;
@@ -109,28 +103,28 @@ void Scoreboard::CheckMacIn(int64_t cycle, const RtlSample& s) {
   m.expected = valid != s.mac_in_valid ? std::to_string(int(valid)) : std::to_string(int(last));
   m.actual = valid != s.mac_in_valid ? std::to_string(int(s.mac_in_valid))
                                       : std::to_string(int(s.mac_in_last));
-  Locate(m, valid ? tile : -1, -1);
+  Locate(m, tile, -1);
   Record(CheckUnit::kMacIn, m);
 }
 
 void Scoreboard::CheckMac(int64_t cycle, const RtlSample& s) {
-  const model::MacBeat* e = predictor_ ? predictor_->PeekMac() : nullptr;
+  const model::MacBeat* e = source_ ? source_->PeekMac() : nullptr;
   const bool due = e != nullptr && e->cycle == cycle;
   RowBeat expected;
   if (due) expected = {true, e->tile, e->row, e->last, e->acc.data()};
   CheckRowBeat(CheckUnit::kMac, cycle, timing_.O(0, 0),
                {s.mac_valid, 0, s.mac_row, s.mac_last, s.mac_acc}, expected);
-  if (due) predictor_->PopMac();
+  if (due) source_->PopMac();
 }
 
 void Scoreboard::CheckRequant(int64_t cycle, const RtlSample& s) {
-  const model::RequantBeat* e = predictor_ ? predictor_->PeekRequant() : nullptr;
+  const model::RequantBeat* e = source_ ? source_->PeekRequant() : nullptr;
   const bool due = e != nullptr && e->cycle == cycle;
   RowBeat expected;
   if (due) expected = {true, e->tile, e->row, e->last, e->data.data(), e->known_lanes};
   CheckRowBeat(CheckUnit::kRequant, cycle, timing_.Q(0, 0),
                {s.rq_valid, 0, s.rq_row, s.rq_last, s.rq_data}, expected);
-  if (due) predictor_->PopRequant();
+  if (due) source_->PopRequant();
 }
 
 void Scoreboard::CheckRowBeat(CheckUnit unit, int64_t cycle, int64_t first, const RowBeat& actual,
@@ -181,7 +175,7 @@ void Scoreboard::CheckRowBeat(CheckUnit unit, int64_t cycle, int64_t first, cons
 
 void Scoreboard::CheckOutWrite(int64_t cycle, const RtlSample& s) {
   constexpr CheckUnit kUnit = CheckUnit::kOutWrite;
-  const model::OutWriteBeat* e = predictor_ ? predictor_->PeekOutWrite() : nullptr;
+  const model::OutWriteBeat* e = source_ ? source_->PeekOutWrite() : nullptr;
   const bool expected = e != nullptr && e->cycle == cycle;
   if (s.out_we) {
     ++seen_[static_cast<int>(kUnit)];
@@ -239,14 +233,14 @@ void Scoreboard::CheckOutWrite(int64_t cycle, const RtlSample& s) {
       Record(kUnit, v);
     }
   }
-  if (expected) predictor_->PopOutWrite();
+  if (expected) source_->PopOutWrite();
 }
 
 void Scoreboard::CheckDone(int64_t cycle, const RtlSample& s) {
   constexpr CheckUnit kUnit = CheckUnit::kDone;
   const bool rose = s.done && !prev_done_;
   prev_done_ = s.done;
-  const bool expected = predictor_ != nullptr && cycle == predictor_->done_cycle();
+  const bool expected = source_ != nullptr && cycle == source_->done_cycle();
   if (rose) {
     ++seen_[static_cast<int>(kUnit)];
     last_seen_[static_cast<int>(kUnit)] = cycle;
@@ -260,8 +254,11 @@ void Scoreboard::CheckDone(int64_t cycle, const RtlSample& s) {
   m.what = expected ? "missing DONE" : "unexpected DONE";
   m.expected = expected ? "DONE rises" : "no DONE";
   m.actual = expected ? "no DONE" : "DONE rises";
-  if (predictor_ != nullptr) {
-    m.expected += fmt::format(" (predicted at cycle {})", predictor_->done_cycle());
+  if (source_ != nullptr) {
+    const int64_t done = source_->done_cycle();
+    m.expected += done == std::numeric_limits<int64_t>::max()
+                      ? std::string(" (predicted later)")
+                      : fmt::format(" (predicted at cycle {})", done);
   }
   Record(kUnit, m);
 }

@@ -1,8 +1,10 @@
 // The lockstep scoreboard: every cycle it compares what the RTL monitors saw (RtlSample) with the
-// beats the model predicts for exactly that cycle (BeatPredictor). Rules (docs/cosim.md):
+// beats the model predicts for exactly that cycle (a BeatSource: in co-simulation the SystemC unit
+// modules simulating the command). Rules (docs/cosim.md):
 //   * a beat the model predicts for cycle c must be on the RTL monitor in cycle c: one cycle early
 //     or late is a mismatch (reported as "missing" at the predicted cycle and "unexpected" at the
 //     RTL's);
+//   * MAC input beats: valid and last;
 //   * MAC beats: row, last and all C lanes; requant beats: row, last and the lanes in known_lanes;
 //     output writes: word address, every byte enable, and data bytes with known[j] = 1 (enabled
 //     bytes of known lanes);
@@ -17,7 +19,7 @@
 #include <string>
 
 #include "model/arch.h"
-#include "model/beat_predictor.h"
+#include "model/beat_source.h"
 #include "sim/cosim/dut.h"
 
 namespace qacc::cosim {
@@ -69,8 +71,8 @@ class Scoreboard {
  public:
   explicit Scoreboard(const arch::ArchConfig& config);
 
-  // The command now in flight: the predictor of its START and its index in the program.
-  void SetCommand(model::BeatPredictor* predictor, int command);
+  // The command now in flight: the beats of its START and its index in the program.
+  void SetCommand(model::BeatSource* source, int command);
   // Checks the beats and DONE of cycle `cycle`.
   void Check(int64_t cycle, const RtlSample& sample);
   // Checks BUSY and irq_o in cycle `cycle` against the model's.
@@ -122,10 +124,8 @@ class Scoreboard {
   bool out_raw_ = false;
   uint32_t out_base_ = 0;
   bool has_command_ = false;  // a legal command (timing_ and the layout are its)
-  int64_t in_first_ = -1;     // cycle of the command's first MAC input beat (-1: none)
-  int64_t in_tile_ = 0, in_phase_ = 0;
   int command_ = -1;
-  model::BeatPredictor* predictor_ = nullptr;
+  model::BeatSource* source_ = nullptr;
   std::array<int64_t, kNumCheckUnits> counts_{};
   std::array<int64_t, kNumCheckUnits> seen_{};
   std::array<int64_t, kNumCheckUnits> predicted_{};

@@ -249,6 +249,25 @@ TEST(CosimFault, MacBeatOneCycleLate) {
   EXPECT_EQ(j["mismatches"]["requant"], 0);
 }
 
+// The model's requant unit module one stage too long: the beats the scoreboard checks come from the
+// simulated units, so the RTL's requant beats (and everything after them) no longer match, while
+// the MAC array's still do and the closed-form register model (BUSY, perf counters) still agrees.
+TEST(CosimFault, RequantUnitModuleOneStageLong) {
+  const Json j = RunCosimJson("--test gemm_relu6 --seed 1 --inject-fault requant-latency", 1);
+  const Json& f = j["first_mismatch"];
+  EXPECT_EQ(f["unit"], "requant");
+  EXPECT_EQ(f["what"], "unexpected beat");
+  const arch::Timing timing(8, 8, j["m"], j["n"], j["k"]);
+  EXPECT_EQ(f["cycle"].get<int64_t>(), LaunchCycle(j) + timing.Q(0, 0));
+  EXPECT_GT(j["mismatches"]["requant"].get<int64_t>(), 0);
+  EXPECT_GT(j["mismatches"]["out_write"].get<int64_t>(), 0);
+  EXPECT_EQ(j["mismatches"]["done"], 2);  // unexpected in the RTL's cycle, missing in the units' one later
+  EXPECT_EQ(j["mismatches"]["mac"], 0);
+  EXPECT_EQ(j["mismatches"]["mac_in"], 0);
+  EXPECT_EQ(j["mismatches"]["status"], 0);
+  EXPECT_EQ(j["mismatches"]["bus"], 0);
+}
+
 TEST(CosimFault, WatchdogEndsHungRun) {
   const Json j =
       RunCosimJson("--test gemm_edges --seed 1 --inject-fault start-lost --watchdog-cycles 200", 1);

@@ -1,0 +1,24 @@
+// The closed-form cycle numbers of section 7: the fast timing path (BeatPredictor, AccelState's
+// done cycle and perf counters, estimates). Built as its own library, qacc_closed_form, so that the
+// simulated unit modules, which must derive the same cycles independently, cannot link it.
+#include <algorithm>
+
+#include "model/arch.h"
+
+namespace qacc::arch {
+
+int64_t Timing::P() const { return std::max({k, rows, cols}); }
+int64_t Timing::F(int64_t t, int64_t beat) const { return kCmdSetupLatency + t * P() + beat; }
+int64_t Timing::I(int64_t t, int64_t beat) const { return F(t, beat) + kSramReadLatency; }
+int64_t Timing::O(int64_t t, int64_t i) const { return I(t, 0) + k + cols + kMacEdgeLatency + i; }
+int64_t Timing::BiasRead(int64_t t) const { return O(t, 0) - kSramReadLatency; }
+int64_t Timing::Q(int64_t t, int64_t i) const { return O(t, i) + kRequantLatency; }
+int64_t Timing::W(int64_t t, int64_t i) const { return Q(t, i) + kOutWriteLatency; }
+int64_t Timing::E() const { return W(T() - 1, rows - 1) + 1; }
+
+int64_t Timing::MacBusy() const { return T() * k; }
+int64_t Timing::RqBusy() const { return T() * rows; }
+int64_t Timing::OutWrites() const { return NB() * m; }
+int64_t Timing::FeedStall() const { return (T() - 1) * (P() - k); }
+
+}  // namespace qacc::arch
