@@ -259,7 +259,12 @@ class Engine {
     if (model_ != nullptr) {
       expected = model_->Transfer(is_read, op.addr, op.data, op.strobe, setup);
       model_->Advance(cycle_);
-      if (scoreboard_ != nullptr) CompareResponse(op, is_read, complete, slverr, rdata, expected);
+      if (scoreboard_ != nullptr) {
+        scoreboard_->CheckBusResponse(
+            fmt::format("{} {}", is_read ? "read of" : "write to", sim::RegisterName(op.addr)),
+            is_read, complete, slverr, rdata, expected.complete_cycle, expected.status,
+            expected.rdata);
+      }
     }
     if (start) {
       // A START refused with pslverr (while busy) launches nothing, on either side.
@@ -303,35 +308,6 @@ class Engine {
     m.expected = arch::ErrCodeName(intended);
     m.actual = arch::ErrCodeName(error);
     scoreboard_->Record(CheckUnit::kDone, m);
-  }
-
-  // Every response on the bus: the cycle it completes in (wait states), pslverr, read data.
-  void CompareResponse(const sim::HostOp& op, bool is_read, int64_t complete, bool slverr,
-                       uint32_t rdata, const ModelTransfer& expected) {
-    const bool model_err = expected.status != model::BusStatus::kOk;
-    const std::string access =
-        fmt::format("{} {}", is_read ? "read of" : "write to", sim::RegisterName(op.addr));
-    Mismatch m;
-    m.cycle = complete;
-    m.unit = CheckUnitName(CheckUnit::kBus);
-    if (expected.complete_cycle != complete) {
-      m.what = access + ": completion cycle (wait states)";
-      m.expected = std::to_string(expected.complete_cycle);
-      m.actual = std::to_string(complete);
-      scoreboard_->Record(CheckUnit::kBus, m);
-    }
-    if (model_err != slverr) {
-      m.what = access + ": pslverr";
-      m.expected = fmt::format("{} ({})", int(model_err), model::BusStatusName(expected.status));
-      m.actual = std::to_string(int(slverr));
-      scoreboard_->Record(CheckUnit::kBus, m);
-    }
-    if (is_read && rdata != expected.rdata) {
-      m.what = access + ": read data";
-      m.expected = fmt::format("{:#x}", expected.rdata);
-      m.actual = fmt::format("{:#x}", rdata);
-      scoreboard_->Record(CheckUnit::kBus, m);
-    }
   }
 
   // Idle bus until both the RTL and the model have completed the command in flight.
@@ -523,39 +499,6 @@ class LockstepHost : public sc_core::sc_module, public ModelPort {
   tlm::tlm_generic_payload payload_;
 };
 
-// The output of `job` in an output-window image vs golden, element by element.
-void CompareOutputs(const CosimOptions& options, const model::GemmJob& job,
-                    const golden::Matrix<int32_t>& golden, const Engine* engine,
-                    const std::vector<uint8_t>& image, const char* unit, int64_t end_cycle,
-                    int command, Scoreboard& scoreboard) {
-  const golden::Matrix<int32_t> got = model::UnpackOutput(options.config, job, image);
-  const int rows = options.config.rows, cols = options.config.cols;
-  const int64_t nb_count = arch::CeilDiv(job.n, cols);
-  // int8 mode stores the low 8 bits of y (spec 5.3): with clamp bounds spanning -128..255 the byte
-  // alone does not tell int8 from uint8, so the bytes are compared.
-  const uint32_t mask = job.out_raw ? 0xFFFF'FFFFu : 0xFFu;
-  for (int m = 0; m < job.m; ++m) {
-    for (int n = 0; n < job.n; ++n) {
-      if (((uint32_t(got.at(m, n)) ^ uint32_t(golden.at(m, n))) & mask) == 0) continue;
-      const int64_t entry = arch::OutEntryOf(m, n, rows, cols, nb_count);
-      Mismatch mm;
-      mm.unit = unit;
-      mm.what = "output element vs golden";
-      mm.lane = n % cols;
-      mm.tile = entry / rows;
-      mm.tile_row = static_cast<int>(entry % rows);
-      mm.row = m;
-      mm.col = n;
-      mm.command = command;
-      mm.expected = std::to_string(golden.at(m, n));
-      mm.actual = std::to_string(got.at(m, n));
-      const int64_t byte = arch::OutWindowByte(job.out_base, entry, n % cols, cols, job.out_raw);
-      mm.cycle = engine ? engine->ReadCycleOf(byte) : end_cycle;
-      scoreboard.Record(CheckUnit::kOutput, mm);
-    }
-  }
-}
-
 // The command of the program that computed job `job` (the last one launched with it).
 int CommandOfJob(const sim::Program& program, int job) {
   int found = -1;
@@ -608,9 +551,10 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
             const model::GemmJob& job = program.jobs[size_t(job_index)];
             const golden::Matrix<int32_t> golden = model::GoldenOutput(job);
             const int command = CommandOfJob(program, job_index);
-            CompareOutputs(options, job, golden, &e, e.rtl_out(), "output", e.cycle(), command,
+            const auto read_cycle = [&e](int64_t byte) { return e.ReadCycleOf(byte); };
+            CompareOutputs(options.config, job, golden, e.rtl_out(), "output", read_cycle, command,
                            scoreboard);
-            CompareOutputs(options, job, golden, &e, e.model_out(), "model-output", e.cycle(),
+            CompareOutputs(options.config, job, golden, e.model_out(), "model-output", read_cycle,
                            command, scoreboard);
             check_seconds += Seconds(check_start);
           });
@@ -698,8 +642,10 @@ CosimResult RunModelOnly(const CosimOptions& options, const sim::Program& progra
       case sim::HostOp::Kind::kCheckOutput: {
         const auto check_start = std::chrono::steady_clock::now();
         const model::GemmJob& job = program.jobs[size_t(op.index)];
-        CompareOutputs(options, job, model::GoldenOutput(job), nullptr, out_image, "model-output",
-                       cycle - 1, CommandOfJob(program, op.index), scoreboard);
+        const int64_t end_cycle = cycle - 1;
+        CompareOutputs(options.config, job, model::GoldenOutput(job), out_image, "model-output",
+                       [end_cycle](int64_t) { return end_cycle; }, CommandOfJob(program, op.index),
+                       scoreboard);
         result.check_seconds += Seconds(check_start);
         break;
       }

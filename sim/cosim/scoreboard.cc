@@ -263,4 +263,62 @@ void Scoreboard::CheckDone(int64_t cycle, const RtlSample& s) {
   Record(kUnit, m);
 }
 
+void Scoreboard::CheckBusResponse(const std::string& access, bool is_read, int64_t complete,
+                                  bool slverr, uint32_t rdata, int64_t expected_complete,
+                                  model::BusStatus expected_status, uint32_t expected_rdata) {
+  const bool model_err = expected_status != model::BusStatus::kOk;
+  Mismatch m;
+  m.cycle = complete;
+  m.unit = CheckUnitName(CheckUnit::kBus);
+  if (expected_complete != complete) {
+    m.what = access + ": completion cycle (wait states)";
+    m.expected = std::to_string(expected_complete);
+    m.actual = std::to_string(complete);
+    Record(CheckUnit::kBus, m);
+  }
+  if (model_err != slverr) {
+    m.what = access + ": pslverr";
+    m.expected = fmt::format("{} ({})", int(model_err), model::BusStatusName(expected_status));
+    m.actual = std::to_string(int(slverr));
+    Record(CheckUnit::kBus, m);
+  }
+  if (is_read && rdata != expected_rdata) {
+    m.what = access + ": read data";
+    m.expected = fmt::format("{:#x}", expected_rdata);
+    m.actual = fmt::format("{:#x}", rdata);
+    Record(CheckUnit::kBus, m);
+  }
+}
+
+void CompareOutputs(const arch::ArchConfig& config, const model::GemmJob& job,
+                    const golden::Matrix<int32_t>& golden, const std::vector<uint8_t>& image,
+                    const char* unit_name, const std::function<int64_t(int64_t)>& cycle_of,
+                    int command, Scoreboard& scoreboard) {
+  const golden::Matrix<int32_t> got = model::UnpackOutput(config, job, image);
+  const int rows = config.rows, cols = config.cols;
+  const int64_t nb_count = arch::CeilDiv(job.n, cols);
+  // int8 mode stores the low 8 bits of y (spec 5.3): with clamp bounds spanning -128..255 the byte
+  // alone does not tell int8 from uint8, so the bytes are compared.
+  const uint32_t mask = job.out_raw ? 0xFFFF'FFFFu : 0xFFu;
+  for (int m = 0; m < job.m; ++m) {
+    for (int n = 0; n < job.n; ++n) {
+      if (((uint32_t(got.at(m, n)) ^ uint32_t(golden.at(m, n))) & mask) == 0) continue;
+      const int64_t entry = arch::OutEntryOf(m, n, rows, cols, nb_count);
+      Mismatch mm;
+      mm.unit = unit_name;
+      mm.what = "output element vs golden";
+      mm.lane = n % cols;
+      mm.tile = entry / rows;
+      mm.tile_row = static_cast<int>(entry % rows);
+      mm.row = m;
+      mm.col = n;
+      mm.command = command;
+      mm.expected = std::to_string(golden.at(m, n));
+      mm.actual = std::to_string(got.at(m, n));
+      mm.cycle = cycle_of(arch::OutWindowByte(job.out_base, entry, n % cols, cols, job.out_raw));
+      scoreboard.Record(CheckUnit::kOutput, mm);
+    }
+  }
+}
+
 }  // namespace qacc::cosim

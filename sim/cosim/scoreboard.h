@@ -15,11 +15,16 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "golden/gemm.h"
+#include "model/accel_state.h"
 #include "model/arch.h"
 #include "model/beat_source.h"
+#include "model/gemm_job.h"
 #include "sim/cosim/dut.h"
 
 namespace qacc::cosim {
@@ -77,6 +82,11 @@ class Scoreboard {
   void Check(int64_t cycle, const RtlSample& sample);
   // Checks BUSY and irq_o in cycle `cycle` against the model's.
   void CheckStatus(int64_t cycle, const RtlSample& sample, bool busy, bool irq);
+  // One bus transfer, `access` naming it ("read of STATUS"): the RTL's completion cycle, pslverr
+  // and (reads) data against the model's response.
+  void CheckBusResponse(const std::string& access, bool is_read, int64_t complete, bool slverr,
+                        uint32_t rdata, int64_t expected_complete, model::BusStatus expected_status,
+                        uint32_t expected_rdata);
   // Records a mismatch (its command defaults to the one in flight).
   void Record(CheckUnit unit, Mismatch mismatch);
 
@@ -139,6 +149,14 @@ class Scoreboard {
   bool prev_done_ = false;
   std::optional<int64_t> rtl_done_cycle_;
 };
+
+// The M x N result of `job` in an output-window image (`image`, as read back over the bus) vs
+// `golden`, element by element, recorded under check unit `unit` (or the name `unit_name`); the
+// cycle of each mismatch is `cycle_of(window byte)` (the read that returned it).
+void CompareOutputs(const arch::ArchConfig& config, const model::GemmJob& job,
+                    const golden::Matrix<int32_t>& golden, const std::vector<uint8_t>& image,
+                    const char* unit_name, const std::function<int64_t(int64_t)>& cycle_of,
+                    int command, Scoreboard& scoreboard);
 
 }  // namespace qacc::cosim
 
