@@ -1,8 +1,6 @@
 #include "model/beat_predictor.h"
 
 #include <algorithm>
-#include <stdexcept>
-#include <string>
 
 namespace qacc::model {
 
@@ -79,39 +77,6 @@ void BeatPredictor::PopRequant() {
 }
 void BeatPredictor::PopOutWrite() {
   if (PeekOutWrite()) out_.beats.pop_front();
-}
-
-template <typename Beat>
-std::optional<Beat> BeatPredictor::TakeAt(Stream<Beat>& stream, int64_t cycle, const char* unit) {
-  Refill(stream);
-  if (stream.beats.empty() || stream.beats.front().cycle > cycle) return std::nullopt;
-  if (stream.beats.front().cycle < cycle) {
-    throw std::logic_error(std::string("BeatPredictor: the ") + unit +
-                           " beat predicted for cycle " +
-                           std::to_string(stream.beats.front().cycle) +
-                           " was never taken (now at cycle " + std::to_string(cycle) + ")");
-  }
-  std::optional<Beat> beat(std::move(stream.beats.front()));
-  stream.beats.pop_front();
-  return beat;
-}
-
-std::optional<MacBeat> BeatPredictor::TakeMacAt(int64_t cycle) {
-  return TakeAt(mac_, cycle, "mac");
-}
-std::optional<RequantBeat> BeatPredictor::TakeRequantAt(int64_t cycle) {
-  return TakeAt(requant_, cycle, "requant");
-}
-std::optional<OutWriteBeat> BeatPredictor::TakeOutWriteAt(int64_t cycle) {
-  return TakeAt(out_, cycle, "out");
-}
-
-int64_t BeatPredictor::NextEventCycle() {
-  int64_t next = done_cycle_;
-  if (const MacBeat* beat = PeekMac()) next = std::min(next, beat->cycle);
-  if (const RequantBeat* beat = PeekRequant()) next = std::min(next, beat->cycle);
-  if (const OutWriteBeat* beat = PeekOutWrite()) next = std::min(next, beat->cycle);
-  return next;
 }
 
 }  // namespace qacc::model

@@ -4,15 +4,13 @@
 // has 3 x 8192 beats; only the tiles in flight are held, at most two).
 //
 // Per unit the beats come in strictly increasing cycle order (P >= R, so the beats of tile t+1
-// follow those of tile t). Besides the BeatSource interface, TakeMacAt(c) etc. pop the beat of
-// exactly cycle c.
+// follow those of tile t).
 #ifndef QACC_MODEL_BEAT_PREDICTOR_H_
 #define QACC_MODEL_BEAT_PREDICTOR_H_
 
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <optional>
 #include <utility>
 
 #include "model/beat_source.h"
@@ -45,17 +43,6 @@ class BeatPredictor : public BeatSource {
   void PopRequant() override;
   void PopOutWrite() override;
 
-  // The unit's beat predicted for exactly `cycle` (popped), or nullopt when the unit is idle then.
-  // Throws std::logic_error when a beat predicted for an earlier cycle was never taken (the caller
-  // skipped a cycle).
-  std::optional<MacBeat> TakeMacAt(int64_t cycle);
-  std::optional<RequantBeat> TakeRequantAt(int64_t cycle);
-  std::optional<OutWriteBeat> TakeOutWriteAt(int64_t cycle);
-
-  // The earliest cycle with a pending beat of any unit, or done_cycle() when every beat has been
-  // taken.
-  int64_t NextEventCycle();
-
  private:
   template <typename Beat>
   struct Stream {
@@ -68,8 +55,6 @@ class BeatPredictor : public BeatSource {
   void Refill(Stream<MacBeat>& stream);
   void Refill(Stream<RequantBeat>& stream);
   void Refill(Stream<OutWriteBeat>& stream);
-  template <typename Beat>
-  std::optional<Beat> TakeAt(Stream<Beat>& stream, int64_t cycle, const char* unit);
 
   std::shared_ptr<const GemmEngine> engine_;
   int64_t launch_cycle_;

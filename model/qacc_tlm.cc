@@ -90,7 +90,6 @@ void QaccTlm::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& d
 
 void QaccTlm::OnLaunch(const Launch& launch) {
   const sc_core::sc_time now = sc_core::sc_time_stamp();
-  launch_event_.notify(TimeOfCycle(launch.launch_cycle) - now);
   irq_update_event_.notify(TimeOfCycle(launch.done_cycle) - now);
   units_.Start(launch.engine, launch.launch_cycle);
 }

@@ -58,8 +58,6 @@ class QaccTlm : public sc_core::sc_module {
   // The simulated beats of the last launched command (valid until the next launch; the initiator
   // must not write the SRAMs before the command's done cycle while it takes them).
   UnitPipeline& units() { return units_; }
-  // Notified at the start of each command's cycle 0.
-  const sc_core::sc_event& launch_event() const { return launch_event_; }
 
  private:
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -69,7 +67,6 @@ class QaccTlm : public sc_core::sc_module {
   arch::ArchConfig config_;
   sc_core::sc_time clock_period_;
   AccelState state_;
-  sc_core::sc_event launch_event_;
   sc_core::sc_event irq_update_event_;
   UnitPipeline units_;
 };

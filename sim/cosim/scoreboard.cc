@@ -244,7 +244,6 @@ void Scoreboard::CheckDone(int64_t cycle, const RtlSample& s) {
   if (rose) {
     ++seen_[static_cast<int>(kUnit)];
     last_seen_[static_cast<int>(kUnit)] = cycle;
-    if (!rtl_done_cycle_) rtl_done_cycle_ = cycle;
   }
   if (expected) ++predicted_[static_cast<int>(kUnit)];
   if (rose == expected) return;

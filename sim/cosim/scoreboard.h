@@ -101,7 +101,6 @@ class Scoreboard {
   int64_t seen(CheckUnit unit) const { return seen_[static_cast<int>(unit)]; }
   int64_t predicted(CheckUnit unit) const { return predicted_[static_cast<int>(unit)]; }
   int64_t last_seen_cycle(CheckUnit unit) const { return last_seen_[static_cast<int>(unit)]; }
-  std::optional<int64_t> rtl_done_cycle() const { return rtl_done_cycle_; }
 
   // Fills tile / tile_row / row / col of `m` from a tile and row (and m.lane).
   void Locate(Mismatch& m, int64_t tile, int tile_row) const;
@@ -147,7 +146,6 @@ class Scoreboard {
   std::optional<Mismatch> first_;
   std::array<std::optional<Mismatch>, kNumCheckUnits> first_of_;
   bool prev_done_ = false;
-  std::optional<int64_t> rtl_done_cycle_;
 };
 
 // The M x N result of `job` in an output-window image (`image`, as read back over the bus) vs

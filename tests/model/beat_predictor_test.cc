@@ -48,8 +48,8 @@ GemmJob Job(int m, int n, int k) {
   return job;
 }
 
-// Section 7 example: default 8x8, M = N = K = 8, one tile: MAC beats at 19..26, requant beats
-// at 23..30, writes at 24..31, done at 32.
+// Section 7 example: default 8x8, M = N = K = 8, one tile: array inputs at 2..9, MAC beats at
+// 19..26, requant beats at 23..30, writes at 24..31, done at 32.
 TEST(BeatPredictorSpecExample, EightByEightOneTile) {
   const arch::ArchConfig config = Config("default");
   const GemmJob job = Job(8, 8, 8);
@@ -74,7 +74,12 @@ TEST(BeatPredictorSpecExample, EightByEightOneTile) {
     EXPECT_EQ(predictor.PeekMac(), nullptr);
     EXPECT_EQ(predictor.PeekRequant(), nullptr);
     EXPECT_EQ(predictor.PeekOutWrite(), nullptr);
-    EXPECT_EQ(predictor.NextEventCycle(), launch + 32);
+    const MacInRun* run = predictor.PeekMacIn();  // array inputs at 2..9
+    ASSERT_NE(run, nullptr);
+    EXPECT_EQ(run->first_cycle, launch + 2);
+    EXPECT_EQ(run->beats, 8);
+    predictor.PopMacIn();
+    EXPECT_EQ(predictor.PeekMacIn(), nullptr);
   }
 }
 
@@ -148,49 +153,12 @@ TEST_P(BeatPredictorTest, CyclesFollowTheFormulas) {
   }
 }
 
-// The lockstep protocol: ask every unit once per cycle; beats come exactly at their cycle.
-TEST_P(BeatPredictorTest, TakeAtEveryCycle) {
-  const arch::ArchConfig config = Config(GetParam());
-  const GemmJob job =
-      Job(2 * config.rows + 1, config.cols + 2, 3);  // K < R, C: feed stalls between tiles
-  const auto prepared = Prepare(config, job);
-  const arch::Timing& timing = prepared->engine->timing();
-  BeatPredictor predictor(prepared->engine, 5);
-  int64_t macs = 0, rqs = 0, writes = 0;
-  for (int64_t cycle = 0; cycle <= predictor.done_cycle(); ++cycle) {
-    if (auto beat = predictor.TakeMacAt(cycle)) {
-      EXPECT_EQ(beat->cycle, cycle);
-      ++macs;
-    }
-    if (auto beat = predictor.TakeRequantAt(cycle)) {
-      EXPECT_EQ(beat->cycle, cycle);
-      ++rqs;
-    }
-    if (auto beat = predictor.TakeOutWriteAt(cycle)) {
-      EXPECT_EQ(beat->cycle, cycle);
-      ++writes;
-    }
-  }
-  EXPECT_EQ(macs, timing.RqBusy());
-  EXPECT_EQ(rqs, timing.RqBusy());
-  EXPECT_EQ(writes, timing.OutWrites());
-}
-
-TEST_P(BeatPredictorTest, SkippedBeatIsReported) {
-  const arch::ArchConfig config = Config(GetParam());
-  const auto prepared = Prepare(config, Job(3, 3, 3));
-  BeatPredictor predictor(prepared->engine, 0);
-  const int64_t first = predictor.PeekMac()->cycle;
-  EXPECT_FALSE(predictor.TakeMacAt(first - 1).has_value());
-  EXPECT_THROW(predictor.TakeMacAt(first + 1), std::logic_error);
-}
-
 TEST(BeatPredictorErrors, RejectedCommandHasOnlyDone) {
   BeatPredictor predictor(nullptr, 40);
   EXPECT_EQ(predictor.done_cycle(), 41);
   EXPECT_EQ(predictor.PeekMac(), nullptr);
   EXPECT_EQ(predictor.PeekOutWrite(), nullptr);
-  EXPECT_EQ(predictor.NextEventCycle(), 41);
+  EXPECT_EQ(predictor.PeekMacIn(), nullptr);
 }
 
 // PerfAt against a cycle-by-cycle count of the events of section 7 (counted from the next cycle
