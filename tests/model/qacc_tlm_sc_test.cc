@@ -15,77 +15,14 @@
 #include "model/model_only.h"
 #include "model/qacc_tlm.h"
 #include "tests/model/model_test_util.h"
+#include "tests/model/sc_test_util.h"
 
 namespace qacc::model {
 namespace {
 
 using testing::Config;
+using testing::Host;
 namespace reg = arch::reg;
-
-bool kernel_used = false;
-
-#define REQUIRE_FRESH_KERNEL()                                                                 \
-  do {                                                                                         \
-    if (kernel_used) GTEST_SKIP() << "one SystemC elaboration per process: run through ctest"; \
-    kernel_used = true;                                                                        \
-  } while (false)
-
-// A bus master: runs `body` in a thread, one blocking transfer at a time, synchronised after each.
-class Host : public sc_core::sc_module {
- public:
-  tlm_utils::simple_initiator_socket<Host> initiator_socket;
-
-  Host(sc_core::sc_module_name name, std::function<void(Host&)> body)
-      : sc_core::sc_module(name), initiator_socket("initiator_socket"), body_(std::move(body)) {
-    SC_HAS_PROCESS(Host);
-    SC_THREAD(Run);
-  }
-
-  tlm::tlm_response_status Transfer(tlm::tlm_command command, uint64_t addr, uint32_t& data,
-                                    uint8_t strobe = 0xF, unsigned length = 4) {
-    std::vector<unsigned char> bytes(length, 0), enables(4);
-    for (int b = 0; b < 4; ++b) {
-      if (b < int(length)) bytes[b] = static_cast<unsigned char>(data >> (8 * b));
-      enables[b] = (strobe >> b) & 1 ? TLM_BYTE_ENABLED : TLM_BYTE_DISABLED;
-    }
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(addr);
-    payload.set_data_ptr(bytes.data());
-    payload.set_data_length(length);
-    payload.set_streaming_width(length);
-    payload.set_byte_enable_ptr(enables.data());
-    payload.set_byte_enable_length(4);
-    payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    initiator_socket->b_transport(payload, delay);
-    last_delay = delay;
-    sc_core::wait(delay);
-    if (command == tlm::TLM_READ_COMMAND) {
-      data = uint32_t{bytes[0]} | uint32_t{bytes[1]} << 8 | uint32_t{bytes[2]} << 16 |
-             uint32_t{bytes[3]} << 24;
-    }
-    return payload.get_response_status();
-  }
-  tlm::tlm_response_status Write(uint64_t addr, uint32_t data, uint8_t strobe = 0xF) {
-    return Transfer(tlm::TLM_WRITE_COMMAND, addr, data, strobe);
-  }
-  uint32_t Read(uint64_t addr, tlm::tlm_response_status* status = nullptr) {
-    uint32_t data = 0;
-    const tlm::tlm_response_status response = Transfer(tlm::TLM_READ_COMMAND, addr, data);
-    if (status) *status = response;
-    return data;
-  }
-
-  sc_core::sc_time last_delay;
-
- private:
-  void Run() {
-    body_(*this);
-    sc_core::sc_stop();
-  }
-  std::function<void(Host&)> body_;
-};
 
 // Records the times irq changes.
 class IrqProbe : public sc_core::sc_module {

@@ -4,7 +4,7 @@
 // lockstep scoreboard takes them, with the same done cycle and perf counts; a unit built with a
 // wrong latency makes them differ. The MAC array module alone shows the structural hazards the spec
 // states (section 7, tile period). A SystemC kernel elaborates once per process: CTest runs every
-// case in its own process; run directly, only the first case of the process runs.
+// case in its own process (tests/model/sc_test_util.h).
 #include <gtest/gtest.h>
 #include <tlm_utils/simple_initiator_socket.h>
 
@@ -20,55 +20,13 @@
 #include "model/mac_array_tlm.h"
 #include "model/qacc_tlm.h"
 #include "tests/model/model_test_util.h"
+#include "tests/model/sc_test_util.h"
 
 namespace qacc::model {
 namespace {
 
 using testing::Config;
-
-bool kernel_used = false;
-
-#define REQUIRE_FRESH_KERNEL()                                                                 \
-  do {                                                                                         \
-    if (kernel_used) GTEST_SKIP() << "one SystemC elaboration per process: run through ctest"; \
-    kernel_used = true;                                                                        \
-  } while (false)
-
-// A bus master running `body` in a thread; one blocking transfer at a time, synchronised after it.
-class Host : public sc_core::sc_module {
- public:
-  tlm_utils::simple_initiator_socket<Host> initiator_socket;
-
-  Host(sc_core::sc_module_name name, std::function<void(Host&)> body)
-      : sc_core::sc_module(name), initiator_socket("initiator_socket"), body_(std::move(body)) {
-    SC_HAS_PROCESS(Host);
-    SC_THREAD(Run);
-  }
-
-  uint32_t Transfer(tlm::tlm_command command, uint64_t addr, uint32_t data = 0) {
-    unsigned char bytes[4];
-    for (int b = 0; b < 4; ++b) bytes[b] = static_cast<unsigned char>(data >> (8 * b));
-    tlm::tlm_generic_payload payload;
-    payload.set_command(command);
-    payload.set_address(addr);
-    payload.set_data_ptr(bytes);
-    payload.set_data_length(4);
-    payload.set_streaming_width(4);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    initiator_socket->b_transport(payload, delay);
-    sc_core::wait(delay);
-    return uint32_t{bytes[0]} | uint32_t{bytes[1]} << 8 | uint32_t{bytes[2]} << 16 |
-           uint32_t{bytes[3]} << 24;
-  }
-  void Write(const BusWrite& write) { Transfer(tlm::TLM_WRITE_COMMAND, write.addr, write.data); }
-
- private:
-  void Run() {
-    body_(*this);
-    sc_core::sc_stop();
-  }
-  std::function<void(Host&)> body_;
-};
+using testing::Host;
 
 // A command's beats, every stream in order, and its done cycle.
 struct Streams {
@@ -190,10 +148,11 @@ Comparison CompareTimingPaths(const std::string& config_name, uint32_t seed,
     for (size_t j = 0; j < jobs.size(); ++j) {
       const GemmJob& job = jobs[j];
       if (job.n > 0) {
-        for (const BusWrite& write : PackOperands(config, job)) bus.Write(write);
+        for (const BusWrite& write : PackOperands(config, job))
+          bus.Write(write.addr, write.data, write.strobe);
       }
-      for (const BusWrite& write : CommandWrites(job)) bus.Write(write);
-      bus.Transfer(tlm::TLM_WRITE_COMMAND, arch::reg::kCtrl, arch::kCtrlStart);
+      for (const BusWrite& write : CommandWrites(job)) bus.Write(write.addr, write.data);
+      bus.Write(arch::reg::kCtrl, arch::kCtrlStart);
       const Launch& launch = *dut.state().last_launch();
       BeatPredictor closed_form = dut.state().MakePredictor();
       const Streams want = Collect(closed_form);
