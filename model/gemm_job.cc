@@ -66,9 +66,10 @@ arch::Command ToCommand(const GemmJob& job) {
   return cmd;
 }
 
-std::vector<BusWrite> CommandWrites(const GemmJob& job) {
+std::vector<BusWrite> CommandWrites(const GemmJob& job) { return CommandWrites(ToCommand(job)); }
+
+std::vector<BusWrite> CommandWrites(const arch::Command& cmd) {
   namespace reg = arch::reg;
-  const arch::Command cmd = ToCommand(job);
   return {{reg::kCmdOp, cmd.op},
           {reg::kCmdM, cmd.m},
           {reg::kCmdN, cmd.n},

@@ -44,8 +44,9 @@ struct BusWrite {
 
 // The CMD_* register values of the job.
 arch::Command ToCommand(const GemmJob& job);
-// The CMD_* register writes (opcode GEMM, M, N, K, bases, mode, zero points, clamp, multiplier,
-// shift), without START.
+// The CMD_* register writes (opcode, M, N, K, bases, mode, zero points, clamp, multiplier, shift),
+// without START: of any register values, or of the job's.
+std::vector<BusWrite> CommandWrites(const arch::Command& cmd);
 std::vector<BusWrite> CommandWrites(const GemmJob& job);
 // The SRAM window writes that load A, B, bias and rq in the panel layout of 6.1 (whole words:
 // padding lanes of A/B get pad_byte, of bias 0, of rq (0, 0)).

@@ -27,6 +27,7 @@
 #include "model/accel_state.h"
 #include "model/arch.h"
 #include "model/beat_predictor.h"
+#include "model/command.h"
 #include "model/gemm_job.h"
 #include "sim/cosim/monitor_sample.h"
 #include "sim/cosim/scoreboard.h"
@@ -156,23 +157,7 @@ class TopBench {
   }
 
   void ProgramCommand(const Command& c) {
-    using namespace arch::reg;
-    WriteOk(kCmdOp, c.op);
-    WriteOk(kCmdM, c.m);
-    WriteOk(kCmdN, c.n);
-    WriteOk(kCmdK, c.k);
-    WriteOk(kCmdABase, c.a_base);
-    WriteOk(kCmdBBase, c.b_base);
-    WriteOk(kCmdBiasBase, c.bias_base);
-    WriteOk(kCmdRqBase, c.rq_base);
-    WriteOk(kCmdOutBase, c.out_base);
-    WriteOk(kCmdMode, c.mode);
-    WriteOk(kCmdZpAb, c.zp_ab);
-    WriteOk(kCmdZpOut, uint32_t(c.zp_out));
-    WriteOk(kCmdClampMin, uint32_t(c.clamp_min));
-    WriteOk(kCmdClampMax, uint32_t(c.clamp_max));
-    WriteOk(kCmdMult, uint32_t(c.mult));
-    WriteOk(kCmdShift, c.shift);
+    for (const model::BusWrite& write : model::CommandWrites(c)) WriteOk(write.addr, write.data);
   }
 
   // CTRL.IRQ_EN shares CTRL with START: the driver keeps it in every CTRL write.
@@ -259,30 +244,25 @@ class TopBench {
   std::optional<uint64_t> done_cycle_;
 };
 
-// The job of a test command, for golden (GoldenOutput) and the output comparison.
+// The job of a (legal) test command, for golden (GoldenOutput) and the output comparison: the
+// fields as the model decodes them, the operands and the first N bias / rq values.
 model::GemmJob JobOf(const Gemm& g) {
-  const Command& cmd = g.cmd;
+  const model::DecodedCommand cmd = model::DecodeCommand(Config(), g.cmd).command;
   model::GemmJob job;
-  job.m = int(cmd.M());
-  job.n = int(cmd.N());
-  job.k = int(cmd.K());
-  job.a_unsigned = cmd.a_unsigned();
-  job.b_unsigned = cmd.b_unsigned();
+  job.m = int(cmd.timing.m);
+  job.n = int(cmd.timing.n);
+  job.k = int(cmd.timing.k);
+  job.a_unsigned = cmd.a_unsigned;
+  job.b_unsigned = cmd.b_unsigned;
   job.a = g.a;
   job.b = g.b;
-  job.a_zp = arch::ZpA(cmd.zp_ab);
-  job.b_zp = arch::ZpB(cmd.zp_ab);
-  if (cmd.bias_en()) job.bias.assign(g.bias.begin(), g.bias.begin() + job.n);
-  job.out_raw = cmd.out_raw();
-  job.per_channel = cmd.per_channel();
-  job.requant.multiplier = cmd.mult;
-  job.requant.shift = arch::ShiftValue(cmd.shift);
-  job.requant.rounding = cmd.single_rounding() ? golden::RequantRounding::kSingleRounding
-                                               : golden::RequantRounding::kDoubleRounding;
-  job.requant.output_zero_point = cmd.zp_out;
-  job.requant.clamp_min = cmd.clamp_min;
-  job.requant.clamp_max = cmd.clamp_max;
-  if (cmd.per_channel()) {
+  job.a_zp = cmd.a_zp;
+  job.b_zp = cmd.b_zp;
+  if (cmd.bias_en) job.bias.assign(g.bias.begin(), g.bias.begin() + job.n);
+  job.out_raw = cmd.out_raw;
+  job.per_channel = cmd.per_channel;
+  job.requant = cmd.requant;
+  if (cmd.per_channel) {
     job.channel_mult.assign(g.mult.begin(), g.mult.begin() + job.n);
     job.channel_shift.assign(g.shift.begin(), g.shift.begin() + job.n);
   }
