@@ -40,6 +40,8 @@ struct CosimArgs {
   std::string fault = "none";
   int64_t watchdog_cycles = 1000;
   int64_t quantum_cycles = 1024;
+  int64_t mutant = 0;
+  std::string coverage;  // Verilator coverage file
   OutputOptions output;
 };
 
@@ -220,7 +222,24 @@ void RunCosim(const CosimArgs& args) {
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--test: {}", e.what()));
   }
-  if (!args.model_only) cosim::FindVariant(options.config, waves.requested);
+  options.mutant = args.mutant;
+  options.coverage_path = args.coverage;
+  if (args.model_only && (args.mutant != 0 || !args.coverage.empty())) {
+    throw UsageError("--mutant and --coverage are of the RTL: not with --model-only");
+  }
+  if (!args.model_only) {
+    const cosim::DutVariant& variant = cosim::FindVariant(options.config, waves.requested);
+    cosim::CheckMutant(variant, args.mutant);
+    if (!args.coverage.empty()) {
+      const cosim::DutVariant& untraced = cosim::FindVariant(options.config, false);
+      if (!untraced.coverage) {
+        throw UsageError(fmt::format(
+            "--coverage: the RTL build {} has no Verilator coverage (configure with "
+            "-DQACC_COSIM_COVERAGE=ON; qacc validate does)", untraced.name));
+      }
+      CheckOutputPath(args.coverage, "--coverage");
+    }
+  }
   if (args.dry_run) return;
   // A file from an earlier run at the --waves path would pass for this run's waves.
   if (waves.requested) std::remove(args.waves.c_str());
@@ -240,6 +259,7 @@ void RunCosim(const CosimArgs& args) {
       fmt::format("qacc cosim --test {} --seed {} --config {}{}", ShellQuote(args.test), seed,
                   ShellQuote(args.config), args.model_only ? " --model-only" : "");
   if (*fault != cosim::Fault::kNone) reproduce += " --inject-fault " + args.fault;
+  if (args.mutant != 0) reproduce += fmt::format(" --mutant {}", args.mutant);
 
   // Waves: by default only of a failing run, the cycles around the first mismatch (or where the
   // watchdog stopped the run); --waves-cycles and --waves-all choose the cycles of any run.
@@ -402,6 +422,14 @@ void RegisterCosimCommand(CLI::App& app) {
                   "Cycles between SystemC synchronisations (1: every cycle)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd->add_option("--mutant", args->mutant,
+                  "Run mutant N of a mutant-schemata RTL build (qacc validate makes one); 0, the "
+                  "default, is the design as written")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+  cmd->add_option("--coverage", args->coverage,
+                  "Write the RTL's Verilator line/toggle coverage of the run to FILE (needs an RTL "
+                  "build with coverage: qacc validate makes one)")
+      ->check(kNonEmpty);
   AddOutputOptions(cmd, &args->output);
   cmd->callback([args, waves] {
     args->waves_given = waves->count() > 0;

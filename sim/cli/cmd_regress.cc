@@ -71,6 +71,9 @@ struct RegressOptions {
   std::string output_path;  // -o: the summary table
   bool model_only = false;
   bool require_coverage = false;  // exit 1 when a coverage bin is not hit
+  bool fail_fast = false;         // start no run after the first failure
+  int64_t mutant = 0;             // passed to every run (qacc cosim --mutant)
+  std::string coverage_dir;       // each run writes its Verilator coverage here (qacc cosim --coverage)
   double timeout_seconds = 300.0;
   std::string seed_base_text = "1";
   uint64_t seed_base = 1;
@@ -130,6 +133,12 @@ std::string SelfExecutable() {
   return path.string();
 }
 
+// One coverage file per run, named after it: runs never write the same file.
+std::string CoveragePath(const Run& run, const RegressOptions& options) {
+  return (std::filesystem::path(options.coverage_dir) / fmt::format("{}.{}.dat", run.test, run.seed))
+      .string();
+}
+
 std::vector<std::string> ChildArgs(const std::string& exe, const Run& run,
                                    const RegressOptions& options) {
   std::vector<std::string> args = {exe,        "cosim",
@@ -138,6 +147,14 @@ std::vector<std::string> ChildArgs(const std::string& exe, const Run& run,
                                    "--config", options.config_path,
                                    "--json"};
   if (options.model_only) args.push_back("--model-only");
+  if (options.mutant != 0) {
+    args.push_back("--mutant");
+    args.push_back(std::to_string(options.mutant));
+  }
+  if (!options.coverage_dir.empty()) {
+    args.push_back("--coverage");
+    args.push_back(CoveragePath(run, options));
+  }
   return args;
 }
 
@@ -145,6 +162,7 @@ std::string ReproduceCommand(const Run& run, const RegressOptions& options) {
   std::string text = fmt::format("qacc cosim --test {} --seed {} --config {}", run.test, run.seed,
                                  options.config_path);
   if (options.model_only) text += " --model-only";
+  if (options.mutant != 0) text += fmt::format(" --mutant {}", options.mutant);
   return text;
 }
 
@@ -368,12 +386,14 @@ int Execute(const std::vector<std::string>& tests, const RegressOptions& options
   std::vector<Child> active;
   std::map<uint64_t, Run> running, finished;  // by schedule index
   uint64_t next = 0, done = 0;
+  bool failed = false;  // with --fail-fast, no run starts after this
   StopSignals stop_signals;
   auto finish = [&](uint64_t index, Run run) {
     ++done;
     fmt::print(stderr, "[{}/{}] {:<7} {} seed {} ({:.2f} s){}\n", done, total,
                run.passed() ? "PASS" : "FAIL", run.test, run.seed, run.wall_seconds,
                run.passed() ? "" : ": " + run.message);
+    failed = failed || !run.passed();
     finished.emplace(index, std::move(run));
     // Report in schedule order: only the runs that finished before an earlier one wait here.
     for (auto it = finished.begin(); it != finished.end() && it->first == reports.added();) {
@@ -381,8 +401,9 @@ int Execute(const std::vector<std::string>& tests, const RegressOptions& options
       it = finished.erase(it);
     }
   };
-  while (done < total && g_stop_signal == 0) {
-    while (active.size() < size_t(options.jobs) && next < total) {
+  while (done < next || (done < total && g_stop_signal == 0 && !(failed && options.fail_fast))) {
+    if (g_stop_signal != 0) break;
+    while (active.size() < size_t(options.jobs) && next < total && !(failed && options.fail_fast)) {
       Run run = ScheduledRun(tests, options, next);
       try {
         active.push_back(Spawn(ChildArgs(exe, run, options), size_t(next)));
@@ -566,6 +587,15 @@ void RunRegress(RegressOptions& options) {
     throw UsageError(fmt::format("--config: {}", e.what()));
   }
   CheckDistinctOutputs(options);
+  if (!options.coverage_dir.empty()) {
+    if (options.model_only) throw UsageError("--coverage-dir: coverage is of the RTL: not with --model-only");
+    std::error_code error;
+    std::filesystem::create_directories(options.coverage_dir, error);
+    if (error || !std::filesystem::is_directory(options.coverage_dir)) {
+      throw UsageError(fmt::format("--coverage-dir: cannot create the directory {}: {}",
+                                   options.coverage_dir, error ? error.message() : "not a directory"));
+    }
+  }
   Preflight(tests, options);
 
   info.suite = options.suite;
@@ -577,6 +607,8 @@ void RunRegress(RegressOptions& options) {
   info.jobs = options.jobs;
   info.timeout_seconds = options.timeout_seconds;
   info.total_runs = uint64_t(options.seeds) * tests.size();
+  info.fail_fast = options.fail_fast;
+  info.mutant = options.mutant;
   info.timestamp = UtcTimestamp();
   info.hostname = Hostname();
   info.tool_version = ToolVersion();
@@ -647,6 +679,17 @@ void RegisterRegressCommand(CLI::App& app) {
       ->check(kPositiveFinite);
   cmd->add_option("--seed-base", options->seed_base_text,
                   fmt::format("First seed (default 1); seeds are {}", kSeedRange));
+  cmd->add_flag("--fail-fast", options->fail_fast,
+                "Start no run after the first failure (the runs already started finish); the report "
+                "lists the runs that ran");
+  cmd->add_option("--mutant", options->mutant,
+                  "Run mutant N of a mutant-schemata RTL build (qacc validate makes one); 0, the "
+                  "default, is the design as written")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+  cmd->add_option("--coverage-dir", options->coverage_dir,
+                  "Each run writes its Verilator line/toggle coverage to DIR/TEST.SEED.dat (needs an RTL "
+                  "build with coverage: qacc validate makes one)")
+      ->check(kNonEmpty);
   // For tests of the runner itself: an executable standing in for `qacc` (it gets the same
   // arguments, starting with `cosim`).
   cmd->add_option("--child-command", options->child_command)->group("");

@@ -15,6 +15,7 @@ void RegisterCosimCommand(CLI::App& app);           // qacc cosim (built with Ve
 void RegisterBenchCommand(CLI::App& app);           // qacc bench (built with Verilator + SystemC)
 void RegisterRegressCommand(CLI::App& app);         // qacc regress
 void RegisterApplyCommand(CLI::App& app);           // qacc apply
+void RegisterValidateCommand(CLI::App& app);        // qacc validate (scripts/validate)
 
 }  // namespace qacc::cli
 

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   qacc::cli::RegisterBenchCommand(app);
 #endif
   qacc::cli::RegisterRegressCommand(app);
+  qacc::cli::RegisterValidateCommand(app);
 
   try {
     // CLI11 reports an unknown first word as "A subcommand is required"; name it instead.

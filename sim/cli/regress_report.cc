@@ -93,6 +93,7 @@ std::string PropertiesXml(const RegressInfo& info) {
       {"seed_base", std::to_string(info.seed_base)},
       {"jobs", std::to_string(info.jobs)},
       {"timeout_seconds", fmt::format("{}", info.timeout_seconds)},
+      {"mutant", std::to_string(info.mutant)},
       {"tool_version", info.tool_version},
       {"tool_commit", info.tool_commit}};
   std::string xml = "    <properties>\n";
@@ -182,7 +183,9 @@ RegressReports::RegressReports(const RegressInfo& info, const std::string& summa
         {"seeds_per_test", info.seeds_per_test},
         {"seed_base", info.seed_base},
         {"jobs", info.jobs},
-        {"timeout_seconds", info.timeout_seconds}};
+        {"timeout_seconds", info.timeout_seconds},
+        {"fail_fast", info.fail_fast},
+        {"mutant", info.mutant}};
     std::string text = header.dump(2);
     text.resize(text.size() - 2);  // drop "\n}": the runs and the totals follow
     json_->Write(text + ",\n  \"runs\": [");
@@ -237,6 +240,10 @@ void RegressReports::Finish(double wall, const std::string& interrupted) {
   std::string totals =
       fmt::format("\n{} runs: {} passed, {} failed; {} simulated cycles in {:.2f} s wall\n", added_,
                   passed_, failed, cycles_, wall);
+  if (interrupted.empty() && added_ < info_.total_runs) {
+    totals += fmt::format("stopped at the first failure (--fail-fast): {} of {} runs ran\n", added_,
+                          info_.total_runs);
+  }
   if (!interrupted.empty()) {
     totals += fmt::format("interrupted by {} after {} of {} runs: no report written\n", interrupted,
                           added_, info_.total_runs);

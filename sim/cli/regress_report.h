@@ -52,6 +52,8 @@ struct RegressInfo {
   int jobs = 1;
   double timeout_seconds = 0;
   uint64_t total_runs = 0;
+  bool fail_fast = false;  // --fail-fast: no run is started after the first failure
+  int64_t mutant = 0;      // --mutant: the mutant of a mutant-schemata build (0: the design as written)
   std::string timestamp;  // ISO 8601 UTC, the start
   std::string hostname;
   std::string tool_version, tool_commit;

@@ -45,6 +45,10 @@ struct CosimOptions {
   // Cycles the host thread runs ahead of SystemC time before it synchronises (TLM-2.0 temporal
   // decoupling); 1 = a SystemC wait every clock cycle.
   int64_t quantum_cycles = 1024;
+  // Mutant N of a mutant-schemata RTL build (qacc validate, docs/validate.md); 0: the design as written.
+  int64_t mutant = 0;
+  // When not empty, the RTL build's Verilator coverage (line and toggle) is written here after the run.
+  std::string coverage_path;
 };
 
 struct CosimResult {

@@ -7,14 +7,14 @@
 namespace qacc::cosim {
 
 // One factory per build (generated rtl_variant_<name>.cc files).
-#define QACC_COSIM_VARIANT(name, config, traced, rows, cols, a, b, bias, rq, out) \
-  std::unique_ptr<Dut> MakeDut_##name(const DutVariant& variant);
+#define QACC_COSIM_VARIANT(name, config, traced, coverage, mutants, rows, cols, a, b, bias, rq, out) \
+  std::unique_ptr<Dut> MakeDut_##name(const DutVariant& variant, int64_t mutant);
 #include "rtl_variants.inc"
 #undef QACC_COSIM_VARIANT
 
 namespace {
 
-using Factory = std::unique_ptr<Dut> (*)(const DutVariant&);
+using Factory = std::unique_ptr<Dut> (*)(const DutVariant&, int64_t);
 
 struct Entry {
   DutVariant variant;
@@ -23,8 +23,8 @@ struct Entry {
 
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> entries = {
-#define QACC_COSIM_VARIANT(name, config, traced, rows, cols, a, b, bias, rq, out) \
-  {{#name, config, traced != 0, rows, cols, a, b, bias, rq, out}, &MakeDut_##name},
+#define QACC_COSIM_VARIANT(name, config, traced, coverage, mutants, rows, cols, a, b, bias, rq, out) \
+  {{#name, config, traced != 0, coverage != 0, mutants, rows, cols, a, b, bias, rq, out}, &MakeDut_##name},
 #include "rtl_variants.inc"
 #undef QACC_COSIM_VARIANT
   };
@@ -65,9 +65,23 @@ const DutVariant& FindVariant(const arch::ArchConfig& config, bool traced) {
       config.b_depth, config.bias_depth, config.rq_depth, config.out_depth, available));
 }
 
-std::unique_ptr<Dut> MakeDut(const DutVariant& variant) {
+void CheckMutant(const DutVariant& variant, int64_t mutant) {
+  if (mutant == 0) return;
+  if (variant.mutants == 0) {
+    throw std::invalid_argument(fmt::format(
+        "--mutant: the RTL build {} is the design as written, not a mutant schemata; only 0 is allowed "
+        "(qacc validate builds a schemata)", variant.name));
+  }
+  if (mutant < 0 || mutant > variant.mutants) {
+    throw std::invalid_argument(fmt::format("--mutant: {} is out of range: the RTL build {} has mutants 1..{} "
+                                            "(0: the design as written)", mutant, variant.name, variant.mutants));
+  }
+}
+
+std::unique_ptr<Dut> MakeDut(const DutVariant& variant, int64_t mutant) {
+  CheckMutant(variant, mutant);
   for (const Entry& e : Entries()) {
-    if (e.variant.name == variant.name) return e.factory(variant);
+    if (e.variant.name == variant.name) return e.factory(variant, mutant);
   }
   throw std::logic_error("unknown RTL build " + variant.name);
 }

@@ -50,6 +50,8 @@ struct DutVariant {
   std::string name;     // "default", "default_fst", ...
   std::string config;   // configs/<config>.json it was built from
   bool traced = false;  // Verilated with --trace-fst
+  bool coverage = false;  // Verilated with --coverage (line and toggle points)
+  int64_t mutants = 0;    // a mutant schemata of that many mutants (qacc validate), 0 for the design itself
   int rows = 0, cols = 0;
   uint32_t a_depth = 0, b_depth = 0, bias_depth = 0, rq_depth = 0, out_depth = 0;
   std::string Describe() const;  // "default (8x8, A 8192, B 8192, bias 256, rq 256, out 8192)"
@@ -76,6 +78,10 @@ class Dut {
   virtual void OpenTrace(const std::string& path) = 0;
   virtual void SetTracing(bool on) = 0;
   virtual void CloseTrace() = 0;
+
+  // Builds with coverage only (throws std::logic_error otherwise): writes the coverage points hit so far
+  // (Verilator's coverage.dat format, merged by verilator_coverage).
+  virtual void WriteCoverage(const std::string& path) const = 0;
 };
 
 // Every build linked into this binary.
@@ -83,7 +89,10 @@ const std::vector<DutVariant>& DutVariants();
 // The build whose rows, cols and SRAM depths equal `config`'s (traced or not). Throws
 // std::invalid_argument naming the config's values and the available builds.
 const DutVariant& FindVariant(const arch::ArchConfig& config, bool traced);
-std::unique_ptr<Dut> MakeDut(const DutVariant& variant);
+// `mutant` selects a mutant of a mutant-schemata build (+qacc_mutant=N); 0 runs the design as written.
+std::unique_ptr<Dut> MakeDut(const DutVariant& variant, int64_t mutant = 0);
+// Throws std::invalid_argument unless `variant` can run mutant `mutant` (0 always can).
+void CheckMutant(const DutVariant& variant, int64_t mutant);
 
 }  // namespace qacc::cosim
 

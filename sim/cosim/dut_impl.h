@@ -10,16 +10,22 @@
 #include "sim/cosim/dut.h"
 #include "sim/cosim/monitor_sample.h"
 #include "verilated.h"
+#include "verilated_cov.h"
 #include "verilated_fst_c.h"
 
 namespace qacc::cosim {
 
-template <typename VTop, bool kTraced>
+template <typename VTop, bool kTraced, bool kCoverage>
 class DutImpl final : public Dut {
  public:
-  explicit DutImpl(const DutVariant& variant)
+  DutImpl(const DutVariant& variant, int64_t mutant)
       : variant_(variant), context_(std::make_unique<VerilatedContext>()) {
     if constexpr (kTraced) context_->traceEverOn(true);
+    // A mutant schemata reads its selector with $value$plusargs in an initial block (docs/validate.md);
+    // Verilator aborts a plusargs read without command arguments, so every build gets them.
+    const std::string plusarg = "+qacc_mutant=" + std::to_string(mutant);
+    const char* argv[] = {"qacc", plusarg.c_str()};
+    context_->commandArgs(2, argv);
     top_ = std::make_unique<VTop>(context_.get(), "qacc_top");
     top_->clk_i = 0;
     top_->rst_ni = 1;
@@ -95,6 +101,14 @@ class DutImpl final : public Dut {
       }
     }
     tracing_ = false;
+  }
+
+  void WriteCoverage(const std::string& path) const override {
+    if constexpr (kCoverage) {
+      context_->coveragep()->write(path.c_str());
+    } else {
+      throw std::logic_error("RTL build " + variant_.name + " has no coverage (--coverage)");
+    }
   }
 
  private:

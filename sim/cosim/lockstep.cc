@@ -528,7 +528,7 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
   setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                           sc_core::SC_DO_NOTHING);
-  std::unique_ptr<Dut> dut = MakeDut(variant);
+  std::unique_ptr<Dut> dut = MakeDut(variant, options.mutant);
   Scoreboard scoreboard(options.config);
   Coverage coverage(options.config);
 
@@ -574,6 +574,7 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
   result.command_cycles = engine->busy_cycles();
   result.check_seconds = check_seconds;
   result.coverage = coverage.bins();
+  if (!options.coverage_path.empty()) dut->WriteCoverage(options.coverage_path);
   result.wall_seconds = Seconds(start);
   FillCounts(scoreboard, result);
   result.pass = result.error.empty() && scoreboard.total() == 0;
@@ -664,7 +665,7 @@ RtlOnlyResult RunRtlOnly(const CosimOptions& options, const sim::Program& progra
                          const RtlOnlyOptions& rtl_options) {
   const bool traced = !rtl_options.trace_path.empty();
   std::unique_ptr<Dut> dut =
-      MakeDut(FindVariant(options.config, traced || rtl_options.traced_build));
+      MakeDut(FindVariant(options.config, traced || rtl_options.traced_build), options.mutant);
   if (traced) dut->OpenTrace(rtl_options.trace_path);
   Engine engine(options, program, *dut, nullptr, nullptr);
   if (traced) engine.set_trace(rtl_options.trace_begin, rtl_options.trace_end);

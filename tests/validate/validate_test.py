@@ -1,0 +1,234 @@
+#!/usr/bin/python3
+"""Unit tests of scripts/validate (qacc validate): the SystemVerilog reader, the mutation operators, the
+schemata writer, the coverage summary and the verdict. Run by CTest (labels unit, validate)."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+
+from validate import coverage, mutants, report, rtl, sv_parse  # noqa: E402
+
+MODULE = """// a test module
+module t
+  import p::*;
+#(
+  parameter int unsigned W = 4
+) (
+  input  logic         clk_i,
+  input  logic [7:0]   a_i,
+  input  logic [7:0]   b_i,
+  output logic [7:0]   y_o,
+  output logic         z_o
+);
+  logic [7:0] r_d, r_q;
+  always_comb begin
+    r_d = (a_i < b_i) ? a_i + 8'd1 : b_i[3:0] << 2;
+    if (a_i[0] && !b_i[7]) begin
+      r_d = 4'(a_i) - b_i;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    r_q <= r_d;
+  end
+  assign y_o = r_q;
+  assign z_o = y_o[W-1];
+`ifndef SYNTHESIS
+  Check_A: assert property (@(posedge clk_i) r_q <= 8'd200);
+`endif
+endmodule
+"""
+
+
+def source():
+    return sv_parse.read_source("t.sv", MODULE)
+
+
+class ReaderTest(unittest.TestCase):
+    def test_tokens_keep_sized_literals_and_casts_apart(self):
+        texts = [t.text for t in sv_parse.tokenize("x = 32'sh8000_0000 + 6'(y) + '0 + 4'b1x0z;")]
+        self.assertEqual(texts, ["x", "=", "32'sh8000_0000", "+", "6", "'", "(", "y", ")", "+", "'0", "+",
+                                 "4'b1x0z", ";"])
+
+    def test_precedence_and_spans(self):
+        src = sv_parse.read_source("e.sv", "module e; assign x = a + b * c < d ? e : f; endmodule")
+        (slot,) = src.slots
+        tree = slot.tree
+        self.assertEqual(tree.kind, "ternary")
+        cond = tree.children[0]
+        self.assertEqual(src.tokens[cond.op].text, "<")
+        plus = cond.children[0]
+        self.assertEqual(src.tokens[plus.op].text, "+")
+        self.assertEqual(src.tokens[plus.children[1].op].text, "*")
+
+    def test_slots_of_a_module(self):
+        src = source()
+        roles = [(s.role, s.block) for s in src.slots]
+        self.assertEqual(roles, [("rhs", "always_comb"), ("cond", "always_comb"), ("rhs", "always_comb"),
+                                 ("rhs", "always_ff"), ("rhs", "assign"), ("rhs", "assign")])
+        self.assertTrue(all(s.tree is not None for s in src.slots))
+
+    def test_assertions_hold_no_slot(self):
+        # The assertion's r_q <= 8'd200 is not read: no slot starts after `ifndef SYNTHESIS.
+        src = source()
+        last_line = max(src.tokens[s.first].line for s in src.slots)
+        self.assertLess(last_line, MODULE.splitlines().index("`ifndef SYNTHESIS") + 1)
+
+    def test_unparsed_expression_is_reported_not_guessed(self):
+        src = sv_parse.read_source("e.sv", "module e; assign x = a +; endmodule")
+        self.assertIsNone(src.slots[0].tree)
+        self.assertIn("operand", src.slots[0].error)
+
+
+class OperatorTest(unittest.TestCase):
+    def mutants(self, operator=None):
+        return [m for m in mutants.generate([source()]) if operator is None or m.operator == operator]
+
+    def test_constant_neighbours_wrap_in_their_width(self):
+        self.assertEqual(mutants.constant_neighbours("4'd15"), ["4'd0", "4'd14"])
+        self.assertEqual(mutants.constant_neighbours("8'h00"), ["8'h1", "8'hFF"])
+        self.assertEqual(mutants.constant_neighbours("0"), ["1"])
+        self.assertEqual(mutants.constant_neighbours("'0"), ["'1"])
+        self.assertEqual(mutants.constant_neighbours("4'b1x0z"), [])
+
+    def test_every_operator_appears_with_its_text(self):
+        found = {(m.operator, m.original, m.mutated) for m in self.mutants()}
+        self.assertIn(("rel", "a_i < b_i", "a_i <= b_i"), found)
+        self.assertIn(("arith", "a_i + 8'd1", "a_i - 8'd1"), found)
+        self.assertIn(("arith", "b_i[3:0] << 2", "b_i[3:0] >> 2"), found)
+        self.assertIn(("logic", "a_i[0] && !b_i[7]", "a_i[0] || !b_i[7]"), found)
+        self.assertIn(("const", "8'd1", "8'd2"), found)
+        self.assertIn(("index", "a_i[0]", "a_i[(0) + 1]"), found)
+        self.assertIn(("width", "b_i[3:0]", "{1'b0, b_i[(3) - 1:0]}"), found)
+        self.assertIn(("width", "4'(a_i)", "4'((4 - 1)'(a_i))"), found)
+        self.assertIn(("cond", "a_i[0] && !b_i[7]", "!(a_i[0] && !b_i[7])"), found)
+        self.assertIn(("cond", "a_i[0] && !b_i[7]", "1'b0"), found)
+        self.assertIn(("ternary", "(a_i < b_i) ? a_i + 8'd1 : b_i[3:0] << 2",
+                       "(a_i < b_i) ? b_i[3:0] << 2 : a_i + 8'd1"), found)
+        self.assertIn(("bypass", "r_q", "r_d"), found)
+        self.assertIn(("stuck0", "r_q", "'0"), found)
+
+    def test_no_mutant_in_constant_contexts(self):
+        # Part-select bounds, cast widths and the W-1 of a select inside a declaration stay as written.
+        for m in self.mutants("const"):
+            self.assertNotIn(m.original, ("3", "4"), m.describe())
+
+    def test_ids_are_dense_and_mutants_distinct(self):
+        ms = self.mutants()
+        self.assertEqual([m.id for m in ms], list(range(1, len(ms) + 1)))
+        texts = {mutants.apply_single(MODULE, m) for m in ms}
+        self.assertEqual(len(texts), len(ms))
+        self.assertNotIn(MODULE, texts)
+
+    def test_select_of_a_mutated_base_moves_up(self):
+        src = sv_parse.read_source("s.sv", "module s; assign x = m[c][31:0]; endmodule")
+        found = {(m.original, m.mutated) for m in mutants.generate([src], ["index"])}
+        self.assertIn(("m[c][31:0]", "m[(c) + 1][31:0]"), found)
+
+
+class SchemataTest(unittest.TestCase):
+    def test_guards_and_selector(self):
+        src = source()
+        ms = mutants.generate([src])
+        text, regions = mutants.schemata_text(src, ms)
+        self.assertEqual(len({mid for _, _, mid in regions}), len(ms))
+        for s, e, mid in regions:
+            self.assertTrue(text[s:e].startswith(f"(qacc_mutant_id == {mid}) ? ("), text[s:e][:40])
+        self.assertEqual(text.count('$value$plusargs("qacc_mutant=%d"'), 1)
+        # The selector comes after the port list, before the first declaration.
+        self.assertLess(text.index("int unsigned qacc_mutant_id"), text.index("logic [7:0] r_d"))
+
+    @unittest.skipUnless(shutil.which("verilator"), "verilator is not installed")
+    def test_schemata_of_the_rtl_lints_without_errors(self):
+        # Every mutant of the RTL that lints alone, guarded in one design: no syntax or elaboration error.
+        rtl_dir = os.path.join(ROOT, "rtl")
+        sources = rtl.read_sources(rtl_dir)
+        ms = mutants.generate(sources, ["rel", "arith", "logic", "ternary", "bypass", "cond"])
+        with tempfile.TemporaryDirectory() as d:
+            rtl.copy_rtl(rtl_dir, d, {s.path: mutants.schemata_text(s, [m for m in ms if m.file == s.path])[0]
+                                      for s in sources})
+            (config,) = rtl.read_configs(ROOT, ["default"])
+            ok, messages, out = rtl.lint(d, config, extra=["-Wno-fatal", "-Wno-WIDTH", "-Wno-UNOPTFLAT"])
+            self.assertEqual([str(m) for m in messages if m.severity == "Error"], [])
+
+
+DAT = """# SystemC::Coverage-3
+C '\x01t\x02line\x01page\x02v_line/t\x01f\x02/x/t.sv\x01l\x0215\x01n\x020\x01S\x0215-16\x01o\x02block\x01h\x02TOP.t' 4
+C '\x01t\x02line\x01page\x02v_line/t\x01f\x02/x/t.sv\x01l\x0218\x01n\x021\x01o\x02if\x01h\x02TOP.t' 0
+C '\x01t\x02line\x01page\x02v_line/t\x01f\x02/x/t.sv\x01l\x0218\x01n\x021\x01o\x02if\x01h\x02TOP.t2' 0
+C '\x01t\x02toggle\x01page\x02v_toggle/t\x01f\x02/x/t.sv\x01l\x0213\x01n\x023\x01o\x02r_q[0]\x01h\x02TOP.t' 0
+C '\x01t\x02toggle\x01page\x02v_toggle/t\x01f\x02/x/t.sv\x01l\x0213\x01n\x024\x01o\x02r_q[0]\x01h\x02TOP.t2' 2
+"""
+
+
+class CoverageTest(unittest.TestCase):
+    def test_summary_merges_instances(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False, encoding="latin-1") as f:
+            f.write(DAT)
+        try:
+            summary = coverage.summarize(coverage.read_points(f.name))
+        finally:
+            os.remove(f.name)
+        s = summary["t.sv"]
+        self.assertEqual((s["line_hit"], s["line_points"]), (1, 2))
+        self.assertEqual((s["toggle_hit"], s["toggle_points"]), (1, 1))  # hit in one of two instances
+        self.assertEqual(s["uncovered_lines"], [18])
+        self.assertEqual(s["covered_lines"], [15, 16])
+
+    def test_lost_lines_follow_moved_code(self):
+        base_text = "a\nb\nc\n"
+        head_text = "new\na\nb\nc\n"  # a line inserted above: b moved from 2 to 3
+        base = {"f.sv": {"covered_lines": [2], "uncovered_lines": [], "line_points": 1}}
+        head = {"f.sv": {"covered_lines": [], "uncovered_lines": [3], "line_points": 1}}
+        self.assertEqual(coverage.lost_lines(base, head, {"f.sv": base_text}, {"f.sv": head_text}),
+                         [("f.sv", 3, "b")])
+        head_new_only = {"f.sv": {"covered_lines": [], "uncovered_lines": [1], "line_points": 1}}
+        self.assertEqual(coverage.lost_lines(base, head_new_only, {"f.sv": base_text}, {"f.sv": head_text}), [])
+
+
+class VerdictTest(unittest.TestCase):
+    def doc(self, step_status="pass", score=96.0, line=80.0):
+        return {"steps": [{"name": "lint", "status": step_status}], "mutation": {"score": score},
+                "coverage": {"totals": {"line_percent": line}}}
+
+    def test_thresholds(self):
+        self.assertTrue(report.verdict(self.doc(), 95, 80))
+        self.assertFalse(report.verdict(self.doc(score=94.9), 95, None))
+        self.assertFalse(report.verdict(self.doc(line=79.9), None, 80))
+        self.assertFalse(report.verdict(self.doc(step_status="fail"), None, None))
+        self.assertTrue(report.verdict(self.doc(step_status="skipped"), None, None))
+        self.assertFalse(report.verdict({"steps": []}, 50, None))  # a score never measured misses its threshold
+
+
+class CliTest(unittest.TestCase):
+    def run_validate(self, *args):
+        return subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "qacc_validate.py"), *args],
+                              capture_output=True, text=True)
+
+    def test_bad_input_is_a_usage_error_naming_the_field(self):
+        for args, needle in ((["--seeds", "0"], "--seeds: 0 is out of range; allowed 1..1000"),
+                             (["--jobs", "65"], "--jobs: 65 is out of range; allowed 1..64"),
+                             (["--configs", "nope"], "--configs: unknown config 'nope'"),
+                             (["--suites", "x"], "--suites: unknown suite 'x'"),
+                             (["--operators", "swap"], "--operators: unknown operator 'swap'"),
+                             (["--min-mutation-score", "101"], "--min-mutation-score: 101.0 is out of range"),
+                             (["--skip", "build"], "--skip: unknown step 'build'"),
+                             (["--base", "no-such-revision"], "--base: 'no-such-revision' is not a commit"),
+                             (["--json", "/nonexistent/dir/x.json"], "--json: /nonexistent/dir/x.json cannot be")):
+            p = self.run_validate(*args)
+            self.assertEqual(p.returncode, 2, args)
+            self.assertIn(needle, p.stderr, args)
+
+    def test_list_mutants(self):
+        p = self.run_validate("--all", "--list-mutants", "--operators", "rel")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        lines = p.stdout.splitlines()
+        self.assertTrue(lines and all("[rel]" in line for line in lines))
+
+
+if __name__ == "__main__":
+    unittest.main()
