@@ -34,8 +34,8 @@ function(qacc_read_config name prefix)
 endfunction()
 
 # ---- RTL sources: rtl/files.f lists them once, in compile order ---------------------------------------------------
-# Sets `out_var` to the files of <rtl_dir>/files.f with their paths. rtl_dir may be a copy of rtl/ (the mutation
-# builds of scripts/mutation_check.sh point QACC_COSIM_RTL_DIR at one): its own files.f is read.
+# Sets `out_var` to the files of <rtl_dir>/files.f with their paths. rtl_dir may be a copy of rtl/ (the mutant
+# schemata builds of qacc validate point QACC_COSIM_RTL_DIR at one): its own files.f is read.
 function(qacc_rtl_sources rtl_dir out_var)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${rtl_dir}/files.f)
   file(STRINGS ${rtl_dir}/files.f files REGEX "^[^/ ]")
