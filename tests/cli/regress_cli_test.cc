@@ -105,6 +105,27 @@ TEST_F(RegressCli, BadArgumentsExit2NamingTheOption) {
   EXPECT_FALSE(fs::exists(dir_ / "calls.log"));  // nothing ran
 }
 
+// --fail-fast (qacc validate's per-mutant regression): no run starts after the first failure, the report lists
+// the runs that ran and says so; --mutant and --coverage-dir reach every child (whose own reproduce line,
+// from qacc cosim, carries --mutant).
+TEST_F(RegressCli, FailFastStopsAtTheFirstFailureAndPassesTheMutantOn) {
+  const fs::path json = dir_ / "report.json";
+  const CliResult r = Regress("--suite gemm --seeds 3 -j 1 --fail-fast --mutant 7 --coverage-dir " +
+                              (dir_ / "cov").string() + " --tests gemm_random,gemm_n1,gemm_edges --json " +
+                              json.string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  const std::string calls = ReadWholeFile(dir_ / "calls.log");
+  EXPECT_EQ(Count(calls, "cosim --test"), 2u) << calls;  // gemm_random seed 1, then gemm_n1 fails
+  EXPECT_EQ(Count(calls, "--mutant 7"), 2u) << calls;
+  EXPECT_NE(calls.find("--coverage " + (dir_ / "cov" / "gemm_n1.1.dat").string()), std::string::npos) << calls;
+  const nlohmann::json report = Json(json);
+  EXPECT_EQ(report["runs"].size(), 2u);
+  EXPECT_EQ(report["fail_fast"], true);
+  EXPECT_EQ(report["mutant"], 7);
+  EXPECT_NE(r.out.find("stopped at the first failure (--fail-fast): 2 of 9 runs ran"), std::string::npos)
+      << r.out;
+}
+
 TEST_F(RegressCli, FailuresCrashesAndHangsAreRecordedAndTheRestGoesOn) {
   const fs::path junit = dir_ / "report.xml", json = dir_ / "report.json";
   const CliResult r = Regress(
