@@ -289,7 +289,6 @@ def schemata_text(source, mutants):
         edits.append((s, e, arms))
     edits.sort(key=lambda x: (x[0], -x[1]))
     regions = []
-    out = []
 
     def render(start, end, items, pos_base):
         """Renders text[start:end] with the edits in `items` (all inside it); returns the text."""
@@ -322,12 +321,10 @@ def schemata_text(source, mutants):
 
     body = render(0, len(text), edits, 0)
     # The selector goes after each module header; shift the regions after each insertion point.
-    ends = sv_parse.module_header_end(sv_parse.tokenize(body))
     tokens = sv_parse.tokenize(body)
-    for idx in reversed(ends):
+    for idx in reversed(sv_parse.module_header_end(tokens)):
         at = tokens[idx].end
         body = body[:at] + SELECTOR_DECL + body[at:]
         regions = [(s + len(SELECTOR_DECL), e + len(SELECTOR_DECL), m) if s >= at else (s, e, m)
                    for s, e, m in regions]
-    out.append(body)
-    return "".join(out), regions
+    return body, regions

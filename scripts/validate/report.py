@@ -100,7 +100,7 @@ def compress(lines):
     return ", ".join(parts[:30]) + (f", ... ({len(parts) - 30} more)" if len(parts) > 30 else "")
 
 
-def html_page(doc, source_dir):
+def html(doc, source_dir):
     e = escape
     parts = ["<!doctype html><html><head><meta charset='utf-8'><title>qacc validate</title><style>",
              "body{font-family:sans-serif;margin:2em}table{border-collapse:collapse;margin:1em 0}"
@@ -166,10 +166,6 @@ def html_page(doc, source_dir):
             parts.append("</table>")
     parts.append("</body></html>\n")
     return "".join(parts)
-
-
-def html(doc, source_dir):
-    return html_page(doc, source_dir)
 
 
 def source_lines(path, numbers, limit=60):

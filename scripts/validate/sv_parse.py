@@ -237,7 +237,6 @@ class Slot:
 
 
 ASSIGN_OPS = {"=", "<=", "+=", "-=", "|=", "&=", "^="}
-KEYWORDS_BLOCK_END = {"end", "endcase", "endfunction", "endmodule", "else"}
 DECL_WORDS = {"logic", "int", "integer", "bit", "byte", "reg", "wire", "automatic", "static", "localparam",
               "parameter", "genvar", "typedef", "var", "signed", "unsigned"}
 

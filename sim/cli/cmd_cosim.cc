@@ -422,10 +422,7 @@ void RegisterCosimCommand(CLI::App& app) {
                   "Cycles between SystemC synchronisations (1: every cycle)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
-  cmd->add_option("--mutant", args->mutant,
-                  "Run mutant N of a mutant-schemata RTL build (qacc validate makes one); 0, the "
-                  "default, is the design as written")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+  AddMutantOption(cmd, &args->mutant);
   cmd->add_option("--coverage", args->coverage,
                   "Write the RTL's Verilator line/toggle coverage of the run to FILE (needs an RTL "
                   "build with coverage: qacc validate makes one)")

@@ -682,10 +682,7 @@ void RegisterRegressCommand(CLI::App& app) {
   cmd->add_flag("--fail-fast", options->fail_fast,
                 "Start no run after the first failure (the runs already started finish); the report "
                 "lists the runs that ran");
-  cmd->add_option("--mutant", options->mutant,
-                  "Run mutant N of a mutant-schemata RTL build (qacc validate makes one); 0, the "
-                  "default, is the design as written")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+  AddMutantOption(cmd, &options->mutant);
   cmd->add_option("--coverage-dir", options->coverage_dir,
                   "Each run writes its Verilator line/toggle coverage to DIR/TEST.SEED.dat (needs an RTL "
                   "build with coverage: qacc validate makes one)")

@@ -130,4 +130,11 @@ void Emit(const OutputOptions& options, const std::string& human, const nlohmann
   }
 }
 
+void AddMutantOption(CLI::App* cmd, int64_t* mutant) {
+  cmd->add_option("--mutant", *mutant,
+                  "Run mutant N of a mutant-schemata RTL build (qacc validate makes one); 0, the "
+                  "default, is the design as written")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
+}
+
 }  // namespace qacc::cli

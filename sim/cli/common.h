@@ -50,6 +50,9 @@ extern const CLI::Validator kNonEmpty;
 // umask, so that other users (a CI collector, a web server) can read reports when the umask allows.
 void SetNewFileMode(int fd);
 
+// --mutant N of cosim and regress: mutant N of a mutant-schemata RTL build (qacc validate); 0 is the design.
+void AddMutantOption(CLI::App* cmd, int64_t* mutant);
+
 // Random seeds are 0..2^64-1, written in decimal. Parses `text` strictly (no sign, no wrap-around:
 // "-1" is an error, not 2^64-1); throws UsageError naming `option` and the range.
 inline constexpr const char* kSeedRange = "0..18446744073709551615";
