@@ -276,6 +276,18 @@ SELECTOR_DECL = (
 )
 
 
+def typed_fill(replacement, original):
+    """The guard's arm for a mutant. A ternary is signed only when both arms are, so an unsigned arm would
+    turn the original arm unsigned too (a signed a * b would multiply unsigned with every mutant off). The
+    fill constants '0 and '1 are unsigned: in the guard they become a zero or all-ones made from the original
+    expression itself, which has its signedness and width."""
+    if replacement == "'0":
+        return f"(({original}) ^ ({original}))"
+    if replacement == "'1":
+        return f"(~(({original}) ^ ({original})))"
+    return replacement
+
+
 def schemata_text(source, mutants):
     """The file's text with every mutant guarded by the selector, and a map of the output: a list of
     (start, end, mutant id) character ranges of each guarded arm, to attribute lint messages to mutants."""
@@ -306,7 +318,7 @@ def schemata_text(source, mutants):
             guarded = "("
             length += 1
             for mid, replacement in arms:
-                arm = f"({SELECTOR} == {mid}) ? ({replacement}) : "
+                arm = f"({SELECTOR} == {mid}) ? ({typed_fill(replacement, text[s:e])}) : "
                 regions.append((length, length + len(arm), mid))
                 guarded += arm
                 length += len(arm)

@@ -386,7 +386,7 @@ int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
   }
   if (r < 70) {  // a command register or CTRL (START too): refused while busy
     const uint32_t offset =
-        rng.Chance(80) ? uint32_t(rng.Uniform(arch::reg::kCmdM / 4, arch::reg::kCmdShift / 4)) * 4
+        rng.Chance(80) ? uint32_t(rng.Uniform(arch::reg::kCmdM / 4, arch::reg::kCmdOp / 4)) * 4
                        : arch::reg::kCtrl;
     b.Write(arch::kRegsBase + offset, uint32_t(rng.Next()));
     return 2;
@@ -426,6 +426,14 @@ int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
 Program GenBus(Rng& rng, const arch::ArchConfig& config) {
   ProgramBuilder b(config);
   b.ReadRegisters();  // the reset value of every register
+  // Every command register written with all ones, a random word and zero, each read back: every
+  // bit of every field reaches the register and its read-back (bits outside a field read 0).
+  for (uint32_t offset = arch::reg::kCmdM; offset <= arch::reg::kCmdOp; offset += 4) {
+    for (uint32_t value : {0xFFFF'FFFFu, uint32_t(rng.Next()), 0u}) {
+      b.Write(arch::kRegsBase + offset, value);
+      b.Read(arch::kRegsBase + offset);
+    }
+  }
   const int p = std::max(config.rows, config.cols);
   model::GemmJob job =
       RandomJobOfShape(rng.Next(), config, int(rng.Uniform(config.rows, 4 * config.rows)),
@@ -621,7 +629,8 @@ const std::vector<ProgramTestDef>& Defs() {
         "the first illegal one fails with its code and writes nothing; two failing rules at once"},
        GenErrors},
       {{"prog_bus",
-        "bus accesses at random cycles while a command runs: every register (perf counters "
+        "every CMD register written with ones, random and zeros and read back; bus accesses at "
+        "random cycles while a command runs: every register (perf counters "
         "mid-count), SRAM windows, CMD_*/CTRL writes, read-only, reserved and unmapped "
         "addresses; IRQ raised and cleared after DONE"},
        GenBus},

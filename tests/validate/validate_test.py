@@ -155,6 +155,55 @@ class SchemataTest(unittest.TestCase):
             ok, messages, out = rtl.lint(d, config, extra=["-Wno-fatal", "-Wno-WIDTH", "-Wno-UNOPTFLAT"])
             self.assertEqual([str(m) for m in messages if m.severity == "Error"], [])
 
+    @unittest.skipUnless(shutil.which("verilator"), "verilator is not installed")
+    def test_guards_keep_the_original_signed(self):
+        # A signed product whose assignment has a stuck-at-0 mutant: with the mutant off, the schemata must
+        # multiply signed (an unsigned '0 arm would make the whole ternary unsigned). Simulated exhaustively.
+        design = """module t (
+  input  logic signed [3:0] a_i,
+  input  logic signed [3:0] b_i,
+  output logic signed [7:0] p_o
+);
+  always_comb begin
+    p_o = a_i * b_i;
+  end
+endmodule
+"""
+        bench = """module tb;
+  logic signed [3:0] a, b;
+  logic signed [7:0] p;
+  int bad = 0, zero = 0;
+  t dut (.a_i(a), .b_i(b), .p_o(p));
+  initial begin
+    for (int i = -8; i < 8; i++) begin
+      for (int j = -8; j < 8; j++) begin
+        a = 4'(i);
+        b = 4'(j);
+        #1;
+        if (int'(p) != i * j) bad++;
+        if (p == 0) zero++;
+      end
+    end
+    $display("bad=%0d zero=%0d", bad, zero);
+    $finish;
+  end
+endmodule
+"""
+        src = sv_parse.read_source("t.sv", design)
+        (stuck,) = [m for m in mutants.generate([src], ["stuck0"])]
+        with tempfile.TemporaryDirectory() as d:
+            with open(os.path.join(d, "t.sv"), "w") as f:
+                f.write(mutants.schemata_text(src, [stuck])[0])
+            with open(os.path.join(d, "tb.sv"), "w") as f:
+                f.write(bench)
+            subprocess.run(["verilator", "--binary", "-Wno-fatal", "--top-module", "tb", "t.sv", "tb.sv",
+                            "-Mdir", "obj"], cwd=d, check=True, capture_output=True)
+            runs = {mid: subprocess.run([os.path.join(d, "obj", "Vtb"), f"+qacc_mutant={mid}"], cwd=d,
+                                        check=True, capture_output=True, text=True).stdout
+                    for mid in (0, stuck.id)}
+        self.assertIn("bad=0 zero=31", runs[0])           # 31 of 256 products are 0: a or b is 0
+        self.assertIn("bad=225 zero=256", runs[stuck.id])  # the mutant: every product 0
+
 
 DAT = """# SystemC::Coverage-3
 C '\x01t\x02line\x01page\x02v_line/t\x01f\x02/x/t.sv\x01l\x0215\x01n\x020\x01S\x0215-16\x01o\x02block\x01h\x02TOP.t' 4
