@@ -348,6 +348,7 @@ class Validation:
         t0 = time.monotonic()
         buildable = self.lint_mutants(selected, texts, configs, records)
         timing["lint_seconds"] = round(time.monotonic() - t0, 1)
+        result["unbuildable_by_lint_message"] = lint_classes(records.values())
         log(f"   lint: {len(selected) - len(buildable)} unbuildable, {timing['lint_seconds']} s")
 
         # (b) One schemata per run, built once for every config.
@@ -508,6 +509,17 @@ class Validation:
                 rec["equivalence"] = ("Verilated C++ differs; no yosys equivalence check was run (" +
                                       ("qacc validate does not run one yet" if yosys else "yosys is not installed")
                                       + ")")
+
+
+def lint_classes(records):
+    """Unbuildable mutants counted by the class of their first lint message (UNUSEDSIGNAL, WIDTH, ...)."""
+    counts = {}
+    for r in records:
+        if r["status"] == "unbuildable":
+            found = re.search(r"%(?:Warning|Error)-([A-Z0-9_]+)", r.get("lint", ""))
+            name = found.group(1) if found else "error"
+            counts[name] = counts.get(name, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 class SkipStep(Exception):

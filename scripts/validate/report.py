@@ -76,6 +76,9 @@ def text(doc):
         for name, row in sorted(mutation["operator_table"].items(), key=lambda kv: (kv[0] == "total", kv[0])):
             out.append(f"{name:<10} {row['generated']:>9} {row['equivalent']:>10} {row['killed']:>7} "
                        f"{row['unbuildable']:>11} {row['survived']:>8}")
+        classes = mutation.get("unbuildable_by_lint_message")
+        if classes:
+            out.append("unbuildable by first lint message: " + ", ".join(f"{k} {v}" for k, v in classes.items()))
         timing = mutation.get("timing", {})
         out.append("time: " + ", ".join(f"{k} {v}" for k, v in timing.items()))
         for m in mutation["mutants"]:
@@ -149,6 +152,10 @@ def html(doc, source_dir):
                          f"<td>{row['unbuildable']}</td><td>{row['survived']}</td></tr>")
         parts.append("</table><p>time: " + e(", ".join(f"{k} {v}" for k, v in mutation["timing"].items())) +
                      "</p>")
+        classes = mutation.get("unbuildable_by_lint_message")
+        if classes:
+            parts.append("<p>unbuildable by first lint message: " +
+                         e(", ".join(f"{k} {v}" for k, v in classes.items())) + "</p>")
         for title, status in (("Survivors", "survived"), ("Equivalent (machine-checked)", "equivalent"),
                               ("Killed", "killed"), ("Unbuildable", "unbuildable")):
             rows = [m for m in mutation["mutants"] if m["status"] == status]

@@ -252,6 +252,15 @@ class VerdictTest(unittest.TestCase):
         self.assertTrue(report.verdict(self.doc(step_status="skipped"), None, None))
         self.assertFalse(report.verdict({"steps": []}, 50, None))  # a score never measured misses its threshold
 
+    def test_unbuildable_counted_by_first_lint_message(self):
+        from validate.main import lint_classes
+        records = [{"status": "unbuildable", "lint": "default: %Warning-UNUSEDSIGNAL: t.sv:3: x is not used"},
+                   {"status": "unbuildable", "lint": "rect_4x16: %Warning-WIDTH: t.sv:9: ..."},
+                   {"status": "unbuildable", "lint": "default: %Warning-UNUSEDSIGNAL: t.sv:4: y is not used"},
+                   {"status": "unbuildable", "lint": "default: %Error: t.sv:5: syntax error"},
+                   {"status": "killed"}]
+        self.assertEqual(lint_classes(records), {"UNUSEDSIGNAL": 2, "WIDTH": 1, "error": 1})
+
 
 class CliTest(unittest.TestCase):
     def run_validate(self, *args):
