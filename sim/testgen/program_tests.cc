@@ -423,6 +423,31 @@ int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
   return 2;
 }
 
+// Idle SRAM windows at their edges: the last word of each window's SRAM and the first word past it (refused),
+// the top of the 1 MiB window (refused, it must not alias a low word), written with random data and strobes
+// and read back; and the RQ window's words read back (odd words: the 6-bit shift, sign-extended).
+void WindowEdges(Rng& rng, ProgramBuilder& b) {
+  const arch::ArchConfig& config = b.config();
+  const uint32_t bytes[] = {uint32_t(config.a_depth * config.rows), uint32_t(config.b_depth * config.cols),
+                            uint32_t(config.bias_depth * 4 * config.cols),
+                            uint32_t(config.rq_depth * arch::kRqLaneBytes * config.cols),
+                            uint32_t(config.out_depth * 4 * config.cols)};
+  const uint32_t bases[] = {arch::kABase, arch::kBBase, arch::kBiasBase, arch::kRqBase, arch::kOutBase};
+  for (int w = 0; w < 5; ++w) {
+    for (uint32_t offset : {bytes[w] - 4, bytes[w], arch::kWindowSize / 2, arch::kWindowSize - 4}) {
+      b.Write(bases[w] + offset, uint32_t(rng.Next()), uint8_t(rng.Uniform(1, 15)));
+      b.Read(bases[w] + offset);
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    const uint32_t word = uint32_t(rng.Uniform(0, bytes[3] / 4 - 1)) * 4;
+    b.Write(arch::kRqBase + word, uint32_t(rng.Next()));
+    b.Read(arch::kRqBase + word);
+    b.Read(arch::kRqBase + (word ^ arch::kRqShiftOffset));
+  }
+  b.CheckSrams();
+}
+
 Program GenBus(Rng& rng, const arch::ArchConfig& config) {
   ProgramBuilder b(config);
   b.ReadRegisters();  // the reset value of every register
@@ -434,6 +459,7 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
       b.Read(arch::kRegsBase + offset);
     }
   }
+  WindowEdges(rng, b);
   const int p = std::max(config.rows, config.cols);
   model::GemmJob job =
       RandomJobOfShape(rng.Next(), config, int(rng.Uniform(config.rows, 4 * config.rows)),
@@ -629,7 +655,8 @@ const std::vector<ProgramTestDef>& Defs() {
         "the first illegal one fails with its code and writes nothing; two failing rules at once"},
        GenErrors},
       {{"prog_bus",
-        "every CMD register written with ones, random and zeros and read back; bus accesses at "
+        "every CMD register written with ones, random and zeros and read back; idle SRAM windows at "
+        "their edges (last word, first word past, top of window) and RQ words read back; bus accesses at "
         "random cycles while a command runs: every register (perf counters "
         "mid-count), SRAM windows, CMD_*/CTRL writes, read-only, reserved and unmapped "
         "addresses; IRQ raised and cleared after DONE"},
