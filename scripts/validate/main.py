@@ -8,6 +8,7 @@ on the terminal, --json FILE, --report DIR (a static HTML page). Exit 0 when eve
 threshold holds, 1 otherwise, 2 on a usage error."""
 
 import argparse
+import collections
 import concurrent.futures
 import glob
 import hashlib
@@ -513,12 +514,11 @@ class Validation:
 
 def lint_classes(records):
     """Unbuildable mutants counted by the class of their first lint message (UNUSEDSIGNAL, WIDTH, ...)."""
-    counts = {}
+    counts = collections.Counter()
     for r in records:
         if r["status"] == "unbuildable":
             found = re.search(r"%(?:Warning|Error)-([A-Z0-9_]+)", r.get("lint", ""))
-            name = found.group(1) if found else "error"
-            counts[name] = counts.get(name, 0) + 1
+            counts[found.group(1) if found else "error"] += 1
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 

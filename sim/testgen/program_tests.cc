@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "golden/gemm.h"
+#include "model/srams.h"
 #include "sim/testgen/gemm_tests.h"
 #include "sim/testgen/rng.h"
 
@@ -427,20 +428,17 @@ int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
 // the top of the 1 MiB window (refused, it must not alias a low word), written with random data and strobes
 // and read back; and the RQ window's words read back (odd words: the 6-bit shift, sign-extended).
 void WindowEdges(Rng& rng, ProgramBuilder& b) {
-  const arch::ArchConfig& config = b.config();
-  const uint32_t bytes[] = {uint32_t(config.a_depth * config.rows), uint32_t(config.b_depth * config.cols),
-                            uint32_t(config.bias_depth * 4 * config.cols),
-                            uint32_t(config.rq_depth * arch::kRqLaneBytes * config.cols),
-                            uint32_t(config.out_depth * 4 * config.cols)};
-  const uint32_t bases[] = {arch::kABase, arch::kBBase, arch::kBiasBase, arch::kRqBase, arch::kOutBase};
-  for (int w = 0; w < 5; ++w) {
-    for (uint32_t offset : {bytes[w] - 4, bytes[w], arch::kWindowSize / 2, arch::kWindowSize - 4}) {
-      b.Write(bases[w] + offset, uint32_t(rng.Next()), uint8_t(rng.Uniform(1, 15)));
-      b.Read(bases[w] + offset);
+  const model::Srams srams(b.config());  // the window sizes, from the one place that defines them
+  for (arch::Region region : {arch::Region::kA, arch::Region::kB, arch::Region::kBias, arch::Region::kRq,
+                              arch::Region::kOut}) {
+    const uint32_t bytes = srams.WindowBytes(region);
+    for (uint32_t offset : {bytes - 4, bytes, arch::kWindowSize / 2, arch::kWindowSize - 4}) {
+      b.Write(arch::WindowBase(region) + offset, uint32_t(rng.Next()), uint8_t(rng.Uniform(1, 15)));
+      b.Read(arch::WindowBase(region) + offset);
     }
   }
   for (int i = 0; i < 4; ++i) {
-    const uint32_t word = uint32_t(rng.Uniform(0, bytes[3] / 4 - 1)) * 4;
+    const uint32_t word = uint32_t(rng.Uniform(0, srams.WindowBytes(arch::Region::kRq) / 4 - 1)) * 4;
     b.Write(arch::kRqBase + word, uint32_t(rng.Next()));
     b.Read(arch::kRqBase + word);
     b.Read(arch::kRqBase + (word ^ arch::kRqShiftOffset));
