@@ -31,8 +31,7 @@ module qacc_ctrl
 
   // Launch and completion.
   input  logic                            start_i,
-  input  cmd_t                            cmd_i,
-  output cmd_t                            cmd_o,        // the command copied at launch (command-static fields)
+  input  cmd_t                            cmd_i,        // CMD_* registers: locked while busy (spec 4)
   output logic                            busy_o,
   output logic                            done_o,       // the command completes at the end of this cycle
   output err_code_e                       err_code_o,   // with done_o
@@ -87,7 +86,6 @@ module qacc_ctrl
   } state_e;
 
   state_e state_d, state_q;
-  cmd_t   cmd_q;
 
   // ---- Command-derived values (static while the command runs) ---------------------------------------------------
   logic [CntW-1:0]  mb_cnt, nb_cnt;  // MB, NB
@@ -96,23 +94,23 @@ module qacc_ctrl
   logic [WideW-1:0] a_need, b_need, bias_need, rq_need, out_need;
   err_code_e        err_code;
 
-  assign mb_cnt = CntW'((CntW'(cmd_q.m) + CntW'(NumRows - 1)) >> RowsLog2);
-  assign nb_cnt = CntW'((CntW'(cmd_q.n) + CntW'(NumCols - 1)) >> ColsLog2);
+  assign mb_cnt = CntW'((CntW'(cmd_i.m) + CntW'(NumRows - 1)) >> RowsLog2);
+  assign nb_cnt = CntW'((CntW'(cmd_i.n) + CntW'(NumCols - 1)) >> ColsLog2);
   assign tiles  = 32'(mb_cnt) * 32'(nb_cnt);
 
   always_comb begin
-    period = cmd_q.k;
+    period = cmd_i.k;
     if (period < DIM_W'(NumRows)) period = DIM_W'(NumRows);
     if (period < DIM_W'(NumCols)) period = DIM_W'(NumCols);
   end
 
   // Validation (spec 4), in cycle 0; the first failing check wins.
-  assign a_need    = WideW'(cmd_q.a_base) + WideW'(mb_cnt) * WideW'(cmd_q.k);
-  assign b_need    = WideW'(cmd_q.b_base) + WideW'(nb_cnt) * WideW'(cmd_q.k);
-  assign bias_need = WideW'(cmd_q.bias_base) + WideW'(nb_cnt);
-  assign rq_need   = WideW'(cmd_q.rq_base) + WideW'(nb_cnt);
-  assign out_need  = WideW'(cmd_q.out_base) +
-                     (cmd_q.out_raw ? (WideW'(tiles) << RowsLog2) : (WideW'(tiles) << (RowsLog2 - 2)));
+  assign a_need    = WideW'(cmd_i.a_base) + WideW'(mb_cnt) * WideW'(cmd_i.k);
+  assign b_need    = WideW'(cmd_i.b_base) + WideW'(nb_cnt) * WideW'(cmd_i.k);
+  assign bias_need = WideW'(cmd_i.bias_base) + WideW'(nb_cnt);
+  assign rq_need   = WideW'(cmd_i.rq_base) + WideW'(nb_cnt);
+  assign out_need  = WideW'(cmd_i.out_base) +
+                     (cmd_i.out_raw ? (WideW'(tiles) << RowsLog2) : (WideW'(tiles) << (RowsLog2 - 2)));
 
   function automatic logic clamp_in_int8_mode(logic signed [31:0] v);
     return (v >= MIN_INT8_MODE_CLAMP) && (v <= MAX_INT8_MODE_CLAMP);
@@ -123,29 +121,29 @@ module qacc_ctrl
 
   always_comb begin
     logic shift_bad, mult_bad, clamp_bad;
-    shift_bad = (cmd_q.shift < SHIFT_W'(MIN_SHIFT)) || (cmd_q.shift > SHIFT_W'(MAX_SHIFT));
-    mult_bad  = !cmd_q.per_channel && (cmd_q.mult != '0) && (cmd_q.mult[MULT_W-1:MULT_W-2] != 2'b01);
-    clamp_bad = (cmd_q.clamp_min > cmd_q.clamp_max) || !clamp_in_int8_mode(cmd_q.clamp_min) ||
-                !clamp_in_int8_mode(cmd_q.clamp_max);
-    if (cmd_q.op != OpGemm) begin
+    shift_bad = (cmd_i.shift < SHIFT_W'(MIN_SHIFT)) || (cmd_i.shift > SHIFT_W'(MAX_SHIFT));
+    mult_bad  = !cmd_i.per_channel && (cmd_i.mult != '0) && (cmd_i.mult[MULT_W-1:MULT_W-2] != 2'b01);
+    clamp_bad = (cmd_i.clamp_min > cmd_i.clamp_max) || !clamp_in_int8_mode(cmd_i.clamp_min) ||
+                !clamp_in_int8_mode(cmd_i.clamp_max);
+    if (cmd_i.op != OpGemm) begin
       err_code = ErrBadOpcode;  // first: the checks below read the fields of a GEMM
-    end else if (cmd_q.m == '0 || cmd_q.n == '0 || cmd_q.k == '0) begin
+    end else if (cmd_i.m == '0 || cmd_i.n == '0 || cmd_i.k == '0) begin
       err_code = ErrBadShape;
     end else if (a_need > WideW'(ADepth)) begin
       err_code = ErrARange;
     end else if (b_need > WideW'(BDepth)) begin
       err_code = ErrBRange;
-    end else if (cmd_q.bias_en && bias_need > WideW'(BiasDepth)) begin
+    end else if (cmd_i.bias_en && bias_need > WideW'(BiasDepth)) begin
       err_code = ErrBiasRange;
-    end else if (cmd_q.per_channel && rq_need > WideW'(RqDepth)) begin
+    end else if (cmd_i.per_channel && rq_need > WideW'(RqDepth)) begin
       err_code = ErrRqRange;
     end else if (out_need > WideW'(OutDepth)) begin
       err_code = ErrOutRange;
-    end else if (!cmd_q.out_raw && (shift_bad || mult_bad || clamp_bad)) begin
+    end else if (!cmd_i.out_raw && (shift_bad || mult_bad || clamp_bad)) begin
       err_code = ErrBadRequant;
-    end else if (!zp_legal(cmd_q.a_zp) || !zp_legal(cmd_q.b_zp)) begin
+    end else if (!zp_legal(cmd_i.a_zp) || !zp_legal(cmd_i.b_zp)) begin
       err_code = ErrBadZp;
-    end else if (cmd_q.act != ActNone) begin
+    end else if (cmd_i.act != ActNone) begin
       err_code = ErrUnitAbsent;
     end else begin
       err_code = ErrNone;
@@ -169,8 +167,8 @@ module qacc_ctrl
   logic                  launch;
 
   assign launch         = (state_q == StCheck) && (err_code == ErrNone);
-  assign feed_read      = feed_active_q && (f_phase_q < cmd_q.k);
-  assign feed_last      = feed_read && (f_phase_q == cmd_q.k - 1'b1);
+  assign feed_read      = feed_active_q && (f_phase_q < cmd_i.k);
+  assign feed_last      = feed_read && (f_phase_q == cmd_i.k - 1'b1);
   assign feed_tile_end  = feed_active_q && (f_phase_q == period - 1'b1);
   assign feed_last_tile = (f_mb_q == mb_cnt - 1'b1) && (f_nb_q == nb_cnt - 1'b1);
   assign feed_stall     = feed_active_q && !feed_read;
@@ -198,10 +196,10 @@ module qacc_ctrl
       f_phase_d     = '0;
       f_mb_d        = '0;
       f_nb_d        = '0;
-      f_a_base_d    = cmd_q.a_base;
-      f_b_base_d    = cmd_q.b_base;
-      f_m_rem_d     = CntW'(cmd_q.m);
-      f_n_rem_d     = CntW'(cmd_q.n);
+      f_a_base_d    = cmd_i.a_base;
+      f_b_base_d    = cmd_i.b_base;
+      f_m_rem_d     = CntW'(cmd_i.m);
+      f_n_rem_d     = CntW'(cmd_i.n);
     end else if (feed_active_q) begin
       f_phase_d = f_phase_q + 1'b1;
       if (feed_last && feed_last_tile) begin
@@ -210,15 +208,15 @@ module qacc_ctrl
         f_phase_d = '0;
         if (f_nb_q == nb_cnt - 1'b1) begin
           f_nb_d     = '0;
-          f_n_rem_d  = CntW'(cmd_q.n);
-          f_b_base_d = cmd_q.b_base;
+          f_n_rem_d  = CntW'(cmd_i.n);
+          f_b_base_d = cmd_i.b_base;
           f_mb_d     = f_mb_q + 1'b1;
           f_m_rem_d  = f_m_rem_q - CntW'(NumRows);
-          f_a_base_d = f_a_base_q + CMD_BASE_W'(cmd_q.k);
+          f_a_base_d = f_a_base_q + CMD_BASE_W'(cmd_i.k);
         end else begin
           f_nb_d     = f_nb_q + 1'b1;
           f_n_rem_d  = f_n_rem_q - CntW'(NumCols);
-          f_b_base_d = f_b_base_q + CMD_BASE_W'(cmd_q.k);
+          f_b_base_d = f_b_base_q + CMD_BASE_W'(cmd_i.k);
         end
       end
     end
@@ -237,8 +235,8 @@ module qacc_ctrl
   logic [CMD_BASE_W-1:0] p_bias_addr, p_rq_addr;
 
   assign bias_fire   = bias_dly_q[BiasDly-1];
-  assign p_bias_addr = cmd_q.bias_base + CMD_BASE_W'(p_nb_q);
-  assign p_rq_addr   = cmd_q.rq_base + CMD_BASE_W'(p_nb_q);
+  assign p_bias_addr = cmd_i.bias_base + CMD_BASE_W'(p_nb_q);
+  assign p_rq_addr   = cmd_i.rq_base + CMD_BASE_W'(p_nb_q);
 
   always_comb begin
     p_nb_d = p_nb_q;
@@ -249,9 +247,9 @@ module qacc_ctrl
     end
   end
 
-  assign bias_re_o   = bias_fire && cmd_q.bias_en;
+  assign bias_re_o   = bias_fire && cmd_i.bias_en;
   assign bias_addr_o = BiasAddrW'(p_bias_addr);
-  assign rq_re_o     = bias_fire && cmd_q.per_channel;
+  assign rq_re_o     = bias_fire && cmd_i.per_channel;
   assign rq_addr_o   = RqAddrW'(p_rq_addr);
 
   // ---- Out writer ---------------------------------------------------------------------------------------------------
@@ -267,7 +265,7 @@ module qacc_ctrl
   logic [OutBytes*8-1:0] out_wdata_d, out_wdata_q;
 
   assign w_entry     = w_entry_base_q + 32'(rq_out_row_i);
-  assign w_addr      = 32'(cmd_q.out_base) + (cmd_q.out_raw ? w_entry : (w_entry >> 2));
+  assign w_addr      = 32'(cmd_i.out_base) + (cmd_i.out_raw ? w_entry : (w_entry >> 2));
   assign w_last_tile = (w_mb_q == mb_cnt - 1'b1) && (w_nb_q == nb_cnt - 1'b1);
 
   always_comb begin
@@ -276,7 +274,7 @@ module qacc_ctrl
     out_be_d    = '0;
     out_wdata_d = '0;
     for (int c = 0; c < NumCols; c++) begin
-      if (cmd_q.out_raw) begin
+      if (cmd_i.out_raw) begin
         out_be_d[4*c +: 4]     = {4{w_n_rem_q > CntW'(c)}};
         out_wdata_d[32*c +: 32] = rq_out_data_i[c];
       end else begin
@@ -296,14 +294,14 @@ module qacc_ctrl
     if (launch) begin
       w_mb_d         = '0;
       w_nb_d         = '0;
-      w_m_rem_d      = CntW'(cmd_q.m);
-      w_n_rem_d      = CntW'(cmd_q.n);
+      w_m_rem_d      = CntW'(cmd_i.m);
+      w_n_rem_d      = CntW'(cmd_i.n);
       w_entry_base_d = '0;
     end else if (rq_out_valid_i && rq_out_last_i) begin
       w_entry_base_d = w_entry_base_q + 32'(NumRows);
       if (w_nb_q == nb_cnt - 1'b1) begin
         w_nb_d    = '0;
-        w_n_rem_d = CntW'(cmd_q.n);
+        w_n_rem_d = CntW'(cmd_i.n);
         w_mb_d    = w_mb_q + 1'b1;
         w_m_rem_d = w_m_rem_q - CntW'(NumRows);
       end else begin
@@ -349,7 +347,6 @@ module qacc_ctrl
   end
 
   assign busy_o = (state_q != StIdle);
-  assign cmd_o  = cmd_q;
 
   // ---- Perf counters ------------------------------------------------------------------------------------------------
   logic [31:0] perf_cycles_q, perf_mac_busy_q, perf_rq_busy_q, perf_out_writes_q, perf_feed_stall_q;
@@ -389,60 +386,41 @@ module qacc_ctrl
   // ---- Flops ------------------------------------------------------------------------------------------------------
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q        <= StIdle;
-      cmd_q          <= '0;
-      feed_active_q  <= 1'b0;
-      f_phase_q      <= '0;
-      f_mb_q         <= '0;
-      f_nb_q         <= '0;
-      f_a_base_q     <= '0;
-      f_b_base_q     <= '0;
-      f_m_rem_q      <= '0;
-      f_n_rem_q      <= '0;
-      in_valid_q     <= 1'b0;
-      in_last_q      <= 1'b0;
-      in_a_en_q      <= '0;
-      in_b_en_q      <= '0;
-      bias_dly_q     <= '0;
-      p_nb_q         <= '0;
-      w_mb_q         <= '0;
-      w_nb_q         <= '0;
-      w_m_rem_q      <= '0;
-      w_n_rem_q      <= '0;
-      w_entry_base_q <= '0;
-      out_we_q       <= 1'b0;
-      w_final_q      <= 1'b0;
+      state_q       <= StIdle;
+      feed_active_q <= 1'b0;
+      in_valid_q    <= 1'b0;
+      bias_dly_q    <= '0;
+      out_we_q      <= 1'b0;
+      w_final_q     <= 1'b0;
     end else begin
-      state_q        <= state_d;
-      if (start_i) begin
-        cmd_q <= cmd_i;
-      end
-      feed_active_q  <= feed_active_d;
-      f_phase_q      <= f_phase_d;
-      f_mb_q         <= f_mb_d;
-      f_nb_q         <= f_nb_d;
-      f_a_base_q     <= f_a_base_d;
-      f_b_base_q     <= f_b_base_d;
-      f_m_rem_q      <= f_m_rem_d;
-      f_n_rem_q      <= f_n_rem_d;
-      in_valid_q     <= feed_read;
-      in_last_q      <= feed_last;
-      in_a_en_q      <= a_en;
-      in_b_en_q      <= b_en;
-      bias_dly_q     <= {bias_dly_q[BiasDly-2:0], feed_last};
-      p_nb_q         <= p_nb_d;
-      w_mb_q         <= w_mb_d;
-      w_nb_q         <= w_nb_d;
-      w_m_rem_q      <= w_m_rem_d;
-      w_n_rem_q      <= w_n_rem_d;
-      w_entry_base_q <= w_entry_base_d;
-      out_we_q       <= out_we_d;
-      w_final_q      <= w_final_d;
+      state_q       <= state_d;
+      feed_active_q <= feed_active_d;
+      in_valid_q    <= feed_read;
+      bias_dly_q    <= {bias_dly_q[BiasDly-2:0], feed_last};
+      out_we_q      <= out_we_d;
+      w_final_q     <= w_final_d;
     end
   end
 
-  // Write address and data are datapath: meaningful only with out_we_q.
+  // Not reset (spec 10): the feeder's and writer's counters and bases are loaded at launch before any use, and
+  // in_last / the lane enables travel beside in_valid. Write address and data are meaningful only with out_we_q.
   always_ff @(posedge clk_i) begin
+    f_phase_q      <= f_phase_d;
+    f_mb_q         <= f_mb_d;
+    f_nb_q         <= f_nb_d;
+    f_a_base_q     <= f_a_base_d;
+    f_b_base_q     <= f_b_base_d;
+    f_m_rem_q      <= f_m_rem_d;
+    f_n_rem_q      <= f_n_rem_d;
+    in_last_q      <= feed_last;
+    in_a_en_q      <= a_en;
+    in_b_en_q      <= b_en;
+    p_nb_q         <= p_nb_d;
+    w_mb_q         <= w_mb_d;
+    w_nb_q         <= w_nb_d;
+    w_m_rem_q      <= w_m_rem_d;
+    w_n_rem_q      <= w_n_rem_d;
+    w_entry_base_q <= w_entry_base_d;
     out_addr_q  <= out_addr_d;
     out_be_q    <= out_be_d;
     out_wdata_q <= out_wdata_d;
@@ -454,9 +432,10 @@ module qacc_ctrl
   assign mac_in_b_en_o  = in_b_en_q;
 
   // Upper bits of the requant output are used only in int32 mode; the sum widths are wider than the SRAMs
-  // (validation guarantees every address fits).
+  // (validation guarantees every address fits). The datapath units read the other command fields.
   logic unused_bits;
-  assign unused_bits = ^{w_addr, p_bias_addr, p_rq_addr, w_entry_base_q};
+  assign unused_bits = ^{w_addr, p_bias_addr, p_rq_addr, w_entry_base_q, cmd_i.rounding, cmd_i.a_unsigned,
+                         cmd_i.b_unsigned, cmd_i.zp_out};
 
 `ifndef SYNTHESIS
   Params_A: assert property (@(posedge clk_i) NumRows >= 4 && NumCols >= 4 && NumRows <= 32 && NumCols <= 32);

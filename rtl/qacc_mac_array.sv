@@ -110,13 +110,12 @@ module qacc_mac_array
       always_ff @(posedge clk_i or negedge rst_ni) begin
         if (!rst_ni) begin
           dly_valid_q <= '0;
-          dly_last_q  <= '0;
         end else begin
           dly_valid_q <= dly_valid_d;
-          dly_last_q  <= dly_last_d;
         end
       end
       always_ff @(posedge clk_i) begin
+        dly_last_q <= dly_last_d;  // beside dly_valid: not reset (spec 10)
         dly_a_q <= dly_a_d;
       end
       assign h_valid[r][0] = dly_valid_q[r-1];
@@ -189,15 +188,13 @@ module qacc_mac_array
   assign token   = token_q[NumCols-1];
   assign token_d = {token_q[NumCols-2:0], edge_last_q};
 
+  // A drain starts at row 0 (the token comes only between drains: DrainOverlap_A); drain_row_q counts the rows
+  // after it and is read only while drain_active_q.
   always_comb begin
     read_en        = token | drain_active_q;
-    read_row       = token ? '0 : drain_row_q;
-    drain_active_d = drain_active_q;
-    drain_row_d    = drain_row_q;
-    if (read_en) begin
-      drain_active_d = (read_row != RowIdxW'(NumRows - 1));
-      drain_row_d    = read_row + 1'b1;  // wraps to 0 after the last row
-    end
+    read_row       = drain_active_q ? drain_row_q : '0;
+    drain_active_d = read_en && (read_row != RowIdxW'(NumRows - 1));
+    drain_row_d    = read_row + 1'b1;
     for (int c = 0; c < NumCols; c++) begin
       out_acc_d[c] = res[read_row][c];
     end
@@ -207,21 +204,19 @@ module qacc_mac_array
     if (!rst_ni) begin
       token_q        <= '0;
       drain_active_q <= 1'b0;
-      drain_row_q    <= '0;
       out_valid_q    <= 1'b0;
-      out_last_q     <= 1'b0;
-      out_row_q      <= '0;
     end else begin
       token_q        <= token_d;
       drain_active_q <= drain_active_d;
-      drain_row_q    <= drain_row_d;
       out_valid_q    <= read_en;
-      out_last_q     <= read_en && (read_row == RowIdxW'(NumRows - 1));
-      out_row_q      <= read_row;
     end
   end
 
+  // Not reset (spec 10): the row counter is read only while draining; row and last travel beside out_valid.
   always_ff @(posedge clk_i) begin
+    drain_row_q <= drain_row_d;
+    out_last_q  <= (read_row == RowIdxW'(NumRows - 1));
+    out_row_q   <= read_row;
     if (read_en) begin
       out_acc_q <= out_acc_d;
     end

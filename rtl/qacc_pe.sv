@@ -43,16 +43,16 @@ module qacc_pe
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       valid_q <= 1'b0;
-      last_q  <= 1'b0;
       acc_q   <= '0;
     end else begin
       valid_q <= valid_i;
-      last_q  <= last_i;
       acc_q   <= acc_d;
     end
   end
 
+  // Not reset (spec 10): last travels beside valid.
   always_ff @(posedge clk_i) begin
+    last_q <= last_i;
     a_q   <= a_i;
     b_q   <= b_i;
     res_q <= res_d;

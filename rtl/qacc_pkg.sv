@@ -189,7 +189,7 @@ package qacc_pkg;
   endfunction
   // END GENERATED spec
 
-  // ---- Command (4): the CMD_* registers as copied at launch ----------------------------------------------------
+  // ---- Command (4): the CMD_* registers, locked while a command runs ----------------------------------------------
   typedef struct packed {
     opcode_e                  op;
     logic [DIM_W-1:0]         m;

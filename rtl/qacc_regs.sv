@@ -33,7 +33,7 @@ module qacc_regs
   output logic                       irq_o,
 
   // Command and status.
-  output cmd_t                       cmd_o,        // CMD_* registers (the controller copies them at launch)
+  output cmd_t                       cmd_o,        // CMD_* registers (locked while busy: the units read them in place)
   output logic                       start_o,      // CTRL.START written while idle
   input  logic                       busy_i,
   input  logic                       done_i,       // command completed (with err_code_i) at this edge
@@ -109,8 +109,8 @@ module qacc_regs
   err_code_e       err_code_d, err_code_q;
 
   // Window read in flight (the wait state): its error and where its data comes from.
-  logic            rd_pend_d, rd_pend_q, rd_err_d, rd_err_q, rd_shift_d, rd_shift_q;
-  win_e            rd_win_d, rd_win_q;
+  logic            rd_pend_d, rd_pend_q, rd_err_q, rd_shift_q;
+  win_e            rd_win_q;
 
   logic            reg_ro, reg_locked;
   logic            err;
@@ -138,9 +138,6 @@ module qacc_regs
   // APB handshake. A window read answers in its second access cycle from the _q state.
   always_comb begin
     rd_pend_d     = 1'b0;
-    rd_err_d      = rd_err_q;
-    rd_win_d      = rd_win_q;
-    rd_shift_d    = rd_shift_q;
     apb_pready_o  = 1'b0;
     apb_pslverr_o = 1'b0;
     apb_prdata_o  = '0;
@@ -150,9 +147,6 @@ module qacc_regs
       if (is_win && !apb_pwrite_i) begin
         if (!rd_pend_q) begin
           rd_pend_d  = 1'b1;
-          rd_err_d   = err;
-          rd_win_d   = win;
-          rd_shift_d = (win == WinRq) && off[2];
           win_req_o  = err ? '0 : NUM_WIN'(1) << win;
         end else begin
           apb_pready_o  = 1'b1;
@@ -258,9 +252,6 @@ module qacc_regs
       error_q    <= 1'b0;
       err_code_q <= ErrNone;
       rd_pend_q  <= 1'b0;
-      rd_err_q   <= 1'b0;
-      rd_win_q   <= WinA;
-      rd_shift_q <= 1'b0;
     end else begin
       cmd_q      <= cmd_d;
       irq_en_q   <= irq_en_d;
@@ -268,10 +259,14 @@ module qacc_regs
       error_q    <= error_d;
       err_code_q <= err_code_d;
       rd_pend_q  <= rd_pend_d;
-      rd_err_q   <= rd_err_d;
-      rd_win_q   <= rd_win_d;
-      rd_shift_q <= rd_shift_d;
     end
+  end
+
+  // The first access cycle's decode, for the second (APB holds the address; not reset, spec 10).
+  always_ff @(posedge clk_i) begin
+    rd_err_q   <= err;
+    rd_win_q   <= win;
+    rd_shift_q <= (win == WinRq) && off[2];
   end
 
   // Register read data.

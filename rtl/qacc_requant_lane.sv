@@ -72,18 +72,17 @@ module qacc_requant_lane
   logic signed [31:0] data_d, data_q;
 
   // ---- Stage 1: bias add, shift selection ---------------------------------------------------------------------
-  logic       one_rounding;
-  logic [6:0] shift_ext;  // shift_i sign-extended to 7 bits, so 31 - shift and -shift do not wrap
+  logic one_rounding;
 
+  // 31 - shift and -shift are taken mod 64: exact for legal shifts (sh1 1..62, sh2 0..31).
   always_comb begin
-    shift_ext    = {shift_i[SHIFT_W-1], shift_i};
     // Golden double rounding with shift >= 0 uses an exact left shift: one half-up rounding, as single rounding.
     one_rounding = (rounding_i == RqRoundSingle) || !shift_i[SHIFT_W-1];
 
     s1_d.x    = acc_i + bias_i;  // 32-bit wrap, as the golden accumulator
     s1_d.mult = mult_i;
-    s1_d.sh1  = one_rounding ? 6'(7'd31 - shift_ext) : 6'd31;
-    s1_d.sh2  = one_rounding ? 6'd0 : 6'(7'd0 - shift_ext);
+    s1_d.sh1  = one_rounding ? 6'd31 - 6'(shift_i) : 6'd31;
+    s1_d.sh2  = one_rounding ? 6'd0 : 6'd0 - 6'(shift_i);
     s1_d.raw  = out_raw_i;
     s1_d.zp   = zp_out_i;
     s1_d.cmin = clamp_min_i;
@@ -107,13 +106,14 @@ module qacc_requant_lane
   end
 
   // ---- Stage 3: first rounding shift (half up) and saturation to int32 --------------------------------------------
-  // 65 bits: p + 2^(sh1-1) <= 2^62 + 2^62 for any 6-bit shift, so the sum never wraps.
+  // 65 bits: p + 2^(sh1-1) <= 2^62 + 2^62 for a legal shift (sh1 >= 1). An illegal per-channel shift of 31 (spec 4:
+  // not checked) gives sh1 = 0, where sh1 - 1 wraps to 63: a deterministic result, and p + 2^63 does not wrap.
   logic signed [64:0] round_sum, rounded;
   logic [64:0]        round_half;
   logic               fits_int32;
 
   always_comb begin
-    round_half = (s2_q.sh1 == 6'd0) ? 65'd0 : (65'd1 << (s2_q.sh1 - 6'd1));
+    round_half = 65'd1 << (s2_q.sh1 - 6'd1);
     round_sum  = 65'(s2_q.prod) + signed'(round_half);
     rounded    = round_sum >>> s2_q.sh1;
     // The value fits int32 when bits [64:31] are all copies of the sign.
@@ -139,9 +139,10 @@ module qacc_requant_lane
     pot_floor = s3_q.r1 >>> s3_q.sh2;
     pot_mask  = (64'd1 << s3_q.sh2) - 64'd1;
     pot_rem   = {32'd0, s3_q.r1} & pot_mask;
-    pot_half  = (s3_q.sh2 == 6'd0) ? 64'd0 : (64'd1 << (s3_q.sh2 - 6'd1));
+    // sh2 = 0: sh2 - 1 wraps to 63, a half of 2^63 above the remainder 0, so no increment.
+    pot_half  = 64'd1 << (s3_q.sh2 - 6'd1);
     // Half away from zero: a tie rounds up for x >= 0 and down for x < 0.
-    pot_inc   = (s3_q.sh2 != 6'd0) && (s3_q.r1[31] ? (pot_rem > pot_half) : (pot_rem >= pot_half));
+    pot_inc   = s3_q.r1[31] ? (pot_rem > pot_half) : (pot_rem >= pot_half);
     // floor <= 2^30 whenever sh2 >= 1, so the increment cannot wrap.
     pot_result = pot_floor + (pot_inc ? 32'sd1 : 32'sd0);
 
@@ -174,7 +175,7 @@ module qacc_requant_lane
     end
   end
 
-  // Datapath flops are not reset (spec 9); they only move when a beat is present.
+  // Datapath flops are not reset (spec 10); they only move when a beat is present.
   always_ff @(posedge clk_i) begin
     if (valid_i) begin
       s1_q <= s1_d;

@@ -71,14 +71,10 @@ module qacc_requant_unit
   logic [REQUANT_LATENCY-1:0][RowIdxW-1:0] row_q;
   logic [REQUANT_LATENCY-1:0]              last_q;
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      row_q  <= '0;
-      last_q <= '0;
-    end else begin
-      row_q  <= {row_q[REQUANT_LATENCY-2:0], in_row_i};
-      last_q <= {last_q[REQUANT_LATENCY-2:0], in_valid_i & in_last_i};
-    end
+  // Not reset (spec 10): they travel beside the lanes' valid bits.
+  always_ff @(posedge clk_i) begin
+    row_q  <= {row_q[REQUANT_LATENCY-2:0], in_row_i};
+    last_q <= {last_q[REQUANT_LATENCY-2:0], in_last_i};
   end
 
   assign out_valid_o = lane_valid[0];

@@ -83,13 +83,10 @@ module qacc_sram_win #(
     .wdata_i (wdata)
   );
 
-  // The sub-word index of a host read travels with it to the data cycle.
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      host_sub_q <= '0;
-    end else if (host_req_i && !host_we_i) begin
-      host_sub_q <= host_sub;
-    end
+  // The sub-word index of a host read travels with it to the data cycle (APB holds the address through the
+  // access, so it is sampled every cycle; not reset, spec 10).
+  always_ff @(posedge clk_i) begin
+    host_sub_q <= host_sub;
   end
 
   assign host_rdata_o = rdata[32*host_sub_q +: 32];

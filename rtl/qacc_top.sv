@@ -57,7 +57,7 @@ module qacc_top
   localparam int unsigned OutAddrW  = $clog2(OutDepth);
 
   // ---- Registers and windows --------------------------------------------------------------------------------------
-  cmd_t                       reg_cmd, cmd;
+  cmd_t                       cmd;
   logic                       start, busy, done;
   err_code_e                  err_code;
   logic [31:0]                perf_cycles, perf_mac_busy, perf_rq_busy, perf_out_writes, perf_feed_stall;
@@ -92,7 +92,7 @@ module qacc_top
     .apb_pready_o,
     .apb_pslverr_o,
     .irq_o,
-    .cmd_o             (reg_cmd),
+    .cmd_o             (cmd),
     .start_o           (start),
     .busy_i            (busy),
     .done_i            (done),
@@ -144,8 +144,7 @@ module qacc_top
     .clk_i,
     .rst_ni,
     .start_i           (start),
-    .cmd_i             (reg_cmd),
-    .cmd_o             (cmd),
+    .cmd_i             (cmd),
     .busy_o            (busy),
     .done_o            (done),
     .err_code_o        (err_code),

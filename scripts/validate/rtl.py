@@ -129,7 +129,7 @@ def verilate_digest(rtl_dir, config, mdir):
     the generated code are relative to the RTL directory, so two copies of rtl/ compare equal when the same."""
     if os.path.isdir(mdir):
         shutil.rmtree(mdir)
-    cmd = ["verilator", "--cc", "-Wall", "-Wno-fatal", "--assert", "--x-assign", "fast", "--x-initial", "fast",
+    cmd = ["verilator", "--cc", "-Wall", "-Wno-fatal", "--assert", "--x-assign", "fast", "--x-initial", "unique",
            "-O3", "-F", "files.f", "--top-module", "qacc_top", "--prefix", "Vqacc_top", "--Mdir",
            os.path.abspath(mdir), *config.params]
     p = subprocess.run(cmd, cwd=rtl_dir, capture_output=True, text=True)

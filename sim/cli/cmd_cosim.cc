@@ -20,6 +20,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
 #include "sim/cosim/cosim.h"
+#include "sim/testgen/rng.h"
 #include "sim/testgen/suites.h"
 
 namespace qacc::cli {
@@ -223,6 +224,10 @@ void RunCosim(const CosimArgs& args) {
     throw UsageError(fmt::format("--test: {}", e.what()));
   }
   options.mutant = args.mutant;
+  // Each (test, seed) powers on the RTL in its own random state, the same in the waves rerun.
+  options.power_on_seed = sim::HashName("power-on " + args.test) ^ seed;
+  // Odd seeds reset with the clock stopped, even seeds over clock cycles (spec 10: both are legal).
+  options.reset_without_clock = (seed & 1) != 0;
   options.coverage_path = args.coverage;
   if (args.model_only && (args.mutant != 0 || !args.coverage.empty())) {
     throw UsageError("--mutant and --coverage are of the RTL: not with --model-only");

@@ -47,6 +47,12 @@ struct CosimOptions {
   int64_t quantum_cycles = 1024;
   // Mutant N of a mutant-schemata RTL build (qacc validate, docs/validate.md); 0: the design as written.
   int64_t mutant = 0;
+  // Seeds the power-on values of the RTL's flops (spec 10; 0: zeros). The ones reset does not clear
+  // keep theirs, so a datapath value that leaves a unit without its valid bit shows as a mismatch.
+  uint64_t power_on_seed = 0;
+  // The power-on reset pulsed with the clock stopped (spec 10: rst_ni is asynchronous), instead of
+  // held over clock cycles: a flop that reset misses keeps its power-on value.
+  bool reset_without_clock = false;
   // When not empty, the RTL build's Verilator coverage (line and toggle) is written here after the run.
   std::string coverage_path;
 };

@@ -8,13 +8,13 @@ namespace qacc::cosim {
 
 // One factory per build (generated rtl_variant_<name>.cc files).
 #define QACC_COSIM_VARIANT(name, config, traced, coverage, mutants, rows, cols, a, b, bias, rq, out) \
-  std::unique_ptr<Dut> MakeDut_##name(const DutVariant& variant, int64_t mutant);
+  std::unique_ptr<Dut> MakeDut_##name(const DutVariant& variant, int64_t mutant, uint64_t power_on_seed);
 #include "rtl_variants.inc"
 #undef QACC_COSIM_VARIANT
 
 namespace {
 
-using Factory = std::unique_ptr<Dut> (*)(const DutVariant&, int64_t);
+using Factory = std::unique_ptr<Dut> (*)(const DutVariant&, int64_t, uint64_t);
 
 struct Entry {
   DutVariant variant;
@@ -78,10 +78,10 @@ void CheckMutant(const DutVariant& variant, int64_t mutant) {
   }
 }
 
-std::unique_ptr<Dut> MakeDut(const DutVariant& variant, int64_t mutant) {
+std::unique_ptr<Dut> MakeDut(const DutVariant& variant, int64_t mutant, uint64_t power_on_seed) {
   CheckMutant(variant, mutant);
   for (const Entry& e : Entries()) {
-    if (e.variant.name == variant.name) return e.factory(variant, mutant);
+    if (e.variant.name == variant.name) return e.factory(variant, mutant, power_on_seed);
   }
   throw std::logic_error("unknown RTL build " + variant.name);
 }

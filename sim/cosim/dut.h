@@ -63,6 +63,9 @@ class Dut {
   virtual const DutVariant& variant() const = 0;
 
   virtual void SetReset(bool asserted) = 0;  // rst_ni = !asserted
+  // rst_ni pulsed low and back high with clk_i held low: only the asynchronous reset clears the flops
+  // (no clock edge loads them from their inputs meanwhile).
+  virtual void PulseResetWithoutClock() = 0;
   virtual void SetApb(const ApbPins& pins) = 0;
   // Evaluates cycle `cycle` with clk_i low and the current inputs, fills `sample`, then applies the
   // rising edge that ends the cycle. With tracing on, dumps both half cycles (cycle n at n ns).
@@ -90,7 +93,10 @@ const std::vector<DutVariant>& DutVariants();
 // std::invalid_argument naming the config's values and the available builds.
 const DutVariant& FindVariant(const arch::ArchConfig& config, bool traced);
 // `mutant` selects a mutant of a mutant-schemata build (+qacc_mutant=N); 0 runs the design as written.
-std::unique_ptr<Dut> MakeDut(const DutVariant& variant, int64_t mutant = 0);
+// `power_on_seed` seeds the power-on value of every RTL variable (--x-initial unique, spec 10): reset
+// then clears the control flops, the datapath flops keep theirs; 0 powers on with zeros. The SRAM arrays
+// power on with zeros either way, like the model's.
+std::unique_ptr<Dut> MakeDut(const DutVariant& variant, int64_t mutant = 0, uint64_t power_on_seed = 0);
 // Throws std::invalid_argument unless `variant` can run mutant `mutant` (0 always can).
 void CheckMutant(const DutVariant& variant, int64_t mutant);
 

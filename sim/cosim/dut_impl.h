@@ -9,6 +9,7 @@
 
 #include "sim/cosim/dut.h"
 #include "sim/cosim/monitor_sample.h"
+#include "sim/testgen/rng.h"
 #include "verilated.h"
 #include "verilated_cov.h"
 #include "verilated_fst_c.h"
@@ -18,17 +19,32 @@ namespace qacc::cosim {
 template <typename VTop, bool kTraced, bool kCoverage>
 class DutImpl final : public Dut {
  public:
-  DutImpl(const DutVariant& variant, int64_t mutant)
+  DutImpl(const DutVariant& variant, int64_t mutant, uint64_t power_on_seed)
       : variant_(variant), context_(std::make_unique<VerilatedContext>()) {
     if constexpr (kTraced) context_->traceEverOn(true);
+    // Verilated with --x-initial unique: the constructor draws every variable's power-on value from
+    // the context's generator (mode 2: random; 0: zeros). Verilator takes a non-zero int seed.
+    if (power_on_seed != 0) {
+      context_->randReset(2);
+      context_->randSeed(static_cast<int>(sim::Rng(power_on_seed).Next() & 0x7FFFFFFF) | 1);
+    }
     // A mutant schemata reads its selector with $value$plusargs in an initial block (docs/validate.md);
     // Verilator aborts a plusargs read without command arguments, so every build gets them.
     const std::string plusarg = "+qacc_mutant=" + std::to_string(mutant);
     const char* argv[] = {"qacc", plusarg.c_str()};
     context_->commandArgs(2, argv);
     top_ = std::make_unique<VTop>(context_.get(), "qacc_top");
+    auto& root = *top_->rootp;
+    ZeroWords(root.qacc_top__DOT__u_a_sram__DOT__u_sram__DOT__mem_q);
+    ZeroWords(root.qacc_top__DOT__u_b_sram__DOT__u_sram__DOT__mem_q);
+    ZeroWords(root.qacc_top__DOT__u_bias_sram__DOT__u_sram__DOT__mem_q);
+    ZeroWords(root.qacc_top__DOT__u_rq_sram__DOT__u_sram__DOT__mem_q);
+    ZeroWords(root.qacc_top__DOT__u_out_sram__DOT__u_sram__DOT__mem_q);
     top_->clk_i = 0;
     top_->rst_ni = 1;
+    // Settle with reset released, so that the first SetReset(true) is a falling edge of rst_ni that
+    // clears the control flops at once, not only at the first rising clock edge.
+    top_->eval();
   }
   ~DutImpl() override {
     CloseTrace();
@@ -37,6 +53,16 @@ class DutImpl final : public Dut {
 
   const DutVariant& variant() const override { return variant_; }
   void SetReset(bool asserted) override { top_->rst_ni = asserted ? 0 : 1; }
+  void PulseResetWithoutClock() override {
+    top_->clk_i = 0;
+    top_->rst_ni = 0;
+    top_->eval();
+    top_->rst_ni = 1;
+    top_->eval();
+    // The assertions' past samples (Verilator variables, random at power-on like the flops) have seen
+    // no clock edge yet: the first edge checks nothing.
+    mute_assertions_ = true;
+  }
   void SetApb(const ApbPins& pins) override {
     top_->apb_psel_i = pins.psel;
     top_->apb_penable_i = pins.penable;
@@ -55,7 +81,12 @@ class DutImpl final : public Dut {
     }
     SampleOutputs(top, variant_.cols, s);
     top.clk_i = 1;
+    if (mute_assertions_) context_->assertOn(false);
     top.eval();
+    if (mute_assertions_) {
+      context_->assertOn(true);
+      mute_assertions_ = false;
+    }
     if constexpr (kTraced) {
       if (tracing_) trace_->dump(static_cast<uint64_t>(cycle) * kPeriodPs + kPeriodPs / 2);
     }
@@ -128,6 +159,12 @@ class DutImpl final : public Dut {
     }
   }
 
+  template <typename Array>
+  static void ZeroWords(Array& mem) {
+    const size_t depth = sizeof(mem) / sizeof(mem[0]);
+    for (size_t w = 0; w < depth; ++w) mem[w] = {};
+  }
+
   static constexpr uint64_t kPeriodPs = 1000;  // Verilator's default time unit is 1 ps
 
   DutVariant variant_;
@@ -138,6 +175,7 @@ class DutImpl final : public Dut {
   struct NoTrace {};
   std::unique_ptr<std::conditional_t<kTraced, VerilatedFstC, NoTrace>> trace_;
   bool tracing_ = false;
+  bool mute_assertions_ = false;
 };
 
 }  // namespace qacc::cosim

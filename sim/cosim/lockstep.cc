@@ -116,10 +116,15 @@ class Engine {
   // Plays the host program; returns normally, or throws EngineStop (watchdog, end of the trace
   // window).
   void Run() {
-    dut_.SetReset(true);
-    for (int i = 0; i < kResetCycles; ++i) Tick();
-    dut_.SetReset(false);
-    Tick();
+    if (options_.reset_without_clock) {
+      dut_.PulseResetWithoutClock();
+      for (int i = 0; i <= kResetCycles; ++i) Tick();
+    } else {
+      dut_.SetReset(true);
+      for (int i = 0; i < kResetCycles; ++i) Tick();
+      dut_.SetReset(false);
+      Tick();
+    }
     for (const sim::HostOp& op : program_.ops) {
       switch (op.kind) {
         case sim::HostOp::Kind::kWrite:
@@ -528,7 +533,7 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
   setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                           sc_core::SC_DO_NOTHING);
-  std::unique_ptr<Dut> dut = MakeDut(variant, options.mutant);
+  std::unique_ptr<Dut> dut = MakeDut(variant, options.mutant, options.power_on_seed);
   Scoreboard scoreboard(options.config);
   Coverage coverage(options.config);
 
@@ -665,7 +670,8 @@ RtlOnlyResult RunRtlOnly(const CosimOptions& options, const sim::Program& progra
                          const RtlOnlyOptions& rtl_options) {
   const bool traced = !rtl_options.trace_path.empty();
   std::unique_ptr<Dut> dut =
-      MakeDut(FindVariant(options.config, traced || rtl_options.traced_build), options.mutant);
+      MakeDut(FindVariant(options.config, traced || rtl_options.traced_build), options.mutant,
+              options.power_on_seed);
   if (traced) dut->OpenTrace(rtl_options.trace_path);
   Engine engine(options, program, *dut, nullptr, nullptr);
   if (traced) engine.set_trace(rtl_options.trace_begin, rtl_options.trace_end);

@@ -9,6 +9,7 @@
 
 #include "golden/activation.h"
 #include "golden/quant.h"
+#include "golden/requant.h"
 #include "sim/testgen/rng.h"
 
 namespace qacc::sim {
@@ -491,6 +492,65 @@ void GenMultExtremes(Rng& rng, const arch::ArchConfig& config, model::GemmJob& j
   }
 }
 
+// Requant corners that random data rarely reaches, made visible in the int8 output by an output zero point
+// that brings the huge intermediate back into the clamp range. A is all 0 (every accumulator is 0), so
+// x = bias[n]; per-tensor multiplier and shift; one sign per seed (the zero point can show only one).
+//  - ties: double rounding, shift -sh2, SRDHM results beyond 2^30 in magnitude that are ties of
+//    RoundingDivideByPOT (x is searched with the golden SRDHM): the tie direction follows bit 31 of the
+//    SRDHM result, which differs from bit 30 there;
+//  - saturation: shift 30, most products saturate to INT32_MAX (x > 0) or INT32_MIN (x < 0), and the zero
+//    point +-(2^31 - 1) -+ 50 shows the saturated value itself; a few x in -2..2 do not saturate.
+void GenRequantCorners(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job, bool ties) {
+  job.m = int(rng.Uniform(1, config.rows));
+  job.n = int(rng.Uniform(1, 3 * config.cols));
+  job.k = int(rng.Uniform(1, 8));
+  Plan plan = RandomPlan(rng);
+  plan.a_unsigned = false;
+  plan.a_zp = 0;
+  plan.bias = true;
+  plan.per_channel = false;
+  plan.out_raw = false;
+  plan.clamp = ClampKind::kInt8;
+  Build(rng, config, plan, job);
+  std::fill(job.a.begin(), job.a.end(), Code(0));
+  job.requant.clamp_min = -128;
+  job.requant.clamp_max = 127;
+  const bool negative = rng.Chance(50);
+  const int64_t two30 = int64_t{1} << 30;
+  if (ties) {
+    const int sh2 = int(rng.Uniform(1, 29));
+    const int32_t mult = int32_t(rng.Uniform(two30 + two30 / 2, kMaxMult));
+    job.requant.rounding = golden::RequantRounding::kDoubleRounding;
+    job.requant.multiplier = mult;
+    job.requant.shift = -sh2;
+    // Ties t = +-(2^30 + 2^(sh2-1) + j * 2^sh2), j < jmax, all with |t| < mult (reachable by some x).
+    const int64_t half = int64_t{1} << (sh2 - 1), step = int64_t{1} << sh2;
+    const int64_t jmax = std::min<int64_t>(180, (int64_t(mult) - two30 - half) / step);
+    for (int n = 0; n < job.n; ++n) {
+      const int64_t j = rng.Uniform(0, std::max<int64_t>(0, jmax - 1));
+      const int64_t t = (two30 + half + j * step) * (negative ? -1 : 1);
+      // SRDHM(x, mult) = floor((x * mult + 2^30) / 2^31) grows by 0 or 1 per step of x (mult < 2^31).
+      int64_t x = t * (int64_t{1} << 31) / mult;
+      while (golden::SaturatingRoundingDoublingHighMul(int32_t(x), mult) < t) ++x;
+      while (golden::SaturatingRoundingDoublingHighMul(int32_t(x), mult) > t) --x;
+      job.bias[size_t(n)] = int32_t(x);
+    }
+    // v = t / 2^sh2 rounded away from zero = +-(2^(30 - sh2) + j + 1): with the zero point, +-(j - 60).
+    const int32_t base = int32_t((int64_t{1} << (30 - sh2)) + 1);
+    job.requant.output_zero_point = negative ? base + 60 : -base - 60;
+  } else {
+    job.requant.rounding = rng.Chance(50) ? golden::RequantRounding::kSingleRounding
+                                          : golden::RequantRounding::kDoubleRounding;
+    job.requant.multiplier = int32_t(rng.Uniform(kMinMult, kMaxMult));
+    job.requant.shift = arch::kMaxShift;
+    for (int n = 0; n < job.n; ++n) {
+      const int64_t x = rng.Chance(10) ? rng.Uniform(-2, 2) : rng.Uniform(3, kInt32Max);
+      job.bias[size_t(n)] = int32_t(negative ? -x : x);
+    }
+    job.requant.output_zero_point = negative ? kInt32Max - 50 : -kInt32Max + 50;
+  }
+}
+
 // A plan modifier applied after RandomPlan, then built on a random shape.
 Generator WithPlan(std::function<void(Rng&, Plan&)> modify) {
   return [modify](Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
@@ -629,6 +689,18 @@ const std::vector<TestDef>& TestDefs() {
     add("gemm_mult_extremes",
         "requant multipliers 2^30, 2^30+1, 2^31-2, 2^31-1 (and 0) per channel or per tensor",
         GenMultExtremes);
+    add("gemm_requant_ties",
+        "x from the bias (A all 0): double-rounding ties with |SRDHM| > 2^30, shown in the int8 "
+        "output by an output zero point near -+2^(30 - sh2)",
+        [](Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
+          GenRequantCorners(rng, config, job, /*ties=*/true);
+        });
+    add("gemm_requant_saturation",
+        "x from the bias (A all 0): shift 30 saturating to INT32_MAX or INT32_MIN, the saturated "
+        "value shown in the int8 output by an output zero point near -+2^31",
+        [](Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
+          GenRequantCorners(rng, config, job, /*ties=*/false);
+        });
     add("gemm_per_channel", "per-channel multipliers and shifts from the rq SRAM, with bias",
         WithPlan([](Rng&, Plan& plan) {
           plan.per_channel = true;

@@ -257,6 +257,13 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
   requant_pair(
       "mult 2^31 - 1 / -2^31", [](model::GemmJob& j) { j.requant.multiplier = kInt32Max; },
       [](arch::Command& c) { c.mult = kInt32Min; });
+  // Negative multipliers with bit 30 set: the rule looks at both top bits, not bit 30 alone.
+  requant_pair(
+      "mult 2^31 - 1 / -2^30", [](model::GemmJob& j) { j.requant.multiplier = kInt32Max; },
+      [](arch::Command& c) { c.mult = -kMinMult; });
+  requant_pair(
+      "mult 2^30 / -1", [](model::GemmJob& j) { j.requant.multiplier = kMinMult; },
+      [](arch::Command& c) { c.mult = -1; });
   requant_pair(
       "clamp_min = clamp_max / clamp_min > clamp_max",
       [&](model::GemmJob& j) { j.requant.clamp_min = j.requant.clamp_max; },

@@ -95,6 +95,8 @@ TEST(GemmSuite, NamesAreUniqueAndDescribed) {
                                "gemm_overflow",
                                "gemm_shift_extremes",
                                "gemm_mult_extremes",
+                               "gemm_requant_ties",
+                               "gemm_requant_saturation",
                                "gemm_per_channel",
                                "gemm_single_rounding",
                                "gemm_raw_int32",
@@ -283,6 +285,49 @@ TEST(GemmSuite, ShiftAndMultiplierExtremes) {
   for (int32_t m : {0, int32_t{1} << 30, (int32_t{1} << 30) + 1, 0x7FFF'FFFE, 0x7FFF'FFFF}) {
     EXPECT_EQ(mults.count(m), 1u) << m;
   }
+}
+
+// The requant corner tests reach their corner (checked with the golden's own SRDHM and rounding, an
+// oracle independent of the generator's search) and the int8 output shows it, not a clamp bound.
+TEST(GemmSuite, RequantCornersAreReachedAndVisible) {
+  std::set<bool> tie_signs, sat_signs;
+  int ties = 0, saturated = 0;
+  ForEachJob("gemm_requant_ties", [&](const auto&, const auto& job, const auto& where) {
+    ASSERT_EQ(job.requant.rounding, golden::RequantRounding::kDoubleRounding) << where;
+    ASSERT_LT(job.requant.shift, 0) << where;
+    ASSERT_FALSE(job.per_channel || job.out_raw) << where;
+    const int sh2 = -job.requant.shift;
+    for (int n = 0; n < job.n; ++n) {
+      const int32_t x = job.bias[size_t(n)];  // A is all 0
+      const int64_t t = golden::SaturatingRoundingDoublingHighMul(x, job.requant.multiplier);
+      EXPECT_GT(t < 0 ? -t : t, int64_t{1} << 30) << where << " lane " << n;
+      EXPECT_EQ(t & ((int64_t{1} << sh2) - 1), int64_t{1} << (sh2 - 1)) << where << " lane " << n;
+      const int32_t y = golden::RequantizeAccumulator(x, job.requant);
+      EXPECT_TRUE(y > -128 && y < 127) << where << " lane " << n << " y " << y;
+      tie_signs.insert(t < 0);
+      ++ties;
+    }
+  });
+  ForEachJob("gemm_requant_saturation", [&](const auto&, const auto& job, const auto& where) {
+    ASSERT_EQ(job.requant.shift, 30) << where;
+    for (int n = 0; n < job.n; ++n) {
+      const int32_t x = job.bias[size_t(n)];
+      const int32_t v = job.requant.rounding == golden::RequantRounding::kSingleRounding
+                            ? golden::MultiplyByQuantizedMultiplierSingleRounding(
+                                  x, job.requant.multiplier, 30)
+                            : golden::MultiplyByQuantizedMultiplierDoubleRounding(
+                                  x, job.requant.multiplier, 30);
+      if (v != INT32_MAX && v != INT32_MIN) continue;
+      const int32_t y = golden::RequantizeAccumulator(x, job.requant);
+      EXPECT_TRUE(y > -128 && y < 127) << where << " lane " << n << " y " << y;
+      sat_signs.insert(v < 0);
+      ++saturated;
+    }
+  });
+  EXPECT_GT(ties, 100);
+  EXPECT_GT(saturated, 100);
+  EXPECT_EQ(tie_signs.size(), 2u);
+  EXPECT_EQ(sat_signs.size(), 2u);
 }
 
 TEST(GemmSuite, ModeTestsHaveTheirMode) {
