@@ -8,8 +8,12 @@ foreach(file ${QACC_CONFIG_FILES})
   get_filename_component(name ${file} NAME_WE)
   list(APPEND QACC_CONFIGS ${name})
 endforeach()
-# The co-simulation Verilates qacc_top for these (sim/cosim); a build directory may narrow the list.
-set(QACC_COSIM_CONFIGS ${QACC_CONFIGS} CACHE STRING "configs/*.json names with a Verilated qacc_top build")
+# The co-simulation Verilates qacc_top for these (sim/cosim); a build directory may narrow the list. Empty (the
+# default) means every configs/*.json, so that a config added later gets its build in an existing directory too.
+set(QACC_COSIM_CONFIGS "" CACHE STRING "configs/*.json names with a Verilated qacc_top build (empty: all)")
+if(NOT QACC_COSIM_CONFIGS)
+  set(QACC_COSIM_CONFIGS ${QACC_CONFIGS})
+endif()
 
 # Reads configs/<name>.json into <prefix>_ROWS, _COLS, _A_DEPTH, _B_DEPTH, _BIAS_DEPTH, _RQ_DEPTH, _OUT_DEPTH,
 # _REQUANT_LATENCY and _MAC_EDGE_LATENCY in the caller's scope.

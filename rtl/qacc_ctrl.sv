@@ -271,8 +271,7 @@ module qacc_ctrl
   always_comb begin
     out_we_d    = rq_out_valid_i && (CntW'(rq_out_row_i) < w_m_rem_q);
     out_addr_d  = OutAddrW'(w_addr);
-    out_be_d    = '0;
-    out_wdata_d = '0;
+    // Both modes assign every byte enable and data byte below.
     for (int c = 0; c < NumCols; c++) begin
       if (cmd_i.out_raw) begin
         out_be_d[4*c +: 4]     = {4{w_n_rem_q > CntW'(c)}};

@@ -28,7 +28,7 @@ const arch::ArchConfig& Config(const std::string& name) {
       arch::LoadArchConfig(QACC_SOURCE_DIR "/configs/rect_4x16.json");
   return name == "default" ? default_config : rect_config;
 }
-const std::vector<std::string> kConfigs = {"default", "rect_4x16"};
+const std::vector<std::string> kConfigs = {"default", "rect_4x16", "tall_16x4"};
 
 std::string Where(const std::string& test, uint64_t seed, const arch::ArchConfig& config) {
   return test + " seed " + std::to_string(seed) + " on " + config.name;
