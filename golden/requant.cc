@@ -160,10 +160,11 @@ MultiplierRshift QuantizeMultiplierRshift(double real_multiplier, int bits) {
       std::end(kMultiplierRshiftBits)) {
     throw std::invalid_argument(fmt::format("bits: {} is not allowed, must be 8, 16 or 32", bits));
   }
-  if (!std::isfinite(real_multiplier) || !(real_multiplier > 0.0)) {
+  if (!std::isfinite(real_multiplier) || !(real_multiplier >= 0.0)) {
     throw std::invalid_argument(
-        fmt::format("scale: {} is not allowed, must be finite and > 0", real_multiplier));
+        fmt::format("scale: {} is not allowed, must be finite and >= 0", real_multiplier));
   }
+  if (real_multiplier == 0.0) return {0, 0, bits};
   const double max_multiplier = std::ldexp(1.0, bits - 1) - 1;
   int exponent = 0;
   std::frexp(real_multiplier, &exponent);

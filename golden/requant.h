@@ -80,8 +80,9 @@ struct MultiplierRshift {
 };
 
 // Largest |multiplier| that fits `bits` signed bits with the largest rshift that keeps it there, so the
-// relative error is minimal (0.1234 with 32 bits -> 2119995857 >> 34). Throws std::invalid_argument for bits
-// not in {8, 16, 32} or a scale that is not positive and finite.
+// relative error is minimal (0.1234 with 32 bits -> 2119995857 >> 34). A zero scale (a dead channel) gives
+// (0, 0), as TFLite's QuantizeMultiplier. Throws std::invalid_argument for bits not in {8, 16, 32} or a scale
+// that is negative or not finite.
 // rshift is the largest in 0..kMaxRshift with round_half_away(real * 2^rshift) <= 2^(bits-1) - 1.
 // A scale with round(real) > 2^(bits-1) - 1 (real >= 2^(bits-1) - 0.5) cannot be represented with
 // rshift >= 0 and throws std::invalid_argument naming "scale".

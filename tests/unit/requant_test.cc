@@ -560,6 +560,15 @@ TEST(QuantizeMultiplierRshift, HandFacts) {
   ExpectRshift(std::ldexp(1.0, -62), 8, 1, 62);
 }
 
+TEST(QuantizeMultiplierRshift, ZeroScaleIsMultiplierZero) {
+  for (int bits : kMultiplierRshiftBits) {
+    const MultiplierRshift m = QuantizeMultiplierRshift(0.0, bits);
+    EXPECT_EQ(m.multiplier, 0) << bits;
+    EXPECT_EQ(m.rshift, 0) << bits;
+    EXPECT_EQ(MultiplyRshift(123456, m.multiplier, m.rshift, RoundingMode::kHalfUp), 0) << bits;
+  }
+}
+
 TEST(QuantizeMultiplierRshift, RejectsBadArguments) {
   auto expect_error = [](double real, int bits, const std::string& field) {
     try {
@@ -570,7 +579,7 @@ TEST(QuantizeMultiplierRshift, RejectsBadArguments) {
     }
   };
   for (int bits : {0, 7, 12, 64, -8}) expect_error(0.5, bits, "bits");
-  for (double real : {0.0, -1.0, std::nan(""), std::numeric_limits<double>::infinity()}) {
+  for (double real : {-1.0, -0.5, std::nan(""), std::numeric_limits<double>::infinity()}) {
     expect_error(real, 32, "scale");
   }
   expect_error(127.5, 8, "scale");  // rounds to 128
