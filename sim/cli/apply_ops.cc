@@ -112,22 +112,70 @@ RequantSetup MakeRequantSetup(const std::vector<double>& scales,
   return setup;
 }
 
+RequantSetup MakeTpuMlirRequantSetup(const std::vector<double>& scales,
+                                     const std::vector<int64_t>& multipliers,
+                                     const std::vector<int64_t>& rshifts, int64_t max_multiplier,
+                                     const std::string& rounding_name, const golden::QuantSpec& out) {
+  namespace tpu = golden::tpu_mlir;
+  const auto rounding = tpu::ParseRounding(rounding_name);
+  if (!rounding) {
+    throw UsageError(fmt::format("--tpu-rounding: '{}' is not one of {}", rounding_name,
+                                 tpu::RoundingChoices()));
+  }
+  RequantSetup setup;
+  setup.out = out;
+  setup.tpu_mlir = true;
+  setup.tpu_rounding = *rounding;
+  if (!scales.empty()) {
+    if (!multipliers.empty() || !rshifts.empty()) {
+      throw UsageError("--scale and --multiplier/--rshift: give one of them");
+    }
+    for (double scale : scales) {
+      setup.tpu.push_back(tpu::RShiftAndMultiplierFromQScale(scale, max_multiplier));
+      setup.real.push_back(scale);
+    }
+  } else {
+    if (multipliers.empty() || multipliers.size() != rshifts.size()) {
+      throw UsageError(fmt::format(
+          "--multiplier and --rshift: give as many of each ({} and {}), or --scale instead",
+          multipliers.size(), rshifts.size()));
+    }
+    for (size_t c = 0; c < multipliers.size(); ++c) {
+      if (multipliers[c] < INT32_MIN || multipliers[c] > INT32_MAX || rshifts[c] < 0 ||
+          rshifts[c] > 63) {
+        throw UsageError(fmt::format(
+            "--multiplier/--rshift: value {} ({}, {}) is out of range: multiplier {}..{}, rshift 0..63",
+            c, multipliers[c], rshifts[c], INT32_MIN, INT32_MAX));
+      }
+      setup.tpu.push_back({multipliers[c], int(rshifts[c]), false});
+      setup.real.push_back(std::ldexp(double(multipliers[c]), -int(rshifts[c])));
+    }
+  }
+  setup.description = fmt::format(
+      "TPU-MLIR multiplier/rshift, {} rounding, {}, output {}-bit {} zero point {}",
+      tpu::RoundingName(*rounding),
+      setup.tpu.size() == 1 ? std::string("per tensor")
+                            : fmt::format("per channel ({} channels)", setup.tpu.size()),
+      out.bits, out.is_signed ? "signed" : "unsigned", out.zero_point);
+  return setup;
+}
+
 ApplyResult ApplyRequant(const CodeTensor& input, const RequantSetup& setup, int axis) {
   int64_t stride = 1, channels = 1;
-  if (setup.params.size() > 1) {
+  if (setup.real.size() > 1) {
     if (input.shape.empty()) {
       throw UsageError(
           fmt::format("--axis: the input is 0-d (shape ()); per-channel parameters "
                       "need an axis of {} channels",
-                      setup.params.size()));
+                      setup.real.size()));
     }
     const size_t a = ResolveAxis(axis, input, "--axis", "the input");
     channels = input.shape[a];
-    if (channels != static_cast<int64_t>(setup.params.size())) {
+    if (channels != static_cast<int64_t>(setup.real.size())) {
       throw UsageError(
           fmt::format("--axis: axis {} of the input (shape {}) has {} channels, but {} per-channel "
                       "parameters were given",
-                      axis, golden::ShapeString(input.shape), channels, setup.params.size()));
+                      axis, golden::ShapeString(input.shape), channels, setup.real.size()));
     }
     for (size_t d = a + 1; d < input.shape.size(); ++d) stride *= input.shape[d];
   }
@@ -140,7 +188,15 @@ ApplyResult ApplyRequant(const CodeTensor& input, const RequantSetup& setup, int
   for (size_t i = 0; i < input.codes.size(); ++i) {
     const size_t c = channels == 1 ? 0 : size_t((int64_t(i) / stride) % channels);
     const auto acc = static_cast<int32_t>(input.codes[i]);
-    result.codes.push_back(golden::RequantizeAccumulator(acc, setup.params[c]));
+    if (setup.tpu_mlir) {
+      // TPU-MLIR: applyMultiplierAndRShift, + zero point, saturate to the output type.
+      const int64_t v = golden::tpu_mlir::ApplyMultiplierAndRShift(
+                            acc, setup.tpu[c].multiplier, setup.tpu[c].rshift, setup.tpu_rounding) +
+                        setup.out.zero_point;
+      result.codes.push_back(std::clamp<int64_t>(v, result.qmin, result.qmax));
+    } else {
+      result.codes.push_back(golden::RequantizeAccumulator(acc, setup.params[c]));
+    }
     result.ref.push_back(double(acc) * setup.real[c] + setup.out.zero_point);
   }
   return result;

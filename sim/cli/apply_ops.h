@@ -17,6 +17,7 @@
 #include "golden/quant.h"
 #include "golden/requant.h"
 #include "golden/softmax.h"
+#include "golden/tpu_mlir.h"
 #include "sim/cli/apply_tensor.h"
 #include "sim/cli/spec_options.h"
 
@@ -31,15 +32,26 @@ struct ApplyResult {
 
 // Requantization of int32 accumulators, per tensor (one parameter) or per channel.
 struct RequantSetup {
-  std::vector<golden::RequantParams> params;  // one per tensor, or one per channel
-  std::vector<double> real;                   // the real multiplier each stands for
+  std::vector<golden::RequantParams> params;  // one per tensor, or one per channel (TFLite convention)
+  std::vector<double> real;                   // the real multiplier each stands for (one per channel)
   golden::QuantSpec out;
   std::string description;
+  // --compat tpu-mlir: (multiplier, rshift) per channel, applied as TPU-MLIR's applyMultiplierAndRShift,
+  // then + zero point and saturation to the output range; `params` is empty.
+  bool tpu_mlir = false;
+  std::vector<golden::tpu_mlir::RShiftMultiplier> tpu;
+  golden::tpu_mlir::Rounding tpu_rounding = golden::tpu_mlir::Rounding::kHalfUp;
 };
 RequantSetup MakeRequantSetup(const std::vector<double>& scales,
                               const std::vector<int64_t>& multipliers,
                               const std::vector<int64_t>& shifts, const std::string& rounding,
                               const golden::QuantSpec& out);
+// --compat tpu-mlir: `scales` derived as TPU-MLIR's getRShiftAndMultiplierFromQScale with `max_multiplier`,
+// or explicit `multipliers` (int32) and `rshifts` (0..63); `rounding` one of TPU-MLIR's modes.
+RequantSetup MakeTpuMlirRequantSetup(const std::vector<double>& scales,
+                                     const std::vector<int64_t>& multipliers,
+                                     const std::vector<int64_t>& rshifts, int64_t max_multiplier,
+                                     const std::string& rounding, const golden::QuantSpec& out);
 // `axis` (negative: from the end) selects the channel of each element when there are several
 // parameters; its dimension must equal their number.
 ApplyResult ApplyRequant(const CodeTensor& input, const RequantSetup& setup, int axis);

@@ -25,6 +25,7 @@
 #include "golden/pool.h"
 #include "golden/quant.h"
 #include "golden/requant.h"
+#include "golden/tpu_mlir.h"
 #include "golden/softmax.h"
 #include "sim/cli/apply_ops.h"
 #include "sim/cli/apply_report.h"
@@ -104,15 +105,31 @@ void Finish(const ApplyCommon& common, const std::string& op_name, const std::st
 struct RequantArgs {
   ApplyCommon common;
   std::vector<double> scales;
-  std::vector<int64_t> multipliers, shifts;
+  std::vector<int64_t> multipliers, shifts, rshifts;
   int axis = -1;
   std::string rounding = "double";
+  std::string compat;  // empty: qacc's (TFLite-convention) requantization; "tpu-mlir"
+  int64_t max_multiplier = golden::tpu_mlir::kInt8MaxMultiplier;
+  std::string tpu_rounding = "half_up";
+  bool rounding_given = false, max_given = false, tpu_rounding_given = false;
   SpecArgs out{"out"};
 };
 
 void RunRequant(const RequantArgs& args) {
-  const RequantSetup setup = MakeRequantSetup(args.scales, args.multipliers, args.shifts,
-                                              args.rounding, MakeSpec(args.out));
+  const bool tpu_mlir = args.compat == "tpu-mlir";
+  if (tpu_mlir && (args.rounding_given || !args.shifts.empty())) {
+    throw UsageError(
+        "--rounding and --shift are of the Q31 convention: with --compat tpu-mlir use --tpu-rounding and "
+        "--rshift");
+  }
+  if (!tpu_mlir && (args.max_given || args.tpu_rounding_given || !args.rshifts.empty())) {
+    throw UsageError("--max-multiplier, --tpu-rounding and --rshift: only with --compat tpu-mlir");
+  }
+  const RequantSetup setup =
+      tpu_mlir ? MakeTpuMlirRequantSetup(args.scales, args.multipliers, args.rshifts,
+                                         args.max_multiplier, args.tpu_rounding, MakeSpec(args.out))
+               : MakeRequantSetup(args.scales, args.multipliers, args.shifts, args.rounding,
+                                  MakeSpec(args.out));
   CheckOutputPath(args.common.output, "--output");
   const CodeTensor input =
       ReadCodes(args.common.input, "input", INT32_MIN, INT32_MAX, "the int32 accumulators");
@@ -126,12 +143,14 @@ void RegisterRequant(CLI::App* apply) {
       "requant", "Requantize int32 accumulators: multiplier and shift per tensor or per channel");
   AddCommonOptions(cmd, &args->common);
   cmd->add_option("--scale", args->scales,
-                  "Real multiplier(s) S_acc / S_y: one per tensor, or one per channel along --axis "
-                  "(comma-separated); turned into multiplier and shift as TFLite does")
+                  "Real multiplier(s) S_acc / S_y, >= 0 (0: a dead channel, output the zero point): "
+                  "one per tensor, or one per channel along --axis (comma-separated); turned into "
+                  "multiplier and shift as TFLite does (or as TPU-MLIR, with --compat tpu-mlir)")
       ->delimiter(',')
-      ->check(kPositiveFinite);
+      ->check(kNonNegativeFinite);
   cmd->add_option("--multiplier", args->multipliers,
-                  "Q31 multiplier(s) instead of --scale: 0 or 2^30..2^31-1, with --shift")
+                  "Multiplier(s) instead of --scale: Q31, 0 or 2^30..2^31-1, with --shift; any int32 "
+                  "with --rshift (--compat tpu-mlir)")
       ->delimiter(',');
   cmd->add_option("--shift", args->shifts, "Shift(s) -31..30 of the multipliers (left when > 0)")
       ->delimiter(',');
@@ -141,8 +160,28 @@ void RegisterRequant(CLI::App* apply) {
       ->capture_default_str();
   cmd->add_option("--rounding", args->rounding, "double (TFLite, the default) or single")
       ->capture_default_str();
+  cmd->add_option("--compat", args->compat,
+                  "tpu-mlir: TPU-MLIR's requantization bit for bit (docs/requant.md 5): --scale "
+                  "derived by getRShiftAndMultiplierFromQScale, applied by applyMultiplierAndRShift")
+      ->check(CLI::IsMember({"tpu-mlir"}));
+  cmd->add_option("--max-multiplier", args->max_multiplier,
+                  "With --compat tpu-mlir: the largest multiplier of the derivation (127: int8, 255: "
+                  "uint8)")
+      ->check(CLI::Range(int64_t{1}, int64_t{INT32_MAX}))
+      ->capture_default_str();
+  cmd->add_option("--rshift", args->rshifts,
+                  "With --compat tpu-mlir and --multiplier: right shift(s) 0..63 instead of --scale")
+      ->delimiter(',');
+  cmd->add_option("--tpu-rounding", args->tpu_rounding,
+                  "With --compat tpu-mlir: " + golden::tpu_mlir::RoundingChoices())
+      ->capture_default_str();
   AddSpecOptions(cmd, &args->out, /*scale_needed=*/false);
-  cmd->callback([args] { RunRequant(*args); });
+  cmd->callback([cmd, args] {
+    args->rounding_given = cmd->count("--rounding") > 0;
+    args->max_given = cmd->count("--max-multiplier") > 0;
+    args->tpu_rounding_given = cmd->count("--tpu-rounding") > 0;
+    RunRequant(*args);
+  });
 }
 
 // "--compat seed" or the exact default; anything else names the option.

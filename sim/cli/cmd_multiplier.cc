@@ -41,18 +41,6 @@ const CLI::Validator kMultiplierBits(
     },
     "8|16|32", "multiplier bits");
 
-const CLI::Validator kNonNegativeFinite(
-    [](std::string& text) -> std::string {
-      char* end = nullptr;
-      const double value = std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(value) ||
-          !(value >= 0)) {
-        return fmt::format("{} is not allowed, must be a finite number >= 0", text);
-      }
-      return {};
-    },
-    "FLOAT>=0", "non-negative finite");
-
 // (effective - real) / real; a zero scale has none (JSON null, text "n/a").
 nlohmann::json RelativeError(double effective, double real) {
   if (real == 0.0) return nullptr;

@@ -38,6 +38,16 @@ const CLI::Validator kPositiveFinite(
     },
     "FLOAT>0", "positive finite");
 
+const CLI::Validator kNonNegativeFinite(
+    [](std::string& text) -> std::string {
+      double value = 0;
+      if (!ParseDouble(text, &value) || !std::isfinite(value) || !(value >= 0)) {
+        return fmt::format("{} is not allowed, must be a finite number >= 0", text);
+      }
+      return {};
+    },
+    "FLOAT>=0", "non-negative finite");
+
 const CLI::Validator kFinite(
     [](std::string& text) -> std::string {
       double value = 0;

@@ -41,7 +41,8 @@ void Emit(const OutputOptions& options, const std::string& human, const nlohmann
 void WriteFileAtomically(const std::string& path, const std::string& content);
 
 // Validators for numeric options; their messages name the allowed range.
-extern const CLI::Validator kPositiveFinite;  // finite and > 0
+extern const CLI::Validator kPositiveFinite;     // finite and > 0
+extern const CLI::Validator kNonNegativeFinite;  // finite and >= 0
 extern const CLI::Validator kFinite;          // finite (rejects nan, inf)
 // For file-name options: an empty name is an error, not "no file".
 extern const CLI::Validator kNonEmpty;

@@ -116,6 +116,43 @@ TEST_F(ApplyCli, RequantPerChannelAlongAnyAxis) {
   }
 }
 
+// --compat tpu-mlir, per tensor and per channel: the pair TPU-MLIR derives (0.3 -> 76 >> 8, 0.0021 ->
+// 0.0021 * 2^15 = 68.8 -> 68 >> 15, 0.99 -> 126 >> 7, max 127) applied as (acc * M) >> rshift rounded half up
+// (ties toward +infinity: floor(acc * M / 2^r + 1/2)), + zero point, saturated; computed here by hand.
+TEST_F(ApplyCli, RequantTpuMlirCompat) {
+  const std::vector<int64_t> acc = RandomCodes(4 * 3, -3000, 3000, 5);
+  const std::string in = Write("acc.npy", acc, {4, 3}, NpyDtype::kInt32);
+  auto half_up = [](int64_t num, int r) {  // floor(num / 2^r + 1/2)
+    const int64_t d = int64_t{1} << r;
+    const int64_t twice = 2 * num + d, den = 2 * d;
+    return twice >= 0 ? twice / den : -((-twice + den - 1) / den);
+  };
+  const CliResult r = RunQacc("apply requant " + in + " -o " + Path("y.npy") +
+                              " --compat tpu-mlir --scale 0.3,0.0021,0.99 --out-zp 3");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<int64_t> y = Read("y.npy");
+  const int64_t m[] = {76, 68, 126};
+  const int rs[] = {8, 15, 7};
+  for (size_t i = 0; i < acc.size(); ++i) {
+    const size_t c = i % 3;
+    ASSERT_EQ(y[i], std::clamp<int64_t>(half_up(acc[i] * m[c], rs[c]) + 3, -128, 127)) << i;
+  }
+  // Per tensor, explicit pair, half away from zero: -2 * 64 / 256 = -0.5 -> -1 (half up would give 0).
+  const std::string ties = Write("ties.npy", {-2, 2, -6, 6}, {4}, NpyDtype::kInt32);
+  const CliResult t =
+      RunQacc("apply requant " + ties + " -o " + Path("t.npy") +
+              " --compat tpu-mlir --multiplier 64 --rshift 8 --tpu-rounding half_away_from_zero");
+  ASSERT_EQ(t.exit_code, 0) << t.err;
+  EXPECT_EQ(Read("t.npy"), (std::vector<int64_t>{-1, 1, -2, 2}));
+  // A zero scale is a dead channel: the output zero point, in either convention.
+  for (const char* compat : {"", " --compat tpu-mlir"}) {
+    const CliResult z = RunQacc("apply requant " + ties + " -o " + Path("z.npy") + " --scale 0 --out-zp 7" +
+                                compat);
+    ASSERT_EQ(z.exit_code, 0) << z.err;
+    EXPECT_EQ(Read("z.npy"), (std::vector<int64_t>{7, 7, 7, 7})) << compat;
+  }
+}
+
 TEST_F(ApplyCli, ReportMatchesARecomputation) {
   const std::vector<int64_t> acc = RandomCodes(1000, -200000, 200000, 3);
   const std::string in = Write("acc.npy", acc, {1000}, NpyDtype::kInt32);
@@ -156,6 +193,14 @@ TEST_F(ApplyCli, RequantBadInput) {
   ExpectUsageError("requant " + acc + " --multiplier 5 --shift 0", "--multiplier/--shift");
   ExpectUsageError("requant " + acc + " --multiplier 1073741824", "--multiplier and --shift");
   ExpectUsageError("requant " + acc + " --scale 0.5 --rounding up", "--rounding: 'up'");
+  ExpectUsageError("requant " + acc + " --scale 0.5 --compat tflite", "--compat");
+  ExpectUsageError("requant " + acc + " --scale 0.5 --compat tpu-mlir --rounding single", "--rounding");
+  ExpectUsageError("requant " + acc + " --scale 0.5 --max-multiplier 255", "--max-multiplier");
+  ExpectUsageError("requant " + acc + " --scale 0.5 --compat tpu-mlir --tpu-rounding odd",
+                   "--tpu-rounding: 'odd'");
+  ExpectUsageError("requant " + acc + " --compat tpu-mlir --multiplier 5 --rshift 64", "--multiplier/--rshift");
+  ExpectUsageError("requant " + acc + " --compat tpu-mlir --multiplier 5 --shift 3", "--shift");
+  ExpectUsageError("requant " + acc + " --scale -0.5", "--scale");
   ExpectUsageError("requant " + acc + " --scale 0.5 --out-zp 300", "--out-zp: 300 is outside");
   ExpectUsageError("requant " + Path("missing.npy") + " --scale 0.5", "missing.npy");
   ExpectUsageError("requant " + acc + " --scale 0.5 --out-bits 17", "--out-bits");
