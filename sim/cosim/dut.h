@@ -94,8 +94,8 @@ const std::vector<DutVariant>& DutVariants();
 const DutVariant& FindVariant(const arch::ArchConfig& config, bool traced);
 // `mutant` selects a mutant of a mutant-schemata build (+qacc_mutant=N); 0 runs the design as written.
 // `power_on_seed` seeds the power-on value of every RTL variable (--x-initial unique, spec 10): reset
-// then clears the control flops, the datapath flops keep theirs; 0 powers on with zeros. The SRAM arrays
-// power on with zeros either way, like the model's.
+// then clears the control flops, the datapath flops keep theirs; 0 powers on with zeros, and so do the
+// coverage builds (toggle coverage). The SRAM arrays power on with zeros either way, like the model's.
 std::unique_ptr<Dut> MakeDut(const DutVariant& variant, int64_t mutant = 0, uint64_t power_on_seed = 0);
 // Throws std::invalid_argument unless `variant` can run mutant `mutant` (0 always can).
 void CheckMutant(const DutVariant& variant, int64_t mutant);
