@@ -17,7 +17,7 @@
 namespace qacc::golden::tpu_mlir {
 namespace {
 
-using Int128 = __int128;
+__extension__ typedef __int128 Int128;
 
 // A finite double > 0 as m * 2^e with m a 53-bit integer.
 struct Dyadic {
