@@ -129,7 +129,7 @@ void ExpectSchema(const Json& j) {
 // The (first) command's cycle 0.
 int64_t LaunchCycle(const Json& j) { return j["launch_cycle"]; }
 
-// ---- Smoke: lockstep passes on both configurations
+// ---- Smoke: lockstep passes on every configuration
 // -------------------------------------------------
 using SmokeParam = std::tuple<std::string, std::string, int>;  // config, test, seed
 class CosimSmoke : public ::testing::TestWithParam<SmokeParam> {};
@@ -145,14 +145,14 @@ TEST_P(CosimSmoke, LockstepPasses) {
   EXPECT_TRUE(j["pass"].get<bool>());
   EXPECT_TRUE(j["first_mismatch"].is_null());
   EXPECT_TRUE(j["error"].is_null());
-  const arch::Timing timing(config == "default" ? 8 : 4, config == "default" ? 8 : 16, j["m"],
-                            j["n"], j["k"]);
+  const arch::ArchConfig arch = arch::LoadArchConfig(ConfigPath(config));
+  const arch::Timing timing(arch.rows, arch.cols, j["m"], j["n"], j["k"]);
   EXPECT_EQ(j["command_cycles"].get<int64_t>(), timing.E());
   EXPECT_GT(j["cycles"].get<int64_t>(), timing.E());
 }
 
 INSTANTIATE_TEST_SUITE_P(Gemm, CosimSmoke,
-                         ::testing::Combine(::testing::Values("default", "rect_4x16"),
+                         ::testing::Combine(::testing::Values("default", "rect_4x16", "tall_16x4"),
                                             ::testing::Values("gemm_random", "gemm_k1", "gemm_m1",
                                                               "gemm_n1", "gemm_edges",
                                                               "gemm_per_channel", "gemm_raw_int32",
