@@ -2,7 +2,7 @@
 // shift from a real scale (getRShiftAndMultiplierFromQScale, lib/Support/MathUtils.cpp) and how it applies
 // them (applyMultiplierAndRShift, RightShiftRound, MultiplyByQuantizedMultiplier). Seed 002 describes this
 // scheme. qacc's default (QuantizeMultiplierRshift in golden/requant.h) is a different, more exact
-// derivation; docs/golden.md lists the differences. Everything here is `--compat tpu-mlir`.
+// derivation; docs/requant.md 5 lists the differences. Everything here is `--compat tpu-mlir`.
 #ifndef QACC_GOLDEN_TPU_MLIR_H_
 #define QACC_GOLDEN_TPU_MLIR_H_
 

@@ -1,10 +1,8 @@
-// docs/bad_input.md is the table of bad inputs; this test runs every row of it. Each command runs from the
-// repository root with OUT in an empty scratch directory and must exit 2, say the row's text on standard error,
-// print nothing on standard output and leave the scratch directory empty.
+// docs/bad_input.md is the table of bad inputs; this test runs every row of it. Each command runs
+// from the repository root with OUT in an empty scratch directory and must exit 2, say the row's
+// text on standard error, print nothing on standard output and leave the scratch directory empty.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -63,15 +61,11 @@ TEST(BadInput, EveryRowOfTheTableExitsTwoNamesTheFieldAndLeavesNothing) {
     for (size_t at; (at = args.find("OUT")) != std::string::npos;) {
       args.replace(at, 3, (scratch / "out" / "out.file").string());
     }
-    const auto out_path = scratch / "stdout", err_path = scratch / "stderr";
-    const std::string command = "cd " + std::string(QACC_SOURCE_DIR) + " && " + QACC_BINARY + " " + args +
-                                " >" + out_path.string() + " 2>" + err_path.string() + " </dev/null";
-    const int status = std::system(command.c_str());
-    const int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    const std::string out = ReadWholeFile(out_path), err = ReadWholeFile(err_path);
-    EXPECT_EQ(exit_code, 2) << where << "\n" << err;
-    EXPECT_NE(err.find(row.error), std::string::npos) << where << "\nwant: " << row.error << "\ngot:  " << err;
-    EXPECT_TRUE(out.empty()) << where << "\n" << out;
+    const CliResult r = RunQacc(args, QACC_SOURCE_DIR);
+    EXPECT_EQ(r.exit_code, 2) << where << "\n" << r.err;
+    EXPECT_NE(r.err.find(row.error), std::string::npos)
+        << where << "\nwant: " << row.error << "\ngot:  " << r.err;
+    EXPECT_TRUE(r.out.empty()) << where << "\n" << r.out;
     EXPECT_TRUE(std::filesystem::is_empty(scratch / "out")) << where << ": a file was left behind";
   }
   std::filesystem::remove_all(scratch);

@@ -36,13 +36,14 @@ inline std::filesystem::path ScratchDir(const std::string& name) {
   return dir;
 }
 
-// `args` is appended to the binary path as is, so quote arguments with spaces.
-inline CliResult RunQacc(const std::string& args) {
+// `args` is appended to the binary path as is, so quote arguments with spaces. With `cwd`, the binary runs
+// in that directory (relative paths in `args` are taken from there).
+inline CliResult RunQacc(const std::string& args, const std::string& cwd = "") {
   const auto dir = ScratchDir("run");
   const auto out_path = dir / "stdout";
   const auto err_path = dir / "stderr";
-  const std::string command = std::string(QACC_BINARY) + " " + args + " >" + out_path.string() + " 2>" +
-                              err_path.string() + " </dev/null";
+  const std::string command = (cwd.empty() ? std::string() : "cd " + cwd + " && ") + QACC_BINARY + " " +
+                              args + " >" + out_path.string() + " 2>" + err_path.string() + " </dev/null";
   const int status = std::system(command.c_str());
   CliResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

@@ -309,14 +309,14 @@ TEST(GemmSuite, RequantCornersAreReachedAndVisible) {
     }
   });
   ForEachJob("gemm_requant_saturation", [&](const auto&, const auto& job, const auto& where) {
-    ASSERT_EQ(job.requant.shift, 30) << where;
+    ASSERT_EQ(job.requant.shift, arch::kMaxShift) << where;
     for (int n = 0; n < job.n; ++n) {
       const int32_t x = job.bias[size_t(n)];
       const int32_t v = job.requant.rounding == golden::RequantRounding::kSingleRounding
                             ? golden::MultiplyByQuantizedMultiplierSingleRounding(
-                                  x, job.requant.multiplier, 30)
+                                  x, job.requant.multiplier, arch::kMaxShift)
                             : golden::MultiplyByQuantizedMultiplierDoubleRounding(
-                                  x, job.requant.multiplier, 30);
+                                  x, job.requant.multiplier, arch::kMaxShift);
       if (v != INT32_MAX && v != INT32_MIN) continue;
       const int32_t y = golden::RequantizeAccumulator(x, job.requant);
       EXPECT_TRUE(y > -128 && y < 127) << where << " lane " << n << " y " << y;

@@ -1,18 +1,19 @@
-// golden/tpu_mlir against an independent model of TPU-MLIR's rules, written here from the rules in exact
-// integer arithmetic (the double's mantissa and exponent, 128-bit products), not by calling the code under
-// test, over a grid of scales at every boundary; plus the values TPU-MLIR's own arithmetic gives for fixed
-// inputs (read from sophgo/tpu-mlir lib/Support/MathUtils.cpp, docs/requant.md).
+// golden/tpu_mlir against an independent model of TPU-MLIR's rules, written here from the rules in
+// exact integer arithmetic (the double's mantissa and exponent, 128-bit products), not by calling
+// the code under test, over a grid of scales at every boundary; plus the values TPU-MLIR's own
+// arithmetic gives for fixed inputs (read from sophgo/tpu-mlir lib/Support/MathUtils.cpp,
+// docs/requant.md).
 #include "golden/tpu_mlir.h"
 
 #include <gtest/gtest.h>
-
-#include "golden/requant.h"
 
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <vector>
+
+#include "golden/requant.h"
 
 namespace qacc::golden::tpu_mlir {
 namespace {
@@ -48,8 +49,8 @@ int64_t FloorTimesPow2(int64_t m, int k) {
   return -k >= 63 ? 0 : (m >> -k);
 }
 
-// The rule, exactly: saturate above max; else the smallest R in 0..62 with scale * 2^(R+1) >= max and
-// multiplier floor(scale * 2^R); else (0, 0). Zero, negative and NaN scales find no R.
+// The rule, exactly: saturate above max; else the smallest R in 0..62 with scale * 2^(R+1) >= max
+// and multiplier floor(scale * 2^R); else (0, 0). Zero, negative and NaN scales find no R.
 RShiftMultiplier ModelFromQScale(double scale, int64_t max) {
   if (std::isnan(scale) || scale <= 0.0) return {0, 0, false};
   if (std::isinf(scale)) return {max, 0, true};
@@ -98,6 +99,27 @@ int64_t ModelShiftRound(int64_t src, int s, Rounding mode) {
   }
   return 0;
 }
+
+// Marsaglia's xorshift64: fixed-seed inputs, the same on every platform.
+class XorShift {
+ public:
+  explicit XorShift(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    state_ ^= state_ << 13;
+    state_ ^= state_ >> 7;
+    state_ ^= state_ << 17;
+    return state_;
+  }
+  double Unit() { return static_cast<double>(Next() >> 11) * std::ldexp(1.0, -53); }  // [0, 1)
+  // An int32 of random magnitude (every bit length equally likely); a Q31 multiplier.
+  int32_t Accumulator() { return static_cast<int32_t>(Next()) >> (Next() % 32); }
+  int32_t Q31Multiplier() {
+    return static_cast<int32_t>((int64_t{1} << 30) + int64_t(Next() % (int64_t{1} << 30)));
+  }
+
+ private:
+  uint64_t state_;
+};
 
 // ---- Derivation --------------------------------------------------------------------------------
 
@@ -161,8 +183,8 @@ std::vector<double> Grid(int64_t max) {
 
 TEST(TpuMlirFromQScale, AgreesWithTheModelOnTheGrid) {
   int cases = 0;
-  for (int64_t max : {int64_t{127}, int64_t{255}, int64_t{1000}, int64_t{32767},
-                      int64_t{2147483647}}) {
+  for (int64_t max :
+       {int64_t{127}, int64_t{255}, int64_t{1000}, int64_t{32767}, int64_t{2147483647}}) {
     for (double scale : Grid(max)) {
       const RShiftMultiplier want = ModelFromQScale(scale, max);
       const RShiftMultiplier got = RShiftAndMultiplierFromQScale(scale, max);
@@ -193,8 +215,8 @@ TEST(TpuMlirFromQScale, RefusesAMaximumOutOfRange) {
 QdmMultiplier ModelQdm(double scale) {
   if (scale >= 1.0) scale = 0.999999;
   if (scale == 0.0) return {0, 0};
-  const Dyadic d = Split(scale);           // scale = m * 2^e, m in [2^52, 2^53)
-  const int exponent = d.e + 53;           // frexp exponent
+  const Dyadic d = Split(scale);  // scale = m * 2^e, m in [2^52, 2^53)
+  const int exponent = d.e + 53;  // frexp exponent
   // round(m * 2^(31 - 53)) half away from zero (m > 0): (m + 2^21) >> 22.
   int64_t q = (d.m + (int64_t{1} << 21)) >> 22;
   int ex = exponent;
@@ -226,8 +248,8 @@ TEST(TpuMlirQdm, ValuesAndTheModel) {
     ++cases;
   }
   EXPECT_GT(cases, 1000);
-  for (double bad : {-1.0, std::numeric_limits<double>::quiet_NaN(),
-                     std::numeric_limits<double>::infinity()}) {
+  for (double bad :
+       {-1.0, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity()}) {
     EXPECT_THROW(QdmMultiplierFromQScale(bad), std::invalid_argument) << bad;
   }
 }
@@ -251,18 +273,13 @@ TEST(TpuMlirRightShiftRound, TheTableOfEachMode) {
     }
   }
   EXPECT_EQ(RightShiftRound(-7, 0, Rounding::kUp), -7);  // shift 0: unchanged in every mode
-  EXPECT_EQ(RightShiftRound(int64_t{1} << 62, 100, Rounding::kDown), 0);  // shift above 63 acts as 63
+  EXPECT_EQ(RightShiftRound(int64_t{1} << 62, 100, Rounding::kDown),
+            0);  // shift above 63 acts as 63
   EXPECT_THROW(RightShiftRound(1, -1, Rounding::kDown), std::invalid_argument);
 }
 
 TEST(TpuMlirRightShiftRound, AgreesWithTheModel) {
-  uint64_t state = 12345;
-  auto next = [&state] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
+  XorShift rng(12345);
   std::vector<int64_t> values = {0, 1, -1, std::numeric_limits<int64_t>::min(),
                                  std::numeric_limits<int64_t>::max()};
   for (int s = 0; s <= 63; ++s) {
@@ -273,7 +290,8 @@ TEST(TpuMlirRightShiftRound, AgreesWithTheModel) {
       values.push_back(p * k - p / 2);
     }
   }
-  for (int i = 0; i < 20000; ++i) values.push_back(static_cast<int64_t>(next()) >> (next() % 63));
+  for (int i = 0; i < 20000; ++i)
+    values.push_back(static_cast<int64_t>(rng.Next()) >> (rng.Next() % 63));
   for (Rounding mode : kAllRoundings) {
     for (int s : {0, 1, 2, 3, 7, 15, 16, 30, 31, 32, 33, 61, 62, 63, 64, 70}) {
       for (int64_t v : values) {
@@ -285,7 +303,7 @@ TEST(TpuMlirRightShiftRound, AgreesWithTheModel) {
 }
 
 TEST(TpuMlirApply, MultiplierShiftAndShiftOnly) {
-  // 76 >> 8 (scale 0.3), half up: 337 * 76 / 256 = 100.05 -> 100; -1000 * 76 / 256 = -296.875 -> -297.
+  // 76 >> 8 (scale 0.3), half up: 337 * 76 / 256 = 100.05 -> 100; -1000 * 76 / 256 -> -297.
   EXPECT_EQ(ApplyMultiplierAndRShift(337, 76, 8), 100);
   EXPECT_EQ(ApplyMultiplierAndRShift(-1000, 76, 8), -297);
   EXPECT_EQ(ApplyMultiplierAndRShift(-2, 64, 8, Rounding::kHalfUp), 0);  // -0.5: tie toward +inf
@@ -304,21 +322,14 @@ int32_t ModelMultiplyByQuantizedMultiplier(int32_t x, int32_t m, int shift, Roun
 }
 
 TEST(TpuMlirApply, TfliteStylePath) {
-  // x = -5, M for 0.3, shift -1: stage 1 = -3 (SRDHM), stage 2 -1.5 -> -1 half up, -2 half away from zero.
+  // x = -5, M for 0.3, shift -1: stage 1 = -3 (SRDHM), stage 2 -1.5 -> -1 half up, -2 away.
   EXPECT_EQ(MultiplyByQuantizedMultiplier(-5, 1288490189, -1, Rounding::kHalfUp), -1);
   EXPECT_EQ(MultiplyByQuantizedMultiplier(-5, 1288490189, -1, Rounding::kHalfAwayFromZero), -2);
-  uint64_t state = 99;
-  auto next = [&state] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
+  XorShift rng(99);
   for (int i = 0; i < 200000; ++i) {
-    const int32_t x = static_cast<int32_t>(next()) >> (next() % 32);
-    const int32_t m = static_cast<int32_t>((int64_t{1} << 30) + int64_t(next() % (int64_t{1} << 30)));
-    const int shift = int(next() % 95) - 63;
-    const Rounding mode = kAllRoundings[next() % 7];
+    const int32_t x = rng.Accumulator(), m = rng.Q31Multiplier();
+    const int shift = int(rng.Next() % 95) - 63;
+    const Rounding mode = kAllRoundings[rng.Next() % 7];
     ASSERT_EQ(MultiplyByQuantizedMultiplier(x, m, shift, mode),
               ModelMultiplyByQuantizedMultiplier(x, m, shift, mode))
         << x << " " << m << " " << shift << " " << RoundingName(mode);
@@ -326,20 +337,14 @@ TEST(TpuMlirApply, TfliteStylePath) {
   EXPECT_THROW(MultiplyByQuantizedMultiplier(1, 1 << 30, 32), std::invalid_argument);
 }
 
-// With half away from zero in stage 2 and shifts -31..0, the path is TFLite's double rounding (golden
-// MultiplyByQuantizedMultiplierDoubleRounding, itself checked against gemmlowp): stage 1 is SRDHM.
+// With half away from zero in stage 2 and shifts -31..0, the path is TFLite's double rounding
+// (golden MultiplyByQuantizedMultiplierDoubleRounding, itself checked against gemmlowp): stage 1 is
+// SRDHM.
 TEST(TpuMlirApply, TfliteStylePathIsTfliteWithHalfAwayFromZero) {
-  uint64_t state = 7;
-  auto next = [&state] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
+  XorShift rng(7);
   for (int i = 0; i < 200000; ++i) {
-    const int32_t x = static_cast<int32_t>(next()) >> (next() % 32);
-    const int32_t m = static_cast<int32_t>((int64_t{1} << 30) + int64_t(next() % (int64_t{1} << 30)));
-    const int shift = -int(next() % 32);
+    const int32_t x = rng.Accumulator(), m = rng.Q31Multiplier();
+    const int shift = -int(rng.Next() % 32);
     ASSERT_EQ(MultiplyByQuantizedMultiplier(x, m, shift, Rounding::kHalfAwayFromZero),
               golden::MultiplyByQuantizedMultiplierDoubleRounding(x, m, shift))
         << x << " " << m << " " << shift;
@@ -353,34 +358,23 @@ TEST(TpuMlirRounding, NamesRoundTrip) {
             "half_away_from_zero|half_up|half_down|half_to_even|towards_zero|up|down");
 }
 
-}  // namespace
-}  // namespace qacc::golden::tpu_mlir
-
-namespace qacc::golden::tpu_mlir {
-namespace {
-
-// The two derivations over 10^5 log-uniform scales in [2^-40, 2^8] (fixed seed), per multiplier width:
-// how many (multiplier, rshift) pairs differ, and each one's largest relative error. The exact
-// derivation rounds and takes the largest rshift that fits, so its error is never larger than
+// The two derivations over 10^5 log-uniform scales in [2^-40, 2^8] (fixed seed), per multiplier
+// width: how many (multiplier, rshift) pairs differ, and each one's largest relative error. The
+// exact derivation rounds and takes the largest rshift that fits, so its error is never larger than
 // TPU-MLIR's on the same scale; a scale above the exact range (round(scale) > max) is counted apart
 // (TPU-MLIR saturates it). The figures are printed for docs/requant.md 5.
 TEST(TpuMlirVsExact, LogUniformSweep) {
-  uint64_t state = 2026;
-  auto uniform = [&state] {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return static_cast<double>(state >> 11) * std::ldexp(1.0, -53);
-  };
+  XorShift rng(2026);
   std::vector<double> scales;
-  for (int i = 0; i < 100000; ++i) scales.push_back(std::exp2(-40.0 + 48.0 * uniform()));
+  for (int i = 0; i < 100000; ++i) scales.push_back(std::exp2(-40.0 + 48.0 * rng.Unit()));
   for (int bits : kMultiplierRshiftBits) {
     const int64_t max = (int64_t{1} << (bits - 1)) - 1;
     int differ = 0, exact_refuses = 0, tpu_flushes = 0;
     double exact_worst = 0, tpu_worst = 0;
     for (double scale : scales) {
       const RShiftMultiplier tpu = RShiftAndMultiplierFromQScale(scale, max);
-      const double tpu_error = std::fabs(std::ldexp(double(tpu.multiplier), -tpu.rshift) - scale) / scale;
+      const double tpu_error =
+          std::fabs(std::ldexp(double(tpu.multiplier), -tpu.rshift) - scale) / scale;
       tpu_flushes += tpu.multiplier == 0;
       MultiplierRshift exact;
       try {
@@ -396,10 +390,11 @@ TEST(TpuMlirVsExact, LogUniformSweep) {
       exact_worst = std::max(exact_worst, exact_error);
       tpu_worst = std::max(tpu_worst, tpu_error);
     }
-    std::printf("bits %d (max %lld): %d of %zu differ; exact refuses %d (TPU-MLIR saturates); TPU-MLIR "
-                "flushes %d to 0; largest relative error exact %.3e, TPU-MLIR %.3e\n",
-                bits, static_cast<long long>(max), differ, scales.size(), exact_refuses, tpu_flushes,
-                exact_worst, tpu_worst);
+    std::printf(
+        "bits %d (max %lld): %d of %zu differ; exact refuses %d (TPU-MLIR saturates); TPU-MLIR "
+        "flushes %d to 0; largest relative error exact %.3e, TPU-MLIR %.3e\n",
+        bits, static_cast<long long>(max), differ, scales.size(), exact_refuses, tpu_flushes,
+        exact_worst, tpu_worst);
     EXPECT_GT(differ, 0) << bits;
   }
 }
