@@ -285,9 +285,13 @@ TEST(TpuMlirRightShiftRound, AgreesWithTheModel) {
   for (int s = 0; s <= 63; ++s) {
     const int64_t p = int64_t{1} << std::min(s, 62);
     for (int64_t k : {-3, -2, -1, 0, 1, 2, 3}) {
-      values.push_back(p * k);
-      values.push_back(p * k + p / 2);  // ties
-      values.push_back(p * k - p / 2);
+      // Multiples of 2^s and the ties between them, where they fit in int64 (2^62 * 3 does not).
+      for (int64_t offset : {int64_t{0}, p / 2, -(p / 2)}) {
+        int64_t multiple = 0, value = 0;
+        if (!__builtin_mul_overflow(p, k, &multiple) &&
+            !__builtin_add_overflow(multiple, offset, &value))
+          values.push_back(value);
+      }
     }
   }
   for (int i = 0; i < 20000; ++i)
