@@ -1,5 +1,15 @@
-# What every CMake directory of qacc shares: the configurations, the RTL file list and the check that the
-# files generated from the spec are fresh. Included by the top-level CMakeLists.txt before its subdirectories.
+# What every CMake directory of qacc shares: the libraries' include directories, the configurations, the RTL
+# file list and the check that the files generated from the spec are fresh. Included by the top-level
+# CMakeLists.txt before its subdirectories.
+
+# ---- Install layout (cmake/qacc_install.cmake) -----------------------------------------------------------------
+# Headers are included from the repository root ("golden/gemm.h", "model/arch.h"); installed, from
+# <prefix>/include/qacc, which holds golden/ and model/.
+include(GNUInstallDirs)
+set(QACC_INCLUDE_DIRS $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                      $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/qacc>)
+# The installed data directory (configs/*.json): sim/ compiles its place relative to bin/ into qacc.
+set(QACC_INSTALL_DATADIR ${CMAKE_INSTALL_DATADIR}/qacc)
 
 # ---- Configurations: every configs/*.json, found by glob (adding a file adds its builds and tests) -------------
 file(GLOB QACC_CONFIG_FILES CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/configs/*.json)

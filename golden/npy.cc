@@ -342,16 +342,25 @@ NpyArray ParseNpy(std::string_view bytes, std::string_view name) {
   array.fortran_order = *header.fortran_order;
   array.shape = *header.shape;
 
-  // Element count and byte size with overflow checks: a corrupt header must not wrap around.
+  // Element count and byte size with overflow checks: a corrupt header must not wrap around. As numpy
+  // does, the nonzero dimensions' product in bytes must fit in int64 even when another dimension is 0,
+  // so that no product of dimensions a caller forms ((0, 2^62, 4) has one) can overflow.
   const size_t item = ItemSize(array.dtype);
-  size_t count = 1;
+  constexpr auto kMaxBytes = static_cast<size_t>(std::numeric_limits<int64_t>::max());
+  size_t nonzero_bytes = item;
+  bool empty = false;
   for (int64_t dim : array.shape) {
     const auto udim = static_cast<size_t>(dim);
-    if (udim != 0 && count > std::numeric_limits<size_t>::max() / item / udim) {
-      Fail(name, fmt::format("shape {} is too large", ShapeString(array.shape)));
+    if (udim == 0) {
+      empty = true;
+    } else if (udim > kMaxBytes / nonzero_bytes) {
+      Fail(name, fmt::format("shape {} is too large: more than 2^63 - 1 bytes of {}",
+                             ShapeString(array.shape), *header.descr));
+    } else {
+      nonzero_bytes *= udim;
     }
-    count *= udim;
   }
+  const size_t count = empty ? 0 : nonzero_bytes / item;
   const size_t data_start = header_start + header_length;
   const size_t need = count * item;
   const size_t have = bytes.size() - data_start;

@@ -20,6 +20,17 @@ namespace {
 
 bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
+// A JSON value for a message: a scalar as written (a long string cut), a container by its kind and
+// size. Never a whole container: nlohmann's dump recurses once per level, and a deeply nested value
+// (a few MB of '[') would overflow the stack.
+std::string Brief(const nlohmann::json& value) {
+  if (value.is_array()) return "an array of " + std::to_string(value.size()) + " elements";
+  if (value.is_object()) return "an object of " + std::to_string(value.size()) + " keys";
+  std::string text = value.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
+
 // Reads an integer at object[key] into *out when present. `path` is the dotted JSON key for
 // messages.
 template <typename T>
@@ -27,19 +38,25 @@ void ReadInt(const nlohmann::json& object, const char* key, const std::string& p
              std::string_view source, T* out) {
   const auto it = object.find(key);
   if (it == object.end()) return;
-  if (!it->is_number_integer()) Fail(source, path, "must be an integer, got " + it->dump());
-  const int64_t v = it->get<int64_t>();
-  if (v < int64_t{std::numeric_limits<T>::min()} || v > int64_t{std::numeric_limits<T>::max()}) {
-    Fail(source, path, std::to_string(v) + " is out of range");
+  if (!it->is_number_integer()) Fail(source, path, "must be an integer, got " + Brief(*it));
+  constexpr int64_t kMin = std::numeric_limits<T>::min(), kMax = std::numeric_limits<T>::max();
+  // An integer above INT64_MAX is stored unsigned: reading it as int64_t would wrap it.
+  const bool in_range = it->is_number_unsigned()
+                            ? it->get<uint64_t>() <= uint64_t{kMax}
+                            : it->get<int64_t>() >= kMin && it->get<int64_t>() <= kMax;
+  if (!in_range) {
+    Fail(source, path,
+         Brief(*it) + " is out of range, allowed " + std::to_string(kMin) + ".." +
+             std::to_string(kMax));
   }
-  *out = static_cast<T>(v);
+  *out = static_cast<T>(it->get<int64_t>());
 }
 
 void ReadString(const nlohmann::json& object, const char* key, std::string_view source,
                 std::string* out) {
   const auto it = object.find(key);
   if (it == object.end()) return;
-  if (!it->is_string()) Fail(source, key, "must be a string, got " + it->dump());
+  if (!it->is_string()) Fail(source, key, "must be a string, got " + Brief(*it));
   *out = it->get<std::string>();
 }
 
@@ -53,10 +70,13 @@ const nlohmann::json* CheckObject(const nlohmann::json& parent, const char* key,
     if (it == parent.end()) return nullptr;
     object = &*it;
   }
-  if (!object->is_object()) Fail(source, path, "must be an object");
+  if (!object->is_object()) {
+    Fail(source, path.empty() ? "<document>" : path, "must be an object, got " + Brief(*object));
+  }
   for (const auto& item : object->items()) {
     if (allowed.count(item.key()) == 0) {
-      Fail(source, path.empty() ? item.key() : path + "." + item.key(), "unknown key");
+      const std::string key_name = item.key().empty() ? "\"\"" : item.key();  // "" named visibly
+      Fail(source, path.empty() ? key_name : path + "." + key_name, "unknown key");
     }
   }
   return object;
@@ -126,10 +146,14 @@ const RegisterInfo* FindRegister(uint32_t offset) {
 void ValidateArchConfig(const ArchConfig& config) { ValidateIn(config, config.name); }
 
 ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) {
+  // nlohmann::json stops at a NUL byte as at the end of the text: what follows one would be ignored.
+  if (const size_t nul = json_text.find('\0'); nul != std::string_view::npos) {
+    Fail(source, "<document>", "a NUL byte at offset " + std::to_string(nul) + ": not a JSON text");
+  }
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(json_text.begin(), json_text.end());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for 1e999
     Fail(source, "<document>", std::string("JSON parse error: ") + e.what());
   }
   ArchConfig c;

@@ -10,7 +10,9 @@ packages=(
   libgemmlowp-dev
   libsystemc-dev verilator
   zlib1g-dev
+  curl  # scripts/systemc_sanitized.sh fetches Debian's SystemC source for the debug preset
   python3 python3-numpy
+  clang llvm libclang-rt-14-dev  # libFuzzer harnesses and their coverage (scripts/fuzz.sh)
 )
 
 missing=()

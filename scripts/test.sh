@@ -1,13 +1,65 @@
 #!/usr/bin/env bash
-# Sets everything up, builds, and runs every test. Usage: scripts/test.sh [preset] [extra ctest args]
+# Sets everything up, builds, and runs every test. Exits non-zero when any test fails.
+#   scripts/test.sh                      CI's stages in order: release, debug (AddressSanitizer and
+#                                        UBSan), fuzz (every libFuzzer harness for a few seconds)
+#   scripts/test.sh PRESET [ctest args]  one preset's tests only (release or debug)
 # Tests labelled `slow` (long sweeps and regressions) run only with QACC_SLOW=1 in the environment.
-# Exits non-zero when any test fails.
+# Every stage prints its wall time and fails when it runs over its budget: CI has 90 minutes, and the
+# budgets (docs/sanitizers.md "CI time budget") keep the three stages well inside them as configs and
+# units are added.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-preset=${1:-release}
-shift || true
-bash scripts/setup.sh
-bash scripts/build.sh "$preset"
+
 label_filter=(-LE slow)
 [ "${QACC_SLOW:-0}" = 1 ] && label_filter=()
-ctest --preset "$preset" -j "$(nproc)" "${label_filter[@]}" "$@"
+
+run_preset() {  # PRESET [ctest args]
+  local preset=$1
+  shift
+  bash scripts/build.sh "$preset"
+  ctest --preset "$preset" -j "$(nproc)" "${label_filter[@]}" "$@"
+}
+
+# The debug preset runs the same tests as the release preset (and its own sanitizer checks): none is
+# dropped because it is slow or noisy under the sanitizers.
+same_tests_as_release() {
+  local missing
+  missing=$(comm -23 <(ctest --preset release -N "${label_filter[@]}" | sed -n 's/^ *Test *#[0-9]*: //p' | sort) \
+                     <(ctest --preset debug -N "${label_filter[@]}" | sed -n 's/^ *Test *#[0-9]*: //p' | sort))
+  if [ -n "$missing" ]; then
+    echo "test.sh: the debug preset lacks tests of the release preset:"
+    echo "$missing"
+    return 1
+  fi
+  echo "test.sh: the debug preset has every test of the release preset"
+}
+
+stage() {  # NAME BUDGET_MINUTES COMMAND...
+  local name=$1 budget=$2
+  shift 2
+  local start=$SECONDS
+  echo "=== stage $name (budget $budget min)"
+  "$@"
+  local seconds=$((SECONDS - start))
+  printf '=== stage %s: %d min %02d s (budget %d min)\n' "$name" $((seconds / 60)) $((seconds % 60)) "$budget" |
+    tee -a build/ci_times.txt
+  if [ "$seconds" -gt $((budget * 60)) ]; then
+    echo "test.sh: stage $name took longer than its budget of $budget minutes"
+    return 1
+  fi
+}
+
+bash scripts/setup.sh
+if [ $# -gt 0 ]; then
+  run_preset "$@"
+  exit
+fi
+mkdir -p build
+: >build/ci_times.txt
+stage release 15 run_preset release
+debug_stage() {
+  run_preset debug
+  same_tests_as_release
+}
+stage debug 25 debug_stage
+stage fuzz 10 bash scripts/fuzz.sh 10

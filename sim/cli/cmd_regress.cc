@@ -1,9 +1,9 @@
 // qacc regress: runs a test suite as many (test, seed) pairs, each in its own process
 //   qacc cosim --test NAME --seed N --config FILE --json [--model-only]
-// (this same binary, /proc/self/exe), J processes at a time, with a per-run timeout. A SystemC
-// kernel elaborates once per process, and a crash or a hang of one run must not take the regression
-// down: a child killed by a signal or by the timeout is a failure like a mismatch, and the rest
-// goes on.
+// (this same binary, /proc/self/exe), J processes at a time, with a per-run timeout and memory
+// limit (regress_child.h). A SystemC kernel elaborates once per process, and a crash, a hang or a
+// memory exhaustion of one run must not take the regression down: such a run is a failure like a
+// mismatch, with its reproduce line, and the rest goes on.
 //
 // Schedule (docs/testplan.md): --seeds N runs every selected test with seeds S..S+N-1 (S =
 // --seed-base), seed-major: (s, t0), (s, t1), ..., (s+1, t0), ... The schedule and the report order
@@ -13,14 +13,14 @@
 //
 // Before any run, every argument is checked: the report paths (created up front), and, by one
 // `qacc cosim --dry-run` of the first test, everything the runs would reject (config, RTL build).
-// SIGINT, SIGTERM and SIGHUP stop every child (each runs in its own process group), print the
-// summary of the finished runs and exit 128 + the signal, leaving no partial report.
-#include <fcntl.h>
+// SIGINT, SIGTERM and SIGHUP stop every child (each runs in its own process group: the runs in
+// flight are "not run", never failures), write every report with the runs finished so far, marked
+// incomplete, and exit 128 + the signal. --resume REPORT.json continues such a regression from its
+// JSON report: the arguments are the recorded ones, only the runs missing from it run, and the
+// final reports are those of an uninterrupted regression (up to wall times).
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,12 +33,14 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -47,16 +49,33 @@
 #include "model/arch.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/regress_child.h"
 #include "sim/cli/regress_report.h"
+#include "sim/testgen/rng.h"
 #include "sim/testgen/suites.h"
-
-extern char** environ;
 
 namespace qacc::cli {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Sanitizer run-times reserve terabytes of address space for their shadow memory when a process
+// starts, which any RLIMIT_AS forbids: a sanitizer build runs its children without a limit unless
+// --memory-limit asks for one.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define QACC_REGRESS_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__) || defined(QACC_REGRESS_SANITIZED)
+constexpr int64_t kDefaultMemoryLimitMb = 0;
+#else
+// A lockstep run needs tens of MB (measured: under 16 MB resident, and it passes with a 64 MB
+// limit): 4 GB stops a runaway run long before it takes the machine's memory, at any -j.
+constexpr int64_t kDefaultMemoryLimitMb = 4096;
+#endif
 
 struct RegressOptions {
   bool list = false;
@@ -73,11 +92,14 @@ struct RegressOptions {
   bool require_coverage = false;  // exit 1 when a coverage bin is not hit
   bool fail_fast = false;         // start no run after the first failure
   int64_t mutant = 0;             // passed to every run (qacc cosim --mutant)
-  std::string coverage_dir;       // each run writes its Verilator coverage here (qacc cosim --coverage)
+  std::string coverage_dir;  // each run writes its Verilator coverage here (qacc cosim --coverage)
   double timeout_seconds = 300.0;
+  int64_t memory_limit_mb = kDefaultMemoryLimitMb;  // RLIMIT_AS of every run, 0: none
   std::string seed_base_text = "1";
   uint64_t seed_base = 1;
-  std::string child_command;  // hidden, for tests: the executable run instead of /proc/self/exe
+  std::string resume_path;      // --resume: the JSON report of an interrupted regression
+  std::set<std::string> given;  // the options on the command line, by their long names
+  std::string child_command;    // hidden, for tests: the executable run instead of /proc/self/exe
 };
 
 // The tests of a suite of the registry (sim/testgen/suites.h) in plan order; `all`: every suite's,
@@ -126,21 +148,18 @@ Run ScheduledRun(const std::vector<std::string>& tests, const RegressOptions& op
   return run;
 }
 
-std::string SelfExecutable() {
-  std::error_code error;
-  const auto path = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) throw std::runtime_error("cannot resolve /proc/self/exe: " + error.message());
-  return path.string();
-}
-
 // One coverage file per run, named after it: runs never write the same file.
 std::string CoveragePath(const Run& run, const RegressOptions& options) {
-  return (std::filesystem::path(options.coverage_dir) / fmt::format("{}.{}.dat", run.test, run.seed))
+  return (std::filesystem::path(options.coverage_dir) /
+          fmt::format("{}.{}.dat", run.test, run.seed))
       .string();
 }
 
-std::vector<std::string> ChildArgs(const std::string& exe, const Run& run,
-                                   const RegressOptions& options) {
+// The arguments that start a run: `qacc cosim ...` (or the --child-command), under the memory
+// limit.
+std::vector<std::string> LaunchArgs(const Run& run, const RegressOptions& options) {
+  const std::string self = SelfExecutable();
+  const std::string& exe = options.child_command.empty() ? self : options.child_command;
   std::vector<std::string> args = {exe,        "cosim",
                                    "--test",   run.test,
                                    "--seed",   std::to_string(run.seed),
@@ -155,7 +174,7 @@ std::vector<std::string> ChildArgs(const std::string& exe, const Run& run,
     args.push_back("--coverage");
     args.push_back(CoveragePath(run, options));
   }
-  return args;
+  return WithMemoryLimit(self, options.memory_limit_mb, std::move(args));
 }
 
 std::string ReproduceCommand(const Run& run, const RegressOptions& options) {
@@ -166,141 +185,50 @@ std::string ReproduceCommand(const Run& run, const RegressOptions& options) {
   return text;
 }
 
-std::string SignalName(int sig) {
-  const char* name = nullptr;
-  switch (sig) {
-    case SIGSEGV:
-      name = "SIGSEGV";
-      break;
-    case SIGABRT:
-      name = "SIGABRT";
-      break;
-    case SIGBUS:
-      name = "SIGBUS";
-      break;
-    case SIGFPE:
-      name = "SIGFPE";
-      break;
-    case SIGILL:
-      name = "SIGILL";
-      break;
-    case SIGKILL:
-      name = "SIGKILL";
-      break;
-    case SIGTERM:
-      name = "SIGTERM";
-      break;
-    case SIGINT:
-      name = "SIGINT";
-      break;
-    case SIGPIPE:
-      name = "SIGPIPE";
-      break;
-    default:
-      break;
-  }
-  return name ? fmt::format("{} ({})", name, sig) : fmt::format("signal {}", sig);
-}
-
-// A running child: its pid (also its process group) and the read ends of its stdout and stderr.
-struct Child {
-  size_t run_index = 0;
-  pid_t pid = -1;
-  int out_fd = -1, err_fd = -1;
-  int pid_fd = -1;  // readable when the child has exited (pidfd_open), -1 if unavailable
-  std::string out, err;
-  Clock::time_point start;
-  bool timed_out = false;
-};
-
-void SetNonBlocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
-
-// Reads what is available; closes the fd at EOF (fd = -1).
-void Drain(int& fd, std::string& sink) {
-  char buffer[65536];
-  while (fd >= 0) {
-    const ssize_t n = read(fd, buffer, sizeof buffer);
-    if (n > 0) {
-      sink.append(buffer, size_t(n));
-    } else if (n == 0) {
-      close(fd);
-      fd = -1;
-    } else if (errno == EINTR) {
-      continue;
-    } else {
-      break;  // EAGAIN: nothing more for now
-    }
-  }
-}
-
-Child Spawn(const std::vector<std::string>& args, size_t run_index) {
-  int out_pipe[2], err_pipe[2];
-  if (pipe2(out_pipe, O_CLOEXEC) != 0) throw std::runtime_error("pipe2 failed");
-  if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-    close(out_pipe[0]);
-    close(out_pipe[1]);
-    throw std::runtime_error("pipe2 failed");
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Own process group, so that a timeout kills the child and anything it started.
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-  posix_spawnattr_setpgroup(&attr, 0);
-  std::vector<char*> argv;
-  for (const std::string& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
-  argv.push_back(nullptr);
-  Child child;
-  child.run_index = run_index;
-  const int rc = posix_spawn(&child.pid, argv[0], &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  if (rc != 0) {
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    throw std::runtime_error(fmt::format("cannot run {}: {}", args[0], std::strerror(rc)));
-  }
-  child.out_fd = out_pipe[0];
-  child.err_fd = err_pipe[0];
-  // A child's exit wakes the poll below at once, instead of at its next timeout.
-  // (The syscall itself: Debian 12's <sys/pidfd.h> is not usable from C++.)
-  child.pid_fd = static_cast<int>(syscall(SYS_pidfd_open, child.pid, 0));
-  if (child.pid_fd >= 0) fcntl(child.pid_fd, F_SETFD, FD_CLOEXEC);
-  SetNonBlocking(child.out_fd);
-  SetNonBlocking(child.err_fd);
-  child.start = Clock::now();
-  return child;
-}
-
 std::string Tail(const std::string& text, size_t max_chars) {
   std::string tail = text.size() > max_chars ? "..." + text.substr(text.size() - max_chars) : text;
   while (!tail.empty() && (tail.back() == '\n' || tail.back() == '\r')) tail.pop_back();
-  return tail;
+  return ValidUtf8(tail);
 }
 
-// Turns the exit status and output of a finished child into the run's outcome.
-void Classify(const Child& child, int status, const RegressOptions& options, Run& run) {
-  run.wall_seconds = std::chrono::duration<double>(Clock::now() - child.start).count();
-  run.stderr_tail = Tail(child.err, 2000);
-  run.reproduce = ReproduceCommand(run, options);
-  run.result = nullptr;
-  try {
-    if (!child.out.empty()) run.result = nlohmann::json::parse(child.out);
-  } catch (const nlohmann::json::exception&) {
-    run.result = nullptr;
+// Memory exhaustion as a program's run-time reports it: C++ new (std::bad_alloc), malloc, mmap and
+// exec (ENOMEM: "Cannot allocate memory"), the dynamic loader ("failed to map segment"), coreutils
+// ("memory exhausted"), the shell and Python ("out of memory", "MemoryError"); under a limit, also
+// a thread whose stack cannot be mapped (EAGAIN). A run that the kernel's out-of-memory killer ends
+// dies of SIGKILL without a word, so that one stays a crash (its message says who sends SIGKILL).
+bool SaysOutOfMemory(const std::string& text, bool limited) {
+  for (const char* sign : {"bad_alloc", "Cannot allocate memory", "failed to map segment",
+                           "memory exhausted", "out of memory", "MemoryError"}) {
+    if (text.find(sign) != std::string::npos) return true;
   }
+  return limited && text.find("Resource temporarily unavailable") != std::string::npos;
+}
+
+bool RanOutOfMemory(const Child& child, const Run& run, bool limited) {
   const nlohmann::json& r = run.result;
-  if (r.is_object()) {
-    run.cycles = r.value("cycles", int64_t{0});
-    run.cycles_per_second = r.value("cycles_per_second", 0.0);
-    if (r.contains("reproduce") && r["reproduce"].is_string()) run.reproduce = r["reproduce"];
+  return SaysOutOfMemory(child.err, limited) ||
+         (r.is_object() && r.contains("error") && r["error"].is_string() &&
+          SaysOutOfMemory(r["error"].get<std::string>(), limited));
+}
+
+// A failed run that ran out of memory: said so, and reproduced under the same limit (prlimit(1)).
+void MarkOutOfMemory(const RegressOptions& options, Run& run) {
+  run.status = "oom";
+  if (options.memory_limit_mb == 0) {
+    run.message = "out of memory (no --memory-limit): " + run.message;
+    return;
   }
+  run.message =
+      fmt::format("out of memory (limit {} MB): {}", options.memory_limit_mb, run.message);
+  run.reproduce =
+      fmt::format("prlimit --as={} {}", uint64_t(options.memory_limit_mb) << 20, run.reproduce);
+}
+
+// The run's status and message from how the child ended (timeout, signal, exit code) and its JSON
+// (`problem`: what ReadChildResult found wrong in it).
+void ClassifyExit(const Child& child, int status, const RegressOptions& options,
+                  const std::string& problem, Run& run) {
+  const nlohmann::json& r = run.result;
   if (child.timed_out) {
     run.status = "timeout";
     run.message = fmt::format("timeout: no result after {} s, killed", options.timeout_seconds);
@@ -311,59 +239,65 @@ void Classify(const Child& child, int status, const RegressOptions& options, Run
     run.signal_name = SignalName(run.signal);
     run.status = "crash";
     run.message = "crashed: " + run.signal_name;
+    // The runner kills only on a timeout (above) or an interrupt (never recorded).
+    if (run.signal == SIGKILL) {
+      run.message += ", sent by a user or the kernel's out-of-memory killer";
+    }
     return;
   }
   run.exit_code = WEXITSTATUS(status);
-  const bool json_pass = r.is_object() && r.value("pass", false);
-  if (run.exit_code == 0 && json_pass) {
+  if (run.exit_code == 0 && ChildSaysPass(r) && problem.empty()) {
     run.status = "pass";
     return;
   }
   run.status = run.exit_code == kExitUsage ? "usage" : "fail";
-  if (!r.is_object()) {
+  if (!r.is_object() && problem.empty()) {
     run.message = fmt::format("exit code {}, no JSON result on stdout{}", run.exit_code,
                               run.stderr_tail.empty() ? "" : ": " + Tail(child.err, 300));
     return;
   }
-  if (r.contains("error") && r["error"].is_string()) {
-    run.message = "error: " + r["error"].get<std::string>();
-    return;
-  }
-  std::string mismatches;
-  if (r.contains("mismatches") && r["mismatches"].is_object()) {
-    for (const auto& [unit, count] : r["mismatches"].items()) {
-      if (count.is_number() && count.get<int64_t>() != 0) {
-        mismatches += fmt::format("{}{}={}", mismatches.empty() ? "" : " ", unit, count.dump());
-      }
-    }
-  }
-  run.message = fmt::format("exit code {}, mismatches: {}", run.exit_code,
-                            mismatches.empty() ? "none reported" : mismatches);
-  if (r.contains("first_mismatch") && !r["first_mismatch"].is_null()) {
-    run.message += "; first: " + r["first_mismatch"].dump();
-  }
-  if (run.exit_code == 0) run.message = "exit code 0 but \"pass\" is not true; " + run.message;
+  run.message = ChildFailureMessage(r, run.exit_code, problem);
 }
 
-void KillGroup(pid_t pid) {
-  kill(-pid, SIGKILL);  // the child's own process group (see Spawn)
-  kill(pid, SIGKILL);
+// Turns the exit status and output of a finished child into the run's outcome.
+void Classify(const Child& child, int status, const RegressOptions& options, Run& run) {
+  run.wall_seconds = std::chrono::duration<double>(Clock::now() - child.start).count();
+  run.stderr_tail = Tail(child.err, 2000);
+  run.reproduce = ReproduceCommand(run, options);
+  const std::string problem = ReadChildResult(child.out, run);
+  ClassifyExit(child, status, options, problem, run);
+  const bool limited = options.memory_limit_mb > 0;
+  if (!run.passed() && !child.timed_out && RanOutOfMemory(child, run, limited)) {
+    MarkOutOfMemory(options, run);
+  }
+  run.message = ValidUtf8(run.message);
 }
 
 // The signal that asks the regression to stop (0: none). Children run in their own process groups,
 // so a Ctrl-C at the terminal reaches only this process: it must stop them itself.
 volatile std::sig_atomic_t g_stop_signal = 0;
 
-extern "C" void OnStopSignal(int sig) { g_stop_signal = sig; }
+extern "C" void OnStopSignal(int sig) {
+  if (g_stop_signal == 0) g_stop_signal = sig;  // the first one stops; later ones change nothing
+}
 
+// Catches the stop signals from the first run until the reports are written: a second Ctrl-C while
+// they are written must not kill the process between a temporary file and its rename. A signal
+// that was ignored stays ignored (`nohup qacc regress`, or a background job of a script).
 class StopSignals {
  public:
   StopSignals() {
     struct sigaction action = {};
     action.sa_handler = OnStopSignal;
+    // Each handler runs with the other stop signals blocked: signals pending together are then
+    // handled one after the other, the first delivered first (nested, the last would run first).
     sigemptyset(&action.sa_mask);
+    for (int sig : kSignals) sigaddset(&action.sa_mask, sig);
     action.sa_flags = 0;  // no SA_RESTART: poll() returns at once with EINTR
-    for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &action, &old_[i]);
+    for (size_t i = 0; i < kSignals.size(); ++i) {
+      sigaction(kSignals[i], nullptr, &old_[i]);
+      if (old_[i].sa_handler != SIG_IGN) sigaction(kSignals[i], &action, nullptr);
+    }
   }
   ~StopSignals() {
     for (size_t i = 0; i < kSignals.size(); ++i) sigaction(kSignals[i], &old_[i], nullptr);
@@ -374,39 +308,94 @@ class StopSignals {
   std::array<struct sigaction, 3> old_{};
 };
 
-// Runs the schedule with at most `jobs` children at a time; prints one progress line per finished
-// run on stderr and hands the runs to `reports` in schedule order. Returns the signal that stopped
-// it, or 0.
+// Hands runs to the reports in schedule order. Runs finish out of order (-j), and in a resumed
+// regression the runs of the interrupted session fill gaps between them: each waits here for the
+// runs before it.
+class InOrder {
+ public:
+  InOrder(std::map<uint64_t, Run> prior, RegressReports& reports)
+      : held_(std::move(prior)), reports_(reports) {
+    Flush();
+  }
+  void Add(uint64_t index, Run run) {
+    held_.emplace(index, std::move(run));
+    Flush();
+  }
+  // At the end: every run still held, in order, across the gaps of the runs that did not run.
+  void AddAll() {
+    for (const auto& [index, run] : held_) reports_.Add(run);
+    held_.clear();
+  }
+
+ private:
+  void Flush() {
+    for (auto it = held_.begin(); it != held_.end() && it->first == next_; ++next_) {
+      reports_.Add(it->second);
+      it = held_.erase(it);
+    }
+  }
+
+  std::map<uint64_t, Run> held_;  // by schedule index
+  RegressReports& reports_;
+  uint64_t next_ = 0;  // the schedule index reported next
+};
+
+// Sleeps until output arrives, a child exits or the nearest timeout; without a pidfd (kernels
+// before 5.3) a child's exit is only seen every 50 ms. A stop signal ends the sleep (EINTR).
+void WaitForChildren(const std::vector<Child>& active, Clock::duration timeout) {
+  std::vector<pollfd> fds;
+  auto wake = Clock::time_point::max();
+  bool all_pidfds = true;
+  for (const Child& child : active) {
+    if (child.out_fd >= 0) fds.push_back({child.out_fd, POLLIN, 0});
+    if (child.err_fd >= 0) fds.push_back({child.err_fd, POLLIN, 0});
+    if (child.pid_fd >= 0) fds.push_back({child.pid_fd, POLLIN, 0});
+    all_pidfds = all_pidfds && child.pid_fd >= 0;
+    if (!child.timed_out) wake = std::min(wake, child.start + timeout);
+  }
+  const auto until_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
+      wake - Clock::now() + std::chrono::milliseconds(1));
+  const int max_sleep_ms = all_pidfds ? 1000 : 50;
+  poll(fds.data(), fds.size(),
+       static_cast<int>(std::clamp<int64_t>(until_timeout.count(), 0, max_sleep_ms)));
+}
+
+// Runs the schedule but for the runs of `prior` (an interrupted session's, --resume) with at most
+// `jobs` children at a time; prints one progress line per finished run on stderr and hands the
+// runs, the prior ones too, to `reports` in schedule order. Returns the signal that stopped it
+// before its end, or 0. The runs in flight then are killed and not recorded: they did not run.
 int Execute(const std::vector<std::string>& tests, const RegressOptions& options,
-            RegressReports& reports) {
-  const std::string exe = options.child_command.empty() ? SelfExecutable() : options.child_command;
+            std::map<uint64_t, Run> prior, RegressReports& reports) {
   const auto timeout = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options.timeout_seconds));
   const uint64_t total = uint64_t(options.seeds) * tests.size();
-  std::vector<Child> active;
-  std::map<uint64_t, Run> running, finished;  // by schedule index
-  uint64_t next = 0, done = 0;
+  std::set<uint64_t> recorded;
   bool failed = false;  // with --fail-fast, no run starts after this
-  StopSignals stop_signals;
+  for (const auto& [index, run] : prior) {
+    recorded.insert(index);
+    failed = failed || !run.passed();
+  }
+  uint64_t next = 0, done = prior.size();
+  InOrder in_order(std::move(prior), reports);
+  std::vector<Child> active;
+  std::map<uint64_t, Run> running;  // by schedule index
   auto finish = [&](uint64_t index, Run run) {
     ++done;
     fmt::print(stderr, "[{}/{}] {:<7} {} seed {} ({:.2f} s){}\n", done, total,
                run.passed() ? "PASS" : "FAIL", run.test, run.seed, run.wall_seconds,
                run.passed() ? "" : ": " + run.message);
     failed = failed || !run.passed();
-    finished.emplace(index, std::move(run));
-    // Report in schedule order: only the runs that finished before an earlier one wait here.
-    for (auto it = finished.begin(); it != finished.end() && it->first == reports.added();) {
-      reports.Add(it->second);
-      it = finished.erase(it);
-    }
+    in_order.Add(index, std::move(run));
   };
-  while (done < next || (done < total && g_stop_signal == 0 && !(failed && options.fail_fast))) {
-    if (g_stop_signal != 0) break;
-    while (active.size() < size_t(options.jobs) && next < total && !(failed && options.fail_fast)) {
+  auto launchable = [&] {
+    while (next < total && recorded.count(next) > 0) ++next;
+    return next < total && !(failed && options.fail_fast);
+  };
+  while (g_stop_signal == 0 && (!active.empty() || launchable())) {
+    while (active.size() < size_t(options.jobs) && launchable()) {
       Run run = ScheduledRun(tests, options, next);
       try {
-        active.push_back(Spawn(ChildArgs(exe, run, options), size_t(next)));
+        active.push_back(Spawn(LaunchArgs(run, options), size_t(next)));
         running.emplace(next, std::move(run));
       } catch (const std::runtime_error& e) {
         run.status = "fail";
@@ -417,45 +406,24 @@ int Execute(const std::vector<std::string>& tests, const RegressOptions& options
       ++next;
     }
     if (active.empty()) continue;
-    // Sleep until output arrives, a child exits or the nearest timeout; without a pidfd (kernels
-    // before 5.3) a child's exit is only seen every 50 ms.
-    std::vector<pollfd> fds;
-    auto wake = Clock::time_point::max();
-    bool all_pidfds = true;
-    for (const Child& child : active) {
-      if (child.out_fd >= 0) fds.push_back({child.out_fd, POLLIN, 0});
-      if (child.err_fd >= 0) fds.push_back({child.err_fd, POLLIN, 0});
-      if (child.pid_fd >= 0) fds.push_back({child.pid_fd, POLLIN, 0});
-      all_pidfds = all_pidfds && child.pid_fd >= 0;
-      if (!child.timed_out) wake = std::min(wake, child.start + timeout);
-    }
-    const auto until_timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
-        wake - Clock::now() + std::chrono::milliseconds(1));
-    const int max_sleep_ms = all_pidfds ? 1000 : 50;
-    poll(fds.data(), fds.size(),
-         static_cast<int>(std::clamp<int64_t>(until_timeout.count(), 0, max_sleep_ms)));
-    for (size_t i = 0; i < active.size();) {
+    WaitForChildren(active, timeout);
+    for (size_t i = 0; i < active.size() && g_stop_signal == 0;) {
       Child& child = active[i];
-      Drain(child.out_fd, child.out);
-      Drain(child.err_fd, child.err);
+      DrainOutput(child);
       if (!child.timed_out && Clock::now() - child.start > timeout) {
         child.timed_out = true;
         KillGroup(child.pid);
       }
       int status = 0;
-      const pid_t exited = waitpid(child.pid, &status, WNOHANG);
-      if (exited != child.pid) {
+      if (waitpid(child.pid, &status, WNOHANG) != child.pid) {
         ++i;
         continue;
       }
       // The child is gone: take what is left in the pipes (a grandchild still holding them open is
       // killed with the group) and record the outcome.
       if (child.out_fd >= 0 || child.err_fd >= 0) kill(-child.pid, SIGKILL);
-      Drain(child.out_fd, child.out);
-      Drain(child.err_fd, child.err);
-      if (child.out_fd >= 0) close(child.out_fd);
-      if (child.err_fd >= 0) close(child.err_fd);
-      if (child.pid_fd >= 0) close(child.pid_fd);
+      DrainOutput(child);
+      CloseFds(child);
       auto it = running.find(child.run_index);
       Run run = std::move(it->second);
       running.erase(it);
@@ -464,15 +432,16 @@ int Execute(const std::vector<std::string>& tests, const RegressOptions& options
       active.erase(active.begin() + std::ptrdiff_t(i));
     }
   }
-  // Stopped by a signal: end every child's process group and reap them.
+  // Stopped by a signal: end every child's process group and reap them (more signals may come).
+  const bool cut_short = !active.empty() || launchable();
   for (Child& child : active) {
     KillGroup(child.pid);
-    waitpid(child.pid, nullptr, 0);
-    if (child.out_fd >= 0) close(child.out_fd);
-    if (child.err_fd >= 0) close(child.err_fd);
-    if (child.pid_fd >= 0) close(child.pid_fd);
+    while (waitpid(child.pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    CloseFds(child);
   }
-  return g_stop_signal;
+  in_order.AddAll();
+  return cut_short ? g_stop_signal : 0;  // a signal after the last run stops nothing
 }
 
 // "2026-11-22T21:05:09Z"
@@ -514,37 +483,40 @@ void CheckDistinctOutputs(const RegressOptions& options) {
 }
 
 // Runs `qacc cosim --dry-run` of the first run: a usage error that every run would hit (a config
-// without an RTL build, say) is reported once, before anything runs.
+// without an RTL build, a memory limit too small to start, say) is reported once, before anything
+// runs.
 void Preflight(const std::vector<std::string>& tests, const RegressOptions& options) {
-  const std::string exe = options.child_command.empty() ? SelfExecutable() : options.child_command;
-  std::vector<std::string> args = ChildArgs(exe, ScheduledRun(tests, options, 0), options);
+  const Run first = ScheduledRun(tests, options, 0);
+  std::vector<std::string> args = LaunchArgs(first, options);
   args.push_back("--dry-run");
   Child child = Spawn(args, 0);
   int status = 0;
   while (waitpid(child.pid, &status, 0) < 0 && errno == EINTR) {
   }
-  Drain(child.out_fd, child.out);
-  Drain(child.err_fd, child.err);
-  if (child.out_fd >= 0) close(child.out_fd);
-  if (child.err_fd >= 0) close(child.err_fd);
-  if (child.pid_fd >= 0) close(child.pid_fd);
+  DrainOutput(child);
+  CloseFds(child);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
   std::string why = Tail(child.err, 1000);
   const std::string prefix = "qacc: error: ";
   if (why.rfind(prefix, 0) == 0) why = why.substr(prefix.size());
+  if (WIFSIGNALED(status)) why = "killed by " + SignalName(WTERMSIG(status));
+  if (options.memory_limit_mb > 0 && (SaysOutOfMemory(child.err, true) || WIFSIGNALED(status))) {
+    throw UsageError(fmt::format("--memory-limit: {} MB is too small for a run to start: {}",
+                                 options.memory_limit_mb, why));
+  }
   if (WIFEXITED(status) && WEXITSTATUS(status) == kExitUsage) {
     throw UsageError(fmt::format("every run would fail: {}", why));
   }
   throw std::runtime_error(fmt::format("the check run `{} --dry-run` failed: {}",
-                                       ReproduceCommand(ScheduledRun(tests, options, 0), options),
+                                       ReproduceCommand(first, options),
                                        why.empty() ? "no message" : why));
 }
 
 std::string ListSuites() {
   std::string text;
   for (const sim::Suite& suite : sim::Suites()) {
-    text += fmt::format("{}suite {}: {}\n", text.empty() ? "" : "\n", suite.name,
-                        suite.description);
+    text +=
+        fmt::format("{}suite {}: {}\n", text.empty() ? "" : "\n", suite.name, suite.description);
     for (const sim::TestInfo& info : suite.tests) {
       text += fmt::format("  {:<20} {}\n", info.name, info.description);
     }
@@ -553,13 +525,8 @@ std::string ListSuites() {
   return text;
 }
 
-void RunRegress(RegressOptions& options) {
-  if (options.list) {
-    OutputOptions output;
-    output.output_path = options.output_path == "-" ? "" : options.output_path;
-    Emit(output, ListSuites(), nullptr);
-    return;
-  }
+// The tests to run, once every argument is checked.
+std::vector<std::string> CheckArguments(RegressOptions& options) {
   if (options.suite.empty()) throw UsageError("--suite: required (`qacc regress --list`)");
   if (options.require_coverage && options.model_only) {
     throw UsageError("--require-coverage: coverage is sampled from the RTL: not with --model-only");
@@ -580,24 +547,29 @@ void RunRegress(RegressOptions& options) {
     throw UsageError(fmt::format("--seeds: {} x {} tests is more runs than can be counted",
                                  options.seeds, tests.size()));
   }
+  if (options.model_only && !options.coverage_dir.empty()) {
+    throw UsageError("--coverage-dir: coverage is of the RTL: not with --model-only");
+  }
+  return tests;
+}
+
+// "fnv1a64:0123456789abcdef", of the file's bytes: a resumed regression must run the same config.
+std::string ConfigFileHash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in && !in.eof()) throw UsageError(fmt::format("--config: cannot read {}", path));
+  return fmt::format("fnv1a64:{:016x}", sim::HashName(content));  // FNV-1a, as for test names
+}
+
+// What the reports say about the regression (the timestamp: now).
+RegressInfo Describe(const RegressOptions& options, const std::vector<std::string>& tests) {
   RegressInfo info;
   try {
     info.config_name = arch::LoadArchConfig(options.config_path).name;
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--config: {}", e.what()));
   }
-  CheckDistinctOutputs(options);
-  if (!options.coverage_dir.empty()) {
-    if (options.model_only) throw UsageError("--coverage-dir: coverage is of the RTL: not with --model-only");
-    std::error_code error;
-    std::filesystem::create_directories(options.coverage_dir, error);
-    if (error || !std::filesystem::is_directory(options.coverage_dir)) {
-      throw UsageError(fmt::format("--coverage-dir: cannot create the directory {}: {}",
-                                   options.coverage_dir, error ? error.message() : "not a directory"));
-    }
-  }
-  Preflight(tests, options);
-
+  info.config_hash = ConfigFileHash(options.config_path);
   info.suite = options.suite;
   info.tests = tests;
   info.config_path = options.config_path;
@@ -606,35 +578,187 @@ void RunRegress(RegressOptions& options) {
   info.seed_base = options.seed_base;
   info.jobs = options.jobs;
   info.timeout_seconds = options.timeout_seconds;
+  info.memory_limit_mb = options.memory_limit_mb;
   info.total_runs = uint64_t(options.seeds) * tests.size();
   info.fail_fast = options.fail_fast;
   info.mutant = options.mutant;
+  info.require_coverage = options.require_coverage;
+  info.coverage_dir = options.coverage_dir;
   info.timestamp = UtcTimestamp();
   info.hostname = Hostname();
   info.tool_version = ToolVersion();
   info.tool_commit = ToolCommit();
-  // The summary goes to -o, else stdout, else (a report takes stdout) standard error.
-  const bool report_on_stdout = options.json_path == "-" || options.junit_path == "-";
-  const std::string summary_path = !options.output_path.empty() ? options.output_path
-                                   : report_on_stdout           ? ""
-                                                                : "-";
-  RegressReports reports(info, summary_path, options.json_path, options.junit_path);
+  return info;
+}
 
+void MakeCoverageDir(const RegressOptions& options) {
+  if (options.coverage_dir.empty()) return;
+  std::error_code error;
+  std::filesystem::create_directories(options.coverage_dir, error);
+  if (error || !std::filesystem::is_directory(options.coverage_dir)) {
+    throw UsageError(fmt::format("--coverage-dir: cannot create the directory {}: {}",
+                                 options.coverage_dir,
+                                 error ? error.message() : "not a directory"));
+  }
+}
+
+// --resume continues a regression as it was started: the options that would change its runs or
+// its reports' content come from the report, never from the command line.
+void CheckResumeOptions(const RegressOptions& options) {
+  const std::set<std::string> allowed = {"--resume", "--jobs",   "--json",
+                                         "--junit",  "--output", "--child-command"};
+  for (const std::string& name : options.given) {
+    if (allowed.count(name) == 0) {
+      throw UsageError(fmt::format(
+          "{}: not with --resume: a resumed regression runs with the arguments recorded in its "
+          "report (only -j, --json, --junit and -o may be given)",
+          name));
+    }
+  }
+}
+
+// The report of an interrupted regression by this same build; a UsageError naming --resume, the
+// file and the field otherwise.
+ReportContents ReadResumeReport(const std::string& path) {
+  const std::string what = fmt::format("--resume: {}", path);
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    throw UsageError(what + " is a directory, expected the JSON report of qacc regress");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError(fmt::format("{}: cannot open: {}", what, std::strerror(errno)));
+  ReportContents report;
+  try {
+    report = ReportFromJson(nlohmann::json::parse(in));
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(fmt::format("{}: not JSON ({}): expected the --json report of qacc regress",
+                                 what, e.what()));
+  } catch (const ReportFieldError& e) {
+    throw UsageError(fmt::format("{}: not a report qacc regress can resume: {}", what, e.what()));
+  }
+  if (report.complete) {
+    throw UsageError(fmt::format(
+        "{}: field \"complete\" is true: the regression ended ({} runs): nothing to resume", what,
+        report.runs.size()));
+  }
+  const RegressInfo& info = report.info;
+  if (info.tool_version != ToolVersion() || info.tool_commit != ToolCommit()) {
+    throw UsageError(fmt::format(
+        "{}: field \"tool\" is {} ({}), this is {} ({}): runs of another build may end otherwise; "
+        "start the regression again",
+        what, info.tool_version, info.tool_commit, ToolVersion(), ToolCommit()));
+  }
+  return report;
+}
+
+void UseRecordedArguments(const RegressInfo& info, RegressOptions& options) {
+  options.suite = info.suite;
+  options.tests.clear();
+  for (const std::string& test : info.tests)
+    options.tests += (options.tests.empty() ? "" : ",") + test;
+  options.tests_given = true;
+  options.seeds = info.seeds_per_test;
+  options.seed_base_text = std::to_string(info.seed_base);
+  options.config_path = info.config_path;
+  options.model_only = info.mode == "model-only";
+  options.timeout_seconds = info.timeout_seconds;
+  options.memory_limit_mb = info.memory_limit_mb;
+  options.fail_fast = info.fail_fast;
+  options.mutant = info.mutant;
+  options.require_coverage = info.require_coverage;
+  options.coverage_dir = info.coverage_dir;
+  if (options.given.count("--jobs") == 0) options.jobs = info.jobs;
+  if (options.given.count("--json") == 0) options.json_path = options.resume_path;
+}
+
+// The recorded runs by schedule index (ScheduledRun's inverse), after checking that the config file
+// is still the one they ran with.
+std::map<uint64_t, Run> RecordedRuns(const ReportContents& report, const RegressInfo& now,
+                                     const RegressOptions& options) {
+  const std::string what = fmt::format("--resume: {}", options.resume_path);
+  if (report.info.config_hash != now.config_hash) {
+    throw UsageError(fmt::format(
+        "{}: field \"config_hash\" is {}, but {} now hashes to {}: the config has changed since "
+        "the regression started; restore it or start the regression again",
+        what, report.info.config_hash, now.config_path, now.config_hash));
+  }
+  std::map<uint64_t, Run> runs;
+  for (size_t i = 0; i < report.runs.size(); ++i) {
+    const Run& run = report.runs[i];
+    const auto test = std::find(now.tests.begin(), now.tests.end(), run.test);
+    const bool in_schedule = test != now.tests.end() && run.seed >= options.seed_base &&
+                             run.seed - options.seed_base < uint64_t(options.seeds);
+    const uint64_t index = in_schedule ? (run.seed - options.seed_base) * now.tests.size() +
+                                             uint64_t(test - now.tests.begin())
+                                       : 0;
+    if (!in_schedule || !runs.emplace(index, run).second) {
+      throw UsageError(
+          fmt::format("{}: field \"runs[{}]\": {} seed {} is {} of the regression's schedule", what,
+                      i, run.test, run.seed, in_schedule ? "a second run" : "not part"));
+    }
+  }
+  return runs;
+}
+
+// The summary goes to -o, else stdout, else (a report takes stdout) standard error.
+std::string SummaryPath(const RegressOptions& options) {
+  if (!options.output_path.empty()) return options.output_path;
+  const bool report_on_stdout = options.json_path == "-" || options.junit_path == "-";
+  return report_on_stdout ? "" : "-";
+}
+
+void RunRegress(RegressOptions& options) {
+  std::optional<ReportContents> resume;
+  if (!options.resume_path.empty()) {
+    CheckResumeOptions(options);
+    resume = ReadResumeReport(options.resume_path);
+    UseRecordedArguments(resume->info, options);
+  }
+  if (options.list) {
+    OutputOptions output;
+    output.output_path = options.output_path == "-" ? "" : options.output_path;
+    Emit(output, ListSuites(), nullptr);
+    return;
+  }
+  const std::vector<std::string> tests = CheckArguments(options);
+  RegressInfo info = Describe(options, tests);
+  std::map<uint64_t, Run> prior;
+  MergedCoverage prior_coverage;
+  double prior_wall = 0.0;
+  if (resume) {
+    prior = RecordedRuns(*resume, info, options);
+    prior_coverage = resume->coverage;
+    prior_wall = resume->wall_seconds;
+    info.timestamp = resume->info.timestamp;  // the regression's start, in its first session
+    info.hostname = resume->info.hostname;
+  }
+  CheckDistinctOutputs(options);
+  MakeCoverageDir(options);
+  Preflight(tests, options);
+  if (resume) {
+    fmt::print(stderr, "qacc regress: resuming {}: {} of {} runs recorded, {} to run\n",
+               options.resume_path, prior.size(), info.total_runs, info.total_runs - prior.size());
+  }
+
+  // From here on a stop signal ends the runs and the reports are written, marked incomplete.
+  StopSignals stop_signals;
+  RegressReports reports(info, SummaryPath(options), options.json_path, options.junit_path,
+                         prior_coverage);
   const auto start = Clock::now();
-  const int stopped_by = Execute(tests, options, reports);
-  const double wall = std::chrono::duration<double>(Clock::now() - start).count();
+  const int stopped_by = Execute(tests, options, std::move(prior), reports);
+  const double wall = prior_wall + std::chrono::duration<double>(Clock::now() - start).count();
+  reports.Finish(wall, stopped_by == 0 ? "" : SignalName(stopped_by));
   if (stopped_by != 0) {
-    reports.Finish(wall, SignalName(stopped_by));
     std::fflush(stdout);
     std::_Exit(128 + stopped_by);
   }
-  reports.Finish(wall);
   if (reports.passed() != reports.added()) std::exit(1);
-  if (options.require_coverage && (reports.coverage().empty() || reports.coverage_holes() > 0)) {
+  const MergedCoverage& coverage = reports.coverage();
+  if (options.require_coverage && (coverage.hits.empty() || coverage.holes() > 0)) {
     fmt::print(stderr,
                "qacc regress: --require-coverage: {} of {} coverage bins not hit (listed in the "
                "summary)\n",
-               reports.coverage().empty() ? 0 : reports.coverage_holes(), reports.coverage().size());
+               coverage.hits.empty() ? 0 : coverage.holes(), coverage.hits.size());
     std::exit(1);
   }
 }
@@ -656,12 +780,13 @@ void RegisterRegressCommand(CLI::App& app) {
                   "Seeds per test: every selected test runs with seeds S..S+N-1 (S = --seed-base); "
                   "required unless --list")
       ->check(CLI::Range(int64_t{1}, std::numeric_limits<int64_t>::max()));
-  CLI::Option* tests = cmd->add_option(
-      "--tests", options->tests, "Comma-separated subset of the suite's tests (default: all)");
+  cmd->add_option("--tests", options->tests,
+                  "Comma-separated subset of the suite's tests (default: all)");
   cmd->add_option("--config", options->config_path, "Architecture config JSON passed to every run")
       ->capture_default_str();
-  cmd->add_option("-j,--jobs", options->jobs, "Runs in parallel, 1..1024 (default 1)")
-      ->check(CLI::Range(1, 1024));
+  cmd->add_option("-j,--jobs", options->jobs,
+                  fmt::format("Runs in parallel, 1..{} (default 1)", kMaxJobs))
+      ->check(CLI::Range(1, kMaxJobs));
   cmd->add_option("--junit", options->junit_path,
                   "Write a JUnit XML report to FILE (atomically; - for standard output)")
       ->check(kNonEmpty);
@@ -679,19 +804,35 @@ void RegisterRegressCommand(CLI::App& app) {
       ->check(kPositiveFinite);
   cmd->add_option("--seed-base", options->seed_base_text,
                   fmt::format("First seed (default 1); seeds are {}", kSeedRange));
-  cmd->add_flag("--fail-fast", options->fail_fast,
-                "Start no run after the first failure (the runs already started finish); the report "
-                "lists the runs that ran");
+  cmd->add_flag(
+      "--fail-fast", options->fail_fast,
+      "Start no run after the first failure (the runs already started finish); the report "
+      "lists the runs that ran");
   AddMutantOption(cmd, &options->mutant);
-  cmd->add_option("--coverage-dir", options->coverage_dir,
-                  "Each run writes its Verilator line/toggle coverage to DIR/TEST.SEED.dat (needs an RTL "
-                  "build with coverage: qacc validate makes one)")
+  cmd->add_option(
+         "--coverage-dir", options->coverage_dir,
+         "Each run writes its Verilator line/toggle coverage to DIR/TEST.SEED.dat (needs an RTL "
+         "build with coverage: qacc validate makes one)")
+      ->check(kNonEmpty);
+  cmd->add_option("--memory-limit", options->memory_limit_mb,
+                  fmt::format("Address space of every run in MB (RLIMIT_AS), 0 for no limit "
+                              "(default {}); a run that exhausts it is recorded as out of memory",
+                              kDefaultMemoryLimitMb))
+      ->check(CLI::Range(int64_t{0}, kMaxMemoryLimitMb));
+  cmd->add_option("--resume", options->resume_path,
+                  "Go on with the interrupted regression whose JSON report is FILE: run only the "
+                  "runs it lacks, with the arguments it records, and write the final reports (the "
+                  "JSON to FILE unless --json); only -j, --json, --junit and -o may be given too")
       ->check(kNonEmpty);
   // For tests of the runner itself: an executable standing in for `qacc` (it gets the same
   // arguments, starting with `cosim`).
   cmd->add_option("--child-command", options->child_command)->group("");
-  cmd->callback([options, tests]() {
-    options->tests_given = tests->count() > 0;
+  cmd->callback([options, cmd]() {
+    for (const CLI::Option* option : cmd->get_options()) {
+      // Every option has a long name (get_name() is empty for the hidden ones).
+      if (option->count() > 0) options->given.insert("--" + option->get_lnames().front());
+    }
+    options->tests_given = options->given.count("--tests") > 0;
     RunRegress(*options);
   });
 }

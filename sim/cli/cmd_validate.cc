@@ -1,7 +1,8 @@
 // qacc validate: lint, RTL unit tests, lockstep regression with functional and code coverage, comparison
 // with a base revision and mutation analysis of the RTL (docs/validate.md). The work is orchestration of
 // builds and regressions, written in Python (scripts/validate/): this subcommand runs it with Debian's
-// /usr/bin/python3 on this source tree, passing every argument through (--help included).
+// /usr/bin/python3 on a source tree (the one this binary was built from, or $QACC_SOURCE_DIR: an
+// installed qacc has no RTL to rebuild), passing every argument through (--help included).
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "sim/cli/commands.h"
+#include "sim/cli/install_layout.h"
 
 namespace qacc::cli {
 
@@ -25,7 +27,7 @@ void RegisterValidateCommand(CLI::App& app) {
   cmd->set_help_flag("");
   cmd->callback([cmd] {
     static const std::string python = "/usr/bin/python3";
-    static const std::string script = QACC_SOURCE_DIR "/scripts/qacc_validate.py";
+    const std::string script = (ValidateSourceTree() / "scripts" / "qacc_validate.py").string();
     std::vector<std::string> args = {python, script};
     for (const std::string& a : cmd->remaining()) args.push_back(a);
     std::vector<char*> argv;

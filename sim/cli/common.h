@@ -47,11 +47,19 @@ extern const CLI::Validator kFinite;          // finite (rejects nan, inf)
 // For file-name options: an empty name is an error, not "no file".
 extern const CLI::Validator kNonEmpty;
 
+// CLI11 converts an integer option with strtoll/strtoull in base 0: "010" is 8 (octal), and a
+// decimal beyond 64 bits saturates silently ("99999999999999999999" is INT64_MAX). Adds to every
+// integer option of `app` and its subcommands a transform that drops the leading zeros of a decimal
+// text and refuses one outside the 64-bit range, naming it (the option's own range check follows).
+// Called once all options are registered.
+void ReadIntegersInDecimal(CLI::App& app);
+
 // Gives a file made by mkstemp (mode 0600) the mode open(O_CREAT) would give it: 0666 minus the
 // umask, so that other users (a CI collector, a web server) can read reports when the umask allows.
 void SetNewFileMode(int fd);
 
 // --mutant N of cosim and regress: mutant N of a mutant-schemata RTL build (qacc validate); 0 is the design.
+inline constexpr int64_t kMaxMutant = int64_t{1} << 30;  // --mutant 0..kMaxMutant
 void AddMutantOption(CLI::App* cmd, int64_t* mutant);
 
 // Random seeds are 0..2^64-1, written in decimal. Parses `text` strictly (no sign, no wrap-around:
@@ -64,7 +72,8 @@ uint64_t ParseSeed(const std::string& text, const std::string& option);
 // read-only and pseudo file systems are caught too). Throws UsageError naming `option`.
 void CheckOutputPath(const std::string& path, const std::string& option);
 
-// configs/default.json of the source tree: the config of cosim, bench and regress by default.
+// configs/default.json of the data directory (install_layout.h: the installed copy, or the source
+// tree in a build tree): the config of cosim, bench and regress by default.
 std::string DefaultConfigPath();
 
 // The build: "qacc 0.1.0" and the git commit it was built from ("unknown" outside a checkout).

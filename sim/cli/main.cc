@@ -3,13 +3,19 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/regress_child.h"
 
 int main(int argc, char** argv) {
+  // qacc regress starts each run through this binary, which sets the run's memory limit and execs it.
+  if (argc > 1 && std::strcmp(argv[1], qacc::cli::kMemoryLimitWrapperFlag) == 0) {
+    return qacc::cli::ExecWithMemoryLimit(argc, argv);
+  }
   CLI::App app{"qacc: bit-accurate int8 accelerator reference (golden model, tables, calibration)"};
   app.name("qacc");
   app.set_version_flag("--version", qacc::cli::ToolVersion() + " (" + qacc::cli::ToolCommit() + ")");
@@ -26,6 +32,7 @@ int main(int argc, char** argv) {
 #endif
   qacc::cli::RegisterRegressCommand(app);
   qacc::cli::RegisterValidateCommand(app);
+  qacc::cli::ReadIntegersInDecimal(app);
 
   try {
     // CLI11 reports an unknown first word as "A subcommand is required"; name it instead.

@@ -1,12 +1,13 @@
 // qacc regress as a user runs it, against a fake `qacc cosim` child (--child-command, a shell
-// script) that passes, fails, crashes or hangs depending on the test name: argument errors,
-// failure/crash/ timeout handling, the JUnit and JSON reports, and the determinism of the schedule.
-#include <fcntl.h>
+// script: tests/cli/regress_fake.h) that passes, fails, crashes, hangs or runs out of memory
+// depending on the test name: argument errors, failure/crash/timeout/memory handling, the JUnit and
+// JSON reports, signals, and the determinism of the schedule. Interrupted regressions and --resume:
+// regress_resume_test.cc.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -20,62 +21,14 @@
 
 #include "sim/testgen/gemm_tests.h"
 #include "tests/cli/cli_runner.h"
-
-extern char** environ;
+#include "tests/cli/regress_fake.h"
 
 namespace qacc::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Arguments: cosim --test NAME --seed N --config FILE --json [--model-only]. Each call appends
-// its arguments to calls.log next to the script.
-// The check run before the regression (--dry-run) passes and is not logged. gemm_m1 hangs after
-// writing its pid (its process group) to hung.<seed>.
-constexpr const char* kFakeCosim = R"(#!/bin/sh
-dir=$(dirname "$0")
-case " $* " in *" --dry-run "*) exit 0 ;; esac
-echo "$@" >> "$dir/calls.log"
-test=$3
-seed=$5
-case "$test" in
-  gemm_k1) kill -SEGV $$ ;;
-  gemm_m1) echo $$ > "$dir/hung.$seed"; sleep 30 ;;
-  gemm_n1)
-    echo "{\"test\":\"$test\",\"seed\":$seed,\"config\":\"default\",\"mode\":\"lockstep\",\"pass\":false,\"m\":1,\"n\":1,\"k\":1,\"cycles\":500,\"command_cycles\":400,\"wall_seconds\":0.01,\"cycles_per_second\":50000.0,\"mismatches\":{\"mac\":0,\"requant\":3,\"out_write\":1,\"done\":0,\"output\":2},\"first_mismatch\":{\"cycle\":42,\"unit\":\"requant\"},\"reproduce\":\"qacc cosim --test $test --seed $seed\",\"error\":null}"
-    exit 1 ;;
-  gemm_k1_usage) echo "qacc: error: bad" >&2; exit 2 ;;
-  *)
-    echo "{\"test\":\"$test\",\"seed\":$seed,\"config\":\"default\",\"mode\":\"lockstep\",\"pass\":true,\"m\":4,\"n\":4,\"k\":4,\"cycles\":1000,\"command_cycles\":900,\"wall_seconds\":0.001,\"cycles_per_second\":1000000.0,\"mismatches\":{\"mac\":0,\"requant\":0,\"out_write\":0,\"done\":0,\"output\":0},\"first_mismatch\":null,\"reproduce\":\"qacc cosim --test $test --seed $seed\",\"error\":null}" ;;
-esac
-)";
-
-class RegressCli : public ::testing::Test {
- protected:
-  void SetUp() override {
-    dir_ = ScratchDir(std::string("regress_") +
-                      ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fake_ = dir_ / "fake_cosim.sh";
-    std::ofstream(fake_) << kFakeCosim;
-    fs::permissions(fake_, fs::perms::owner_all);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  CliResult Regress(const std::string& args) {
-    return RunQacc("regress --child-command " + fake_.string() + " " + args);
-  }
-  nlohmann::json Json(const fs::path& path) { return nlohmann::json::parse(ReadWholeFile(path)); }
-
-  fs::path dir_, fake_;
-};
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t count = 0;
-  for (size_t pos = text.find(what); pos != std::string::npos; pos = text.find(what, pos + 1)) {
-    ++count;
-  }
-  return count;
-}
+using RegressCli = RegressFixture;
 
 TEST_F(RegressCli, BadArgumentsExit2NamingTheOption) {
   const std::vector<std::pair<std::string, std::string>> cases = {
@@ -105,24 +58,27 @@ TEST_F(RegressCli, BadArgumentsExit2NamingTheOption) {
   EXPECT_FALSE(fs::exists(dir_ / "calls.log"));  // nothing ran
 }
 
-// --fail-fast (qacc validate's per-mutant regression): no run starts after the first failure, the report lists
-// the runs that ran and says so; --mutant and --coverage-dir reach every child (whose own reproduce line,
-// from qacc cosim, carries --mutant).
+// --fail-fast (qacc validate's per-mutant regression): no run starts after the first failure, the
+// report lists the runs that ran and says so; --mutant and --coverage-dir reach every child (whose
+// own reproduce line, from qacc cosim, carries --mutant).
 TEST_F(RegressCli, FailFastStopsAtTheFirstFailureAndPassesTheMutantOn) {
   const fs::path json = dir_ / "report.json";
   const CliResult r = Regress("--suite gemm --seeds 3 -j 1 --fail-fast --mutant 7 --coverage-dir " +
-                              (dir_ / "cov").string() + " --tests gemm_random,gemm_n1,gemm_edges --json " +
-                              json.string());
+                              (dir_ / "cov").string() +
+                              " --tests gemm_random,gemm_n1,gemm_edges --json " + json.string());
   EXPECT_EQ(r.exit_code, 1) << r.err;
   const std::string calls = ReadWholeFile(dir_ / "calls.log");
   EXPECT_EQ(Count(calls, "cosim --test"), 2u) << calls;  // gemm_random seed 1, then gemm_n1 fails
   EXPECT_EQ(Count(calls, "--mutant 7"), 2u) << calls;
-  EXPECT_NE(calls.find("--coverage " + (dir_ / "cov" / "gemm_n1.1.dat").string()), std::string::npos) << calls;
+  EXPECT_NE(calls.find("--coverage " + (dir_ / "cov" / "gemm_n1.1.dat").string()),
+            std::string::npos)
+      << calls;
   const nlohmann::json report = Json(json);
   EXPECT_EQ(report["runs"].size(), 2u);
   EXPECT_EQ(report["fail_fast"], true);
   EXPECT_EQ(report["mutant"], 7);
-  EXPECT_NE(r.out.find("stopped at the first failure (--fail-fast): 2 of 9 runs ran"), std::string::npos)
+  EXPECT_NE(r.out.find("stopped at the first failure (--fail-fast): 2 of 9 runs ran"),
+            std::string::npos)
       << r.out;
 }
 
@@ -233,24 +189,43 @@ TEST_F(RegressCli, EmptyTestListIsAnError) {
   EXPECT_FALSE(fs::exists(dir_ / "calls.log"));
 }
 
+// An unwritable report path is one error naming the option and the path, before any run, and
+// leaves no file behind: two reports on one path, a directory, a missing directory, a pseudo file
+// system, a read-only directory.
 TEST_F(RegressCli, ReportPathsAreCheckedBeforeAnyRun) {
   const std::string a = (dir_ / "a").string();
-  const std::vector<std::pair<std::string, std::string>> cases = {
+  const fs::path read_only = dir_ / "read_only";
+  fs::create_directory(read_only);
+  fs::permissions(read_only, fs::perms::owner_read | fs::perms::owner_exec);
+  std::vector<std::pair<std::string, std::string>> cases = {
       {"--json " + a + " --junit " + a, "--json and --junit: both write"},
       {"--json " + a + " -o " + (dir_ / "." / "a").string(), "--output and --json: both write"},
       {"--json - --junit -", "both write standard output"},
       {"--json " + dir_.string(), "--json: " + dir_.string() + " is a directory"},
       {"--junit /proc/x.xml", "--junit: cannot create a file in /proc"},
+      {"--json /sys/r.json", "--json: cannot create a file in /sys"},
       {"--json ''", "--json: the file name is empty"},
       {"-o /nonexistent/s.txt", "--output: directory /nonexistent does not exist"},
+      {"--junit " + (dir_ / "missing" / "r.xml").string(),
+       "--junit: directory " + (dir_ / "missing").string() + " does not exist"},
   };
+  // Root writes into a read-only directory all the same.
+  if (geteuid() != 0) {
+    cases.emplace_back("-o " + (read_only / "s.txt").string(),
+                       "--output: cannot create a file in " + read_only.string());
+  }
   for (const auto& [args, message] : cases) {
     const CliResult r = Regress("--suite gemm --seeds 1 --tests gemm_random " + args);
     EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
     EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
   }
   EXPECT_FALSE(fs::exists(dir_ / "calls.log"));  // nothing ran
-  EXPECT_FALSE(fs::exists(a));
+  std::set<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir_)) left.insert(entry.path().filename());
+  EXPECT_EQ(left, (std::set<std::string>{"fake_cosim.sh", "read_only"}));
+  EXPECT_TRUE(fs::is_empty(read_only));
+  fs::permissions(read_only, fs::perms::owner_all);
 }
 
 TEST_F(RegressCli, DashIsStandardOutput) {
@@ -377,36 +352,25 @@ TEST(RegressPreflight, ConfigWithoutRtlBuildIsOneErrorUpFront) {
   fs::remove_all(dir);
 }
 
-// Starts `qacc regress ARGS` in the background with stderr to `err`; returns its pid.
-pid_t StartRegress(const std::vector<std::string>& args, const fs::path& err) {
-  std::vector<std::string> argv = {QACC_BINARY, "regress"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<char*> c_argv;
-  for (std::string& arg : argv) c_argv.push_back(arg.data());
-  c_argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = -1;
-  posix_spawn(&pid, c_argv[0], &actions, nullptr, c_argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
-}
-
-bool GroupAlive(pid_t pgid) { return kill(-pgid, 0) == 0; }
-
-// A killed process stays in its group until its new parent reaps it: wait a little for that.
-bool GroupGone(pid_t pgid) {
-  for (int i = 0; i < 100 && GroupAlive(pgid); ++i) {
+// The pids (process groups) of the hung gemm_m1 children of `seeds`, once they have all started.
+std::vector<pid_t> HungChildren(const fs::path& dir, int seeds) {
+  std::vector<pid_t> children;
+  for (int i = 0; i < 200 && int(children.size()) < seeds; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    children.clear();
+    for (int seed = 1; seed <= seeds; ++seed) {
+      std::ifstream in(dir / ("hung." + std::to_string(seed)));
+      pid_t pid = 0;
+      if (in >> pid) children.push_back(pid);
+    }
   }
-  return !GroupAlive(pgid);
+  return children;
 }
 
-// Ctrl-C (SIGINT) or SIGTERM ends the hung children's process groups too, and leaves no report.
+// Ctrl-C (SIGINT), SIGTERM or SIGHUP ends the hung children's process groups too, and writes the
+// report marked incomplete: the runs killed in flight are not run, not failures.
 TEST_F(RegressCli, SignalsEndEveryChild) {
-  for (int sig : {SIGINT, SIGTERM}) {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     const fs::path json = dir_ / "r.json", err = dir_ / "err.txt";
     const pid_t regress =
         StartRegress({"--child-command", fake_.string(), "--suite", "gemm", "--seeds", "2",
@@ -414,32 +378,120 @@ TEST_F(RegressCli, SignalsEndEveryChild) {
                      err);
     ASSERT_GT(regress, 0);
     // Both children hang in `sleep 30` once they have written their pids.
-    std::vector<pid_t> children;
-    for (int i = 0; i < 200 && children.size() < 2; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      children.clear();
-      for (const char* seed : {"1", "2"}) {
-        std::ifstream in(dir_ / (std::string("hung.") + seed));
-        pid_t pid = 0;
-        if (in >> pid) children.push_back(pid);
-      }
-    }
+    const std::vector<pid_t> children = HungChildren(dir_, 2);
     ASSERT_EQ(children.size(), 2u);
     for (pid_t child : children) EXPECT_TRUE(GroupAlive(child));
     kill(regress, sig);
-    int status = 0;
-    ASSERT_EQ(waitpid(regress, &status, 0), regress);
-    ASSERT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    EXPECT_EQ(WaitExitCode(regress), 128 + sig);
     for (pid_t child : children) EXPECT_TRUE(GroupGone(child)) << "child group " << child;
-    EXPECT_NE(ReadWholeFile(err).find("interrupted by SIG"), std::string::npos)
+    EXPECT_NE(ReadWholeFile(err).find("INCOMPLETE: interrupted by SIG"), std::string::npos)
         << ReadWholeFile(err);
-    EXPECT_FALSE(fs::exists(json));
-    for (const auto& entry : fs::directory_iterator(dir_)) {
-      EXPECT_EQ(entry.path().filename().string().find(".tmp"), std::string::npos) << entry.path();
-    }
+    const nlohmann::json report = Json(json);
+    EXPECT_EQ(report["complete"], false);
+    EXPECT_EQ(report["runs"].size(), 0u);
+    EXPECT_EQ(report["not_run"], 2);
+    EXPECT_EQ(report["failed"], 0);
+    EXPECT_EQ(TemporaryFiles(dir_), std::vector<std::string>{});
     for (const char* seed : {"1", "2"}) fs::remove(dir_ / (std::string("hung.") + seed));
   }
+}
+
+// A stop signal that was ignored when the regression started stays ignored: `nohup qacc regress`
+// goes on after a hangup.
+TEST_F(RegressCli, NohupKeepsSighupIgnored) {
+  const fs::path json = dir_ / "r.json", err = dir_ / "err.txt";
+  const pid_t regress =
+      StartRegress({"--child-command", fake_.string(), "--suite", "gemm", "--seeds", "1", "--tests",
+                    "gemm_m1", "--json", json.string()},
+                   err, /*nohup=*/true);
+  ASSERT_GT(regress, 0);
+  ASSERT_EQ(HungChildren(dir_, 1).size(), 1u);
+  kill(regress, SIGHUP);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(waitpid(regress, nullptr, WNOHANG), 0) << "stopped by an ignored SIGHUP";
+  kill(regress, SIGTERM);
+  EXPECT_EQ(WaitExitCode(regress), 128 + SIGTERM);
+  EXPECT_EQ(Json(json)["interrupted"], "SIGTERM (15)");
+}
+
+// A child killed from outside (a user, the kernel's out-of-memory killer) is a crash with its
+// reproduce line; the regression goes on.
+TEST_F(RegressCli, ChildKilledFromOutsideIsACrash) {
+  const fs::path json = dir_ / "r.json", err = dir_ / "err.txt";
+  const pid_t regress =
+      StartRegress({"--child-command", fake_.string(), "--suite", "gemm", "--seeds", "1", "--tests",
+                    "gemm_m1,gemm_random", "--json", json.string()},
+                   err);
+  ASSERT_GT(regress, 0);
+  const std::vector<pid_t> children = HungChildren(dir_, 1);
+  ASSERT_EQ(children.size(), 1u);
+  kill(children[0], SIGKILL);
+  EXPECT_EQ(WaitExitCode(regress), 1);
+  const nlohmann::json report = Json(json);
+  ASSERT_EQ(report["runs"].size(), 2u) << report.dump(2);
+  const nlohmann::json& killed = report["runs"][0];
+  EXPECT_EQ(killed["status"], "crash");
+  EXPECT_EQ(killed["signal"], "SIGKILL (9)");
+  EXPECT_NE(killed["message"].get<std::string>().find("out-of-memory killer"), std::string::npos)
+      << killed;
+  EXPECT_EQ(killed["reproduce"].get<std::string>().rfind("qacc cosim --test gemm_m1 --seed 1 ", 0),
+            0u)
+      << killed;
+  EXPECT_EQ(report["runs"][1]["status"], "pass");
+  EXPECT_EQ(report["complete"], true);
+}
+
+// A run that exhausts --memory-limit is recorded as out of memory, with a reproduce line under the
+// same limit; the others go on. The fake allocates only under a limit of 1 GB at most.
+TEST_F(RegressCli, RunOutOfMemoryIsAFailureAndTheRestGoesOn) {
+  const fs::path json = dir_ / "r.json", xml = dir_ / "r.xml";
+  const CliResult r = Regress(
+      "--suite program --seeds 2 --tests prog_chain,prog_corners --memory-limit 64 --timeout 60 "
+      "-j 2 --json " +
+      json.string() + " --junit " + xml.string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(ReadWholeFile(dir_ / "limit.1"), "65536\n");  // KB: the limit reached the child
+  const nlohmann::json report = Json(json);
+  ASSERT_EQ(report["runs"].size(), 4u);
+  EXPECT_EQ(report["memory_limit_mb"], 64);
+  for (const nlohmann::json& run : report["runs"]) {
+    if (run["test"] == "prog_chain") {
+      EXPECT_EQ(run["status"], "pass") << run;
+      continue;
+    }
+    EXPECT_EQ(run["status"], "oom") << run;
+    EXPECT_EQ(run["message"].get<std::string>().rfind("out of memory (limit 64 MB): ", 0), 0u)
+        << run;
+    EXPECT_NE(run["stderr_tail"].get<std::string>().find("memory exhausted"), std::string::npos)
+        << run;
+    EXPECT_EQ(run["reproduce"].get<std::string>().rfind(
+                  "prlimit --as=67108864 qacc cosim --test prog_corners --seed ", 0),
+              0u)
+        << run;
+  }
+  EXPECT_NE(r.out.find("4 runs: 2 passed, 2 failed"), std::string::npos) << r.out;
+  EXPECT_EQ(Count(ReadWholeFile(xml), "<error type=\"oom\""), 2u);
+}
+
+// --memory-limit 0 runs the children without a limit; a limit too small for a run to start is one
+// error up front.
+TEST_F(RegressCli, MemoryLimitZeroIsNoneAndTooSmallIsAnError) {
+  const fs::path json = dir_ / "r.json";
+  const CliResult none = Regress(
+      "--suite program --seeds 1 --tests prog_corners --memory-limit 0 "
+      "--json " +
+      json.string());
+  EXPECT_EQ(none.exit_code, 1) << none.err;
+  EXPECT_EQ(ReadWholeFile(dir_ / "limit.1"), "unlimited\n");
+  EXPECT_EQ(Json(json)["runs"][0]["status"], "fail");  // the fake refuses to allocate: exit 3
+
+  fs::remove(dir_ / "calls.log");
+  const CliResult tiny = Regress("--suite program --seeds 1 --tests prog_chain --memory-limit 1");
+  EXPECT_EQ(tiny.exit_code, 2) << tiny.err;
+  EXPECT_NE(tiny.err.find("--memory-limit: 1 MB is too small for a run to start"),
+            std::string::npos)
+      << tiny.err;
+  EXPECT_FALSE(fs::exists(dir_ / "calls.log"));
 }
 
 long ResidentKb(pid_t pid) {
@@ -470,9 +522,7 @@ TEST_F(RegressCli, HugeSeedCountsStream) {
   ASSERT_GT(before, 0);
   EXPECT_LT(after - before, 8 * 1024) << "kB grown over 37 runs: " << before << " -> " << after;
   kill(regress, SIGTERM);
-  int code = 0;
-  ASSERT_EQ(waitpid(regress, &code, 0), regress);
-  EXPECT_EQ(WEXITSTATUS(code), 128 + SIGTERM);
+  EXPECT_EQ(WaitExitCode(regress), 128 + SIGTERM);
 }
 
 }  // namespace

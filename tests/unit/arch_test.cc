@@ -101,6 +101,37 @@ TEST(ArchConfig, Errors) {
   EXPECT_THROW(LoadArchConfig(ConfigPath("no_such_config")), std::invalid_argument);
 }
 
+// Fuzzing findings (tests/fuzz/corpus/arch_config/regression-*, docs/fuzzing.md): each was a crash,
+// an exception other than std::invalid_argument (qacc would exit 1 with "internal error"), or a
+// message naming no key or the wrong value.
+TEST(ArchConfig, FuzzFindings) {
+  // A number beyond double: nlohmann throws out_of_range, not parse_error.
+  ExpectConfigError(R"({"name": 5e555555555555555555})", "<document>", "JSON parse error");
+  // Not an object: the message named the empty key ("test.json: : must be an object").
+  ExpectConfigError("[]", "test.json: <document>: must be an object, got an array of 0 elements",
+                    "");
+  ExpectConfigError("17", "test.json: <document>: must be an object, got 17", "");
+  // nlohmann stops at a NUL byte: what followed it was ignored.
+  constexpr char kNulThenMore[] = "{}\0{\"array\": 7}";
+  ExpectConfigError(std::string(kNulThenMore, sizeof kNulThenMore - 1), "<document>",
+                    "a NUL byte at offset 2");
+  // The empty key was named as nothing.
+  ExpectConfigError(R"({"": 1})", "test.json: \"\": unknown key", "");
+  ExpectConfigError(R"({"array": {"": 1}})", "test.json: array.\"\": unknown key", "");
+  // Above INT64_MAX the value wrapped: "-1 is out of range".
+  ExpectConfigError(R"({"array": {"rows": 18446744073709551615}})", "array.rows",
+                    "18446744073709551615 is out of range, allowed -2147483648..2147483647");
+  ExpectConfigError(R"({"sram": {"a_depth": 4294967296}})", "sram.a_depth",
+                    "4294967296 is out of range, allowed 0..4294967295");
+  // A deeply nested value was serialised whole into the message: stack overflow.
+  const int depth = 1000000;
+  ExpectConfigError("{\"name\": " + std::string(depth, '[') + std::string(depth, ']') + "}", "name",
+                    "must be a string, got an array of 1 elements");
+  ExpectConfigError("{\"array\": {\"rows\": " + std::string(depth, '[') + std::string(depth, ']') +
+                        "}}",
+                    "array.rows", "must be an integer, got an array of 1 elements");
+}
+
 // Section 7, "Example, default 8x8, M = N = K = 8, one tile: reads at 1..8, array inputs at 2..9,
 // MAC beats at 19..26, requant beats at 23..30, writes at 24..31, done at 32."
 TEST(ArchTiming, SpecExample8x8OneTile) {

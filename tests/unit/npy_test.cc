@@ -217,6 +217,23 @@ TEST(ParseNpy, MalformedInputsNameTheProblem) {
               "too large");
 }
 
+// Fuzzing finding (tests/fuzz/corpus/npy/regression-zero-dim-overflow, docs/fuzzing.md): a zero
+// dimension before huge ones hid their overflow, so (0, 2^62, 4) was accepted and every product of
+// its dimensions a caller forms overflows. As numpy, the nonzero dimensions must fit in bytes.
+TEST(ParseNpy, ZeroDimensionDoesNotHideAnOverflowingShape) {
+  ExpectError(V1("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 4611686018427387904, 4), }",
+                 ""),
+              "shape (0, 4611686018427387904, 4) is too large: more than 2^63 - 1 bytes of <f4");
+  ExpectError(V1("{'descr': '|u1', 'fortran_order': False, 'shape': (9223372036854775807, 0, 2), }",
+                 ""),
+              "too large");
+  const NpyArray empty =
+      ParseNpy(V1("{'descr': '|u1', 'fortran_order': False, 'shape': (0, 9223372036854775807), }", ""),
+               "ok.npy");
+  EXPECT_EQ(empty.values.size(), 0u);
+  EXPECT_EQ(ShapeElementCount(empty.shape), 0);
+}
+
 TEST(ReadNpy, ReadsFilesAndNamesUnreadableOnes) {
   const TempDir dir;
   const std::string path = dir.Write(
