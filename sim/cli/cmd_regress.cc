@@ -627,9 +627,15 @@ ReportContents ReadResumeReport(const std::string& path) {
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("{}: cannot open: {}", what, std::strerror(errno)));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  // nlohmann's parser ends the document at a NUL byte and would ignore whatever follows it.
+  if (const size_t nul = text.find('\0'); nul != std::string::npos) {
+    throw UsageError(fmt::format("{}: a NUL byte at offset {}: expected the --json report of qacc regress",
+                                 what, nul));
+  }
   ReportContents report;
   try {
-    report = ReportFromJson(nlohmann::json::parse(in));
+    report = ReportFromJson(nlohmann::json::parse(text));
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(fmt::format("{}: not JSON ({}): expected the --json report of qacc regress",
                                  what, e.what()));
@@ -801,7 +807,8 @@ void RegisterRegressCommand(CLI::App& app) {
   cmd->add_option("--timeout", options->timeout_seconds,
                   "Seconds per run before the child is killed and recorded as a failure (default "
                   "300)")
-      ->check(kPositiveFinite);
+      ->check(kPositiveFinite)
+      ->check(CLI::Range(0.0, kMaxTimeoutSeconds));
   cmd->add_option("--seed-base", options->seed_base_text,
                   fmt::format("First seed (default 1); seeds are {}", kSeedRange));
   cmd->add_flag(

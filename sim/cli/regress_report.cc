@@ -299,8 +299,8 @@ RegressInfo InfoFromJson(const nlohmann::json& json) {
   Require(info.jobs >= 1 && info.jobs <= kMaxJobs, "jobs", fmt::format("1..{}", kMaxJobs),
           json["jobs"]);
   info.timeout_seconds = Get<double>(json, "timeout_seconds");
-  Require(std::isfinite(info.timeout_seconds) && info.timeout_seconds > 0, "timeout_seconds",
-          "a number > 0", json["timeout_seconds"]);
+  Require(info.timeout_seconds > 0 && info.timeout_seconds <= kMaxTimeoutSeconds, "timeout_seconds",
+          fmt::format("a number in (0, {}]", kMaxTimeoutSeconds), json["timeout_seconds"]);
   info.memory_limit_mb = Get<int64_t>(json, "memory_limit_mb");
   Require(info.memory_limit_mb >= 0 && info.memory_limit_mb <= kMaxMemoryLimitMb, "memory_limit_mb",
           fmt::format("0..{}", kMaxMemoryLimitMb), json["memory_limit_mb"]);
@@ -398,8 +398,8 @@ ReportContents ReportFromJson(const nlohmann::json& json) {
     const auto test = std::find(info.tests.begin(), info.tests.end(), run.test);
     const bool in_schedule =
         test != info.tests.end() && run.seed >= info.seed_base && run.seed - info.seed_base < seeds;
-    const uint64_t index = (run.seed - info.seed_base) * info.tests.size() +
-                           uint64_t(test - info.tests.begin());
+    const uint64_t index =
+        (run.seed - info.seed_base) * info.tests.size() + uint64_t(test - info.tests.begin());
     if (!in_schedule || !scheduled.insert(index).second) {
       throw ReportFieldError(
           fmt::format("field \"runs[{}]\": {} seed {} is {} of the regression's schedule", i,
@@ -489,7 +489,9 @@ bool ChildSaysPass(const nlohmann::json& result) {
 
 std::string ChildFailureMessage(const nlohmann::json& r, int exit_code,
                                 const std::string& problem) {
-  if (!problem.empty()) return fmt::format("exit code {}, a bad JSON result: {}", exit_code, problem);
+  if (!problem.empty()) {
+    return fmt::format("exit code {}, a bad JSON result: {}", exit_code, problem);
+  }
   if (r.contains("error") && r["error"].is_string()) {
     return "error: " + r["error"].get<std::string>();
   }

@@ -45,8 +45,10 @@ struct Run {
   bool passed() const { return status == "pass"; }
 };
 
-inline constexpr int kMaxJobs = 1024;                       // -j
+inline constexpr int kMaxJobs = 1024;                           // -j
 inline constexpr int64_t kMaxMemoryLimitMb = int64_t{1} << 30;  // --memory-limit 0..
+// --timeout (0, this]: a million seconds (11.6 days), far inside a steady_clock duration.
+inline constexpr double kMaxTimeoutSeconds = 1e6;
 // A run's JSON result nests at most this deep (qacc cosim's: 3 levels): JSON is written and copied
 // by recursion, one stack frame per level.
 inline constexpr int kMaxResultDepth = 32;

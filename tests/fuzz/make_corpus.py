@@ -200,11 +200,78 @@ def cli_flags_seeds():
     write("cli_flags", "make_spec_amax", "@spec\n--x-narrow\n--x-amax\n3.5")
 
 
+# ---- regress_report: reports of `qacc regress --json` made by the release build (qacc itself, with a
+# stand-in child for the failures and the interruption), and run results of `qacc cosim --json`
+REGRESS_FAKE = r"""#!/bin/sh
+# A stand-in for `qacc cosim`: gemm_n1 mismatches, gemm_k1 crashes, gemm_edges seed 2 interrupts
+# the regression (SIGINT to its parent) and stays in flight; every other run is the real one.
+case " $* " in *" --dry-run "*) exit 0 ;; esac
+case "$3 $5" in
+  "gemm_n1 "*)
+    echo '{"test":"'$3'","seed":'$5',"pass":false,"cycles":500,"cycles_per_second":5e4,"mismatches":{"mac":0,"requant":3,"output":2},"first_mismatch":{"cycle":42,"unit":"requant"},"reproduce":"qacc cosim --test '$3' --seed '$5'","error":null}'
+    exit 1 ;;
+  "gemm_k1 "*) echo "about to fail" >&2; kill -SEGV $$ ;;
+  "gemm_edges 2") kill -INT $PPID; sleep 5; exit 0 ;;
+esac
+exec "QACC" "$@"
+"""
+
+
+def regress_report_seeds():
+    import re
+    import subprocess
+    import tempfile
+    qacc = os.path.join(ROOT, "build", "release", "sim", "qacc")
+    if not os.access(qacc, os.X_OK):
+        print("make_corpus.py: no %s: the regress_report seeds are left as they are" % qacc)
+        return
+    clear_seeds("regress_report")
+
+    def normalised(text):  # timing, time and host fixed: a rerun changes only the tool's commit
+        text = re.sub(r'"(wall_seconds|cycles_per_second)": ?[-0-9.eE+]+', r'"\1": 0.25', text)
+        text = re.sub(r'"timestamp": "[^"]*"', '"timestamp": "2026-01-01T00:00:00Z"', text)
+        return re.sub(r'"hostname": "[^"]*"', '"hostname": "host"', text)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        fake = os.path.join(tmp, "fake_cosim")
+        with open(fake, "w") as f:
+            f.write(REGRESS_FAKE.replace("QACC", qacc))
+        os.chmod(fake, 0o755)
+        config = ["--config", "configs/default.json", "--memory-limit", "0"]
+        runs = {
+            "model_only": ["--suite", "gemm", "--tests", "gemm_random,gemm_n1", "--seeds", "2",
+                           "--model-only"],
+            # lockstep: the merged coverage bins
+            "lockstep": ["--suite", "gemm", "--tests", "gemm_random", "--seeds", "1",
+                         "--seed-base", "18446744073709551615"],
+            "failures": ["--suite", "gemm", "--tests", "gemm_n1,gemm_k1,gemm_random", "--seeds", "1",
+                         "--model-only", "--child-command", fake],
+            "fail_fast": ["--suite", "gemm", "--tests", "gemm_n1,gemm_random", "--seeds", "3",
+                          "--model-only", "--fail-fast", "--child-command", fake],
+            "interrupted": ["--suite", "gemm", "--tests", "gemm_random,gemm_edges", "--seeds", "3",
+                            "--model-only", "--child-command", fake],
+        }
+        for name, args in runs.items():
+            report = os.path.join(tmp, name + ".json")
+            subprocess.run([qacc, "regress"] + config + args + ["--json", report, "-o", os.devnull],
+                           cwd=ROOT, stderr=subprocess.DEVNULL, check=False)
+            with open(report) as f:
+                write("regress_report", name + ".json", normalised(f.read()))
+        out = subprocess.run([qacc, "cosim", "--test", "gemm_edges", "--seed", "7", "--json",
+                              "--model-only"] + config[:2], cwd=ROOT, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, check=True).stdout.decode()
+        write("regress_report", "result_pass.json", normalised(out))
+        error = json.loads(out)  # the shape of a run that could not judge the design
+        error.update({"pass": False, "error": "SRAM A: the program does not fit"})
+        write("regress_report", "result_error.json", normalised(json.dumps(error, indent=2)))
+
+
 def main():
     npy_seeds()
     arch_config_seeds()
     host_bus_seeds()
     cli_flags_seeds()
+    regress_report_seeds()
     return 0
 
 
