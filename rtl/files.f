@@ -5,6 +5,7 @@ qacc_lint.vlt
 qacc_pkg.sv
 qacc_pe.sv
 qacc_mac_array.sv
+qacc_clamp.sv
 qacc_requant_lane.sv
 qacc_requant_unit.sv
 qacc_sram.sv

@@ -94,15 +94,14 @@ module qacc_ctrl
   logic [WideW-1:0] a_need, b_need, bias_need, rq_need, out_need;
   err_code_e        err_code;
 
-  assign mb_cnt = CntW'((CntW'(cmd_i.m) + CntW'(NumRows - 1)) >> RowsLog2);
-  assign nb_cnt = CntW'((CntW'(cmd_i.n) + CntW'(NumCols - 1)) >> ColsLog2);
+  assign mb_cnt = (CntW'(cmd_i.m) + CntW'(NumRows - 1)) >> RowsLog2;
+  assign nb_cnt = (CntW'(cmd_i.n) + CntW'(NumCols - 1)) >> ColsLog2;
   assign tiles  = 32'(mb_cnt) * 32'(nb_cnt);
 
-  always_comb begin
-    period = cmd_i.k;
-    if (period < DIM_W'(NumRows)) period = DIM_W'(NumRows);
-    if (period < DIM_W'(NumCols)) period = DIM_W'(NumCols);
-  end
+  // max(R, C) is a power of two 2^L, so K >= 2^L exactly when K / 2^L is not 0 (a comparison would choose
+  // between two equal values at K = 2^L).
+  localparam int unsigned MinPeriodLog2 = (RowsLog2 > ColsLog2) ? RowsLog2 : ColsLog2;
+  assign period = ((cmd_i.k >> MinPeriodLog2) != '0) ? cmd_i.k : DIM_W'(1 << MinPeriodLog2);
 
   // Validation (spec 4), in cycle 0; the first failing check wins.
   assign a_need    = WideW'(cmd_i.a_base) + WideW'(mb_cnt) * WideW'(cmd_i.k);
@@ -390,20 +389,20 @@ module qacc_ctrl
       in_valid_q    <= 1'b0;
       bias_dly_q    <= '0;
       out_we_q      <= 1'b0;
-      w_final_q     <= 1'b0;
     end else begin
       state_q       <= state_d;
       feed_active_q <= feed_active_d;
       in_valid_q    <= feed_read;
       bias_dly_q    <= {bias_dly_q[BiasDly-2:0], feed_last};
       out_we_q      <= out_we_d;
-      w_final_q     <= w_final_d;
     end
   end
 
   // Not reset (spec 10): the feeder's and writer's counters and bases are loaded at launch before any use, and
   // in_last / the lane enables travel beside in_valid. Write address and data are meaningful only with out_we_q.
+  // The writer's final flag is read only in StRun, and reset leaves the FSM idle for at least its first cycle.
   always_ff @(posedge clk_i) begin
+    w_final_q      <= w_final_d;
     f_phase_q      <= f_phase_d;
     f_mb_q         <= f_mb_d;
     f_nb_q         <= f_nb_d;
@@ -448,6 +447,9 @@ module qacc_ctrl
   BAddr_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       feed_read |-> 32'(f_b_base_q) + 32'(f_phase_q) < BDepth);
   OutAddr_A: assert property (@(posedge clk_i) disable iff (!rst_ni) out_we_d |-> w_addr < OutDepth);
+  // Clock enable (spec 10.1): the feeder's phase counter holds while no command feeds the array.
+  FeedHold_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      !feed_active_q && !launch |=> $stable(f_phase_q));
 `endif
 
 endmodule

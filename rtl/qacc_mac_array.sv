@@ -235,6 +235,11 @@ module qacc_mac_array
   // A tile end must be followed by at least NumCols cycles before the next one (spec 7, condition (c)).
   TilePeriod_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       edge_last_q |-> !(|token_q[NumCols-2:0]));
+  // Clock enables (spec 10.1): the edge operands load only with a beat, the output register only with a drained
+  // row.
+  EdgeHold_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      !in_valid_i |=> $stable(edge_a_q) && $stable(edge_b_q));
+  OutHold_A: assert property (@(posedge clk_i) disable iff (!rst_ni) !read_en |=> $stable(out_acc_q));
 `endif
 
 endmodule

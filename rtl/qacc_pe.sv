@@ -2,7 +2,8 @@
 // factor moves down one PE per cycle; the valid/last flags travel with A. On a valid beat the PE adds
 // a * b (10 x 10 -> 20 bits signed, sign-extended) to its 32-bit wrapping accumulator. The last beat of a
 // tile writes acc + a * b to the result register and clears the accumulator, so the next tile accumulates
-// from the following cycle while the array drains the result registers (double buffering).
+// from the following cycle while the array drains the result registers (double buffering). The K beats of a
+// tile arrive in consecutive cycles (spec 7), so the accumulator never holds: outside a beat it is zero.
 module qacc_pe
   import qacc_pkg::*;
 (
@@ -30,7 +31,7 @@ module qacc_pe
   always_comb begin
     prod  = a_i * b_i;                // both signed: a signed 20-bit product
     sum   = acc_q + ACC_W'(prod);     // sign-extended; the 32-bit sum wraps (mod 2^32)
-    acc_d = acc_q;
+    acc_d = '0;
     res_d = res_q;
     if (valid_i) begin
       acc_d = last_i ? '0 : sum;
@@ -43,15 +44,15 @@ module qacc_pe
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       valid_q <= 1'b0;
-      acc_q   <= '0;
     end else begin
       valid_q <= valid_i;
-      acc_q   <= acc_d;
     end
   end
 
-  // Not reset (spec 10): last travels beside valid.
+  // Not reset (spec 10): last travels beside valid; the accumulator is zero after the first cycle without a beat,
+  // and a command's first beat comes cycles after its launch.
   always_ff @(posedge clk_i) begin
+    acc_q  <= acc_d;
     last_q <= last_i;
     a_q   <= a_i;
     b_q   <= b_i;

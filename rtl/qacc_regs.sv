@@ -49,8 +49,8 @@ module qacc_regs
   input  logic [31:0]                perf_cmd_count_i,
 
   // SRAM windows: one-hot request (index win_e), byte offset inside the window.
-  output logic [NUM_WIN-1:0]         win_req_o,
-  output logic                       win_we_o,
+  output logic [NUM_WIN-1:0]         win_re_o,     // one-hot read strobe: the first access cycle of a read
+  output logic [NUM_WIN-1:0]         win_we_o,     // one-hot write strobe: a completing write
   output logic [WINDOW_BITS-1:0]     win_off_o,
   output logic [31:0]                win_wdata_o,
   output logic [3:0]                 win_wstrb_o,
@@ -70,7 +70,8 @@ module qacc_regs
   assign access  = apb_psel_i & apb_penable_i;
   assign region  = apb_paddr_i[AddrWidth-1:WINDOW_BITS];
   assign off     = apb_paddr_i[WINDOW_BITS-1:0];
-  assign reg_off = {apb_paddr_i[11:2], 2'b00};
+  // Register offsets are below REG_SPACE_BYTES (0x400): bits 11:10 are 0 wherever is_reg holds.
+  assign reg_off = {2'b00, apb_paddr_i[9:2], 2'b00};
   assign is_reg  = (region == RegionW'(RegionRegs)) && (off < WINDOW_BITS'(REG_SPACE_BYTES));
 
   always_comb begin
@@ -105,7 +106,8 @@ module qacc_regs
   // ---- Registers ------------------------------------------------------------------------------------------------
   cmd_t            cmd_d, cmd_q;
   logic            irq_en_d, irq_en_q;
-  logic            done_d, done_q, error_d, error_q;
+  logic            done_d, done_q;
+  logic            error;  // STATUS.ERROR: set exactly when ERR_CODE is not NONE (3.2), so not a flop of its own
   err_code_e       err_code_d, err_code_q;
 
   // Window read in flight (the wait state): its error and where its data comes from.
@@ -121,17 +123,13 @@ module qacc_regs
   assign reg_ro     = reg_read_only(reg_off);
   assign reg_locked = reg_busy_locked(reg_off);
 
-  // Error of the access in its first access cycle.
+  // Error of the access in its first access cycle. Outside the register space an address is a window offset, and
+  // an unmapped region is a window of size 0 (win_in_range stays 0).
   always_comb begin
-    err = 1'b0;
-    if (is_win) begin
-      err = !win_in_range || busy_i;
-    end else if (is_reg) begin
-      if (apb_pwrite_i) begin
-        err = reg_ro || (reg_locked && busy_i);
-      end
+    if (is_reg) begin
+      err = apb_pwrite_i && (reg_ro || (reg_locked && busy_i));
     end else begin
-      err = 1'b1;  // unmapped
+      err = !win_in_range || busy_i;
     end
   end
 
@@ -142,12 +140,13 @@ module qacc_regs
     apb_pslverr_o = 1'b0;
     apb_prdata_o  = '0;
     wr_en         = 1'b0;
-    win_req_o     = '0;
+    win_re_o      = '0;
+    win_we_o      = '0;
     if (access) begin
       if (is_win && !apb_pwrite_i) begin
         if (!rd_pend_q) begin
           rd_pend_d  = 1'b1;
-          win_req_o  = err ? '0 : NUM_WIN'(1) << win;
+          win_re_o   = err ? '0 : NUM_WIN'(1) << win;
         end else begin
           apb_pready_o  = 1'b1;
           apb_pslverr_o = rd_err_q;
@@ -159,13 +158,12 @@ module qacc_regs
         apb_prdata_o  = (apb_pwrite_i || err) ? '0 : reg_rdata;
         wr_en         = apb_pwrite_i && !err;
         if (is_win && wr_en) begin
-          win_req_o = NUM_WIN'(1) << win;
+          win_we_o = NUM_WIN'(1) << win;
         end
       end
     end
   end
 
-  assign win_we_o    = apb_pwrite_i;
   assign win_off_o   = off;
   assign win_wdata_o = apb_pwdata_i;
   assign win_wstrb_o = apb_pstrb_i;
@@ -187,7 +185,6 @@ module qacc_regs
     cmd_d      = cmd_q;
     irq_en_d   = irq_en_q;
     done_d     = done_q;
-    error_d    = error_q;
     err_code_d = err_code_q;
     if (reg_wr) begin
       unique case (reg_off)
@@ -197,7 +194,6 @@ module qacc_regs
             done_d = 1'b0;
           end
           if (apb_pwdata_i[STATUS_ERROR_BIT]) begin
-            error_d    = 1'b0;
             err_code_d = ErrNone;
           end
         end
@@ -234,12 +230,10 @@ module qacc_regs
     // A launch starts a fresh command status; the completion of a command sets it (and wins over a W1C).
     if (start_o) begin
       done_d     = 1'b0;
-      error_d    = 1'b0;
       err_code_d = ErrNone;
     end
     if (done_i) begin
       done_d     = 1'b1;
-      error_d    = (err_code_i != ErrNone);
       err_code_d = err_code_i;
     end
   end
@@ -249,25 +243,25 @@ module qacc_regs
       cmd_q      <= '0;
       irq_en_q   <= 1'b0;
       done_q     <= 1'b0;
-      error_q    <= 1'b0;
       err_code_q <= ErrNone;
-      rd_pend_q  <= 1'b0;
     end else begin
       cmd_q      <= cmd_d;
       irq_en_q   <= irq_en_d;
       done_q     <= done_d;
-      error_q    <= error_d;
       err_code_q <= err_code_d;
-      rd_pend_q  <= rd_pend_d;
     end
   end
 
-  // The first access cycle's decode, for the second (APB holds the address; not reset, spec 10).
+  // The first access cycle's decode, for the second (APB holds the address; not reset, spec 10). The read wait
+  // state is not reset either: every transfer's setup cycle (PENABLE low) clears it before its access.
   always_ff @(posedge clk_i) begin
+    rd_pend_q  <= rd_pend_d;
     rd_err_q   <= err;
     rd_win_q   <= win;
     rd_shift_q <= (win == WinRq) && off[2];
   end
+
+  assign error = (err_code_q != ErrNone);
 
   // Register read data.
   always_comb begin
@@ -285,7 +279,7 @@ module qacc_regs
       REG_HW_UNITS:        reg_rdata = HW_UNITS_VALUE;
       REG_HW_LATENCY:      reg_rdata = HW_LATENCY_VALUE;
       REG_CTRL:            reg_rdata = 32'(irq_en_q) << CTRL_IRQ_EN_BIT;
-      REG_STATUS:          reg_rdata = (32'(err_code_q) << STATUS_ERR_CODE_LSB) | (32'(error_q) << STATUS_ERROR_BIT) |
+      REG_STATUS:          reg_rdata = (32'(err_code_q) << STATUS_ERR_CODE_LSB) | (32'(error) << STATUS_ERROR_BIT) |
                                        (32'(done_q) << STATUS_DONE_BIT) | (32'(busy_i) << STATUS_BUSY_BIT);
       REG_CMD_M:           reg_rdata = 32'(cmd_q.m);
       REG_CMD_N:           reg_rdata = 32'(cmd_q.n);
@@ -335,6 +329,9 @@ module qacc_regs
       apb_psel_i && apb_penable_i && !apb_pready_o |=>
       apb_psel_i && apb_penable_i && $stable(apb_paddr_i) && $stable(apb_pwrite_i));
   StartIdle_A: assert property (@(posedge clk_i) disable iff (!rst_ni) start_o |-> !busy_i);
+  // A quiet bus (3): read data and error are 0 except in a completing access.
+  QuietBus_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      !(apb_psel_i && apb_penable_i && apb_pready_o) |-> apb_prdata_o == '0 && !apb_pslverr_o);
 `endif
 
 endmodule

@@ -17,7 +17,7 @@ module qacc_requant_unit
   input  logic                                   in_last_i,
   input  logic [NumCols-1:0][ACC_W-1:0]          in_acc_i,
   input  logic [NumCols-1:0][ACC_W-1:0]          in_bias_i,
-  input  logic [NumCols-1:0][MULT_W-1:0]         in_mult_i,
+  input  logic [NumCols-1:0][Q31_FRAC_BITS-1:0]  in_mult_i,     // legal: 0 or 2^30..2^31-1
   input  logic [NumCols-1:0][SHIFT_W-1:0]        in_shift_i,
 
   // Command-static fields (stable while the unit holds beats).
@@ -25,7 +25,7 @@ module qacc_requant_unit
   input  logic                                   bias_en_i,
   input  rq_rounding_e                           rounding_i,
   input  logic                                   out_raw_i,
-  input  logic signed [MULT_W-1:0]               mult_i,
+  input  logic [Q31_FRAC_BITS-1:0]               mult_i,
   input  logic signed [SHIFT_W-1:0]              shift_i,
   input  logic signed [31:0]                     zp_out_i,
   input  logic signed [31:0]                     clamp_min_i,
@@ -38,15 +38,13 @@ module qacc_requant_unit
   output logic [NumCols-1:0][31:0]               out_data_o
 );
 
-  logic [NumCols-1:0] lane_valid;
-
   for (genvar c = 0; c < NumCols; c++) begin : g_lane
     logic signed [ACC_W-1:0]   lane_bias;
-    logic signed [MULT_W-1:0]  lane_mult;
+    logic [Q31_FRAC_BITS-1:0]  lane_mult;
     logic signed [SHIFT_W-1:0] lane_shift;
 
     assign lane_bias  = bias_en_i ? signed'(in_bias_i[c]) : '0;
-    assign lane_mult  = per_channel_i ? signed'(in_mult_i[c]) : mult_i;
+    assign lane_mult  = per_channel_i ? in_mult_i[c] : mult_i;
     assign lane_shift = per_channel_i ? signed'(in_shift_i[c]) : shift_i;
 
     qacc_requant_lane u_lane (
@@ -62,29 +60,34 @@ module qacc_requant_unit
       .zp_out_i,
       .clamp_min_i,
       .clamp_max_i,
-      .valid_o     (lane_valid[c]),
       .data_o      (out_data_o[c])
     );
   end
 
-  // Row index and last flag travel beside the lanes with the same latency.
+  // One valid pipeline for all lanes, with the lanes' latency; row index and last flag travel beside it.
+  logic [REQUANT_LATENCY-1:0]              valid_q;
   logic [REQUANT_LATENCY-1:0][RowIdxW-1:0] row_q;
   logic [REQUANT_LATENCY-1:0]              last_q;
 
-  // Not reset (spec 10): they travel beside the lanes' valid bits.
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      valid_q <= '0;
+    end else begin
+      valid_q <= {valid_q[REQUANT_LATENCY-2:0], in_valid_i};
+    end
+  end
+
+  // Not reset (spec 10): they travel beside the valid bits.
   always_ff @(posedge clk_i) begin
     row_q  <= {row_q[REQUANT_LATENCY-2:0], in_row_i};
     last_q <= {last_q[REQUANT_LATENCY-2:0], in_last_i};
   end
 
-  assign out_valid_o = lane_valid[0];
+  assign out_valid_o = valid_q[REQUANT_LATENCY-1];
   assign out_row_o   = row_q[REQUANT_LATENCY-1];
   assign out_last_o  = last_q[REQUANT_LATENCY-1];
 
 `ifndef SYNTHESIS
-  // All lanes share one valid pipeline.
-  LaneValidEqual_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      lane_valid == {NumCols{lane_valid[0]}});
   Params_A: assert property (@(posedge clk_i) NumRows >= 4 && NumCols >= 4 &&
       (NumRows & (NumRows - 1)) == 0 && (NumCols & (NumCols - 1)) == 0);
 `endif

@@ -15,8 +15,8 @@ module qacc_sram_win #(
   input  logic                 engine_sel_i,
 
   // Host window: off_i is the byte offset inside the window, already range checked.
-  input  logic                 host_req_i,
-  input  logic                 host_we_i,
+  input  logic                 host_re_i,     // a host read of this window (qacc_regs: first access cycle)
+  input  logic                 host_we_i,     // a host write of this window
   input  logic [19:0]          host_off_i,
   input  logic [31:0]          host_wdata_i,
   input  logic [3:0]           host_wstrb_i,
@@ -60,9 +60,9 @@ module qacc_sram_win #(
       be    = eng_be_i;
       wdata = eng_wdata_i;
     end else begin
-      re    = host_req_i & ~host_we_i;
+      re    = host_re_i;
       raddr = host_addr;
-      we    = host_req_i & host_we_i;
+      we    = host_we_i;
       waddr = host_addr;
       be    = host_be;
       wdata = {SubWords{host_wdata_i}};
@@ -100,7 +100,7 @@ module qacc_sram_win #(
   Params_A: assert property (@(posedge clk_i) WordBytes >= 4 && (WordBytes & (WordBytes - 1)) == 0 &&
       Depth * WordBytes <= (1 << 20));
   NoHostWhileEngine_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      engine_sel_i |-> !host_req_i);
+      engine_sel_i |-> !host_re_i && !host_we_i);
 `endif
 
 endmodule

@@ -62,8 +62,7 @@ module qacc_top
   err_code_e                  err_code;
   logic [31:0]                perf_cycles, perf_mac_busy, perf_rq_busy, perf_out_writes, perf_feed_stall;
   logic [31:0]                perf_cmd_count;
-  logic [NUM_WIN-1:0]         win_req;
-  logic                       win_we;
+  logic [NUM_WIN-1:0]         win_re, win_we;
   logic [WINDOW_BITS-1:0]     win_off;
   logic [31:0]                win_wdata;
   logic [3:0]                 win_wstrb;
@@ -104,7 +103,7 @@ module qacc_top
     .perf_out_writes_i (perf_out_writes),
     .perf_feed_stall_i (perf_feed_stall),
     .perf_cmd_count_i  (perf_cmd_count),
-    .win_req_o         (win_req),
+    .win_re_o          (win_re),
     .win_we_o          (win_we),
     .win_off_o         (win_off),
     .win_wdata_o       (win_wdata),
@@ -186,7 +185,7 @@ module qacc_top
 
   qacc_sram_win #(.Depth(ADepth), .WordBytes(NumRows)) u_a_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
-    .host_req_i (win_req[WinA]), .host_we_i (win_we), .host_off_i (win_off), .host_wdata_i (win_wdata),
+    .host_re_i (win_re[WinA]), .host_we_i (win_we[WinA]), .host_off_i (win_off), .host_wdata_i (win_wdata),
     .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinA]),
     .eng_re_i (a_re), .eng_raddr_i (a_addr), .eng_rdata_o (a_rdata),
     .eng_we_i (1'b0), .eng_waddr_i ('0), .eng_be_i ('0), .eng_wdata_i ('0)
@@ -194,7 +193,7 @@ module qacc_top
 
   qacc_sram_win #(.Depth(BDepth), .WordBytes(NumCols)) u_b_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
-    .host_req_i (win_req[WinB]), .host_we_i (win_we), .host_off_i (win_off), .host_wdata_i (win_wdata),
+    .host_re_i (win_re[WinB]), .host_we_i (win_we[WinB]), .host_off_i (win_off), .host_wdata_i (win_wdata),
     .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinB]),
     .eng_re_i (b_re), .eng_raddr_i (b_addr), .eng_rdata_o (b_rdata),
     .eng_we_i (1'b0), .eng_waddr_i ('0), .eng_be_i ('0), .eng_wdata_i ('0)
@@ -202,7 +201,7 @@ module qacc_top
 
   qacc_sram_win #(.Depth(BiasDepth), .WordBytes(4 * NumCols)) u_bias_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
-    .host_req_i (win_req[WinBias]), .host_we_i (win_we), .host_off_i (win_off), .host_wdata_i (win_wdata),
+    .host_re_i (win_re[WinBias]), .host_we_i (win_we[WinBias]), .host_off_i (win_off), .host_wdata_i (win_wdata),
     .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinBias]),
     .eng_re_i (bias_re), .eng_raddr_i (bias_addr), .eng_rdata_o (bias_rdata),
     .eng_we_i (1'b0), .eng_waddr_i ('0), .eng_be_i ('0), .eng_wdata_i ('0)
@@ -210,7 +209,7 @@ module qacc_top
 
   qacc_sram_win #(.Depth(RqDepth), .WordBytes(8 * NumCols)) u_rq_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
-    .host_req_i (win_req[WinRq]), .host_we_i (win_we), .host_off_i (win_off), .host_wdata_i (win_wdata),
+    .host_re_i (win_re[WinRq]), .host_we_i (win_we[WinRq]), .host_off_i (win_off), .host_wdata_i (win_wdata),
     .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinRq]),
     .eng_re_i (rq_re), .eng_raddr_i (rq_addr), .eng_rdata_o (rq_rdata),
     .eng_we_i (1'b0), .eng_waddr_i ('0), .eng_be_i ('0), .eng_wdata_i ('0)
@@ -218,7 +217,7 @@ module qacc_top
 
   qacc_sram_win #(.Depth(OutDepth), .WordBytes(OutBytes)) u_out_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
-    .host_req_i (win_req[WinOut]), .host_we_i (win_we), .host_off_i (win_off), .host_wdata_i (win_wdata),
+    .host_re_i (win_re[WinOut]), .host_we_i (win_we[WinOut]), .host_off_i (win_off), .host_wdata_i (win_wdata),
     .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinOut]),
     .eng_re_i (1'b0), .eng_raddr_i ('0), .eng_rdata_o (out_rdata),
     .eng_we_i (out_we), .eng_waddr_i (out_addr), .eng_be_i (out_be), .eng_wdata_i (out_wdata)
@@ -247,16 +246,18 @@ module qacc_top
     .out_acc_o    (mac_out_acc)
   );
 
-  logic [NumCols-1:0][MULT_W-1:0]  rq_mult;
-  logic [NumCols-1:0][SHIFT_W-1:0] rq_shift;
-  logic                            unused_rq_bits;
+  // A legal multiplier is 0 or 2^30..2^31-1 (spec 4): the lanes take its low 31 bits, and bit 31 of a
+  // per-channel word, which launch does not check, must be 0 when a beat uses it (PerChannelMult_A).
+  logic [NumCols-1:0][Q31_FRAC_BITS-1:0] rq_mult;
+  logic [NumCols-1:0][SHIFT_W-1:0]       rq_shift;
+  logic                                  unused_rq_bits;
 
   always_comb begin
     unused_rq_bits = 1'b0;
     for (int c = 0; c < NumCols; c++) begin
-      rq_mult[c]     = rq_rdata[c][31:0];
+      rq_mult[c]     = rq_rdata[c][Q31_FRAC_BITS-1:0];
       rq_shift[c]    = rq_rdata[c][32 +: SHIFT_W];
-      unused_rq_bits ^= ^rq_rdata[c][63:32+SHIFT_W];
+      unused_rq_bits ^= rq_rdata[c][31] ^ (^rq_rdata[c][63:32+SHIFT_W]);
     end
   end
 
@@ -277,7 +278,7 @@ module qacc_top
     .bias_en_i     (cmd.bias_en),
     .rounding_i    (cmd.rounding),
     .out_raw_i     (cmd.out_raw),
-    .mult_i        (cmd.mult),
+    .mult_i        (cmd.mult[Q31_FRAC_BITS-1:0]),
     .shift_i       (cmd.shift),
     .zp_out_i      (cmd.zp_out),
     .clamp_min_i   (cmd.clamp_min),
@@ -312,5 +313,17 @@ module qacc_top
   logic unused_top;
   assign unused_top = ^{out_rdata, cmd.op, cmd.m, cmd.n, cmd.k, cmd.a_base, cmd.b_base, cmd.bias_base,
                         cmd.rq_base, cmd.out_base, cmd.act};
+
+`ifndef SYNTHESIS
+  // Bit 31 of a per-channel multiplier that a beat uses is 0 (the lanes' MultRange_A checks the other bits).
+  logic [NumCols-1:0] rq_mult_bit31;
+  always_comb begin
+    for (int c = 0; c < NumCols; c++) begin
+      rq_mult_bit31[c] = rq_rdata[c][31];
+    end
+  end
+  PerChannelMult_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      mac_out_valid && cmd.per_channel && !cmd.out_raw |-> rq_mult_bit31 == '0);
+`endif
 
 endmodule

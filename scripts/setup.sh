@@ -9,6 +9,7 @@ packages=(
   libfmt-dev libcli11-dev nlohmann-json3-dev
   libgemmlowp-dev
   libsystemc-dev verilator
+  yosys  # qacc validate: equivalence proofs of surviving mutants (scripts/validate/yosys_equiv.py)
   zlib1g-dev
   curl  # scripts/systemc_sanitized.sh fetches Debian's SystemC source for the debug preset
   python3 python3-numpy

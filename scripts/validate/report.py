@@ -85,6 +85,8 @@ def text(doc):
             if m["status"] in ("survived", "error"):
                 out.append(f"  {m['status'].upper()} #{m['id']} {m['file']}:{m['line']}:{m['col']} [{m['operator']}] "
                            f"{m['original']}  ->  {m['mutated']}")
+                if m.get("equivalence"):  # why no machine showed the survivor equivalent
+                    out.append(f"      equivalence: {m['equivalence']}")
     for t in doc.get("thresholds", []):
         out.append(f"threshold {t['name']}: {t['actual']} (required {t['required']}): "
                    + ("met" if t["pass"] else "MISSED"))

@@ -113,18 +113,10 @@ class LaneBench {
     ++cycle_;
   }
 
+  // The lane has no valid output (the unit carries one valid pipeline for all lanes): data_o is
+  // checked in the cycle each beat is due, kLatency cycles after it entered.
   void Check() {
-    if (!pending_.empty() && pending_.front().cycle < cycle_) {
-      mismatches_.Add(fmt::format("cycle {}: beat due at cycle {} missing: {}", cycle_,
-                                  pending_.front().cycle, pending_.front().input));
-      pending_.pop_front();
-    }
-    if (lane_->valid_o == 0) return;
-    if (pending_.empty() || pending_.front().cycle != cycle_) {
-      mismatches_.Add(fmt::format("cycle {}: unexpected output beat {}", cycle_,
-                                  static_cast<int32_t>(lane_->data_o)));
-      return;
-    }
+    if (pending_.empty() || pending_.front().cycle != cycle_) return;
     const Pending& want = pending_.front();
     const auto got = static_cast<int32_t>(lane_->data_o);
     if (got != want.value) {
