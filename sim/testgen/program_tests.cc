@@ -644,6 +644,56 @@ Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
+// ---- prog_launch_after_reset
+// --------------------------------------------------------------------------------
+
+// A command launched as soon as the bus allows after reset: one bias word and the CMD_* registers
+// that differ from their reset values (M, N, K, MODE), then START, about 12 cycles after reset. That
+// is inside the bias-read delay line's length (C + 2 cycles, 18 on 16 columns), so a delay line that
+// reset leaves holding tokens fires bias reads into this command. N spans C + 3 column blocks,
+// more than such fires can wrap the bias pointer around, and only block 0's lane 0 has a nonzero
+// bias: a stray fire moves the pointer to a zero entry. A and B are zero in the SRAMs' power-on
+// state; int32 output shows the bias itself.
+Program GenLaunchAfterReset(Rng& rng, const arch::ArchConfig& config) {
+  ProgramBuilder b(config);
+  model::GemmJob job;
+  job.m = int(rng.Uniform(1, config.rows));
+  job.n = config.cols * (config.cols + 3);
+  job.k = 1;
+  job.a.assign(size_t(job.m) * size_t(job.k), 0);
+  job.b.assign(size_t(job.k) * size_t(job.n), 0);
+  job.bias.assign(size_t(job.n), 0);
+  const int32_t magnitude = int32_t(rng.Uniform(1, int64_t{1} << 30));
+  job.bias[0] = rng.Chance(50) ? magnitude : -magnitude;
+  job.out_raw = true;
+  // The requant registers at their reset values (int32 output does not use them).
+  job.requant.rounding = golden::RequantRounding::kDoubleRounding;
+  job.requant.multiplier = 0;
+  job.requant.shift = 0;
+  job.requant.output_zero_point = 0;
+  job.requant.clamp_min = 0;
+  job.requant.clamp_max = 0;
+  const int index = b.AddJob(job);
+  b.Write(arch::kBiasBase, static_cast<uint32_t>(job.bias[0]));
+  namespace reg = arch::reg;
+  for (const model::BusWrite& w : model::CommandWrites(job)) {
+    const uint32_t offset = w.addr - arch::kRegsBase;
+    if (offset == reg::kCmdM || offset == reg::kCmdN || offset == reg::kCmdK ||
+        offset == reg::kCmdMode) {
+      b.Write(w.addr, w.data, w.strobe);
+    } else if (w.data != 0) {  // every other CMD register must be at its reset value, 0
+      throw std::logic_error(
+          fmt::format("prog_launch_after_reset: CMD register 0x{:03X} would need a write", offset));
+    }
+  }
+  b.Start(index, arch::ErrCode::kNone, DescribeCommand(config, job), false);
+  b.WaitDone();
+  b.ReadBackOutput(index);
+  b.ReadRegisters();
+  b.CheckSrams();
+  return b.Take();
+}
+
 struct ProgramTestDef {
   TestInfo info;
   std::function<Program(Rng&, const arch::ArchConfig&)> generate;
@@ -671,6 +721,11 @@ const std::vector<ProgramTestDef>& Defs() {
         "in both rounding stages, saturation with zero points, bias wrap-around, K = 1 and the "
         "largest K, M = 1, N = 1"},
        GenCorners},
+      {{"prog_launch_after_reset",
+        "a command launched about 12 cycles after reset (one bias word and M, N, K, MODE written, the "
+        "other CMD registers at their reset values), inside the bias-read delay line's length on 16 "
+        "columns; N spans C + 3 column blocks and only block 0 has a bias"},
+       GenLaunchAfterReset},
   };
   return defs;
 }

@@ -11,6 +11,8 @@
 //   prog_corners  legal field extremes: output zero point and clamp at their limits, saturation
 //                 with zero points, ties in both rounding stages, every shift, bias wrap-around,
 //                 K = 1 and the largest K, operands and results at the end of each SRAM
+//   prog_launch_after_reset  a command launched about 12 cycles after reset, inside the bias-read
+//                 delay line's length on 16 columns (a delay line reset leaves non-empty fires into it)
 #ifndef QACC_SIM_TESTGEN_PROGRAM_TESTS_H_
 #define QACC_SIM_TESTGEN_PROGRAM_TESTS_H_
 
