@@ -63,17 +63,18 @@ module qacc_mac_array
     end
   end
 
+  // The tile-end token is reset; the valid bits of the grid are not (spec 10: a stray power-on beat only
+  // touches PE accumulators, which clear before any command).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      edge_valid_q <= 1'b0;
-      edge_last_q  <= 1'b0;
+      edge_last_q <= 1'b0;
     end else begin
-      edge_valid_q <= in_valid_i;
-      edge_last_q  <= in_valid_i & in_last_i;
+      edge_last_q <= in_valid_i & in_last_i;
     end
   end
 
   always_ff @(posedge clk_i) begin
+    edge_valid_q <= in_valid_i;
     if (in_valid_i) begin
       edge_a_q <= edge_a_d;
       edge_b_q <= edge_b_d;
@@ -107,15 +108,9 @@ module qacc_mac_array
           dly_a_d[i]     = dly_a_q[i-1];
         end
       end
-      always_ff @(posedge clk_i or negedge rst_ni) begin
-        if (!rst_ni) begin
-          dly_valid_q <= '0;
-        end else begin
-          dly_valid_q <= dly_valid_d;
-        end
-      end
       always_ff @(posedge clk_i) begin
-        dly_last_q <= dly_last_d;  // beside dly_valid: not reset (spec 10)
+        dly_valid_q <= dly_valid_d;  // not reset (spec 10), like the PEs' valid bits
+        dly_last_q <= dly_last_d;
         dly_a_q <= dly_a_d;
       end
       assign h_valid[r][0] = dly_valid_q[r-1];
@@ -147,7 +142,6 @@ module qacc_mac_array
     for (genvar c = 0; c < NumCols; c++) begin : g_pe_col
       qacc_pe u_pe (
         .clk_i,
-        .rst_ni,
         .valid_i (h_valid[r][c]),
         .last_i  (h_last[r][c]),
         .a_i     (signed'(h_a[r][c])),

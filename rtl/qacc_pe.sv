@@ -7,8 +7,7 @@
 module qacc_pe
   import qacc_pkg::*;
 (
-  input  logic                       clk_i,
-  input  logic                       rst_ni,
+  input  logic                       clk_i,  // no reset: spec 10
 
   input  logic                       valid_i,
   input  logic                       last_i,
@@ -41,17 +40,11 @@ module qacc_pe
     end
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      valid_q <= 1'b0;
-    end else begin
-      valid_q <= valid_i;
-    end
-  end
-
-  // Not reset (spec 10): last travels beside valid; the accumulator is zero after the first cycle without a beat,
-  // and a command's first beat comes cycles after its launch.
+  // Not reset (spec 10): the accumulator is zero after the first cycle without a beat, and a command's first beat
+  // comes cycles after its launch, so a stray power-on beat (valid, last) touches only an accumulator that is
+  // cleared before any command and a result register that only a reset tile-end token drains.
   always_ff @(posedge clk_i) begin
+    valid_q <= valid_i;
     acc_q  <= acc_d;
     last_q <= last_i;
     a_q   <= a_i;

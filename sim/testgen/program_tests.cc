@@ -465,6 +465,12 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
     }
   }
   WindowEdges(rng, b);
+  // Unmapped addresses while idle (refused by the address rule alone, not by BUSY): above the register
+  // block, the reserved LUT/softmax windows, regions 8..15, read and written.
+  for (uint32_t addr : {0x000400u, 0x0FFFFCu, 0x600000u, 0x700010u, 0x800000u, 0xFFFFFCu}) {
+    b.Read(addr);
+    b.Write(addr, uint32_t(rng.Next()));
+  }
   const int p = std::max(config.rows, config.cols);
   model::GemmJob job =
       RandomJobOfShape(rng.Next(), config, int(rng.Uniform(config.rows, 4 * config.rows)),
@@ -609,6 +615,24 @@ Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
     for (int n = 0; n < job.n; ++n) {
       job.bias[size_t(n)] = (n % 2 ? 1 : -1) * int32_t(rng.Uniform(1000, 1 << 20));
     }
+    run(job);
+  }
+  // The most negative product a legal command makes: x = -2^31 (A at its zero point, bias -2^31),
+  // MULT = 2^31 - 1 and shift 30 (one rounding by 2^1), so the rounded value is -2^61 + 2^30 + ...:
+  // bit 61 set and bits 60..31 clear, far below int32, saturating to -2^31.
+  {
+    model::GemmJob job = RandomJobOfShape(rng.Next(), config, int(rng.Uniform(1, rows)),
+                                          int(rng.Uniform(1, cols)), int(rng.Uniform(1, 8)));
+    job.a_zp = job.a_unsigned ? int32_t(rng.Uniform(0, 255)) : int32_t(rng.Uniform(-128, 127));
+    std::fill(job.a.begin(), job.a.end(), static_cast<uint8_t>(job.a_zp));
+    MakePerTensorInt8(job);
+    job.requant.rounding = golden::RequantRounding::kSingleRounding;
+    job.requant.multiplier = kInt32Max;
+    job.requant.shift = arch::kMaxShift;
+    job.requant.output_zero_point = 0;
+    job.requant.clamp_min = -128;
+    job.requant.clamp_max = 127;
+    job.bias.assign(size_t(job.n), kInt32Min);
     run(job);
   }
   // The bias add wraps around 2^32 (int32 out shows x itself; int8 out requantizes the wrapped x).
