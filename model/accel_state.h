@@ -64,6 +64,8 @@ class AccelState {
   // State at an absolute cycle at or after the last access.
   bool Busy(int64_t cycle) const;
   bool Irq(int64_t cycle) const;  // irq_o = STATUS.DONE & CTRL.IRQ_EN
+  // The CMD_* registers as stored, after the last write (what the controller sees: spec 8).
+  const arch::Command& command_registers() const { return cmd_regs_; }
 
   const std::optional<Launch>& last_launch() const { return launch_; }
   // The predicted beats of the last launched command. Take them before the host writes the SRAMs

@@ -48,7 +48,7 @@ module qacc_regs
   input  logic [31:0]                perf_feed_stall_i,
   input  logic [31:0]                perf_cmd_count_i,
 
-  // SRAM windows: one-hot request (index win_e), byte offset inside the window.
+  // SRAM windows: one-hot read and write strobes (index win_e), byte offset inside the window.
   output logic [NUM_WIN-1:0]         win_re_o,     // one-hot read strobe: the first access cycle of a read
   output logic [NUM_WIN-1:0]         win_we_o,     // one-hot write strobe: a completing write
   output logic [WINDOW_BITS-1:0]     win_off_o,

@@ -47,7 +47,8 @@ module qacc_top
   output logic                          mon_out_we_o,        // output SRAM write
   output logic [WINDOW_BITS-1:0]        mon_out_addr_o,      // word address, zero-extended
   output logic [OutBytes-1:0]           mon_out_be_o,
-  output logic [OutBytes*8-1:0]         mon_out_wdata_o
+  output logic [OutBytes*8-1:0]         mon_out_wdata_o,
+  output cmd_t                          mon_cmd_o            // the command as the controller sees it
 );
 
   localparam int unsigned AAddrW    = $clog2(ADepth);
@@ -307,12 +308,11 @@ module qacc_top
   assign mon_out_addr_o     = WINDOW_BITS'(out_addr);
   assign mon_out_be_o       = out_be;
   assign mon_out_wdata_o    = out_wdata;
+  assign mon_cmd_o          = cmd;
 
-  // The output SRAM is never read by the engine; the datapath needs only the operand and requant fields of
-  // the command (opcode, shape, bases and ACT are the controller's).
+  // The output SRAM is never read by the engine.
   logic unused_top;
-  assign unused_top = ^{out_rdata, cmd.op, cmd.m, cmd.n, cmd.k, cmd.a_base, cmd.b_base, cmd.bias_base,
-                        cmd.rq_base, cmd.out_base, cmd.act};
+  assign unused_top = ^out_rdata;
 
 `ifndef SYNTHESIS
   // Bit 31 of a per-channel multiplier that a beat uses is 0 (the lanes' MultRange_A checks the other bits).

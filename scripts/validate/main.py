@@ -45,12 +45,15 @@ def parse_args(argv):
     p.add_argument("--configs", help="comma-separated configs/*.json names (default: every config)")
     p.add_argument("--json", metavar="FILE", help="write the report as JSON to FILE")
     p.add_argument("--report", metavar="DIR", help="write the HTML report to DIR/index.html")
-    scope = p.add_argument_group("mutation analysis (without one of --base, --all, --mutants it is skipped)")
+    scope = p.add_argument_group("mutation analysis (without one of --base, --all, --mutants, --ids it is "
+                                 "skipped)")
     scope.add_argument("--all", action="store_true", help="mutate every RTL file")
     scope.add_argument("--mutants", type=int, metavar="N", help="a seeded sample of N mutants of the scope")
     scope.add_argument("--mutant-seed", type=int, default=1, help="seed of the sample (default 1)")
     scope.add_argument("--operators", help="comma-separated mutation operators (default all): " +
                        ", ".join(mutants.OPERATORS))
+    scope.add_argument("--ids", metavar="LIST", help="only these mutants, by the numbers --list-mutants --all prints "
+                       "(e.g. 832,1100-1102): re-run survivors after adding a test")
     scope.add_argument("--list-mutants", action="store_true", help="print the mutants of the scope and stop")
     p.add_argument("--min-mutation-score", type=float, metavar="PERCENT",
                    help="fail unless killed / (generated - equivalent - unbuildable) >= PERCENT")
@@ -100,6 +103,17 @@ def parse_args(argv):
             probe = target if os.path.isdir(target) else os.path.dirname(target)
             if not os.access(probe, os.W_OK):
                 raise UsageError(f"{option}: {path} cannot be written (directory {probe} is not writable)")
+    args.id_set = None
+    if args.ids is not None:
+        args.id_set = set()
+        for part in [p for p in args.ids.split(",") if p.strip()] or [""]:
+            m = re.fullmatch(r"\s*(\d+)\s*(?:-\s*(\d+)\s*)?", part)
+            if not m or int(m.group(2) or m.group(1)) < int(m.group(1)):
+                raise UsageError(f"--ids: '{part}' is not a mutant number or range N-M (N <= M)")
+            lo, hi = int(m.group(1)), int(m.group(2) or m.group(1))
+            if lo < 1 or hi > 100000:
+                raise UsageError(f"--ids: {part} is out of range; allowed 1..100000")
+            args.id_set.update(range(lo, hi + 1))
     if args.base is not None:
         r = subprocess.run(["git", "rev-parse", "--verify", "--quiet", args.base + "^{commit}"], cwd=SOURCE_DIR,
                            capture_output=True, text=True)
@@ -323,6 +337,12 @@ class Validation:
             changed = changed_lines(self.args.base_commit)
             selected = [m for m in everything if mutant_lines(m, sources) & changed.get(m.file, set())]
             scope = f"lines of rtl/ changed since {self.args.base[:20]}"
+        if self.args.id_set is not None:
+            missing = sorted(self.args.id_set - {m.id for m in everything})
+            if missing:
+                raise StepError(f"--ids: no mutant {missing[0]} (the RTL has {len(everything)})")
+            selected = [m for m in selected if m.id in self.args.id_set]
+            scope += f", mutants {self.args.ids}"
         if self.args.mutants is not None and self.args.mutants < len(selected):
             rng = random.Random(self.args.mutant_seed)
             selected = sorted(rng.sample(selected, self.args.mutants), key=lambda m: m.id)
@@ -331,8 +351,9 @@ class Validation:
         return sources, everything, selected, scope, parse_errors
 
     def mutation(self):
-        if not (self.args.all or self.args.base is not None or self.args.mutants is not None):
-            raise SkipStep("no scope: give --all, --base REV or --mutants N")
+        if not (self.args.all or self.args.base is not None or self.args.mutants is not None or
+                self.args.id_set is not None):
+            raise SkipStep("no scope: give --all, --base REV, --mutants N or --ids LIST")
         sources, everything, selected, scope, parse_errors = self.scope()
         texts = {s.path: s.text for s in sources}
         configs = self.args.config_list
@@ -623,6 +644,12 @@ def main(argv=None):
         print(f"qacc validate: error: {e}", file=sys.stderr)
         return 2
     v = Validation(args)
+    if args.id_set is not None:
+        try:
+            v.scope()  # a number the RTL has no mutant for is a usage error, before any step runs
+        except StepError as e:
+            print(f"qacc validate: error: {e}", file=sys.stderr)
+            return 2
     if args.list_mutants:
         _, everything, selected, scope, errors = v.scope()
         for m in selected:

@@ -15,6 +15,9 @@
 namespace qacc::cosim {
 
 inline constexpr int kMaxCols = 32;  // spec 1: NumCols <= 32
+// mon_cmd_o: $bits(cmd_t) of qacc_pkg (spec 8), in 32-bit words.
+inline constexpr int kCommandPortBits = 314;
+inline constexpr int kCommandPortWords = (kCommandPortBits + 31) / 32;
 
 // APB inputs of qacc_top for one cycle (spec 3).
 struct ApbPins {
@@ -43,6 +46,7 @@ struct RtlSample {
   uint32_t out_addr = 0;
   uint8_t out_be[4 * kMaxCols] = {};  // 0/1 per byte
   uint8_t out_wdata[4 * kMaxCols] = {};
+  uint32_t cmd[kCommandPortWords] = {};  // mon_cmd_o, every cycle
 };
 
 // One Verilated build of qacc_top.

@@ -59,6 +59,7 @@ class ModelPort {
   virtual model::BeatSource& Beats() = 0;
   virtual bool Busy(int64_t cycle) const = 0;
   virtual bool Irq(int64_t cycle) const = 0;
+  virtual const arch::Command& CommandRegisters() const = 0;
   virtual const model::Srams& srams() const = 0;
 };
 
@@ -177,6 +178,7 @@ class Engine {
       scoreboard_->Check(cycle_, sample_);
       if (model_ != nullptr) {
         scoreboard_->CheckStatus(cycle_, sample_, model_->Busy(cycle_), model_->Irq(cycle_));
+        scoreboard_->CheckCommand(cycle_, sample_, model_->CommandRegisters());
       }
     }
     if (cycle_ == trace_end_) {
@@ -489,6 +491,7 @@ class LockstepHost : public sc_core::sc_module, public ModelPort {
   model::BeatSource& Beats() override { return tlm_.units(); }
   bool Busy(int64_t cycle) const override { return tlm_.state().Busy(cycle); }
   bool Irq(int64_t cycle) const override { return tlm_.state().Irq(cycle); }
+  const arch::Command& CommandRegisters() const override { return tlm_.state().command_registers(); }
   const model::Srams& srams() const override { return tlm_.state().srams(); }
 
  private:

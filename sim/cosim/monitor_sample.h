@@ -46,6 +46,8 @@ void SampleOutputs(const VTop& top, int cols, RtlSample& s) {
     s.rq_last = top.mon_rq_last_o;
     for (int c = 0; c < cols; ++c) s.rq_data[c] = static_cast<int32_t>(PortWord(top.mon_rq_data_o, c));
   }
+  static_assert(sizeof(top.mon_cmd_o) == 4 * kCommandPortWords, "mon_cmd_o is not $bits(cmd_t)");
+  for (int i = 0; i < kCommandPortWords; ++i) s.cmd[i] = PortWord(top.mon_cmd_o, i);
   s.out_we = top.mon_out_we_o;
   if (s.out_we) {
     s.out_addr = top.mon_out_addr_o;

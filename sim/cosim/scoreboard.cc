@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <limits>
+#include <stdexcept>
 
 namespace qacc::cosim {
 
@@ -39,6 +40,81 @@ void Scoreboard::CheckStatus(int64_t cycle, const RtlSample& s, bool busy, bool 
   m.expected = std::to_string(int(s.busy != busy ? busy : irq));
   m.actual = std::to_string(int(s.busy != busy ? s.busy : s.irq));
   Record(CheckUnit::kStatus, m);
+}
+
+arch::Command DecodeCommandPort(const uint32_t (&words)[kCommandPortWords]) {
+  int pos = 0;  // cmd_t is packed with its first field in the top bits: read from the bottom up
+  auto take = [&](int bits) {
+    uint32_t v = 0;
+    for (int i = 0; i < bits; ++i, ++pos) v |= ((words[pos / 32] >> (pos % 32)) & 1u) << i;
+    return v;
+  };
+  arch::Command c;
+  c.shift = take(arch::kShiftBits);
+  c.mult = static_cast<int32_t>(take(32));
+  c.clamp_max = static_cast<int32_t>(take(32));
+  c.clamp_min = static_cast<int32_t>(take(32));
+  c.zp_out = static_cast<int32_t>(take(32));
+  const uint32_t b_zp = take(arch::kZpBits);
+  const uint32_t a_zp = take(arch::kZpBits);
+  c.zp_ab = a_zp << arch::kZpALsb | b_zp << arch::kZpBLsb;
+  c.mode = take(4) << arch::kModeActLsb;  // act (MODE_ACT_W), then the flags from the last
+  for (uint32_t flag : {arch::kModeBUnsigned, arch::kModeAUnsigned, arch::kModeBiasEn, arch::kModeOutRaw,
+                        arch::kModePerChannel, arch::kModeRounding}) {
+    if (take(1) != 0) c.mode |= flag;
+  }
+  c.out_base = take(arch::kBaseBits);
+  c.rq_base = take(arch::kBaseBits);
+  c.bias_base = take(arch::kBaseBits);
+  c.b_base = take(arch::kBaseBits);
+  c.a_base = take(arch::kBaseBits);
+  c.k = take(arch::kDimBits);
+  c.n = take(arch::kDimBits);
+  c.m = take(arch::kDimBits);
+  c.op = take(arch::kOpBits);
+  if (pos != kCommandPortBits) throw std::logic_error("DecodeCommandPort: cmd_t layout out of date");
+  return c;
+}
+
+void Scoreboard::CheckCommand(int64_t cycle, const RtlSample& s, const arch::Command& model) {
+  const arch::Command rtl = DecodeCommandPort(s.cmd);
+  namespace reg = arch::reg;
+  const struct {
+    uint32_t offset;
+    uint32_t rtl, model;
+  } fields[] = {
+      {reg::kCmdOp, rtl.op, model.op},
+      {reg::kCmdM, rtl.m, model.m},
+      {reg::kCmdN, rtl.n, model.n},
+      {reg::kCmdK, rtl.k, model.k},
+      {reg::kCmdABase, rtl.a_base, model.a_base},
+      {reg::kCmdBBase, rtl.b_base, model.b_base},
+      {reg::kCmdBiasBase, rtl.bias_base, model.bias_base},
+      {reg::kCmdRqBase, rtl.rq_base, model.rq_base},
+      {reg::kCmdOutBase, rtl.out_base, model.out_base},
+      {reg::kCmdMode, rtl.mode, model.mode},
+      {reg::kCmdZpAb, rtl.zp_ab, model.zp_ab},
+      {reg::kCmdZpOut, uint32_t(rtl.zp_out), uint32_t(model.zp_out)},
+      {reg::kCmdClampMin, uint32_t(rtl.clamp_min), uint32_t(model.clamp_min)},
+      {reg::kCmdClampMax, uint32_t(rtl.clamp_max), uint32_t(model.clamp_max)},
+      {reg::kCmdMult, uint32_t(rtl.mult), uint32_t(model.mult)},
+      {reg::kCmdShift, rtl.shift, model.shift},
+  };
+  for (const auto& f : fields) {
+    if (f.rtl == f.model) continue;
+    Mismatch m;
+    m.cycle = cycle;
+    m.unit = CheckUnitName(CheckUnit::kCommand);
+    const char* name = "CMD";
+    for (const arch::RegisterInfo& r : arch::kRegisters) {
+      if (r.offset == f.offset) name = r.name;
+    }
+    m.what = fmt::format("{} as the controller sees it", name);
+    m.expected = fmt::format("{:#x}", f.model);
+    m.actual = fmt::format("{:#x}", f.rtl);
+    Record(CheckUnit::kCommand, m);
+    return;  // one mismatch per cycle: the first field that differs
+  }
 }
 
 int64_t Scoreboard::total() const {

@@ -38,6 +38,7 @@ enum class CheckUnit : uint8_t {
   kOutWrite,  // output SRAM writes: address, byte enables, data
   kDone,      // DONE rises in the predicted cycle
   kStatus,    // BUSY and irq_o, every cycle
+  kCommand,   // the CMD_* registers as the controller sees them (mon_cmd_o), every cycle
   kBus,       // every bus response: completion cycle (wait states), pslverr, read data
   kSram,      // every SRAM of RTL and model, whole, after each command
   kOutput,    // the result read back vs golden (RTL and model)
@@ -51,7 +52,7 @@ struct CheckUnitInfo {
 inline constexpr CheckUnitInfo kCheckUnits[kNumCheckUnits] = {
     {CheckUnit::kMacIn, "mac_in"},  {CheckUnit::kMac, "mac"},       {CheckUnit::kRequant, "requant"},
     {CheckUnit::kOutWrite, "out_write"}, {CheckUnit::kDone, "done"},
-    {CheckUnit::kStatus, "status"}, {CheckUnit::kBus, "bus"},
+    {CheckUnit::kStatus, "status"}, {CheckUnit::kCommand, "command"}, {CheckUnit::kBus, "bus"},
     {CheckUnit::kSram, "sram"},     {CheckUnit::kOutput, "output"},
 };
 inline const char* CheckUnitName(CheckUnit unit) {
@@ -82,6 +83,8 @@ class Scoreboard {
   void Check(int64_t cycle, const RtlSample& sample);
   // Checks BUSY and irq_o in cycle `cycle` against the model's.
   void CheckStatus(int64_t cycle, const RtlSample& sample, bool busy, bool irq);
+  // Checks the RTL's mon_cmd_o in cycle `cycle` against the model's CMD_* registers.
+  void CheckCommand(int64_t cycle, const RtlSample& sample, const arch::Command& model);
   // One bus transfer, `access` naming it ("read of STATUS"): the RTL's completion cycle, pslverr
   // and (reads) data against the model's response.
   void CheckBusResponse(const std::string& access, bool is_read, int64_t complete, bool slverr,
@@ -147,6 +150,10 @@ class Scoreboard {
   std::array<std::optional<Mismatch>, kNumCheckUnits> first_of_;
   bool prev_done_ = false;
 };
+
+// The fields of mon_cmd_o (cmd_t of qacc_pkg, spec 8) as CMD_* register values (fields masked to
+// their width, as the model stores them).
+arch::Command DecodeCommandPort(const uint32_t (&words)[kCommandPortWords]);
 
 // The M x N result of `job` in an output-window image (`image`, as read back over the bus) vs
 // `golden`, element by element, recorded under check unit `unit` (or the name `unit_name`); the

@@ -112,7 +112,7 @@ void ExpectSchema(const Json& j) {
   EXPECT_TRUE(j["error"].is_null() || j["error"].is_string());
   EXPECT_EQ(j.size(), fields.size() + 4) << j.dump();
   for (const char* unit :
-       {"mac_in", "mac", "requant", "out_write", "done", "status", "bus", "sram", "output"}) {
+       {"mac_in", "mac", "requant", "out_write", "done", "status", "command", "bus", "sram", "output"}) {
     ASSERT_TRUE(j["mismatches"].contains(unit)) << unit;
     EXPECT_TRUE(j["mismatches"][unit].is_number_integer());
     // The first mismatch of each unit, as the text report prints it.

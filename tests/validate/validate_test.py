@@ -408,10 +408,20 @@ class CliTest(unittest.TestCase):
                              (["--min-mutation-score", "101"], "--min-mutation-score: 101.0 is out of range"),
                              (["--skip", "build"], "--skip: unknown step 'build'"),
                              (["--base", "no-such-revision"], "--base: 'no-such-revision' is not a commit"),
-                             (["--json", "/nonexistent/dir/x.json"], "--json: /nonexistent/dir/x.json cannot be")):
+                             (["--json", "/nonexistent/dir/x.json"], "--json: /nonexistent/dir/x.json cannot be"),
+                             (["--ids", "5-3"], "--ids: '5-3' is not a mutant number or range N-M (N <= M)"),
+                             (["--ids", "x"], "--ids: 'x' is not a mutant number"),
+                             (["--ids", "0"], "--ids: 0 is out of range; allowed 1..100000"),
+                             (["--ids", "99999", "--list-mutants"], "--ids: no mutant 99999 (the RTL has")):
             p = self.run_validate(*args)
             self.assertEqual(p.returncode, 2, args)
             self.assertIn(needle, p.stderr, args)
+
+    def test_ids_select_mutants_by_number(self):
+        p = self.run_validate("--ids", "3,7-9", "--list-mutants")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertEqual([int(line.split()[0]) for line in p.stdout.splitlines()], [3, 7, 8, 9])
+        self.assertIn("mutants 3,7-9", p.stderr)
 
     def test_list_mutants(self):
         p = self.run_validate("--all", "--list-mutants", "--operators", "rel")
