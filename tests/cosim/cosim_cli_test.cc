@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/arch.h"
+#include "sim/cosim/scoreboard.h"
 #include "tests/cli/cli_runner.h"
 
 namespace qacc {
@@ -121,8 +122,8 @@ void ExpectSchema(const Json& j) {
     EXPECT_EQ(first.is_null(), j["mismatches"][unit] == 0) << unit;
     if (!first.is_null()) ExpectMismatchSchema(first);
   }
-  EXPECT_EQ(j["mismatches"].size(), 9u);
-  EXPECT_EQ(j["first_mismatches"].size(), 9u);
+  EXPECT_EQ(j["mismatches"].size(), size_t(cosim::kNumCheckUnits));
+  EXPECT_EQ(j["first_mismatches"].size(), size_t(cosim::kNumCheckUnits));
   if (!j["first_mismatch"].is_null()) ExpectMismatchSchema(j["first_mismatch"]);
 }
 
