@@ -15,8 +15,11 @@
 namespace qacc::cosim {
 
 inline constexpr int kMaxCols = 32;  // spec 1: NumCols <= 32
-// mon_cmd_o: $bits(cmd_t) of qacc_pkg (spec 8), in 32-bit words.
-inline constexpr int kCommandPortBits = 314;
+// mon_cmd_o: $bits(cmd_t) of qacc_pkg (spec 8), the CMD_* fields' widths summed: op, M/N/K, five bases,
+// six MODE flags and ACT, two operand zero points, ZP_OUT, CLAMP_MIN/MAX, MULT (32 bits each), SHIFT.
+inline constexpr int kCommandModeActBits = 4;
+inline constexpr int kCommandPortBits = arch::kOpBits + 3 * arch::kDimBits + 5 * arch::kBaseBits + 6 +
+                                        kCommandModeActBits + 2 * arch::kZpBits + 4 * 32 + arch::kShiftBits;
 inline constexpr int kCommandPortWords = (kCommandPortBits + 31) / 32;
 
 // APB inputs of qacc_top for one cycle (spec 3).

@@ -44,10 +44,13 @@ void Scoreboard::CheckStatus(int64_t cycle, const RtlSample& s, bool busy, bool 
 
 arch::Command DecodeCommandPort(const uint32_t (&words)[kCommandPortWords]) {
   int pos = 0;  // cmd_t is packed with its first field in the top bits: read from the bottom up
+  // A field of up to 32 bits from the two words it may span (every cycle of a lockstep run decodes the port).
   auto take = [&](int bits) {
-    uint32_t v = 0;
-    for (int i = 0; i < bits; ++i, ++pos) v |= ((words[pos / 32] >> (pos % 32)) & 1u) << i;
-    return v;
+    const int w = pos / 32, shift = pos % 32;
+    uint64_t pair = words[w];
+    if (w + 1 < kCommandPortWords) pair |= uint64_t{words[w + 1]} << 32;
+    pos += bits;
+    return static_cast<uint32_t>((pair >> shift) & ((uint64_t{1} << bits) - 1));
   };
   arch::Command c;
   c.shift = take(arch::kShiftBits);
@@ -58,7 +61,7 @@ arch::Command DecodeCommandPort(const uint32_t (&words)[kCommandPortWords]) {
   const uint32_t b_zp = take(arch::kZpBits);
   const uint32_t a_zp = take(arch::kZpBits);
   c.zp_ab = a_zp << arch::kZpALsb | b_zp << arch::kZpBLsb;
-  c.mode = take(4) << arch::kModeActLsb;  // act (MODE_ACT_W), then the flags from the last
+  c.mode = take(kCommandModeActBits) << arch::kModeActLsb;  // act (MODE_ACT_W), then the flags from the last
   for (uint32_t flag : {arch::kModeBUnsigned, arch::kModeAUnsigned, arch::kModeBiasEn, arch::kModeOutRaw,
                         arch::kModePerChannel, arch::kModeRounding}) {
     if (take(1) != 0) c.mode |= flag;
