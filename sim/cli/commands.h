@@ -16,6 +16,7 @@ void RegisterBenchCommand(CLI::App& app);           // qacc bench (built with Ve
 void RegisterRegressCommand(CLI::App& app);         // qacc regress
 void RegisterApplyCommand(CLI::App& app);           // qacc apply
 void RegisterValidateCommand(CLI::App& app);        // qacc validate (scripts/validate)
+void RegisterCompileCommand(CLI::App& app);         // qacc compile
 
 }  // namespace qacc::cli
 

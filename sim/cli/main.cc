@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
 #endif
   qacc::cli::RegisterRegressCommand(app);
   qacc::cli::RegisterValidateCommand(app);
+  qacc::cli::RegisterCompileCommand(app);
   qacc::cli::ReadIntegersInDecimal(app);
 
   try {

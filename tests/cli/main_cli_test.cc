@@ -12,7 +12,8 @@ namespace {
 TEST(QaccMain, HelpListsEverySubcommandAndExitsZero) {
   const CliResult r = RunQacc("--help");
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  for (const char* name : {"lut", "softmax-tables", "table-memory", "multiplier", "calibrate"}) {
+  for (const char* name :
+       {"lut", "softmax-tables", "table-memory", "multiplier", "calibrate", "compile"}) {
     EXPECT_NE(r.out.find(name), std::string::npos) << name;
   }
 }

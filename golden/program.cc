@@ -1,0 +1,1021 @@
+#include "golden/program.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+#include "golden/gemm.h"
+#include "golden/requant.h"
+
+namespace qacc::golden {
+
+namespace {
+
+// ---- Descriptor fields (architecture.md 3.2; data_movement.md 11-13) --------------------------
+
+constexpr uint32_t kDimMask = (uint32_t{1} << 16) - 1;   // CMD_M/N/K, COUNT0..2: [15:0]
+constexpr uint32_t kBaseMask = (uint32_t{1} << 20) - 1;  // bases and SRAM strides: [19:0]
+constexpr uint32_t kOpMask = 0xF;                        // word 15 [3:0]
+constexpr uint32_t kWaitBit = uint32_t{1} << 8;
+constexpr uint32_t kSignalBit = uint32_t{1} << 9;
+constexpr uint32_t kSramMask = 0x7;                   // DMA SRAM, MOVE DST: word 9 [2:0]
+constexpr uint32_t kOutInt32Bit = uint32_t{1} << 4;  // DMA word 9 bit 4
+
+// CMD_MODE.
+constexpr uint32_t kModeSingleRounding = uint32_t{1} << 0;
+constexpr uint32_t kModePerChannel = uint32_t{1} << 1;
+constexpr uint32_t kModeOutRaw = uint32_t{1} << 2;
+constexpr uint32_t kModeBiasEn = uint32_t{1} << 3;
+constexpr uint32_t kModeAUnsigned = uint32_t{1} << 4;
+constexpr uint32_t kModeBUnsigned = uint32_t{1} << 5;
+constexpr int kModeActLsb = 8;
+constexpr uint32_t kModeActMask = uint32_t{0xF} << kModeActLsb;
+constexpr uint32_t kModeMask = 0x3F | kModeActMask;  // the bits CMD_MODE stores
+// CMD_ZP_AB: two 9-bit two's complement fields.
+constexpr int kZpBits = 9;
+constexpr int kZpBLsb = 16;
+constexpr uint32_t kZpFieldMask = (uint32_t{1} << kZpBits) - 1;
+constexpr uint32_t kZpAbMask = kZpFieldMask | kZpFieldMask << kZpBLsb;
+// CMD_SHIFT and the rq shift word: 6-bit two's complement.
+constexpr int kShiftBits = 6;
+constexpr uint32_t kShiftMask = (uint32_t{1} << kShiftBits) - 1;
+// Per-tensor MULT and a per-channel multiplier: 0 or 2^30..2^31-1.
+constexpr int32_t kMinNonzeroMult = int32_t{1} << 30;
+// int8 mode clamp bounds: the union of the int8 and uint8 codes.
+constexpr int32_t kMinInt8ModeClamp = -128;
+constexpr int32_t kMaxInt8ModeClamp = 255;
+// The last byte address of the external memory port (EXT_RANGE).
+constexpr uint64_t kMaxExtAddress = (uint64_t{1} << 32) - 1;
+constexpr int kHeaderWord = kDescriptorWords - 1;
+// rq SRAM lane (3.1): multiplier word at +0, shift word at +4.
+constexpr uint32_t kRqLaneBytes = 8;
+constexpr uint32_t kRqShiftOffset = 4;
+
+// Descriptor words of a GEMM: the CMD_* registers 0x080 + 4i.
+enum GemmWord : int {
+  kWordM = 0, kWordN, kWordK, kWordABase, kWordBBase, kWordBiasBase, kWordRqBase, kWordOutBase,
+  kWordMode, kWordZpAb, kWordZpOut, kWordClampMin, kWordClampMax, kWordMult, kWordShift,
+};
+// Descriptor words of LOAD / STORE (12) and MOVE (13): the same positions, other names.
+enum CopyWord : int {
+  kWordCount0 = 0, kWordCount1, kWordCount2, kWordDstBase, kWordDstStride1, kWordDstStride2,
+  kWordSrcBase, kWordSrcStride1, kWordSrcStride2, kWordSelect,
+};
+
+constexpr int32_t SignExtend(uint32_t value, int bits) {
+  const uint32_t mask = (uint32_t{1} << bits) - 1;
+  const uint32_t sign = uint32_t{1} << (bits - 1);
+  const uint32_t v = value & mask;
+  return (v & sign) ? static_cast<int32_t>(v) - static_cast<int32_t>(sign << 1)
+                    : static_cast<int32_t>(v);
+}
+
+int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+bool IsValidOp(uint32_t op) { return op <= static_cast<uint32_t>(Op::kMove); }
+
+uint32_t Load32(const std::vector<uint8_t>& bytes, uint64_t offset) {
+  return uint32_t{bytes[offset]} | uint32_t{bytes[offset + 1]} << 8 |
+         uint32_t{bytes[offset + 2]} << 16 | uint32_t{bytes[offset + 3]} << 24;
+}
+
+void Store32(std::vector<uint8_t>& bytes, uint64_t offset, uint32_t value) {
+  for (int i = 0; i < 4; ++i) bytes[offset + i] = static_cast<uint8_t>(value >> (8 * i));
+}
+
+// The SRAM range error of a DMA into `sram` (codes 2..6 in window order).
+ProgramError RangeErrorOf(uint32_t sram) {
+  switch (static_cast<Sram>(sram)) {
+    case Sram::kA: return ProgramError::kARange;
+    case Sram::kB: return ProgramError::kBRange;
+    case Sram::kBias: return ProgramError::kBiasRange;
+    case Sram::kRq: return ProgramError::kRqRange;
+    default: return ProgramError::kOutRange;
+  }
+}
+
+const char* SramName(uint32_t sram, bool out_int32) {
+  switch (static_cast<Sram>(sram)) {
+    case Sram::kA: return "A";
+    case Sram::kB: return "B";
+    case Sram::kBias: return "bias";
+    case Sram::kRq: return "rq";
+    case Sram::kOut: return out_int32 ? "out32" : "out8";
+    default: return "sram?";
+  }
+}
+
+// ---- Validation -------------------------------------------------------------------------------
+
+// Architecture.md 4, in the order of its table (after the opcode). Sums in int64: M, N, K < 2^16
+// and bases < 2^20, so nothing can wrap.
+ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
+  if (f.m == 0 || f.n == 0 || f.k == 0) return ProgramError::kBadShape;
+  const int64_t mb = CeilDiv(f.m, geometry.rows), nb = CeilDiv(f.n, geometry.cols);
+  const int64_t k = f.k;
+  const bool out_raw = f.mode & kModeOutRaw, per_channel = f.mode & kModePerChannel;
+  if (int64_t{f.a_base} + mb * k > int64_t{geometry.a_depth}) return ProgramError::kARange;
+  if (int64_t{f.b_base} + nb * k > int64_t{geometry.b_depth}) return ProgramError::kBRange;
+  if ((f.mode & kModeBiasEn) && int64_t{f.bias_base} + nb > int64_t{geometry.bias_depth}) {
+    return ProgramError::kBiasRange;
+  }
+  if (per_channel && int64_t{f.rq_base} + nb > int64_t{geometry.rq_depth}) {
+    return ProgramError::kRqRange;
+  }
+  const int64_t tiles = mb * nb;
+  const int64_t out_words = out_raw ? tiles * geometry.rows : tiles * geometry.rows / 4;
+  if (int64_t{f.out_base} + out_words > int64_t{geometry.out_depth}) return ProgramError::kOutRange;
+  if (!out_raw) {
+    // The per-tensor SHIFT is checked with PER_CHANNEL too: the table's condition does not
+    // depend on it (and the model does the same).
+    const int32_t shift = SignExtend(f.shift, kShiftBits);
+    const bool bad_shift = shift < kMinQuantizedShift || shift > kMaxQuantizedShift;
+    const bool bad_mult = !per_channel && f.mult != 0 && f.mult < kMinNonzeroMult;
+    const bool bad_order = f.clamp_min > f.clamp_max;
+    const bool bad_bound = f.clamp_min < kMinInt8ModeClamp || f.clamp_min > kMaxInt8ModeClamp ||
+                           f.clamp_max < kMinInt8ModeClamp || f.clamp_max > kMaxInt8ModeClamp;
+    if (bad_shift || bad_mult || bad_order || bad_bound) return ProgramError::kBadRequant;
+  }
+  const int32_t a_zp = SignExtend(f.zp_ab, kZpBits), b_zp = SignExtend(f.zp_ab >> kZpBLsb, kZpBits);
+  if (a_zp < kMinOperandZeroPoint || a_zp > kMaxOperandZeroPoint || b_zp < kMinOperandZeroPoint ||
+      b_zp > kMaxOperandZeroPoint) {
+    return ProgramError::kBadZp;
+  }
+  if ((f.mode & kModeActMask) != 0) return ProgramError::kUnitAbsent;
+  return ProgramError::kNone;
+}
+
+// Data_movement.md 12, in its order. Every bound in uint64: the last unit is below 2^37 and the
+// last external byte below 2^50.
+ProgramError ValidateDma(const AccelGeometry& geometry, const DmaFields& f) {
+  if (f.count0 == 0 || f.count1 == 0 || f.count2 == 0) return ProgramError::kBadShape;
+  if (f.sram < static_cast<uint32_t>(Sram::kA) || f.sram > static_cast<uint32_t>(Sram::kOut)) {
+    return ProgramError::kBadSram;
+  }
+  const uint64_t last_unit = uint64_t{f.sram_base} + (f.count0 - 1) +
+                             uint64_t{f.count1 - 1} * f.sram_stride1 +
+                             uint64_t{f.count2 - 1} * f.sram_stride2;
+  if (last_unit >= SramUnits(geometry, f.sram, f.out_int32)) return RangeErrorOf(f.sram);
+  const uint32_t unit = UnitBytes(geometry, f.sram, f.out_int32);
+  if (f.ext_addr % unit != 0 || f.ext_stride1 % unit != 0 || f.ext_stride2 % unit != 0) {
+    return ProgramError::kExtAlign;
+  }
+  const uint64_t last_byte = uint64_t{f.ext_addr} + uint64_t{f.count0} * unit - 1 +
+                             uint64_t{f.count1 - 1} * f.ext_stride1 +
+                             uint64_t{f.count2 - 1} * f.ext_stride2;
+  if (last_byte > kMaxExtAddress) return ProgramError::kExtRange;
+  return ProgramError::kNone;
+}
+
+// Data_movement.md 13, in its order. The COUNT0 limit depends on DST, so it applies only to a DST
+// of 1 or 2; any other DST is BAD_SRAM (unless a count is 0).
+ProgramError ValidateMove(const AccelGeometry& geometry, const MoveFields& f) {
+  const bool into_a = f.dst == static_cast<uint32_t>(Sram::kA);
+  const bool into_b = f.dst == static_cast<uint32_t>(Sram::kB);
+  if (f.count0 == 0 || f.count1 == 0 || f.count2 == 0) return ProgramError::kBadShape;
+  if ((into_a && f.count0 > uint32_t(geometry.cols)) ||
+      (into_b && f.count0 > uint32_t(geometry.rows))) {
+    return ProgramError::kBadShape;
+  }
+  if (!into_a && !into_b) return ProgramError::kBadSram;
+  const uint64_t last_entry = uint64_t{f.src_base} + uint64_t{f.count1 - 1} * f.src_stride1 +
+                              uint64_t{f.count2 - 1} * f.src_stride2 + geometry.rows - 1;
+  if (f.src_base % 4 != 0 || f.src_stride1 % 4 != 0 || f.src_stride2 % 4 != 0 ||
+      last_entry > 4 * uint64_t{geometry.out_depth} - 1) {
+    return ProgramError::kOutRange;
+  }
+  const uint64_t last_word = uint64_t{f.dst_base} + uint64_t{f.count1 - 1} * f.dst_stride1 +
+                             uint64_t{f.count2 - 1} * f.dst_stride2 + f.count0 - 1;
+  if (into_a && last_word >= geometry.a_depth) return ProgramError::kARange;
+  if (into_b && last_word >= geometry.b_depth) return ProgramError::kBRange;
+  return ProgramError::kNone;
+}
+
+// ---- Execution --------------------------------------------------------------------------------
+
+// Unit (i0, i1, i2) of 12, in the order i2, i1, i0. A LOAD writes an rq shift word as the window
+// stores it (bits [5:0] in byte 0); a STORE reads it as the window returns it (sign-extended).
+ProgramError ExecuteDma(const AccelGeometry& geometry, bool load, const DmaFields& f,
+                        MachineState& state) {
+  const uint32_t unit = UnitBytes(geometry, f.sram, f.out_int32);
+  std::vector<uint8_t>& sram = state.sram(static_cast<Sram>(f.sram));
+  const bool rq = f.sram == static_cast<uint32_t>(Sram::kRq);
+  for (uint64_t i2 = 0; i2 < f.count2; ++i2) {
+    for (uint64_t i1 = 0; i1 < f.count1; ++i1) {
+      for (uint64_t i0 = 0; i0 < f.count0; ++i0) {
+        const uint64_t sram_byte =
+            (f.sram_base + i0 + i1 * f.sram_stride1 + i2 * f.sram_stride2) * unit;
+        const uint64_t ext_byte = f.ext_addr + i0 * unit + i1 * f.ext_stride1 + i2 * f.ext_stride2;
+        if (ext_byte + unit > state.ext.size()) return ProgramError::kExtFault;
+        uint8_t* dst = load ? &sram[sram_byte] : &state.ext[ext_byte];
+        const uint8_t* src = load ? &state.ext[ext_byte] : &sram[sram_byte];
+        std::copy(src, src + unit, dst);
+        if (!rq) continue;
+        for (uint32_t lane = 0; lane < unit; lane += kRqLaneBytes) {
+          uint8_t* shift = dst + lane + kRqShiftOffset;
+          const uint32_t value =
+              load ? (shift[0] & kShiftMask)
+                   : static_cast<uint32_t>(SignExtend(src[lane + kRqShiftOffset], kShiftBits));
+          for (int b = 0; b < 4; ++b) shift[b] = static_cast<uint8_t>(value >> (8 * b));
+        }
+      }
+    }
+  }
+  return ProgramError::kNone;
+}
+
+// Tile (i1, i2) of 13. Output entry e of the int8 layout (6.3) is the C bytes at e * C of the out
+// window (word e / 4, bytes (e mod 4) * C ..).
+void ExecuteMove(const AccelGeometry& geometry, const MoveFields& f, MachineState& state) {
+  const uint64_t rows = geometry.rows, cols = geometry.cols;
+  const bool into_a = f.dst == static_cast<uint32_t>(Sram::kA);
+  std::vector<uint8_t>& dst = state.sram(into_a ? Sram::kA : Sram::kB);
+  for (uint64_t i2 = 0; i2 < f.count2; ++i2) {
+    for (uint64_t i1 = 0; i1 < f.count1; ++i1) {
+      const uint64_t s = f.src_base + i1 * f.src_stride1 + i2 * f.src_stride2;
+      const uint64_t d = f.dst_base + i1 * f.dst_stride1 + i2 * f.dst_stride2;
+      for (uint64_t j = 0; j < f.count0; ++j) {
+        if (into_a) {  // A word d + j, lane r = entry s + r, lane j: the transpose
+          for (uint64_t r = 0; r < rows; ++r) dst[(d + j) * rows + r] = state.out[(s + r) * cols + j];
+        } else {  // B word d + j = entry s + j
+          std::copy_n(&state.out[(s + j) * cols], cols, &dst[(d + j) * cols]);
+        }
+      }
+    }
+  }
+}
+
+// Architecture.md 5 and 6 on the SRAM images: panels unpacked (6.1), padded lanes factor 0 (6.2),
+// accumulators mod 2^32, bias, requant, output layout (6.3). Only rows i < m_valid and lanes
+// c < n_valid are written.
+void ExecuteGemm(const AccelGeometry& geometry, const GemmFields& f, MachineState& state) {
+  const int64_t rows = geometry.rows, cols = geometry.cols;
+  const int64_t m = f.m, n = f.n, k = f.k;
+  const int64_t mb_count = CeilDiv(m, rows), nb_count = CeilDiv(n, cols);
+  const int32_t a_zp = SignExtend(f.zp_ab, kZpBits), b_zp = SignExtend(f.zp_ab >> kZpBLsb, kZpBits);
+  const bool a_unsigned = f.mode & kModeAUnsigned, b_unsigned = f.mode & kModeBUnsigned;
+  const bool out_raw = f.mode & kModeOutRaw, bias_en = f.mode & kModeBiasEn;
+  const bool per_channel = f.mode & kModePerChannel;
+  const bool single_rounding = f.mode & kModeSingleRounding;
+  auto operand = [](uint8_t code, bool is_unsigned) {
+    return is_unsigned ? int32_t{code} : int32_t{static_cast<int8_t>(code)};
+  };
+  // Factors (operand - zp), -383..383, one row per padded output row / column: a_factor[row * K +
+  // k], b_factor[col * K + k]. Their count is bounded by the A and B SRAM sizes.
+  std::vector<int16_t> a_factor(size_t(mb_count * rows * k), 0);
+  for (int64_t mb = 0; mb < mb_count; ++mb) {
+    const int64_t m_valid = std::min(rows, m - mb * rows);
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const uint64_t word = f.a_base + mb * k + kk;
+      for (int64_t r = 0; r < m_valid; ++r) {
+        a_factor[size_t((mb * rows + r) * k + kk)] =
+            static_cast<int16_t>(operand(state.a[word * rows + r], a_unsigned) - a_zp);
+      }
+    }
+  }
+  std::vector<int16_t> b_factor(size_t(nb_count * cols * k), 0);
+  for (int64_t nb = 0; nb < nb_count; ++nb) {
+    const int64_t n_valid = std::min(cols, n - nb * cols);
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const uint64_t word = f.b_base + nb * k + kk;
+      for (int64_t c = 0; c < n_valid; ++c) {
+        b_factor[size_t((nb * cols + c) * k + kk)] =
+            static_cast<int16_t>(operand(state.b[word * cols + c], b_unsigned) - b_zp);
+      }
+    }
+  }
+  const uint64_t out_word_bytes = 4 * uint64_t(cols);
+  for (int64_t mb = 0; mb < mb_count; ++mb) {
+    const int64_t m_valid = std::min(rows, m - mb * rows);
+    for (int64_t nb = 0; nb < nb_count; ++nb) {
+      const int64_t n_valid = std::min(cols, n - nb * cols);
+      const int64_t t = mb * nb_count + nb;
+      for (int64_t c = 0; c < n_valid; ++c) {
+        const uint64_t lane = (uint64_t{f.bias_base} + nb) * cols + c;
+        const int32_t bias = bias_en ? WrapToInt32(Load32(state.bias, lane * 4)) : 0;
+        int32_t multiplier = f.mult;
+        int shift = SignExtend(f.shift, kShiftBits);
+        if (per_channel && !out_raw) {
+          const uint64_t entry = ((uint64_t{f.rq_base} + nb) * cols + c) * kRqLaneBytes;
+          multiplier = WrapToInt32(Load32(state.rq, entry));
+          shift = SignExtend(state.rq[entry + kRqShiftOffset], kShiftBits);
+          if ((multiplier != 0 && multiplier < kMinNonzeroMult) || shift < kMinQuantizedShift ||
+              shift > kMaxQuantizedShift) {
+            throw std::domain_error(fmt::format(
+                "rq: word {} lane {} holds (multiplier {}, shift {}), outside 0 or 2^30..2^31-1 "
+                "and -31..30; the spec defines no result",
+                f.rq_base + nb, c, multiplier, shift));
+          }
+        }
+        const int16_t* b_col = &b_factor[size_t((nb * cols + c) * k)];
+        for (int64_t i = 0; i < m_valid; ++i) {
+          const int16_t* a_row = &a_factor[size_t((mb * rows + i) * k)];
+          uint32_t acc = static_cast<uint32_t>(bias);  // wraps like the 32-bit adder
+          for (int64_t kk = 0; kk < k; ++kk) {
+            acc += static_cast<uint32_t>(int32_t{a_row[kk]} * int32_t{b_col[kk]});
+          }
+          const int32_t x = WrapToInt32(acc);
+          const uint64_t e = uint64_t(t * rows + i);
+          if (out_raw) {
+            Store32(state.out, (f.out_base + e) * out_word_bytes + 4 * c, static_cast<uint32_t>(x));
+            continue;
+          }
+          const int32_t v =
+              single_rounding ? MultiplyByQuantizedMultiplierSingleRounding(x, multiplier, shift)
+                              : MultiplyByQuantizedMultiplierDoubleRounding(x, multiplier, shift);
+          const int64_t y = std::clamp<int64_t>(int64_t{v} + f.zp_out, f.clamp_min, f.clamp_max);
+          state.out[(f.out_base + e / 4) * out_word_bytes + (e % 4) * cols + c] =
+              static_cast<uint8_t>(static_cast<uint64_t>(y) & 0xFF);
+        }
+      }
+    }
+  }
+}
+
+// ---- Footprints -------------------------------------------------------------------------------
+
+// More rows than this in one strided pattern are summarised by their hull (a superset, so a race
+// check stays sound); no realistic command comes near it.
+constexpr uint64_t kMaxPatternRows = uint64_t{1} << 20;
+
+// Sorts and merges touching or overlapping intervals of each memory.
+void Normalize(std::vector<Interval>& intervals) {
+  std::sort(intervals.begin(), intervals.end(), [](const Interval& x, const Interval& y) {
+    return std::tie(x.memory, x.begin, x.end) < std::tie(y.memory, y.begin, y.end);
+  });
+  std::vector<Interval> merged;
+  for (const Interval& in : intervals) {
+    if (in.begin >= in.end) continue;
+    if (!merged.empty() && merged.back().memory == in.memory && in.begin <= merged.back().end) {
+      merged.back().end = std::max(merged.back().end, in.end);
+    } else {
+      merged.push_back(in);
+    }
+  }
+  intervals = std::move(merged);
+}
+
+// The bytes [base + i1 * stride1 + i2 * stride2, + length) for i1 < count1, i2 < count2, appended
+// to `out` (unmerged). A dimension whose stride is 0 repeats the same bytes; one whose stride is at
+// most the extent of the inner part extends it into a single interval.
+void AppendPattern(uint8_t memory, uint64_t base, uint64_t stride1, uint64_t stride2,
+                   uint64_t count1, uint64_t count2, uint64_t length, std::vector<Interval>& out) {
+  if (count1 == 1 || stride1 == 0) count1 = 1;
+  if (count1 > 1 && stride1 <= length) length += (count1 - 1) * stride1, count1 = 1;
+  if (count2 == 1 || stride2 == 0) count2 = 1;
+  if (count1 == 1 && count2 > 1 && stride2 <= length) {
+    length += (count2 - 1) * stride2, count2 = 1;
+  }
+  if (count1 * count2 > kMaxPatternRows) {
+    out.push_back({memory, base, base + (count1 - 1) * stride1 + (count2 - 1) * stride2 + length});
+    return;
+  }
+  for (uint64_t i2 = 0; i2 < count2; ++i2) {
+    for (uint64_t i1 = 0; i1 < count1; ++i1) {
+      const uint64_t begin = base + i1 * stride1 + i2 * stride2;
+      out.push_back({memory, begin, begin + length});
+    }
+  }
+}
+
+// The first bytes (lowest memory, then lowest address) where two normalized lists overlap.
+std::optional<Interval> FirstOverlap(const std::vector<Interval>& x,
+                                     const std::vector<Interval>& y) {
+  size_t i = 0, j = 0;
+  while (i < x.size() && j < y.size()) {
+    const Interval& p = x[i];
+    const Interval& q = y[j];
+    if (p.memory != q.memory) {
+      (p.memory < q.memory ? i : j)++;
+      continue;
+    }
+    const uint64_t begin = std::max(p.begin, q.begin), end = std::min(p.end, q.end);
+    if (begin < end) return Interval{p.memory, begin, end};
+    (p.end <= q.end ? i : j)++;
+  }
+  return std::nullopt;
+}
+
+bool Before(const Interval& x, const Interval& y) {
+  return std::tie(x.memory, x.begin) < std::tie(y.memory, y.begin);
+}
+
+// ---- The queue (14) ---------------------------------------------------------------------------
+
+Engine Other(Engine engine) { return engine == Engine::kDma ? Engine::kCompute : Engine::kDma; }
+
+// One untimed run of the fetcher, the two engines and the two token counters. The schedule: the
+// engines run as far as they can, then the fetcher fetches one descriptor, and again, until
+// nothing moves. Each command runs atomically. Any schedule gives the same memories for a
+// race-free program (14.2); this one lets every descriptor run as early as tokens allow, so at a
+// validation error or a faulting fetch every earlier descriptor that can complete has completed.
+class QueueRun {
+ public:
+  QueueRun(const AccelGeometry& geometry, uint32_t q_base, uint32_t count, MachineState& state)
+      : geometry_(geometry), q_base_(q_base), count_(count), state_(state) {}
+
+  ProgramResult Run() {
+    ProgramResult result;
+    if (count_ == 0) {
+      result.error = ProgramError::kBadShape;
+      result.error_index = 0;
+      return result;
+    }
+    while (true) {
+      RunEngines();
+      if (fault_index_ >= 0 || !FetchOne()) break;
+    }
+    result.retired = static_cast<int>(completion_order_.size());
+    result.completion_order = completion_order_;
+    if (fault_index_ >= 0) {  // EXT_FAULT: it ends everything, whatever was pending
+      result.error = ProgramError::kExtFault;
+      result.error_index = fault_index_;
+    } else if (invalid_index_ >= 0) {  // the first error wins over a later deadlock
+      result.error = invalid_error_;
+      result.error_index = invalid_index_;
+    } else if (result.retired < static_cast<int>(count_)) {
+      result.error = ProgramError::kDeadlock;
+      result.error_index = std::numeric_limits<int>::max();
+      for (const EngineState& engine : engines_) {
+        if (!engine.queue.empty()) {
+          result.error_index = std::min(result.error_index, engine.queue.front());
+        }
+      }
+    }
+    return result;
+  }
+
+ private:
+  // A queue holds a descriptor from its push until it retires, the one at the front being the
+  // one the engine runs (or waits to start, or whose SIGNAL waits for room): the engine reads its
+  // fields in place, as part 1's units read the CMD_* registers. Depth counts all of them.
+  struct EngineState {
+    std::deque<int> queue;
+    bool signal_pending = false;  // the front has run; its SIGNAL waits for a counter below 15
+  };
+
+  EngineState& engine(Engine e) { return engines_[static_cast<int>(e)]; }
+  // The counter towards engine e: d2c for the compute engine, c2d for the DMA engine.
+  int& tokens_to(Engine e) { return tokens_[static_cast<int>(e)]; }
+
+  void RunEngines() {
+    bool moved = true;
+    while (moved && fault_index_ < 0) {
+      moved = Step(Engine::kDma);
+      if (fault_index_ < 0) moved = Step(Engine::kCompute) || moved;
+    }
+  }
+
+  // Starts (and completes) the front command of `e`, or deposits its pending SIGNAL token.
+  // Returns whether anything changed.
+  bool Step(Engine e) {
+    EngineState& s = engine(e);
+    if (s.queue.empty()) return false;
+    const int index = s.queue.front();
+    bool moved = false;
+    if (!s.signal_pending) {
+      const Header header = DecodeHeader(fetched_[index]);
+      if (header.wait) {
+        if (tokens_to(e) == 0) return false;
+        --tokens_to(e);
+      }
+      if (Execute(geometry_, fetched_[index], state_) != ProgramError::kNone) {
+        fault_index_ = index;  // only EXT_FAULT can come back from a valid descriptor
+        return true;
+      }
+      moved = true;
+      if (!header.signal) {
+        Retire(e);
+        return true;
+      }
+      s.signal_pending = true;
+    }
+    if (tokens_to(Other(e)) == kMaxTokens) return moved;  // the engine waits; no error
+    ++tokens_to(Other(e));
+    s.signal_pending = false;
+    Retire(e);
+    return true;
+  }
+
+  // A command retires when it has run and its SIGNAL token, if any, is deposited: Q_RETIRED and
+  // Q_ERR_INDEX of a DEADLOCK count a command blocked on a full counter as not completed.
+  void Retire(Engine e) {
+    completion_order_.push_back(engine(e).queue.front());
+    engine(e).queue.pop_front();
+  }
+
+  // Reads (once), validates and pushes the next descriptor. Returns whether one was pushed.
+  bool FetchOne() {
+    if (invalid_index_ >= 0 || next_ >= count_) return false;
+    if (!held_) {
+      const uint64_t address = uint64_t{q_base_} + uint64_t{next_} * kDescriptorBytes;
+      if (address + kDescriptorBytes > state_.ext.size()) {
+        fault_index_ = static_cast<int>(next_);
+        return false;
+      }
+      Descriptor d;
+      for (int w = 0; w < kDescriptorWords; ++w) d[w] = Load32(state_.ext, address + 4 * w);
+      const ProgramError error = Validate(geometry_, d);
+      if (error != ProgramError::kNone) {
+        invalid_error_ = error;
+        invalid_index_ = static_cast<int>(next_);
+        return false;
+      }
+      fetched_.push_back(d);
+      held_ = true;
+    }
+    const Engine e = EngineOf(static_cast<Op>(DecodeHeader(fetched_.back()).op));
+    if (engine(e).queue.size() >= size_t{kQueueDepth}) return false;  // waits with it in hand
+    engine(e).queue.push_back(static_cast<int>(next_));
+    held_ = false;
+    ++next_;
+    return true;
+  }
+
+  const AccelGeometry& geometry_;
+  uint32_t q_base_;
+  uint32_t count_;
+  MachineState& state_;
+  std::vector<Descriptor> fetched_;  // by index
+  bool held_ = false;                // fetched_.back() is read and valid but not yet pushed
+  uint32_t next_ = 0;                // the next descriptor to push
+  EngineState engines_[2];
+  int tokens_[2] = {0, 0};
+  std::vector<int> completion_order_;
+  int fault_index_ = -1;
+  int invalid_index_ = -1;
+  ProgramError invalid_error_ = ProgramError::kNone;
+};
+
+}  // namespace
+
+const char* ProgramErrorName(ProgramError error) {
+  switch (error) {
+    case ProgramError::kNone: return "NONE";
+    case ProgramError::kBadShape: return "BAD_SHAPE";
+    case ProgramError::kARange: return "A_RANGE";
+    case ProgramError::kBRange: return "B_RANGE";
+    case ProgramError::kBiasRange: return "BIAS_RANGE";
+    case ProgramError::kRqRange: return "RQ_RANGE";
+    case ProgramError::kOutRange: return "OUT_RANGE";
+    case ProgramError::kBadRequant: return "BAD_REQUANT";
+    case ProgramError::kBadZp: return "BAD_ZP";
+    case ProgramError::kUnitAbsent: return "UNIT_ABSENT";
+    case ProgramError::kBadOpcode: return "BAD_OPCODE";
+    case ProgramError::kBadSram: return "BAD_SRAM";
+    case ProgramError::kExtAlign: return "EXT_ALIGN";
+    case ProgramError::kExtRange: return "EXT_RANGE";
+    case ProgramError::kExtFault: return "EXT_FAULT";
+    case ProgramError::kDeadlock: return "DEADLOCK";
+  }
+  return "?";
+}
+
+// ---- Encoding ---------------------------------------------------------------------------------
+
+namespace {
+
+uint32_t HeaderWord(uint32_t op, Header flags) {
+  return (op & kOpMask) | (flags.wait ? kWaitBit : 0u) | (flags.signal ? kSignalBit : 0u);
+}
+
+// Words 0..8 of LOAD / STORE / MOVE: three counts, three 20-bit SRAM fields, three more.
+void EncodeCopyWords(uint32_t count0, uint32_t count1, uint32_t count2, uint32_t base3,
+                     uint32_t base4, uint32_t base5, uint32_t w6, uint32_t w7, uint32_t w8,
+                     Descriptor& d) {
+  d[kWordCount0] = count0 & kDimMask;
+  d[kWordCount1] = count1 & kDimMask;
+  d[kWordCount2] = count2 & kDimMask;
+  d[kWordDstBase] = base3 & kBaseMask;
+  d[kWordDstStride1] = base4 & kBaseMask;
+  d[kWordDstStride2] = base5 & kBaseMask;
+  d[kWordSrcBase] = w6;
+  d[kWordSrcStride1] = w7;
+  d[kWordSrcStride2] = w8;
+}
+
+}  // namespace
+
+Descriptor EncodeDma(Op op, const DmaFields& fields, Header flags) {
+  if (op != Op::kLoad && op != Op::kStore) {
+    throw std::invalid_argument(
+        fmt::format("op: {} is not LOAD (1) or STORE (2)", static_cast<int>(op)));
+  }
+  Descriptor d{};
+  EncodeCopyWords(fields.count0, fields.count1, fields.count2, fields.sram_base,
+                  fields.sram_stride1, fields.sram_stride2, fields.ext_addr, fields.ext_stride1,
+                  fields.ext_stride2, d);
+  d[kWordSelect] = (fields.sram & kSramMask) | (fields.out_int32 ? kOutInt32Bit : 0u);
+  d[kHeaderWord] = HeaderWord(static_cast<uint32_t>(op), flags);
+  return d;
+}
+
+Descriptor EncodeMove(const MoveFields& fields, Header flags) {
+  Descriptor d{};
+  EncodeCopyWords(fields.count0, fields.count1, fields.count2, fields.dst_base,
+                  fields.dst_stride1, fields.dst_stride2, fields.src_base & kBaseMask,
+                  fields.src_stride1 & kBaseMask, fields.src_stride2 & kBaseMask, d);
+  d[kWordSelect] = fields.dst & kSramMask;
+  d[kHeaderWord] = HeaderWord(static_cast<uint32_t>(Op::kMove), flags);
+  return d;
+}
+
+Descriptor EncodeGemm(const GemmFields& fields, Header flags) {
+  Descriptor d{};
+  d[kWordM] = fields.m & kDimMask;
+  d[kWordN] = fields.n & kDimMask;
+  d[kWordK] = fields.k & kDimMask;
+  d[kWordABase] = fields.a_base & kBaseMask;
+  d[kWordBBase] = fields.b_base & kBaseMask;
+  d[kWordBiasBase] = fields.bias_base & kBaseMask;
+  d[kWordRqBase] = fields.rq_base & kBaseMask;
+  d[kWordOutBase] = fields.out_base & kBaseMask;
+  d[kWordMode] = fields.mode & kModeMask;
+  d[kWordZpAb] = fields.zp_ab & kZpAbMask;
+  d[kWordZpOut] = static_cast<uint32_t>(fields.zp_out);
+  d[kWordClampMin] = static_cast<uint32_t>(fields.clamp_min);
+  d[kWordClampMax] = static_cast<uint32_t>(fields.clamp_max);
+  d[kWordMult] = static_cast<uint32_t>(fields.mult);
+  d[kWordShift] = fields.shift & kShiftMask;
+  d[kHeaderWord] = HeaderWord(static_cast<uint32_t>(Op::kGemm), flags);
+  return d;
+}
+
+Header DecodeHeader(const Descriptor& d) {
+  Header header;
+  header.op = d[kHeaderWord] & kOpMask;
+  header.wait = d[kHeaderWord] & kWaitBit;
+  header.signal = d[kHeaderWord] & kSignalBit;
+  return header;
+}
+
+DmaFields DecodeDma(const Descriptor& d) {
+  DmaFields f;
+  f.count0 = d[kWordCount0] & kDimMask;
+  f.count1 = d[kWordCount1] & kDimMask;
+  f.count2 = d[kWordCount2] & kDimMask;
+  f.sram_base = d[kWordDstBase] & kBaseMask;
+  f.sram_stride1 = d[kWordDstStride1] & kBaseMask;
+  f.sram_stride2 = d[kWordDstStride2] & kBaseMask;
+  f.ext_addr = d[kWordSrcBase];
+  f.ext_stride1 = d[kWordSrcStride1];
+  f.ext_stride2 = d[kWordSrcStride2];
+  f.sram = d[kWordSelect] & kSramMask;
+  f.out_int32 = d[kWordSelect] & kOutInt32Bit;
+  return f;
+}
+
+MoveFields DecodeMove(const Descriptor& d) {
+  MoveFields f;
+  f.count0 = d[kWordCount0] & kDimMask;
+  f.count1 = d[kWordCount1] & kDimMask;
+  f.count2 = d[kWordCount2] & kDimMask;
+  f.dst_base = d[kWordDstBase] & kBaseMask;
+  f.dst_stride1 = d[kWordDstStride1] & kBaseMask;
+  f.dst_stride2 = d[kWordDstStride2] & kBaseMask;
+  f.src_base = d[kWordSrcBase] & kBaseMask;
+  f.src_stride1 = d[kWordSrcStride1] & kBaseMask;
+  f.src_stride2 = d[kWordSrcStride2] & kBaseMask;
+  f.dst = d[kWordSelect] & kSramMask;
+  return f;
+}
+
+GemmFields DecodeGemm(const Descriptor& d) {
+  GemmFields f;
+  f.m = d[kWordM] & kDimMask;
+  f.n = d[kWordN] & kDimMask;
+  f.k = d[kWordK] & kDimMask;
+  f.a_base = d[kWordABase] & kBaseMask;
+  f.b_base = d[kWordBBase] & kBaseMask;
+  f.bias_base = d[kWordBiasBase] & kBaseMask;
+  f.rq_base = d[kWordRqBase] & kBaseMask;
+  f.out_base = d[kWordOutBase] & kBaseMask;
+  f.mode = d[kWordMode] & kModeMask;
+  f.zp_ab = d[kWordZpAb] & kZpAbMask;
+  f.zp_out = WrapToInt32(d[kWordZpOut]);
+  f.clamp_min = WrapToInt32(d[kWordClampMin]);
+  f.clamp_max = WrapToInt32(d[kWordClampMax]);
+  f.mult = WrapToInt32(d[kWordMult]);
+  f.shift = d[kWordShift] & kShiftMask;
+  return f;
+}
+
+Engine EngineOf(Op op) {
+  return op == Op::kLoad || op == Op::kStore ? Engine::kDma : Engine::kCompute;
+}
+
+std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& d) {
+  const Header header = DecodeHeader(d);
+  std::string text;
+  switch (header.op) {
+    case static_cast<uint32_t>(Op::kGemm): {
+      const GemmFields f = DecodeGemm(d);
+      text = fmt::format("GEMM M={} N={} K={} A[{}..] B[{}..] -> {}[{}..]", f.m, f.n, f.k,
+                         f.a_base, f.b_base, f.mode & kModeOutRaw ? "out32" : "out8", f.out_base);
+      if (f.mode & kModeBiasEn) text += fmt::format(" bias[{}..]", f.bias_base);
+      if (f.mode & kModePerChannel) text += fmt::format(" rq[{}..]", f.rq_base);
+      break;
+    }
+    case static_cast<uint32_t>(Op::kLoad):
+    case static_cast<uint32_t>(Op::kStore): {
+      const DmaFields f = DecodeDma(d);
+      const std::string sram = fmt::format("{}[{}..]", SramName(f.sram, f.out_int32), f.sram_base);
+      const std::string ext = fmt::format("ext {:#x}", f.ext_addr);
+      const bool load = header.op == static_cast<uint32_t>(Op::kLoad);
+      text = fmt::format("{} {} <- {} ({} x {} x {} units of {} B)", load ? "LOAD" : "STORE",
+                         load ? sram : ext, load ? ext : sram, f.count0, f.count1, f.count2,
+                         UnitBytes(geometry, f.sram, f.out_int32));
+      break;
+    }
+    case static_cast<uint32_t>(Op::kMove): {
+      const MoveFields f = DecodeMove(d);
+      text = fmt::format("MOVE {}[{}..] <- out8[{}..] ({} words x {} x {} tiles)",
+                         SramName(f.dst, false), f.dst_base, f.src_base, f.count0, f.count1,
+                         f.count2);
+      break;
+    }
+    default:
+      text = fmt::format("OP {} (reserved)", header.op);
+  }
+  if (header.wait) text += " WAIT";
+  if (header.signal) text += " SIGNAL";
+  return text;
+}
+
+uint32_t UnitBytes(const AccelGeometry& geometry, uint32_t sram, bool out_int32) {
+  const uint32_t rows = geometry.rows, cols = geometry.cols;
+  switch (sram) {
+    case static_cast<uint32_t>(Sram::kA): return rows;
+    case static_cast<uint32_t>(Sram::kB): return cols;
+    case static_cast<uint32_t>(Sram::kBias): return 4 * cols;
+    case static_cast<uint32_t>(Sram::kRq): return kRqLaneBytes * cols;
+    case static_cast<uint32_t>(Sram::kOut): return out_int32 ? 4 * cols : cols;
+    default: return 0;
+  }
+}
+
+uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32) {
+  switch (sram) {
+    case static_cast<uint32_t>(Sram::kA): return geometry.a_depth;
+    case static_cast<uint32_t>(Sram::kB): return geometry.b_depth;
+    case static_cast<uint32_t>(Sram::kBias): return geometry.bias_depth;
+    case static_cast<uint32_t>(Sram::kRq): return geometry.rq_depth;
+    case static_cast<uint32_t>(Sram::kOut):
+      return out_int32 ? uint64_t{geometry.out_depth} : 4 * uint64_t{geometry.out_depth};
+    default: return 0;
+  }
+}
+
+ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d) {
+  switch (DecodeHeader(d).op) {
+    case static_cast<uint32_t>(Op::kGemm): return ValidateGemm(geometry, DecodeGemm(d));
+    case static_cast<uint32_t>(Op::kLoad):
+    case static_cast<uint32_t>(Op::kStore): return ValidateDma(geometry, DecodeDma(d));
+    case static_cast<uint32_t>(Op::kMove): return ValidateMove(geometry, DecodeMove(d));
+    default: return ProgramError::kBadOpcode;
+  }
+}
+
+MachineState::MachineState(const AccelGeometry& geometry, size_t ext_bytes)
+    : a(size_t{geometry.a_depth} * geometry.rows),
+      b(size_t{geometry.b_depth} * geometry.cols),
+      bias(size_t{geometry.bias_depth} * 4 * geometry.cols),
+      rq(size_t{geometry.rq_depth} * kRqLaneBytes * geometry.cols),
+      out(size_t{geometry.out_depth} * 4 * geometry.cols),
+      ext(ext_bytes) {}
+
+std::vector<uint8_t>& MachineState::sram(Sram id) {
+  return const_cast<std::vector<uint8_t>&>(std::as_const(*this).sram(id));
+}
+
+const std::vector<uint8_t>& MachineState::sram(Sram id) const {
+  switch (id) {
+    case Sram::kA: return a;
+    case Sram::kB: return b;
+    case Sram::kBias: return bias;
+    case Sram::kRq: return rq;
+    case Sram::kOut: return out;
+  }
+  throw std::invalid_argument(fmt::format("id: {} is not an SRAM id 1..5", static_cast<int>(id)));
+}
+
+ProgramError Execute(const AccelGeometry& geometry, const Descriptor& d, MachineState& state) {
+  // The checks are the caller's (the fetcher's); an invalid descriptor here is a caller bug, and
+  // running it would index outside the images.
+  const ProgramError error = Validate(geometry, d);
+  if (error != ProgramError::kNone) {
+    throw std::invalid_argument(fmt::format("descriptor: fails validation with {} ({})",
+                                            ProgramErrorName(error),
+                                            DescribeDescriptor(geometry, d)));
+  }
+  switch (static_cast<Op>(DecodeHeader(d).op)) {
+    case Op::kGemm:
+      ExecuteGemm(geometry, DecodeGemm(d), state);
+      return ProgramError::kNone;
+    case Op::kLoad: return ExecuteDma(geometry, /*load=*/true, DecodeDma(d), state);
+    case Op::kStore: return ExecuteDma(geometry, /*load=*/false, DecodeDma(d), state);
+    case Op::kMove:
+      ExecuteMove(geometry, DecodeMove(d), state);
+      return ProgramError::kNone;
+  }
+  return ProgramError::kBadOpcode;  // unreachable: Validate refused it
+}
+
+ProgramResult RunQueue(const AccelGeometry& geometry, uint32_t q_base, uint32_t count,
+                       MachineState& state) {
+  // Q_BASE keeps [31:6] and Q_COUNT [15:0], as the registers store them (14.1).
+  constexpr uint32_t kQBaseMask = ~(kDescriptorBytes - 1);
+  return QueueRun(geometry, q_base & kQBaseMask, count & kDimMask, state).Run();
+}
+
+void StoreProgram(const std::vector<Descriptor>& program, uint32_t q_base, MachineState& state) {
+  if (q_base % kDescriptorBytes != 0) {
+    throw std::invalid_argument(fmt::format("q_base: {:#x} is not a multiple of {}", q_base,
+                                            kDescriptorBytes));
+  }
+  const uint64_t end = uint64_t{q_base} + uint64_t{program.size()} * kDescriptorBytes;
+  if (end > state.ext.size()) {
+    throw std::out_of_range(fmt::format(
+        "program: {} descriptors at {:#x} end at {:#x}, beyond the external memory of {:#x} bytes",
+        program.size(), q_base, end, state.ext.size()));
+  }
+  for (size_t i = 0; i < program.size(); ++i) {
+    for (int w = 0; w < kDescriptorWords; ++w) {
+      Store32(state.ext, q_base + i * kDescriptorBytes + 4 * w, program[i][w]);
+    }
+  }
+}
+
+Footprint FootprintOf(const AccelGeometry& geometry, const Descriptor& d) {
+  Footprint fp;
+  const uint64_t rows = geometry.rows, cols = geometry.cols;
+  const auto sram = [](Sram id) { return static_cast<uint8_t>(id); };
+  switch (DecodeHeader(d).op) {
+    case static_cast<uint32_t>(Op::kGemm): {
+      const GemmFields f = DecodeGemm(d);
+      const uint64_t mb = CeilDiv(f.m, rows), nb = CeilDiv(f.n, cols), k = f.k;
+      const bool out_raw = f.mode & kModeOutRaw;
+      const uint64_t out_words = out_raw ? mb * nb * rows : mb * nb * rows / 4;
+      fp.reads.push_back({sram(Sram::kA), f.a_base * rows, (f.a_base + mb * k) * rows});
+      fp.reads.push_back({sram(Sram::kB), f.b_base * cols, (f.b_base + nb * k) * cols});
+      if (f.mode & kModeBiasEn) {
+        fp.reads.push_back({sram(Sram::kBias), f.bias_base * 4 * cols, (f.bias_base + nb) * 4 * cols});
+      }
+      // The requant lanes read their rq words with PER_CHANNEL also in OUT_RAW mode.
+      if (f.mode & kModePerChannel) {
+        const uint64_t word_bytes = kRqLaneBytes * cols;
+        fp.reads.push_back({sram(Sram::kRq), f.rq_base * word_bytes, (f.rq_base + nb) * word_bytes});
+      }
+      fp.writes.push_back(
+          {sram(Sram::kOut), f.out_base * 4 * cols, (f.out_base + out_words) * 4 * cols});
+      break;
+    }
+    case static_cast<uint32_t>(Op::kLoad):
+    case static_cast<uint32_t>(Op::kStore): {
+      const DmaFields f = DecodeDma(d);
+      const uint64_t unit = UnitBytes(geometry, f.sram, f.out_int32);
+      if (unit == 0) break;
+      // SRAM unit u is the U bytes at u * U of its window for every SRAM (an out int8 entry e is
+      // at e * C).
+      const uint64_t length = f.count0 * unit;
+      std::vector<Interval> sram_side, ext_side;
+      AppendPattern(static_cast<uint8_t>(f.sram), f.sram_base * unit, f.sram_stride1 * unit,
+                    f.sram_stride2 * unit, f.count1, f.count2, length, sram_side);
+      AppendPattern(0, f.ext_addr, f.ext_stride1, f.ext_stride2, f.count1, f.count2, length,
+                    ext_side);
+      const bool load = DecodeHeader(d).op == static_cast<uint32_t>(Op::kLoad);
+      fp.reads = load ? ext_side : sram_side;
+      fp.writes = load ? sram_side : ext_side;
+      break;
+    }
+    case static_cast<uint32_t>(Op::kMove): {
+      const MoveFields f = DecodeMove(d);
+      const bool into_a = f.dst == static_cast<uint32_t>(Sram::kA);
+      if (!into_a && f.dst != static_cast<uint32_t>(Sram::kB)) break;
+      // A tile reads the Rows / 4 output words of its Rows entries (13), whatever COUNT0 is.
+      const uint64_t out_word = 4 * cols;
+      AppendPattern(sram(Sram::kOut), f.src_base / 4 * out_word, f.src_stride1 / 4 * out_word,
+                    f.src_stride2 / 4 * out_word, f.count1, f.count2, rows / 4 * out_word,
+                    fp.reads);
+      const uint64_t dst_word = into_a ? rows : cols;
+      AppendPattern(static_cast<uint8_t>(f.dst), f.dst_base * dst_word, f.dst_stride1 * dst_word,
+                    f.dst_stride2 * dst_word, f.count1, f.count2, f.count0 * dst_word, fp.writes);
+      break;
+    }
+    default:
+      break;
+  }
+  Normalize(fp.reads);
+  Normalize(fp.writes);
+  return fp;
+}
+
+std::vector<Race> RaceCheck(const AccelGeometry& geometry, const std::vector<Descriptor>& program,
+                            uint32_t q_base) {
+  const int n = static_cast<int>(program.size());
+  std::vector<Engine> engine_of(n);
+  std::vector<int> position(n);  // index among the descriptors of its engine
+  std::vector<int> sequence[2];  // descriptors of each engine in program order
+  std::vector<int> signals[2], waits[2];
+  std::vector<int> wait_rank(n, -1);
+  std::vector<Header> headers(n);
+  for (int i = 0; i < n; ++i) {
+    headers[i] = DecodeHeader(program[i]);
+    // Reserved opcodes (a program that fails validation) are placed on the compute engine; they
+    // touch nothing.
+    const Engine e = IsValidOp(headers[i].op) ? EngineOf(static_cast<Op>(headers[i].op))
+                                              : Engine::kCompute;
+    const int ei = static_cast<int>(e);
+    engine_of[i] = e;
+    position[i] = static_cast<int>(sequence[ei].size());
+    sequence[ei].push_back(i);
+    if (headers[i].wait) wait_rank[i] = static_cast<int>(waits[ei].size()), waits[ei].push_back(i);
+    if (headers[i].signal) signals[ei].push_back(i);
+  }
+  // Vector clocks: clock[i][x] = how many descriptors of engine x happen before i or are i.
+  // Descriptor i is computed once its predecessor on its engine and, with WAIT, its matching
+  // SIGNAL (the wait_rank-th of the other engine) are; this visits the happens-before DAG in a
+  // topological order.
+  using Clock = std::array<int, 2>;
+  std::vector<Clock> clock(n, Clock{0, 0});
+  std::vector<bool> done(n, false);
+  auto matching_signal = [&](int i) {
+    const auto& other = signals[static_cast<int>(Other(engine_of[i]))];
+    return wait_rank[i] >= 0 && wait_rank[i] < static_cast<int>(other.size()) ? other[wait_rank[i]]
+                                                                              : -1;
+  };
+  auto compute = [&](int i) {
+    const int ei = static_cast<int>(engine_of[i]);
+    if (position[i] > 0) clock[i] = clock[sequence[ei][position[i] - 1]];
+    clock[i][ei] = position[i] + 1;
+    const int signal = matching_signal(i);
+    if (signal >= 0 && done[signal]) {
+      for (int x = 0; x < 2; ++x) clock[i][x] = std::max(clock[i][x], clock[signal][x]);
+    }
+    done[i] = true;
+  };
+  size_t next[2] = {0, 0};
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (int ei = 0; ei < 2; ++ei) {
+      while (next[ei] < sequence[ei].size()) {
+        const int i = sequence[ei][next[ei]];
+        const int signal = matching_signal(i);
+        if (headers[i].wait && (signal < 0 || !done[signal])) break;
+        compute(i);
+        ++next[ei];
+        moved = true;
+      }
+    }
+  }
+  // What is left never runs (a WAIT without its SIGNAL, or a cycle of them: the program
+  // deadlocks). Checked anyway, with the edges that exist, so that its races are not hidden.
+  for (int i = 0; i < n; ++i) {
+    if (!done[i]) compute(i);
+  }
+
+  std::vector<Footprint> footprints(n);
+  for (int i = 0; i < n; ++i) footprints[i] = FootprintOf(geometry, program[i]);
+  std::vector<Race> races;
+  for (int j = 0; j < n; ++j) {
+    const int ej = static_cast<int>(engine_of[j]);
+    const int ex = 1 - ej;
+    // On the other engine, the descriptors before j are the first clock[j][ex]; those after j are
+    // the ones whose clock of j's engine has reached j (a monotone condition along that engine):
+    // the unordered ones lie between.
+    for (size_t p = static_cast<size_t>(clock[j][ex]); p < sequence[ex].size(); ++p) {
+      const int k = sequence[ex][p];
+      if (clock[k][ej] >= position[j] + 1) break;
+      if (k > j) continue;  // each pair once, from its later descriptor
+      const Footprint& first = footprints[k];
+      const Footprint& second = footprints[j];
+      std::optional<Interval> overlap;
+      for (const auto& [x, y] : {std::pair{&first.writes, &second.reads},
+                                 std::pair{&first.writes, &second.writes},
+                                 std::pair{&first.reads, &second.writes}}) {
+        const std::optional<Interval> o = FirstOverlap(*x, *y);
+        if (o && (!overlap || Before(*o, *overlap))) overlap = o;
+      }
+      if (overlap) races.push_back({k, j, *overlap});
+    }
+  }
+  // A STORE into the descriptors races with the fetcher, whatever the tokens say.
+  const std::vector<Interval> descriptors = {
+      {0, q_base, uint64_t{q_base} + uint64_t(n) * kDescriptorBytes}};
+  for (int i = 0; i < n; ++i) {
+    if (headers[i].op != static_cast<uint32_t>(Op::kStore)) continue;
+    if (const auto o = FirstOverlap(footprints[i].writes, descriptors)) races.push_back({i, -1, *o});
+  }
+  std::sort(races.begin(), races.end(), [](const Race& x, const Race& y) {
+    return std::tie(x.second, x.first) < std::tie(y.second, y.first);
+  });
+  return races;
+}
+
+}  // namespace qacc::golden

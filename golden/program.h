@@ -1,0 +1,184 @@
+// The golden executor of accelerator programs (docs/data_movement.md 11-14): descriptors, their
+// validation, the DMA (LOAD/STORE), MOVE and GEMM commands on byte images of the SRAMs and of the
+// external memory, and the command queue (fetcher, two engines, token counters, deadlock). Untimed
+// and functional: the engines are a Kahn network (14.2), so whichever order this executor runs
+// them in, a race-free program leaves the memories exactly as the timed model and RTL do.
+//
+// An independent implementation of the spec: it does not use model/ (the SystemC model) and
+// decodes the GEMM fields from the descriptor words itself.
+#ifndef QACC_GOLDEN_PROGRAM_H_
+#define QACC_GOLDEN_PROGRAM_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace qacc::golden {
+
+// The hardware parameters the programs depend on (configs/*.json; docs/architecture.md 1).
+struct AccelGeometry {
+  int rows = 8;  // R
+  int cols = 8;  // C
+  uint32_t a_depth = 8192, b_depth = 8192, bias_depth = 256, rq_depth = 256, out_depth = 8192;
+};
+
+inline constexpr int kDescriptorWords = 16;
+inline constexpr uint32_t kDescriptorBytes = 64;
+inline constexpr int kQueueDepth = 4;  // descriptors per engine queue (14.2)
+inline constexpr int kMaxTokens = 15;  // a token counter's largest value (14.2)
+using Descriptor = std::array<uint32_t, kDescriptorWords>;
+
+enum class Op : uint8_t { kGemm = 0, kLoad = 1, kStore = 2, kMove = 3 };
+enum class Engine : uint8_t { kDma = 0, kCompute = 1 };
+
+// ERR_CODE values (architecture.md 4 and data_movement.md 11).
+enum class ProgramError : uint8_t {
+  kNone = 0,
+  kBadShape = 1,
+  kARange = 2,
+  kBRange = 3,
+  kBiasRange = 4,
+  kRqRange = 5,
+  kOutRange = 6,
+  kBadRequant = 7,
+  kBadZp = 8,
+  kUnitAbsent = 9,
+  kBadOpcode = 10,
+  kBadSram = 11,
+  kExtAlign = 12,
+  kExtRange = 13,
+  kExtFault = 14,
+  kDeadlock = 15,
+};
+const char* ProgramErrorName(ProgramError error);  // "NONE", "BAD_SHAPE", ..., "DEADLOCK"
+
+// SRAM ids of the DMA's `SRAM` field and of MOVE's `DST` (the window numbers of 3.1).
+enum class Sram : uint8_t { kA = 1, kB = 2, kBias = 3, kRq = 4, kOut = 5 };
+
+// Word 15 of every descriptor.
+struct Header {
+  uint32_t op = 0;      // [3:0], raw (reserved opcodes included)
+  bool wait = false;    // bit 8
+  bool signal = false;  // bit 9
+};
+
+// LOAD / STORE (12). Fields hold raw values; Encode masks them to their widths.
+struct DmaFields {
+  uint32_t count0 = 1, count1 = 1, count2 = 1;
+  uint32_t sram_base = 0, sram_stride1 = 0, sram_stride2 = 0;
+  uint32_t ext_addr = 0, ext_stride1 = 0, ext_stride2 = 0;
+  uint32_t sram = 1;       // [2:0]
+  bool out_int32 = false;  // bit 4 of word 9
+};
+
+// MOVE (13).
+struct MoveFields {
+  uint32_t count0 = 1, count1 = 1, count2 = 1;
+  uint32_t dst_base = 0, dst_stride1 = 0, dst_stride2 = 0;
+  uint32_t src_base = 0, src_stride1 = 0, src_stride2 = 0;
+  uint32_t dst = 1;  // [2:0]: 1 A, 2 B
+};
+
+// GEMM: the CMD_* register images (architecture.md 3.2), words 0..14 of the descriptor.
+struct GemmFields {
+  uint32_t m = 1, n = 1, k = 1;
+  uint32_t a_base = 0, b_base = 0, bias_base = 0, rq_base = 0, out_base = 0;
+  uint32_t mode = 0;   // CMD_MODE: bit0 ROUNDING (1 single), bit1 PER_CHANNEL, bit2 OUT_RAW,
+                       // bit3 BIAS_EN, bit4 A_UNSIGNED, bit5 B_UNSIGNED, [11:8] ACT
+  uint32_t zp_ab = 0;  // CMD_ZP_AB: [8:0] a_zp, [24:16] b_zp, 9-bit two's complement
+  int32_t zp_out = 0;
+  int32_t clamp_min = -128, clamp_max = 127;
+  int32_t mult = 1 << 30;
+  uint32_t shift = 0;  // [5:0] two's complement
+};
+
+Descriptor EncodeDma(Op op, const DmaFields& fields, Header flags);  // op: kLoad or kStore
+Descriptor EncodeMove(const MoveFields& fields, Header flags);
+Descriptor EncodeGemm(const GemmFields& fields, Header flags);
+Header DecodeHeader(const Descriptor& d);
+DmaFields DecodeDma(const Descriptor& d);  // fields masked to their widths
+MoveFields DecodeMove(const Descriptor& d);
+GemmFields DecodeGemm(const Descriptor& d);
+// The engine of a valid opcode; kCompute for GEMM and MOVE, kDma for LOAD and STORE.
+Engine EngineOf(Op op);
+// "LOAD A[12..] <- ext 0x1000 (3 x 64 x 1 units)", "GEMM M=.. N=.. K=..", for reports.
+std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& d);
+
+// Bytes of one DMA unit (12): R, C, 4C, 8C, C (out int8) or 4C (out int32); 0 for a bad SRAM id.
+uint32_t UnitBytes(const AccelGeometry& geometry, uint32_t sram, bool out_int32);
+// Units in an SRAM: its depth, or 4 * out_depth int8 entries.
+uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32);
+
+// The checks of 4 (GEMM), 12 (DMA) and 13 (MOVE), in their order; kNone when the descriptor is
+// legal. Descriptors with a reserved opcode give kBadOpcode.
+ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d);
+
+// Everything a program touches: the five SRAMs as host-window images (architecture.md 3.1: A is
+// a_depth * R bytes, ..., rq 8 bytes per lane with the shift word keeping bits [5:0] in byte 0 and
+// its other bytes 0, out 4C bytes per word) and the external memory (byte 0 at address 0; an
+// access at or above its size is an error response: EXT_FAULT).
+struct MachineState {
+  std::vector<uint8_t> a, b, bias, rq, out;
+  std::vector<uint8_t> ext;
+
+  // SRAMs of the geometry's sizes, all zero; `ext_bytes` of external memory, all zero.
+  MachineState(const AccelGeometry& geometry, size_t ext_bytes);
+  std::vector<uint8_t>& sram(Sram id);
+  const std::vector<uint8_t>& sram(Sram id) const;
+};
+
+// Runs one descriptor on `state` (no validation: Validate first). Returns kNone, or kExtFault when
+// a LOAD or STORE reaches past the external memory; the units before the faulting one are copied.
+// Throws std::domain_error for a GEMM that reads a per-channel rq entry outside the legal ranges
+// (multiplier 0 or 2^30..2^31-1, shift -31..30): the spec defines no result for it.
+ProgramError Execute(const AccelGeometry& geometry, const Descriptor& d, MachineState& state);
+
+// The result of a queued program.
+struct ProgramResult {
+  ProgramError error = ProgramError::kNone;
+  int error_index = -1;  // Q_ERR_INDEX with an error
+  int retired = 0;       // Q_RETIRED: descriptors completed
+  // Descriptor indices in the order this executor completed them (one valid schedule).
+  std::vector<int> completion_order;
+};
+
+// The queue of 14: `count` descriptors read from `state.ext` at `q_base` (64-byte aligned), each
+// validated at fetch and pushed to its engine's queue (kQueueDepth), engines running their queues
+// in order under WAIT/SIGNAL tokens. A validation error stops the fetcher; the descriptors fetched
+// before it complete (as far as their tokens allow) and the error is reported with its index.
+// DEADLOCK when nothing can progress. A descriptor outside the external memory is EXT_FAULT at its
+// index. After EXT_FAULT the memories are as this schedule left them (the spec leaves them to
+// timing). `count` 0 is BAD_SHAPE at index 0.
+ProgramResult RunQueue(const AccelGeometry& geometry, uint32_t q_base, uint32_t count,
+                       MachineState& state);
+
+// Writes `program` into state.ext at q_base (throws std::out_of_range when it does not fit).
+void StoreProgram(const std::vector<Descriptor>& program, uint32_t q_base, MachineState& state);
+
+// What one descriptor reads and writes, in unit-free byte intervals of each memory (SRAM window
+// images, external memory). GEMM and MOVE footprints are word-granular; DMA footprints are exact.
+struct Interval {
+  uint8_t memory = 0;           // Sram id 1..5, or 0 for external memory
+  uint64_t begin = 0, end = 0;  // [begin, end) bytes
+};
+struct Footprint {
+  std::vector<Interval> reads, writes;
+};
+Footprint FootprintOf(const AccelGeometry& geometry, const Descriptor& d);
+
+// A data race (14.2): two descriptors on different engines, not ordered by a chain of tokens, one
+// writing bytes the other reads or writes; or a STORE that writes the program's own descriptors.
+struct Race {
+  int first = -1, second = -1;  // descriptor indices, first < second (second = -1: the program)
+  Interval overlap;
+};
+// Every race of a program of valid descriptors (as the compiler emits them), in order of `second`
+// then `first`. Happens-before: program order on each engine, and the j-th SIGNAL of one engine
+// before the j-th WAIT of the other.
+std::vector<Race> RaceCheck(const AccelGeometry& geometry, const std::vector<Descriptor>& program,
+                            uint32_t q_base);
+
+}  // namespace qacc::golden
+
+#endif  // QACC_GOLDEN_PROGRAM_H_

@@ -1,0 +1,88 @@
+// The layer compiler (docs/data_movement.md 16): lowers a chain of GEMM layers into one program of
+// LOAD, GEMM, MOVE and STORE descriptors for a config's SRAM capacities, double-buffers where it
+// can, keeps intermediates on chip where they fit, places every tensor in external memory and sets
+// the WAIT/SIGNAL tokens so that the program is race free. It is the one place where layers are
+// tiled over the SRAMs.
+#ifndef QACC_SIM_COMPILER_COMPILER_H_
+#define QACC_SIM_COMPILER_COMPILER_H_
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "golden/program.h"
+#include "model/arch.h"
+#include "sim/compiler/network.h"
+
+namespace qacc::compiler {
+
+// A layer that cannot be split to fit the config (exit code 2 in qacc compile).
+class CompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct CompileOptions {
+  bool double_buffer =
+      true;  // two slots per streamed operand and output, overlapping DMA and compute
+  bool chain_on_chip = true;  // keep an intermediate in the A SRAM (MOVE) when it fits
+};
+
+// Where a tensor lives in external memory (16.1).
+struct TensorPlacement {
+  enum class Kind : uint8_t { kInput, kWeights, kBias, kRq, kIntermediate, kOutput };
+  enum class Layout : uint8_t {
+    kKMajor,       // element (m, k) at k * pitch + m (activations: the A operand)
+    kRowMajor,     // element (r, c) at r * pitch + c * element_bytes
+    kPackedWords,  // bias (int32 per column) or rq (8 bytes per column), padded to whole words
+  };
+  std::string name;  // "x", "fc1.w", "fc1.bias", "fc1.rq", "fc1.y" (intermediate), "y"
+  Kind kind = Kind::kInput;
+  Layout layout = Layout::kRowMajor;
+  int layer = -1;          // the layer it belongs to (-1: the network input)
+  int rows = 0, cols = 0;  // logical shape (bias and rq: 1 x N)
+  uint32_t element_bytes = 1;
+  uint32_t addr = 0;   // byte address, a multiple of 64
+  uint32_t pitch = 0;  // bytes between rows (KMajor: between k)
+  uint32_t bytes = 0;  // allocated bytes
+};
+
+// Per-layer summary of the plan.
+struct LayerPlan {
+  std::string name;
+  int a_panels_per_chunk = 0, b_panels_per_chunk = 0;  // panels of R rows / C columns per command
+  int a_chunks = 0, b_chunks = 0, steps = 0;           // steps: GEMM commands
+  bool a_resident = false;                             // A loaded once (or produced on chip)
+  bool b_resident = false;
+  bool input_on_chip = false;   // A came from the previous layer by MOVE
+  bool output_on_chip = false;  // the output went to the next layer by MOVE
+  int a_slots = 0, b_slots = 0, out_slots = 0;
+};
+
+struct CompiledProgram {
+  std::vector<golden::Descriptor> descriptors;
+  uint32_t q_base = 0;     // where the program goes in external memory
+  uint32_t ext_bytes = 0;  // external memory the tensors and the program need
+  std::vector<TensorPlacement> tensors;
+  std::vector<LayerPlan> layers;
+  // Counts for reports.
+  int64_t loads = 0, stores = 0, gemms = 0, moves = 0;
+  uint64_t bytes_loaded = 0, bytes_stored = 0;
+
+  const TensorPlacement& tensor(const std::string& name) const;  // throws std::out_of_range
+};
+
+// The geometry the golden executor needs, from a config.
+golden::AccelGeometry GeometryOf(const arch::ArchConfig& config);
+
+// Throws std::invalid_argument for an invalid network (ValidateNetwork) and CompileError naming the
+// layer, the dimension and the limit for a layer that cannot be split to fit:
+// "layer 'fc1': K = 9000 exceeds the A SRAM depth 8192 (one panel of K words must fit; K is never
+// split)".
+CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
+                        const CompileOptions& options = {});
+
+}  // namespace qacc::compiler
+
+#endif  // QACC_SIM_COMPILER_COMPILER_H_

@@ -1,0 +1,188 @@
+#include "sim/compiler/network.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <stdexcept>
+
+#include "golden/gemm.h"
+#include "golden/requant.h"
+
+namespace qacc::compiler {
+
+namespace {
+
+constexpr int kMaxDim = 65535;           // K: one command's CMD_K field
+constexpr int kMaxRowsOrCols = 1 << 20;  // M, N: split over commands; bounded by 32-bit addresses
+
+[[noreturn]] void Fail(const GemmLayer& l, const std::string& what) {
+  throw std::invalid_argument(fmt::format("layer '{}': {}", l.name, what));
+}
+
+void CheckRange(const GemmLayer& l, const char* field, int64_t value, int64_t lo, int64_t hi) {
+  if (value < lo || value > hi) {
+    Fail(l, fmt::format("{} = {} is outside {}..{}", field, value, lo, hi));
+  }
+}
+
+}  // namespace
+
+void ValidateNetwork(const Network& network) {
+  if (network.layers.empty()) throw std::invalid_argument("network: layers is empty");
+  std::set<std::string> names;
+  for (size_t i = 0; i < network.layers.size(); ++i) {
+    const GemmLayer& l = network.layers[i];
+    if (l.name.empty()) throw std::invalid_argument(fmt::format("layer {}: name is empty", i));
+    if (!names.insert(l.name).second) Fail(l, "name is used by an earlier layer");
+    CheckRange(l, "m", l.m, 1, kMaxRowsOrCols);
+    CheckRange(l, "n", l.n, 1, kMaxRowsOrCols);
+    CheckRange(l, "k", l.k, 1, kMaxDim);
+    CheckRange(l, "a_zp", l.a_zp, golden::kMinOperandZeroPoint, golden::kMaxOperandZeroPoint);
+    CheckRange(l, "b_zp", l.b_zp, golden::kMinOperandZeroPoint, golden::kMaxOperandZeroPoint);
+    if (i > 0) {
+      const GemmLayer& prev = network.layers[i - 1];
+      if (l.m != prev.m) {
+        Fail(l, fmt::format("m = {} does not match the previous layer's m = {}", l.m, prev.m));
+      }
+      if (l.k != prev.n) {
+        Fail(l, fmt::format("k = {} does not match the previous layer's n = {}", l.k, prev.n));
+      }
+    }
+    if (l.out_int32) {
+      if (i + 1 != network.layers.size()) {
+        Fail(l, "out_int32 is allowed on the last layer only (the next layer reads int8)");
+      }
+      continue;  // no requantization
+    }
+    CheckRange(l, "shift", l.shift, golden::kMinQuantizedShift, golden::kMaxQuantizedShift);
+    if (!l.per_channel && l.mult != 0 && l.mult < (int32_t{1} << 30)) {
+      Fail(l, fmt::format("mult = {} is outside 0 or {}..{}", l.mult, int32_t{1} << 30, INT32_MAX));
+    }
+    CheckRange(l, "clamp_min", l.clamp_min, -128, 255);
+    CheckRange(l, "clamp_max", l.clamp_max, -128, 255);
+    if (l.clamp_min > l.clamp_max) {
+      Fail(l, fmt::format("clamp_min = {} is above clamp_max = {}", l.clamp_min, l.clamp_max));
+    }
+  }
+}
+
+Network ParseNetwork(std::string_view json_text, std::string_view source) {
+  using nlohmann::json;
+  auto fail = [&](const std::string& what) -> std::invalid_argument {
+    return std::invalid_argument(fmt::format("{}: {}", source, what));
+  };
+  json doc;
+  try {
+    doc = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    throw fail(fmt::format("not valid JSON ({})", e.what()));
+  }
+  if (!doc.is_object()) throw fail("the document must be a JSON object");
+  Network network;
+  for (const auto& [key, value] : doc.items()) {
+    if (key == "name") {
+      if (!value.is_string()) throw fail("name must be a string");
+      network.name = value.get<std::string>();
+    } else if (key != "layers") {
+      throw fail(fmt::format("unknown key '{}' (expected name, layers)", key));
+    }
+  }
+  if (!doc.contains("layers") || !doc["layers"].is_array()) {
+    throw fail("layers must be an array of layer objects");
+  }
+  for (size_t i = 0; i < doc["layers"].size(); ++i) {
+    const json& j = doc["layers"][i];
+    const std::string where = fmt::format("layers[{}]", i);
+    if (!j.is_object()) throw fail(where + " must be an object");
+    GemmLayer l;
+    l.name = fmt::format("layer{}", i);
+    if (i > 0) {
+      l.m = network.layers.back().m;
+      l.k = network.layers.back().n;
+    }
+    bool has_scale = false, has_mult = false;
+    for (const auto& [key, value] : j.items()) {
+      const std::string at = where + "." + key;
+      auto integer = [&](int64_t lo, int64_t hi) {
+        if (!value.is_number_integer()) throw fail(at + " must be an integer");
+        const int64_t v = value.is_number_unsigned() && value.get<uint64_t>() > uint64_t(INT64_MAX)
+                              ? INT64_MAX
+                              : value.get<int64_t>();
+        if (v < lo || v > hi) throw fail(fmt::format("{} = {} is outside {}..{}", at, v, lo, hi));
+        return v;
+      };
+      auto boolean = [&]() {
+        if (!value.is_boolean()) throw fail(at + " must be true or false");
+        return value.get<bool>();
+      };
+      if (key == "name") {
+        if (!value.is_string() || value.get<std::string>().empty()) {
+          throw fail(at + " must be a non-empty string");
+        }
+        l.name = value.get<std::string>();
+      } else if (key == "m") {
+        l.m = int(integer(1, kMaxRowsOrCols));
+      } else if (key == "n") {
+        l.n = int(integer(1, kMaxRowsOrCols));
+      } else if (key == "k") {
+        l.k = int(integer(1, kMaxDim));
+      } else if (key == "a_unsigned") {
+        l.a_unsigned = boolean();
+      } else if (key == "b_unsigned") {
+        l.b_unsigned = boolean();
+      } else if (key == "a_zp") {
+        l.a_zp = int32_t(integer(-128, 255));
+      } else if (key == "b_zp") {
+        l.b_zp = int32_t(integer(-128, 255));
+      } else if (key == "bias") {
+        l.bias = boolean();
+      } else if (key == "per_channel") {
+        l.per_channel = boolean();
+      } else if (key == "single_rounding") {
+        l.single_rounding = boolean();
+      } else if (key == "out_int32") {
+        l.out_int32 = boolean();
+      } else if (key == "mult") {
+        l.mult = int32_t(integer(0, INT32_MAX));
+        has_mult = true;
+      } else if (key == "shift") {
+        l.shift = int(integer(-31, 30));
+      } else if (key == "scale") {
+        if (!value.is_number()) throw fail(at + " must be a number");
+        try {
+          const golden::QuantizedMultiplier q = golden::QuantizeMultiplier(value.get<double>());
+          l.mult = q.multiplier;
+          l.shift = q.shift;
+        } catch (const std::invalid_argument& e) {
+          throw fail(fmt::format("{}: {}", at, e.what()));
+        }
+        has_scale = true;
+      } else if (key == "zp_out") {
+        l.zp_out = int32_t(integer(INT32_MIN, INT32_MAX));
+      } else if (key == "clamp_min") {
+        l.clamp_min = int32_t(integer(INT32_MIN, INT32_MAX));
+      } else if (key == "clamp_max") {
+        l.clamp_max = int32_t(integer(INT32_MIN, INT32_MAX));
+      } else {
+        throw fail(fmt::format(
+            "unknown key '{}' (expected name, m, n, k, a_unsigned, b_unsigned, a_zp, b_zp, bias, "
+            "per_channel, single_rounding, out_int32, mult, shift, scale, zp_out, clamp_min, "
+            "clamp_max)",
+            at));
+      }
+    }
+    if (has_scale && (has_mult || j.contains("shift"))) {
+      throw fail(where + ": give either scale or mult and shift, not both");
+    }
+    network.layers.push_back(l);
+  }
+  try {
+    ValidateNetwork(network);
+  } catch (const std::invalid_argument& e) {
+    throw fail(e.what());
+  }
+  return network;
+}
+
+}  // namespace qacc::compiler

@@ -1,0 +1,48 @@
+// What the compiler lowers (docs/data_movement.md 16): a chain of GEMM / fully connected layers.
+// Layer i + 1 takes layer i's int8 output as its A operand (its M is layer i's M, its K layer i's
+// N). Shapes and quantization parameters only; the tensors' values live in LayerData.
+#ifndef QACC_SIM_COMPILER_NETWORK_H_
+#define QACC_SIM_COMPILER_NETWORK_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace qacc::compiler {
+
+struct GemmLayer {
+  std::string name = "gemm";
+  int m = 1, n = 1, k = 1;  // M x K input times K x N weights
+  bool a_unsigned = false, b_unsigned = false;
+  int32_t a_zp = 0, b_zp = 0;
+  bool bias = false;
+  bool per_channel = false;      // multipliers and shifts per output column (rq SRAM)
+  bool single_rounding = false;  // CMD_MODE.ROUNDING
+  bool out_int32 = false;        // store the int32 biased accumulators (last layer only)
+  int32_t mult = 1 << 30;        // per-tensor Q31 multiplier
+  int shift = 0;                 // per-tensor shift
+  int32_t zp_out = 0;
+  int32_t clamp_min = -128, clamp_max = 127;
+};
+
+struct Network {
+  std::string name = "network";
+  std::vector<GemmLayer> layers;
+};
+
+// Checks the chain (shapes agree, dimensions and quantization fields in their legal ranges, only
+// the last layer in int32). Throws std::invalid_argument naming the layer and the field:
+// "layer 'fc2': k = 700 does not match the previous layer's n = 768".
+void ValidateNetwork(const Network& network);
+
+// Parses the JSON form (docs/compiler.md):
+//   {"name": "ffn", "layers": [{"name": "fc1", "m": 128, "n": 3072, "k": 768, "bias": true, ...},
+//                              {"name": "fc2", "n": 768, ...}]}
+// m and k of a later layer default to the previous layer's m and n. Unknown keys are errors.
+// Throws std::invalid_argument naming `source` and the key.
+Network ParseNetwork(std::string_view json_text, std::string_view source = "<json>");
+
+}  // namespace qacc::compiler
+
+#endif  // QACC_SIM_COMPILER_NETWORK_H_

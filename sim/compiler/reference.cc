@@ -1,0 +1,93 @@
+#include "sim/compiler/reference.h"
+
+#include <random>
+
+#include "golden/gemm.h"
+#include "golden/requant.h"
+
+namespace qacc::compiler {
+
+namespace {
+
+using golden::Matrix;
+
+template <typename T>
+Matrix<T> AsMatrix(const std::vector<uint8_t>& codes, int rows, int cols) {
+  Matrix<T> m(rows, cols);
+  for (size_t i = 0; i < codes.size(); ++i) m.data[i] = static_cast<T>(codes[i]);
+  return m;
+}
+
+template <typename TA, typename TB>
+Matrix<int32_t> Accumulate(const GemmLayer& l, const std::vector<uint8_t>& a, const LayerData& d) {
+  return golden::Gemm(AsMatrix<TA>(a, l.m, l.k), AsMatrix<TB>(d.w, l.k, l.n),
+                      l.bias ? d.bias : std::vector<int32_t>{}, l.a_zp, l.b_zp);
+}
+
+}  // namespace
+
+std::vector<int32_t> ReferenceOutput(const Network& network, const std::vector<uint8_t>& x,
+                                     const std::vector<LayerData>& data) {
+  std::vector<uint8_t> a = x;
+  std::vector<int32_t> y;
+  for (size_t i = 0; i < network.layers.size(); ++i) {
+    const GemmLayer& l = network.layers[i];
+    Matrix<int32_t> acc;
+    if (l.a_unsigned) {
+      acc = l.b_unsigned ? Accumulate<uint8_t, uint8_t>(l, a, data[i])
+                         : Accumulate<uint8_t, int8_t>(l, a, data[i]);
+    } else {
+      acc = l.b_unsigned ? Accumulate<int8_t, uint8_t>(l, a, data[i])
+                         : Accumulate<int8_t, int8_t>(l, a, data[i]);
+    }
+    y = std::move(acc.data);
+    if (l.out_int32) break;
+    golden::RequantParams p;
+    p.rounding = l.single_rounding ? golden::RequantRounding::kSingleRounding
+                                   : golden::RequantRounding::kDoubleRounding;
+    p.output_zero_point = l.zp_out;
+    p.clamp_min = l.clamp_min;
+    p.clamp_max = l.clamp_max;
+    for (int m = 0; m < l.m; ++m) {
+      for (int n = 0; n < l.n; ++n) {
+        p.multiplier = l.per_channel ? data[i].channel_mult[size_t(n)] : l.mult;
+        p.shift = l.per_channel ? data[i].channel_shift[size_t(n)] : l.shift;
+        int32_t& v = y[size_t(m) * size_t(l.n) + size_t(n)];
+        v = golden::RequantizeAccumulator(v, p);
+      }
+    }
+    // The stored byte, read back as the next layer's operand code or as the output.
+    a.resize(y.size());
+    for (size_t j = 0; j < y.size(); ++j) {
+      a[j] = uint8_t(uint32_t(y[j]));
+      y[j] = l.clamp_min >= 0 ? int32_t(a[j]) : int32_t(int8_t(a[j]));
+    }
+  }
+  return y;
+}
+
+RandomValues MakeRandomValues(const Network& network, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  RandomValues v;
+  const GemmLayer& first = network.layers.front();
+  v.x.resize(size_t(first.m) * size_t(first.k));
+  for (auto& b : v.x) b = uint8_t(rng());
+  for (const GemmLayer& l : network.layers) {
+    LayerData d;
+    d.w.resize(size_t(l.k) * size_t(l.n));
+    for (auto& b : d.w) b = uint8_t(rng());
+    if (l.bias) {
+      for (int n = 0; n < l.n; ++n) d.bias.push_back(int32_t(rng() % 20001) - 10000);
+    }
+    if (l.per_channel) {
+      for (int n = 0; n < l.n; ++n) {
+        d.channel_mult.push_back(int32_t((uint32_t{1} << 30) + uint32_t(rng() % (1u << 30))));
+        d.channel_shift.push_back(-int(6 + rng() % 9));
+      }
+    }
+    v.layers.push_back(std::move(d));
+  }
+  return v;
+}
+
+}  // namespace qacc::compiler

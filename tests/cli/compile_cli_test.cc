@@ -1,0 +1,82 @@
+// qacc compile as a user runs it: a program that passes its golden check, the files it writes,
+// and the errors a careless user meets (a layer that cannot fit: exit 2 naming the layer, the
+// dimension and the limit; missing or conflicting inputs; a bad network file) with no file left.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "tests/cli/cli_runner.h"
+
+namespace qacc::testing {
+namespace {
+
+TEST(CompileCli, OneGemmPassesItsGoldenCheckAndWritesTheProgram) {
+  const auto dir = ScratchDir("compile");
+  const auto program = dir / "p.bin";
+  const CliResult r =
+      RunQacc("compile --gemm 40,50,60 --check --json --program " + program.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["check"]["pass"].get<bool>());
+  EXPECT_EQ(j["check"]["mismatches"].get<int>(), 0);
+  EXPECT_EQ(j["check"]["retired"], j["descriptors"]);
+  EXPECT_EQ(std::filesystem::file_size(program), 64u * j["descriptors"].get<uint64_t>());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CompileCli, ChainFromANetworkFileStaysOnChip) {
+  const auto dir = ScratchDir("compile_net");
+  const auto net = dir / "mlp.json";
+  {
+    std::ofstream out(net);
+    out << R"({"name": "mlp", "layers": [
+      {"name": "fc1", "m": 24, "n": 40, "k": 33, "bias": true, "clamp_min": 0, "clamp_max": 255,
+       "scale": 0.001},
+      {"name": "fc2", "n": 10, "a_unsigned": true, "per_channel": true, "out_int32": true}]})";
+  }
+  const CliResult r = RunQacc("compile " + net.string() + " --check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("layer fc1: 1 GEMM commands"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("kept on chip (MOVE)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("golden check (seed 1): PASS"), std::string::npos) << r.out;
+  const CliResult no_chain = RunQacc("compile " + net.string() + " --check --no-chain");
+  ASSERT_EQ(no_chain.exit_code, 0) << no_chain.err;
+  EXPECT_NE(no_chain.out.find("fc1.y (intermediate"), std::string::npos) << no_chain.out;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CompileCli, ALayerThatCannotFitIsExitTwoAndNoFile) {
+  const auto dir = ScratchDir("compile_bad");
+  const auto program = dir / "p.bin";
+  const CliResult r = RunQacc("compile --gemm 8,8,9000 --program " + program.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("layer 'gemm': K = 9000 exceeds the 8192 A SRAM words available"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_FALSE(std::filesystem::exists(program));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CompileCli, CarelessInputsNameTheProblem) {
+  struct Case {
+    std::string args, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"compile", "NETWORK: missing; give a network JSON file or --gemm M,N,K"},
+           {"compile /nonexistent.json", "NETWORK: cannot read /nonexistent.json"},
+           {"compile --gemm 0,1,1", "--gemm"},
+           {"compile --gemm 1,2", "--gemm"},
+           {"compile --gemm 4,4,4 --config /nonexistent.json", "--config"},
+           {"compile --gemm 4,4,4 --seed -1", "--seed"},
+       }) {
+    const CliResult r = RunQacc(c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace qacc::testing

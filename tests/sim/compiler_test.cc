@@ -1,0 +1,271 @@
+// The layer compiler (sim/compiler, docs/data_movement.md 16): every compiled program runs on the
+// golden executor without error, is race free, and leaves in external memory exactly the result of
+// the layers computed directly on whole matrices (reference.h: golden::Gemm and
+// RequantizeAccumulator, no tiling), for
+// random shapes on every config, with double buffering and chaining on and off, and on SRAMs small
+// enough to force every chunking path. Layers that cannot fit are refused with the message the
+// spec promises.
+#include "sim/compiler/compiler.h"
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "golden/program.h"
+#include "model/arch.h"
+#include "sim/compiler/ext_image.h"
+#include "sim/compiler/network.h"
+#include "sim/compiler/reference.h"
+
+namespace qacc::compiler {
+namespace {
+
+// A random layer of the given shape with legal, non-degenerate quantization.
+GemmLayer RandomLayer(std::mt19937& rng, const std::string& name, int m, int n, int k, bool last) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  GemmLayer l;
+  l.name = name;
+  l.m = m;
+  l.n = n;
+  l.k = k;
+  l.a_unsigned = pick(0, 1);
+  l.b_unsigned = pick(0, 1);
+  l.a_zp = pick(-20, 20);
+  l.b_zp = pick(-20, 20);
+  l.bias = pick(0, 1);
+  l.per_channel = pick(0, 1);
+  l.single_rounding = pick(0, 1);
+  l.out_int32 = last && pick(0, 3) == 0;
+  l.mult = pick(1 << 30, INT32_MAX);
+  l.shift = pick(-14, -6);
+  l.zp_out = pick(-5, 5);
+  if (pick(0, 1)) {
+    l.clamp_min = 0;  // ReLU, uint8 codes
+    l.clamp_max = 255;
+  }
+  return l;
+}
+
+struct Outcome {
+  CompiledProgram program;
+  golden::ProgramResult result;
+  std::vector<int32_t> got, want;
+  std::vector<golden::Race> races;
+};
+
+Outcome CompileAndRun(const arch::ArchConfig& config, const Network& net,
+                      const CompileOptions& options, std::mt19937& rng) {
+  Outcome o;
+  o.program = Compile(config, net, options);
+  const golden::AccelGeometry geometry = GeometryOf(config);
+  golden::MachineState state(geometry, o.program.ext_bytes);
+  const RandomValues values = MakeRandomValues(net, rng());
+  WriteInputs(o.program, net, values.x, values.layers, state);
+  o.races = golden::RaceCheck(geometry, o.program.descriptors, o.program.q_base);
+  o.result =
+      golden::RunQueue(geometry, o.program.q_base, uint32_t(o.program.descriptors.size()), state);
+  o.got = ReadOutput(o.program, net, state);
+  o.want = ReferenceOutput(net, values.x, values.layers);
+  return o;
+}
+
+void ExpectCorrect(const Outcome& o, const std::string& what) {
+  ASSERT_EQ(o.result.error, golden::ProgramError::kNone)
+      << what << ": " << golden::ProgramErrorName(o.result.error) << " at descriptor "
+      << o.result.error_index;
+  EXPECT_EQ(o.result.retired, int(o.program.descriptors.size())) << what;
+  EXPECT_TRUE(o.races.empty()) << what << ": " << o.races.size() << " races, the first between "
+                               << o.races[0].first << " and " << o.races[0].second;
+  ASSERT_EQ(o.got.size(), o.want.size()) << what;
+  for (size_t i = 0; i < o.got.size(); ++i) {
+    ASSERT_EQ(o.got[i], o.want[i]) << what << ": element " << i;
+  }
+}
+
+arch::ArchConfig Config(const std::string& name) {
+  return arch::LoadArchConfig(std::string(QACC_SOURCE_DIR) + "/configs/" + name + ".json");
+}
+
+// SRAMs a few panels deep, so that layers of a few dozen rows and columns need every kind of
+// chunking: A and B streamed, bias/rq limiting the B chunk, the output slots limiting both.
+arch::ArchConfig Tiny(int rows, int cols) {
+  arch::ArchConfig c;
+  c.name = "tiny";
+  c.rows = rows;
+  c.cols = cols;
+  c.a_depth = 128;
+  c.b_depth = 128;
+  c.bias_depth = 4;
+  c.rq_depth = 4;
+  c.out_depth = 16;
+  return c;
+}
+
+TEST(Compiler, OneLayerOnEveryConfigMatchesGolden) {
+  std::mt19937 rng(18);
+  for (const char* name : {"default", "rect_4x16", "tall_16x4"}) {
+    const arch::ArchConfig config = Config(name);
+    for (int trial = 0; trial < 6; ++trial) {
+      Network net;
+      net.layers.push_back(RandomLayer(rng, "fc", 1 + int(rng() % 70), 1 + int(rng() % 70),
+                                       1 + int(rng() % 90), true));
+      for (bool db : {true, false}) {
+        const Outcome o = CompileAndRun(config, net, {db, true}, rng);
+        ExpectCorrect(
+            o, std::string(name) + (db ? " double-buffered " : " single ") + std::to_string(trial));
+      }
+    }
+  }
+}
+
+TEST(Compiler, SmallSramsForceEveryChunking) {
+  std::mt19937 rng(1818);
+  for (auto [r, c] : {std::pair{4, 4}, std::pair{8, 4}, std::pair{4, 8}}) {
+    const arch::ArchConfig config = Tiny(r, c);
+    for (int trial = 0; trial < 25; ++trial) {
+      Network net;
+      const int k = 1 + int(rng() % 40);
+      net.layers.push_back(
+          RandomLayer(rng, "fc", 1 + int(rng() % 60), 1 + int(rng() % 60), k, true));
+      for (bool db : {true, false}) {
+        const Outcome o = CompileAndRun(config, net, {db, true}, rng);
+        ExpectCorrect(o, "tiny " + std::to_string(r) + "x" + std::to_string(c) + " trial " +
+                             std::to_string(trial) + (db ? " db" : ""));
+        const LayerPlan& p = o.program.layers[0];
+        EXPECT_EQ(p.steps, p.a_chunks * p.b_chunks);
+      }
+    }
+  }
+}
+
+TEST(Compiler, ChainsMatchGoldenOnChipAndThroughExternalMemory) {
+  std::mt19937 rng(2018);
+  int on_chip = 0, through_ext = 0;
+  for (const arch::ArchConfig& config : {Config("default"), Tiny(4, 4), Tiny(8, 4)}) {
+    for (int trial = 0; trial < 12; ++trial) {
+      Network net;
+      const int layers = 2 + int(rng() % 2);
+      const int m = 1 + int(rng() % 40);
+      int k = 1 + int(rng() % 30);
+      for (int i = 0; i < layers; ++i) {
+        const int n = 1 + int(rng() % 30);
+        net.layers.push_back(RandomLayer(rng, "l" + std::to_string(i), m, n, k, i + 1 == layers));
+        k = n;
+      }
+      for (bool chain : {true, false}) {
+        for (bool db : {true, false}) {
+          const Outcome o = CompileAndRun(config, net, {db, chain}, rng);
+          ExpectCorrect(o, config.name + " chain trial " + std::to_string(trial));
+          for (const LayerPlan& p : o.program.layers) {
+            if (!chain) {
+              EXPECT_FALSE(p.output_on_chip);
+            }
+            on_chip += p.output_on_chip;
+          }
+          through_ext +=
+              o.program.moves > 0 && o.program.stores > 0 && !o.program.layers[0].output_on_chip;
+        }
+      }
+    }
+  }
+  // Both routes were taken.
+  EXPECT_GT(on_chip, 0);
+  EXPECT_GT(through_ext, 0);
+}
+
+TEST(Compiler, ChainedIntermediateNeverTouchesExternalMemory) {
+  std::mt19937 rng(7);
+  Network net;
+  net.layers.push_back(RandomLayer(rng, "fc1", 16, 24, 32, false));
+  net.layers.push_back(RandomLayer(rng, "fc2", 16, 8, 24, true));
+  const Outcome o = CompileAndRun(Config("default"), net, {true, true}, rng);
+  ExpectCorrect(o, "fc1 -> fc2");
+  ASSERT_TRUE(o.program.layers[0].output_on_chip);
+  EXPECT_TRUE(o.program.layers[1].input_on_chip);
+  // Only the input, the weights (and bias/rq) are loaded, only the final output is stored.
+  for (const TensorPlacement& t : o.program.tensors) {
+    EXPECT_NE(t.kind, TensorPlacement::Kind::kIntermediate) << t.name;
+  }
+  EXPECT_GT(o.program.moves, 0);
+}
+
+TEST(Compiler, BertFfnLayerSplitsOverTheDefaultSrams) {
+  // The shape of a BERT-base FFN layer at sequence 128 (docs/data_movement.md 16); values are
+  // random, the program is checked whole against the matrices.
+  std::mt19937 rng(128);
+  Network net;
+  net.layers.push_back(RandomLayer(rng, "ffn1", 128, 3072, 768, true));
+  net.layers[0].out_int32 = false;
+  const Outcome o = CompileAndRun(Config("default"), net, {true, true}, rng);
+  ExpectCorrect(o, "128 x 768 x 3072");
+  const LayerPlan& p = o.program.layers[0];
+  EXPECT_GT(p.steps, 1);
+  EXPECT_FALSE(p.a_resident && p.b_resident);
+}
+
+TEST(Compiler, RefusesLayersThatCannotBeSplit) {
+  arch::ArchConfig config = Config("default");
+  Network net;
+  GemmLayer l;
+  l.name = "wide";
+  l.m = 8;
+  l.n = 8;
+  l.k = 9000;
+  net.layers.push_back(l);
+  try {
+    Compile(config, net);
+    FAIL() << "K = 9000 compiled";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "layer 'wide': K = 9000 exceeds the 8192 A SRAM words available (one panel of K "
+              "words must fit; K is never split)");
+  }
+  config.b_depth = 4096;
+  net.layers[0].k = 5000;
+  try {
+    Compile(config, net);
+    FAIL() << "K = 5000 compiled with B depth 4096";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "layer 'wide': K = 5000 exceeds the B SRAM depth 4096 (one panel of K words must "
+              "fit; K is never split)");
+  }
+}
+
+TEST(Network, ParseAndValidateNameTheField) {
+  const Network net = ParseNetwork(
+      R"({"name": "mlp", "layers": [{"name": "fc1", "m": 4, "n": 6, "k": 5, "scale": 0.5},
+                                    {"name": "fc2", "n": 3, "out_int32": true}]})");
+  ASSERT_EQ(net.layers.size(), 2u);
+  EXPECT_EQ(net.layers[1].m, 4);
+  EXPECT_EQ(net.layers[1].k, 6);
+  EXPECT_EQ(net.layers[0].mult, 1 << 30);
+  EXPECT_EQ(net.layers[0].shift, 0);
+  auto error = [](const char* text) {
+    try {
+      ParseNetwork(text, "net.json");
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error(R"({"layers": [{"m": 0, "n": 1, "k": 1}]})"),
+            "net.json: layers[0].m = 0 is outside 1..1048576");
+  EXPECT_EQ(error(R"({"layers": [{"m": 1, "n": 1, "k": 1, "tile": 3}]})").substr(0, 35),
+            "net.json: unknown key 'layers[0].ti");
+  EXPECT_EQ(error(R"({"layers": [{"name": "a", "m": 2, "n": 3, "k": 1},
+                                 {"name": "b", "k": 4, "n": 1}]})"),
+            "net.json: layer 'b': k = 4 does not match the previous layer's n = 3");
+  EXPECT_EQ(error(R"({"layers": [{"name": "a", "m": 2, "n": 3, "k": 1, "out_int32": true},
+                                 {"name": "b", "n": 1}]})"),
+            "net.json: layer 'a': out_int32 is allowed on the last layer only (the next layer "
+            "reads int8)");
+  EXPECT_EQ(error(R"({"layers": [{"m": 1, "n": 1, "k": 1, "mult": 5}]})"),
+            "net.json: layer 'layer0': mult = 5 is outside 0 or 1073741824..2147483647");
+  EXPECT_EQ(error(R"({"layers": []})"), "net.json: network: layers is empty");
+}
+
+}  // namespace
+}  // namespace qacc::compiler
