@@ -24,7 +24,7 @@ constexpr uint32_t kBaseMask = (uint32_t{1} << 20) - 1;  // bases and SRAM strid
 constexpr uint32_t kOpMask = 0xF;                        // word 15 [3:0]
 constexpr uint32_t kWaitBit = uint32_t{1} << 8;
 constexpr uint32_t kSignalBit = uint32_t{1} << 9;
-constexpr uint32_t kSramMask = 0x7;                   // DMA SRAM, MOVE DST: word 9 [2:0]
+constexpr uint32_t kSramMask = 0x7;                  // DMA SRAM, MOVE DST: word 9 [2:0]
 constexpr uint32_t kOutInt32Bit = uint32_t{1} << 4;  // DMA word 9 bit 4
 
 // CMD_MODE.
@@ -59,13 +59,34 @@ constexpr uint32_t kRqShiftOffset = 4;
 
 // Descriptor words of a GEMM: the CMD_* registers 0x080 + 4i.
 enum GemmWord : int {
-  kWordM = 0, kWordN, kWordK, kWordABase, kWordBBase, kWordBiasBase, kWordRqBase, kWordOutBase,
-  kWordMode, kWordZpAb, kWordZpOut, kWordClampMin, kWordClampMax, kWordMult, kWordShift,
+  kWordM = 0,
+  kWordN,
+  kWordK,
+  kWordABase,
+  kWordBBase,
+  kWordBiasBase,
+  kWordRqBase,
+  kWordOutBase,
+  kWordMode,
+  kWordZpAb,
+  kWordZpOut,
+  kWordClampMin,
+  kWordClampMax,
+  kWordMult,
+  kWordShift,
 };
 // Descriptor words of LOAD / STORE (12) and MOVE (13): the same positions, other names.
 enum CopyWord : int {
-  kWordCount0 = 0, kWordCount1, kWordCount2, kWordDstBase, kWordDstStride1, kWordDstStride2,
-  kWordSrcBase, kWordSrcStride1, kWordSrcStride2, kWordSelect,
+  kWordCount0 = 0,
+  kWordCount1,
+  kWordCount2,
+  kWordDstBase,
+  kWordDstStride1,
+  kWordDstStride2,
+  kWordSrcBase,
+  kWordSrcStride1,
+  kWordSrcStride2,
+  kWordSelect,
 };
 
 constexpr int32_t SignExtend(uint32_t value, int bits) {
@@ -92,22 +113,33 @@ void Store32(std::vector<uint8_t>& bytes, uint64_t offset, uint32_t value) {
 // The SRAM range error of a DMA into `sram` (codes 2..6 in window order).
 ProgramError RangeErrorOf(uint32_t sram) {
   switch (static_cast<Sram>(sram)) {
-    case Sram::kA: return ProgramError::kARange;
-    case Sram::kB: return ProgramError::kBRange;
-    case Sram::kBias: return ProgramError::kBiasRange;
-    case Sram::kRq: return ProgramError::kRqRange;
-    default: return ProgramError::kOutRange;
+    case Sram::kA:
+      return ProgramError::kARange;
+    case Sram::kB:
+      return ProgramError::kBRange;
+    case Sram::kBias:
+      return ProgramError::kBiasRange;
+    case Sram::kRq:
+      return ProgramError::kRqRange;
+    default:
+      return ProgramError::kOutRange;
   }
 }
 
 const char* SramName(uint32_t sram, bool out_int32) {
   switch (static_cast<Sram>(sram)) {
-    case Sram::kA: return "A";
-    case Sram::kB: return "B";
-    case Sram::kBias: return "bias";
-    case Sram::kRq: return "rq";
-    case Sram::kOut: return out_int32 ? "out32" : "out8";
-    default: return "sram?";
+    case Sram::kA:
+      return "A";
+    case Sram::kB:
+      return "B";
+    case Sram::kBias:
+      return "bias";
+    case Sram::kRq:
+      return "rq";
+    case Sram::kOut:
+      return out_int32 ? "out32" : "out8";
+    default:
+      return "sram?";
   }
 }
 
@@ -242,7 +274,8 @@ void ExecuteMove(const AccelGeometry& geometry, const MoveFields& f, MachineStat
       const uint64_t d = f.dst_base + i1 * f.dst_stride1 + i2 * f.dst_stride2;
       for (uint64_t j = 0; j < f.count0; ++j) {
         if (into_a) {  // A word d + j, lane r = entry s + r, lane j: the transpose
-          for (uint64_t r = 0; r < rows; ++r) dst[(d + j) * rows + r] = state.out[(s + r) * cols + j];
+          for (uint64_t r = 0; r < rows; ++r)
+            dst[(d + j) * rows + r] = state.out[(s + r) * cols + j];
         } else {  // B word d + j = entry s + j
           std::copy_n(&state.out[(s + j) * cols], cols, &dst[(d + j) * cols]);
         }
@@ -326,9 +359,9 @@ void ExecuteGemm(const AccelGeometry& geometry, const GemmFields& f, MachineStat
             Store32(state.out, (f.out_base + e) * out_word_bytes + 4 * c, static_cast<uint32_t>(x));
             continue;
           }
-          const int32_t v =
-              single_rounding ? MultiplyByQuantizedMultiplierSingleRounding(x, multiplier, shift)
-                              : MultiplyByQuantizedMultiplierDoubleRounding(x, multiplier, shift);
+          const int32_t v = single_rounding
+                                ? MultiplyByQuantizedMultiplierSingleRounding(x, multiplier, shift)
+                                : MultiplyByQuantizedMultiplierDoubleRounding(x, multiplier, shift);
           const int64_t y = std::clamp<int64_t>(int64_t{v} + f.zp_out, f.clamp_min, f.clamp_max);
           state.out[(f.out_base + e / 4) * out_word_bytes + (e % 4) * cols + c] =
               static_cast<uint8_t>(static_cast<uint64_t>(y) & 0xFF);
@@ -557,22 +590,38 @@ class QueueRun {
 
 const char* ProgramErrorName(ProgramError error) {
   switch (error) {
-    case ProgramError::kNone: return "NONE";
-    case ProgramError::kBadShape: return "BAD_SHAPE";
-    case ProgramError::kARange: return "A_RANGE";
-    case ProgramError::kBRange: return "B_RANGE";
-    case ProgramError::kBiasRange: return "BIAS_RANGE";
-    case ProgramError::kRqRange: return "RQ_RANGE";
-    case ProgramError::kOutRange: return "OUT_RANGE";
-    case ProgramError::kBadRequant: return "BAD_REQUANT";
-    case ProgramError::kBadZp: return "BAD_ZP";
-    case ProgramError::kUnitAbsent: return "UNIT_ABSENT";
-    case ProgramError::kBadOpcode: return "BAD_OPCODE";
-    case ProgramError::kBadSram: return "BAD_SRAM";
-    case ProgramError::kExtAlign: return "EXT_ALIGN";
-    case ProgramError::kExtRange: return "EXT_RANGE";
-    case ProgramError::kExtFault: return "EXT_FAULT";
-    case ProgramError::kDeadlock: return "DEADLOCK";
+    case ProgramError::kNone:
+      return "NONE";
+    case ProgramError::kBadShape:
+      return "BAD_SHAPE";
+    case ProgramError::kARange:
+      return "A_RANGE";
+    case ProgramError::kBRange:
+      return "B_RANGE";
+    case ProgramError::kBiasRange:
+      return "BIAS_RANGE";
+    case ProgramError::kRqRange:
+      return "RQ_RANGE";
+    case ProgramError::kOutRange:
+      return "OUT_RANGE";
+    case ProgramError::kBadRequant:
+      return "BAD_REQUANT";
+    case ProgramError::kBadZp:
+      return "BAD_ZP";
+    case ProgramError::kUnitAbsent:
+      return "UNIT_ABSENT";
+    case ProgramError::kBadOpcode:
+      return "BAD_OPCODE";
+    case ProgramError::kBadSram:
+      return "BAD_SRAM";
+    case ProgramError::kExtAlign:
+      return "EXT_ALIGN";
+    case ProgramError::kExtRange:
+      return "EXT_RANGE";
+    case ProgramError::kExtFault:
+      return "EXT_FAULT";
+    case ProgramError::kDeadlock:
+      return "DEADLOCK";
   }
   return "?";
 }
@@ -618,9 +667,9 @@ Descriptor EncodeDma(Op op, const DmaFields& fields, Header flags) {
 
 Descriptor EncodeMove(const MoveFields& fields, Header flags) {
   Descriptor d{};
-  EncodeCopyWords(fields.count0, fields.count1, fields.count2, fields.dst_base,
-                  fields.dst_stride1, fields.dst_stride2, fields.src_base & kBaseMask,
-                  fields.src_stride1 & kBaseMask, fields.src_stride2 & kBaseMask, d);
+  EncodeCopyWords(fields.count0, fields.count1, fields.count2, fields.dst_base, fields.dst_stride1,
+                  fields.dst_stride2, fields.src_base & kBaseMask, fields.src_stride1 & kBaseMask,
+                  fields.src_stride2 & kBaseMask, d);
   d[kWordSelect] = fields.dst & kSramMask;
   d[kHeaderWord] = HeaderWord(static_cast<uint32_t>(Op::kMove), flags);
   return d;
@@ -716,8 +765,8 @@ std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& 
   switch (header.op) {
     case static_cast<uint32_t>(Op::kGemm): {
       const GemmFields f = DecodeGemm(d);
-      text = fmt::format("GEMM M={} N={} K={} A[{}..] B[{}..] -> {}[{}..]", f.m, f.n, f.k,
-                         f.a_base, f.b_base, f.mode & kModeOutRaw ? "out32" : "out8", f.out_base);
+      text = fmt::format("GEMM M={} N={} K={} A[{}..] B[{}..] -> {}[{}..]", f.m, f.n, f.k, f.a_base,
+                         f.b_base, f.mode & kModeOutRaw ? "out32" : "out8", f.out_base);
       if (f.mode & kModeBiasEn) text += fmt::format(" bias[{}..]", f.bias_base);
       if (f.mode & kModePerChannel) text += fmt::format(" rq[{}..]", f.rq_base);
       break;
@@ -735,9 +784,9 @@ std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& 
     }
     case static_cast<uint32_t>(Op::kMove): {
       const MoveFields f = DecodeMove(d);
-      text = fmt::format("MOVE {}[{}..] <- out8[{}..] ({} words x {} x {} tiles)",
-                         SramName(f.dst, false), f.dst_base, f.src_base, f.count0, f.count1,
-                         f.count2);
+      text =
+          fmt::format("MOVE {}[{}..] <- out8[{}..] ({} words x {} x {} tiles)",
+                      SramName(f.dst, false), f.dst_base, f.src_base, f.count0, f.count1, f.count2);
       break;
     }
     default:
@@ -751,34 +800,49 @@ std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& 
 uint32_t UnitBytes(const AccelGeometry& geometry, uint32_t sram, bool out_int32) {
   const uint32_t rows = geometry.rows, cols = geometry.cols;
   switch (sram) {
-    case static_cast<uint32_t>(Sram::kA): return rows;
-    case static_cast<uint32_t>(Sram::kB): return cols;
-    case static_cast<uint32_t>(Sram::kBias): return 4 * cols;
-    case static_cast<uint32_t>(Sram::kRq): return kRqLaneBytes * cols;
-    case static_cast<uint32_t>(Sram::kOut): return out_int32 ? 4 * cols : cols;
-    default: return 0;
+    case static_cast<uint32_t>(Sram::kA):
+      return rows;
+    case static_cast<uint32_t>(Sram::kB):
+      return cols;
+    case static_cast<uint32_t>(Sram::kBias):
+      return 4 * cols;
+    case static_cast<uint32_t>(Sram::kRq):
+      return kRqLaneBytes * cols;
+    case static_cast<uint32_t>(Sram::kOut):
+      return out_int32 ? 4 * cols : cols;
+    default:
+      return 0;
   }
 }
 
 uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32) {
   switch (sram) {
-    case static_cast<uint32_t>(Sram::kA): return geometry.a_depth;
-    case static_cast<uint32_t>(Sram::kB): return geometry.b_depth;
-    case static_cast<uint32_t>(Sram::kBias): return geometry.bias_depth;
-    case static_cast<uint32_t>(Sram::kRq): return geometry.rq_depth;
+    case static_cast<uint32_t>(Sram::kA):
+      return geometry.a_depth;
+    case static_cast<uint32_t>(Sram::kB):
+      return geometry.b_depth;
+    case static_cast<uint32_t>(Sram::kBias):
+      return geometry.bias_depth;
+    case static_cast<uint32_t>(Sram::kRq):
+      return geometry.rq_depth;
     case static_cast<uint32_t>(Sram::kOut):
       return out_int32 ? uint64_t{geometry.out_depth} : 4 * uint64_t{geometry.out_depth};
-    default: return 0;
+    default:
+      return 0;
   }
 }
 
 ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d) {
   switch (DecodeHeader(d).op) {
-    case static_cast<uint32_t>(Op::kGemm): return ValidateGemm(geometry, DecodeGemm(d));
+    case static_cast<uint32_t>(Op::kGemm):
+      return ValidateGemm(geometry, DecodeGemm(d));
     case static_cast<uint32_t>(Op::kLoad):
-    case static_cast<uint32_t>(Op::kStore): return ValidateDma(geometry, DecodeDma(d));
-    case static_cast<uint32_t>(Op::kMove): return ValidateMove(geometry, DecodeMove(d));
-    default: return ProgramError::kBadOpcode;
+    case static_cast<uint32_t>(Op::kStore):
+      return ValidateDma(geometry, DecodeDma(d));
+    case static_cast<uint32_t>(Op::kMove):
+      return ValidateMove(geometry, DecodeMove(d));
+    default:
+      return ProgramError::kBadOpcode;
   }
 }
 
@@ -796,11 +860,16 @@ std::vector<uint8_t>& MachineState::sram(Sram id) {
 
 const std::vector<uint8_t>& MachineState::sram(Sram id) const {
   switch (id) {
-    case Sram::kA: return a;
-    case Sram::kB: return b;
-    case Sram::kBias: return bias;
-    case Sram::kRq: return rq;
-    case Sram::kOut: return out;
+    case Sram::kA:
+      return a;
+    case Sram::kB:
+      return b;
+    case Sram::kBias:
+      return bias;
+    case Sram::kRq:
+      return rq;
+    case Sram::kOut:
+      return out;
   }
   throw std::invalid_argument(fmt::format("id: {} is not an SRAM id 1..5", static_cast<int>(id)));
 }
@@ -818,8 +887,10 @@ ProgramError Execute(const AccelGeometry& geometry, const Descriptor& d, Machine
     case Op::kGemm:
       ExecuteGemm(geometry, DecodeGemm(d), state);
       return ProgramError::kNone;
-    case Op::kLoad: return ExecuteDma(geometry, /*load=*/true, DecodeDma(d), state);
-    case Op::kStore: return ExecuteDma(geometry, /*load=*/false, DecodeDma(d), state);
+    case Op::kLoad:
+      return ExecuteDma(geometry, /*load=*/true, DecodeDma(d), state);
+    case Op::kStore:
+      return ExecuteDma(geometry, /*load=*/false, DecodeDma(d), state);
     case Op::kMove:
       ExecuteMove(geometry, DecodeMove(d), state);
       return ProgramError::kNone;
@@ -836,8 +907,8 @@ ProgramResult RunQueue(const AccelGeometry& geometry, uint32_t q_base, uint32_t 
 
 void StoreProgram(const std::vector<Descriptor>& program, uint32_t q_base, MachineState& state) {
   if (q_base % kDescriptorBytes != 0) {
-    throw std::invalid_argument(fmt::format("q_base: {:#x} is not a multiple of {}", q_base,
-                                            kDescriptorBytes));
+    throw std::invalid_argument(
+        fmt::format("q_base: {:#x} is not a multiple of {}", q_base, kDescriptorBytes));
   }
   const uint64_t end = uint64_t{q_base} + uint64_t{program.size()} * kDescriptorBytes;
   if (end > state.ext.size()) {
@@ -865,12 +936,14 @@ Footprint FootprintOf(const AccelGeometry& geometry, const Descriptor& d) {
       fp.reads.push_back({sram(Sram::kA), f.a_base * rows, (f.a_base + mb * k) * rows});
       fp.reads.push_back({sram(Sram::kB), f.b_base * cols, (f.b_base + nb * k) * cols});
       if (f.mode & kModeBiasEn) {
-        fp.reads.push_back({sram(Sram::kBias), f.bias_base * 4 * cols, (f.bias_base + nb) * 4 * cols});
+        fp.reads.push_back(
+            {sram(Sram::kBias), f.bias_base * 4 * cols, (f.bias_base + nb) * 4 * cols});
       }
       // The requant lanes read their rq words with PER_CHANNEL also in OUT_RAW mode.
       if (f.mode & kModePerChannel) {
         const uint64_t word_bytes = kRqLaneBytes * cols;
-        fp.reads.push_back({sram(Sram::kRq), f.rq_base * word_bytes, (f.rq_base + nb) * word_bytes});
+        fp.reads.push_back(
+            {sram(Sram::kRq), f.rq_base * word_bytes, (f.rq_base + nb) * word_bytes});
       }
       fp.writes.push_back(
           {sram(Sram::kOut), f.out_base * 4 * cols, (f.out_base + out_words) * 4 * cols});
@@ -929,8 +1002,8 @@ std::vector<Race> RaceCheck(const AccelGeometry& geometry, const std::vector<Des
     headers[i] = DecodeHeader(program[i]);
     // Reserved opcodes (a program that fails validation) are placed on the compute engine; they
     // touch nothing.
-    const Engine e = IsValidOp(headers[i].op) ? EngineOf(static_cast<Op>(headers[i].op))
-                                              : Engine::kCompute;
+    const Engine e =
+        IsValidOp(headers[i].op) ? EngineOf(static_cast<Op>(headers[i].op)) : Engine::kCompute;
     const int ei = static_cast<int>(e);
     engine_of[i] = e;
     position[i] = static_cast<int>(sequence[ei].size());
@@ -996,9 +1069,9 @@ std::vector<Race> RaceCheck(const AccelGeometry& geometry, const std::vector<Des
       const Footprint& first = footprints[k];
       const Footprint& second = footprints[j];
       std::optional<Interval> overlap;
-      for (const auto& [x, y] : {std::pair{&first.writes, &second.reads},
-                                 std::pair{&first.writes, &second.writes},
-                                 std::pair{&first.reads, &second.writes}}) {
+      for (const auto& [x, y] :
+           {std::pair{&first.writes, &second.reads}, std::pair{&first.writes, &second.writes},
+            std::pair{&first.reads, &second.writes}}) {
         const std::optional<Interval> o = FirstOverlap(*x, *y);
         if (o && (!overlap || Before(*o, *overlap))) overlap = o;
       }
@@ -1010,7 +1083,8 @@ std::vector<Race> RaceCheck(const AccelGeometry& geometry, const std::vector<Des
       {0, q_base, uint64_t{q_base} + uint64_t(n) * kDescriptorBytes}};
   for (int i = 0; i < n; ++i) {
     if (headers[i].op != static_cast<uint32_t>(Op::kStore)) continue;
-    if (const auto o = FirstOverlap(footprints[i].writes, descriptors)) races.push_back({i, -1, *o});
+    if (const auto o = FirstOverlap(footprints[i].writes, descriptors))
+      races.push_back({i, -1, *o});
   }
   std::sort(races.begin(), races.end(), [](const Race& x, const Race& y) {
     return std::tie(x.second, x.first) < std::tie(y.second, y.first);
