@@ -253,7 +253,7 @@ void RegisterCompileCommand(CLI::App& app) {
   cmd->add_option("--seed", options->seed_text,
                   std::string("Seed of the --check values, ") + kSeedRange);
   AddOutputOptions(cmd, &options->output);
-  cmd->callback([cmd, options]() { RunCompile(*options); });
+  cmd->callback([options]() { RunCompile(*options); });
 }
 
 }  // namespace qacc::cli

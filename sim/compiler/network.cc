@@ -102,7 +102,10 @@ Network ParseNetwork(std::string_view json_text, std::string_view source) {
       l.k = network.layers.back().n;
     }
     bool has_scale = false, has_mult = false;
-    for (const auto& [key, value] : j.items()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      // Named references, not a structured binding: C++17 lambdas cannot capture those.
+      const std::string& key = it.key();
+      const json& value = it.value();
       const std::string at = where + "." + key;
       auto integer = [&](int64_t lo, int64_t hi) {
         if (!value.is_number_integer()) throw fail(at + " must be an integer");
