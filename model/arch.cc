@@ -117,6 +117,25 @@ void ValidateIn(const ArchConfig& c, std::string_view source) {
   CheckFixed(c.latency.mac_edge, kMacEdgeLatency, "latency.mac_edge", source);
   CheckFixed(c.latency.requant, kRequantLatency, "latency.requant", source);
   CheckFixed(c.latency.out_write, kOutWriteLatency, "latency.out_write", source);
+  const int d = c.mem_data_bytes;
+  if (d != 8 && d != 16 && d != 32 && d != 64)
+    Fail(source, "mem.data_bytes", std::to_string(d) + " is not one of 8, 16, 32, 64");
+  if (c.mem_max_outstanding < 1 || c.mem_max_outstanding > 8)
+    Fail(source, "mem.max_outstanding",
+         std::to_string(c.mem_max_outstanding) + " is out of range, allowed 1..8");
+  constexpr uint64_t kPage = 4096, kMaxExt = uint64_t{1} << 32;
+  if (c.ext_mem_size_bytes < kPage || c.ext_mem_size_bytes > kMaxExt ||
+      c.ext_mem_size_bytes % kPage != 0) {
+    Fail(source, "ext_mem.size_bytes",
+         std::to_string(c.ext_mem_size_bytes) +
+             " is not allowed: a multiple of 4096 in 4096..4294967296");
+  }
+  if (c.ext_mem_latency < 1 || c.ext_mem_latency > 1024)
+    Fail(source, "ext_mem.latency",
+         std::to_string(c.ext_mem_latency) + " is out of range, allowed 1..1024");
+  if (c.ext_mem_interval < 1 || c.ext_mem_interval > 64)
+    Fail(source, "ext_mem.interval",
+         std::to_string(c.ext_mem_interval) + " is out of range, allowed 1..64");
 }
 
 }  // namespace
@@ -131,6 +150,9 @@ const char* UnitName(Unit unit) {
 const char* ErrCodeName(ErrCode code) {
   if (code == ErrCode::kNone) return "NONE";
   for (const ErrCodeInfo& info : kErrCodes) {
+    if (info.code == code) return info.name;
+  }
+  for (const ErrCodeInfo& info : kProgramErrCodes) {
     if (info.code == code) return info.name;
   }
   return "?";
@@ -159,7 +181,8 @@ ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) 
   ArchConfig c;
   const auto* root =
       CheckObject(doc, nullptr, "", source,
-                  {"name", "description", "array", "sram", "bus", "acc_bits", "latency"});
+                  {"name", "description", "array", "sram", "bus", "acc_bits", "latency", "mem",
+                   "ext_mem"});
   ReadString(*root, "name", source, &c.name);
   ReadString(*root, "description", source, &c.description);
   ReadInt(*root, "acc_bits", "acc_bits", source, &c.acc_bits);
@@ -185,6 +208,19 @@ ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) 
     ReadInt(*o, "mac_edge", "latency.mac_edge", source, &c.latency.mac_edge);
     ReadInt(*o, "requant", "latency.requant", source, &c.latency.requant);
     ReadInt(*o, "out_write", "latency.out_write", source, &c.latency.out_write);
+  }
+  if (const auto* o = CheckObject(*root, "mem", "mem", source, {"data_bytes", "max_outstanding"})) {
+    ReadInt(*o, "data_bytes", "mem.data_bytes", source, &c.mem_data_bytes);
+    ReadInt(*o, "max_outstanding", "mem.max_outstanding", source, &c.mem_max_outstanding);
+  }
+  if (const auto* o = CheckObject(*root, "ext_mem", "ext_mem", source,
+                                  {"size_bytes", "latency", "interval"})) {
+    // Read as int64_t (ReadInt's range check is signed); a negative size fails ValidateIn's range.
+    int64_t size_bytes = static_cast<int64_t>(c.ext_mem_size_bytes);
+    ReadInt(*o, "size_bytes", "ext_mem.size_bytes", source, &size_bytes);
+    c.ext_mem_size_bytes = static_cast<uint64_t>(size_bytes);
+    ReadInt(*o, "latency", "ext_mem.latency", source, &c.ext_mem_latency);
+    ReadInt(*o, "interval", "ext_mem.interval", source, &c.ext_mem_interval);
   }
   ValidateIn(c, source);
   return c;

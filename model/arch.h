@@ -75,6 +75,13 @@ struct ArchConfig {
   int addr_bits = kAddrBits;  // "bus.addr_bits" (AddrWidth): APB byte-address width, fixed
   int acc_bits = kAccBits;    // "acc_bits": accumulator width, fixed
   ArchLatency latency;        // "latency.*"
+  // External memory port (data_movement.md 15.1): RTL parameters.
+  int mem_data_bytes = 16;     // "mem.data_bytes" (DataBytes): beat bytes D; 8, 16, 32, 64
+  int mem_max_outstanding = 4;  // "mem.max_outstanding" (MaxOutstanding): read bursts; 1..8
+  // The testbench's external memory (15.2): not RTL parameters.
+  uint64_t ext_mem_size_bytes = uint64_t{64} << 20;  // "ext_mem.size_bytes": 4 KiB..4 GiB, x4 KiB
+  int ext_mem_latency = 20;   // "ext_mem.latency": Lm, 1..1024 cycles
+  int ext_mem_interval = 1;   // "ext_mem.interval": Iv, 1..64 cycles per beat
 
   // SRAM word sizes in bytes (section 3.1 table).
   uint32_t a_word_bytes() const { return uint32_t(rows); }

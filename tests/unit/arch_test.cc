@@ -94,6 +94,24 @@ TEST(ArchConfig, Errors) {
   ExpectConfigError(R"({"acc_bits": 16})", "acc_bits", "allowed: 32");
   ExpectConfigError(R"({"latency": {"requant": 3}})", "latency.requant", "allowed: 4");
   ExpectConfigError(R"({"latency": {"sram_read": 2}})", "latency.sram_read", "allowed: 1");
+  // The memory port (RTL) and the testbench memory (data_movement.md 15), at their boundaries.
+  EXPECT_NO_THROW(ParseArchConfig(R"({"mem": {"data_bytes": 64, "max_outstanding": 8}})"));
+  EXPECT_NO_THROW(ParseArchConfig(R"({"mem": {"data_bytes": 8, "max_outstanding": 1}})"));
+  ExpectConfigError(R"({"mem": {"data_bytes": 4}})", "mem.data_bytes", "8, 16, 32, 64");
+  ExpectConfigError(R"({"mem": {"max_outstanding": 0}})", "mem.max_outstanding", "1..8");
+  ExpectConfigError(R"({"mem": {"max_outstanding": 9}})", "mem.max_outstanding", "1..8");
+  EXPECT_NO_THROW(ParseArchConfig(
+      R"({"ext_mem": {"size_bytes": 4294967296, "latency": 1024, "interval": 64}})"));
+  EXPECT_NO_THROW(
+      ParseArchConfig(R"({"ext_mem": {"size_bytes": 4096, "latency": 1, "interval": 1}})"));
+  ExpectConfigError(R"({"ext_mem": {"size_bytes": 4095}})", "ext_mem.size_bytes",
+                    "multiple of 4096");
+  ExpectConfigError(R"({"ext_mem": {"size_bytes": 4294971392}})", "ext_mem.size_bytes",
+                    "4096..4294967296");
+  ExpectConfigError(R"({"ext_mem": {"latency": 0}})", "ext_mem.latency", "1..1024");
+  ExpectConfigError(R"({"ext_mem": {"latency": 1025}})", "ext_mem.latency", "1..1024");
+  ExpectConfigError(R"({"ext_mem": {"interval": 65}})", "ext_mem.interval", "1..64");
+  ExpectConfigError(R"({"mem": {"width": 8}})", "mem.width", "unknown key");
   ExpectConfigError(R"({"array": {"rows": 8, "colz": 8}})", "array.colz", "unknown key");
   ExpectConfigError(R"({"arrays": {}})", "arrays", "unknown key");
   ExpectConfigError(R"({"array": 8})", "array", "object");
@@ -127,9 +145,9 @@ TEST(ArchConfig, FuzzFindings) {
   const int depth = 1000000;
   ExpectConfigError("{\"name\": " + std::string(depth, '[') + std::string(depth, ']') + "}", "name",
                     "must be a string, got an array of 1 elements");
-  ExpectConfigError("{\"array\": {\"rows\": " + std::string(depth, '[') + std::string(depth, ']') +
-                        "}}",
-                    "array.rows", "must be an integer, got an array of 1 elements");
+  ExpectConfigError(
+      "{\"array\": {\"rows\": " + std::string(depth, '[') + std::string(depth, ']') + "}}",
+      "array.rows", "must be an integer, got an array of 1 elements");
 }
 
 // Section 7, "Example, default 8x8, M = N = K = 8, one tile: reads at 1..8, array inputs at 2..9,
@@ -398,6 +416,28 @@ TEST(ArchSpecTables, ErrorCodesInValidationOrder) {
   EXPECT_EQ(static_cast<int>(ErrCode::kBadOpcode), 10);
   EXPECT_STREQ(ErrCodeName(ErrCode::kNone), "NONE");
   EXPECT_LE(static_cast<uint32_t>(ErrCode::kBadOpcode), kStatusErrCodeMask >> kStatusErrCodeLsb);
+}
+
+// The codes only programs raise (data_movement.md 11): the spec's "program" list, after the
+// command's.
+TEST(ArchSpecTables, ProgramErrorCodesAndOpcodes) {
+  const nlohmann::json program = SpecJson()["error_codes"]["program"];
+  ASSERT_EQ(std::size(kProgramErrCodes), program.size());
+  for (size_t i = 0; i < program.size(); ++i) {
+    EXPECT_EQ(static_cast<int>(kProgramErrCodes[i].code), program[i]["code"].get<int>());
+    EXPECT_STREQ(ErrCodeName(kProgramErrCodes[i].code),
+                 program[i]["name"].get<std::string>().c_str());
+  }
+  EXPECT_EQ(static_cast<int>(ErrCode::kBadSram), 11);
+  EXPECT_EQ(static_cast<int>(ErrCode::kDeadlock), 15);
+  EXPECT_LE(static_cast<uint32_t>(ErrCode::kDeadlock), kStatusErrCodeMask >> kStatusErrCodeLsb);
+  // Descriptor opcodes exist in the enum; CMD_OP's table keeps GEMM alone (START runs only a GEMM).
+  EXPECT_EQ(static_cast<int>(Opcode::kLoad), 1);
+  EXPECT_EQ(static_cast<int>(Opcode::kStore), 2);
+  EXPECT_EQ(static_cast<int>(Opcode::kMove), 3);
+  EXPECT_EQ(FindRegister(reg::kQBase)->rw_mask, 0xFFFF'FFC0u);
+  EXPECT_TRUE(FindRegister(reg::kQCount)->busy_locked);
+  EXPECT_EQ(FindRegister(reg::kPerfDmaBusy)->access, Access::kRO);
 }
 
 TEST(ArchSpecTables, UnitsAndOpcodes) {
