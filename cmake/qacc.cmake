@@ -26,7 +26,8 @@ if(NOT QACC_COSIM_CONFIGS)
 endif()
 
 # Reads configs/<name>.json into <prefix>_ROWS, _COLS, _A_DEPTH, _B_DEPTH, _BIAS_DEPTH, _RQ_DEPTH, _OUT_DEPTH,
-# _REQUANT_LATENCY and _MAC_EDGE_LATENCY in the caller's scope.
+# _REQUANT_LATENCY, _MAC_EDGE_LATENCY, _DATA_BYTES and _MAX_OUTSTANDING (mem.*, RTL parameters DataBytes and
+# MaxOutstanding), and _RTL_PARAMS (the -G arguments of qacc_top) in the caller's scope.
 function(qacc_read_config name prefix)
   set(file ${PROJECT_SOURCE_DIR}/configs/${name}.json)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
@@ -45,6 +46,24 @@ function(qacc_read_config name prefix)
     string(TOUPPER ${key} upper)
     set(${prefix}_${upper}_LATENCY ${value} PARENT_SCOPE)
   endforeach()
+  string(JSON data_bytes GET "${json}" mem data_bytes)
+  string(JSON max_outstanding GET "${json}" mem max_outstanding)
+  set(${prefix}_DATA_BYTES ${data_bytes} PARENT_SCOPE)
+  set(${prefix}_MAX_OUTSTANDING ${max_outstanding} PARENT_SCOPE)
+  set(params)
+  string(JSON value GET "${json}" array rows)
+  list(APPEND params -GNumRows=${value})
+  string(JSON value GET "${json}" array cols)
+  list(APPEND params -GNumCols=${value})
+  foreach(pair a_depth:ADepth b_depth:BDepth bias_depth:BiasDepth rq_depth:RqDepth out_depth:OutDepth)
+    string(REPLACE ":" ";" pair ${pair})
+    list(GET pair 0 key)
+    list(GET pair 1 param)
+    string(JSON value GET "${json}" sram ${key})
+    list(APPEND params -G${param}=${value})
+  endforeach()
+  list(APPEND params -GDataBytes=${data_bytes} -GMaxOutstanding=${max_outstanding})
+  set(${prefix}_RTL_PARAMS ${params} PARENT_SCOPE)
 endfunction()
 
 # ---- RTL sources: rtl/files.f lists them once, in compile order ---------------------------------------------------

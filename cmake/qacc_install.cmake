@@ -35,6 +35,7 @@ set(exported
   qacc_golden golden
   qacc_arch arch
   qacc_closed_form closed_form
+  qacc_ext_memory ext_memory  # the testbench's external memory (model/ext_memory.h), linked by the model
   qacc_datapath datapath
   qacc_model model_plain)  # the model's behaviour in plain C++ (AccelState, model-only mode, GemmJob)
 set(QACC_WITH_SYSTEMC OFF)

@@ -19,14 +19,17 @@ constexpr uint32_t kModeMask = arch::kModeRounding | arch::kModePerChannel | arc
 constexpr uint32_t kZpMask = 0x1FFu << arch::kZpALsb | 0x1FFu << arch::kZpBLsb;
 constexpr uint32_t kShiftMask = (uint32_t{1} << arch::kShiftBits) - 1;
 
-bool IsCommandRegister(uint32_t offset) {
-  return offset >= arch::reg::kCmdM && offset <= arch::reg::kCmdOp;
-}
+constexpr uint32_t kQBaseMask = ~(arch::kDescBytes - 1);  // Q_BASE [31:6]
 
-// ID .. HW_LATENCY and PERF_*: a write is refused.
+// The write rules of the generated register table (3.2): a write to a read-only register is refused,
+// and so is a write to a busy-locked one (CTRL, CMD_*, Q_BASE, Q_COUNT) while BUSY.
 bool IsReadOnlyRegister(uint32_t offset) {
-  return (offset >= arch::reg::kId && offset <= arch::reg::kHwLatency) ||
-         (offset >= arch::reg::kPerfCycles && offset <= arch::reg::kPerfCmdCount);
+  const arch::RegisterInfo* info = arch::FindRegister(offset);
+  return info != nullptr && info->access == arch::Access::kRO;
+}
+bool IsBusyLocked(uint32_t offset) {
+  const arch::RegisterInfo* info = arch::FindRegister(offset);
+  return info != nullptr && info->busy_locked;
 }
 
 }  // namespace
@@ -190,6 +193,12 @@ uint32_t AccelState::ReadRegister(uint32_t offset, int64_t cycle) const {
       return PerfVisible(cycle).feed_stall;
     case reg::kPerfCmdCount:
       return cmd_count_;
+    case reg::kQBase:
+      return q_base_;
+    case reg::kQCount:
+      return q_count_;
+    // Q_RETIRED, Q_ERR_INDEX, Q_TOKENS and PERF_DMA_BUSY .. PERF_WR_BEATS: a program's (data_movement.md
+    // 14.1, 17.8); this register file runs no program, so they keep their reset value 0.
     default:  // reserved offsets (PERF_LUT_BUSY, PERF_SMX_BUSY included) read 0
       return 0;
   }
@@ -198,13 +207,19 @@ uint32_t AccelState::ReadRegister(uint32_t offset, int64_t cycle) const {
 BusStatus AccelState::WriteRegister(uint32_t offset, uint32_t data, int64_t cycle) {
   namespace reg = arch::reg;
   if (IsReadOnlyRegister(offset)) return BusStatus::kGenericError;
-  if ((IsCommandRegister(offset) || offset == reg::kCtrl) && Busy(cycle)) {
-    return BusStatus::kGenericError;
-  }
+  if (IsBusyLocked(offset) && Busy(cycle)) return BusStatus::kGenericError;
   switch (offset) {
     case reg::kCtrl:
       irq_en_ = data & arch::kCtrlIrqEn;
-      if (data & arch::kCtrlStart) Start(cycle);
+      // RUN (a program, data_movement.md 14.1) wins over START; programs are executed by the program
+      // engine, not by this register file: here a RUN write only loads IRQ_EN.
+      if ((data & arch::kCtrlStart) && !(data & arch::kCtrlRun)) Start(cycle);
+      break;
+    case reg::kQBase:
+      q_base_ = data & kQBaseMask;
+      break;
+    case reg::kQCount:
+      q_count_ = data & kDimMask;
       break;
     case reg::kStatus:
       if (data & arch::kStatusDone) done_ = false;

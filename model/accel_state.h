@@ -94,6 +94,8 @@ class AccelState {
   bool error_ = false;
   arch::ErrCode err_code_ = arch::ErrCode::kNone;
   uint32_t cmd_count_ = 0;  // completed commands, applied at each done cycle
+  uint32_t q_base_ = 0;     // Q_BASE [31:6] (data_movement.md 14.1)
+  uint32_t q_count_ = 0;    // Q_COUNT [15:0]
   bool pending_ = false;    // the last launch has not reached its done cycle yet
   std::optional<Launch> launch_;
   std::function<void(const Launch&)> launch_listener_;

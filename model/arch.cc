@@ -218,6 +218,10 @@ ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) 
     // Read as int64_t (ReadInt's range check is signed); a negative size fails ValidateIn's range.
     int64_t size_bytes = static_cast<int64_t>(c.ext_mem_size_bytes);
     ReadInt(*o, "size_bytes", "ext_mem.size_bytes", source, &size_bytes);
+    if (size_bytes < 0) {
+      Fail(source, "ext_mem.size_bytes",
+           std::to_string(size_bytes) + " is not allowed: a multiple of 4096 in 4096..4294967296");
+    }
     c.ext_mem_size_bytes = static_cast<uint64_t>(size_bytes);
     ReadInt(*o, "latency", "ext_mem.latency", source, &c.ext_mem_latency);
     ReadInt(*o, "interval", "ext_mem.interval", source, &c.ext_mem_interval);

@@ -40,6 +40,17 @@ inline constexpr int kWindowBits = 20;                  // offset bits of a 1 Mi
 inline constexpr uint32_t kRegsSize = 0x200;            // registers: 0x000..0x1FF
 inline constexpr uint32_t kRegsReservedEnd = 0x400;     // registers + reserved: 0x000..0x3FF
 inline constexpr int64_t kErrorCycles = 1;              // rejected command: E = 1
+// 32-bit words of a descriptor (data_movement.md 11)
+inline constexpr int kDescWords = 16;
+inline constexpr int kDescBytes = 64;                   // bytes of a descriptor
+// descriptors per engine queue (data_movement.md 14.2)
+inline constexpr int kQueueDepth = 4;
+inline constexpr int kMaxTokens = 15;                   // largest value of a token counter
+// beats of the longest memory burst (data_movement.md 15.1)
+inline constexpr int kMaxBurstBeats = 16;
+inline constexpr int kAxiPageBytes = 4096;              // no memory burst crosses a multiple of it
+// STORE write buffer (data_movement.md 17.5)
+inline constexpr int kWrBufBeats = 32;
 
 // ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency"
 inline constexpr int kCmdSetupLatency = 1;  // Ls: launch -> first A/B SRAM read
@@ -73,6 +84,9 @@ enum class Region : uint8_t {
 // CMD_OP: the operation of a command.
 enum class Opcode : uint8_t {
   kGemm = 0,
+  kLoad = 1,
+  kStore = 2,
+  kMove = 3,
 };
 
 // CMD_MODE.ACT: activation unit after requant.
@@ -95,6 +109,11 @@ enum class ErrCode : uint8_t {
   kBadZp = 8,
   kUnitAbsent = 9,
   kBadOpcode = 10,
+  kBadSram = 11,
+  kExtAlign = 12,
+  kExtRange = 13,
+  kExtFault = 14,
+  kDeadlock = 15,
 };
 
 // ---- Registers (3.2): byte offsets
@@ -136,6 +155,18 @@ inline constexpr uint32_t kPerfFeedStall = 0x110;
 inline constexpr uint32_t kPerfLutBusy = 0x114;
 inline constexpr uint32_t kPerfSmxBusy = 0x118;
 inline constexpr uint32_t kPerfCmdCount = 0x11C;
+inline constexpr uint32_t kPerfDmaBusy = 0x120;
+inline constexpr uint32_t kPerfComputeBusy = 0x124;
+inline constexpr uint32_t kPerfDmaWait = 0x128;
+inline constexpr uint32_t kPerfComputeWait = 0x12C;
+inline constexpr uint32_t kPerfPortStall = 0x130;
+inline constexpr uint32_t kPerfRdBeats = 0x134;
+inline constexpr uint32_t kPerfWrBeats = 0x138;
+inline constexpr uint32_t kQBase = 0x180;
+inline constexpr uint32_t kQCount = 0x184;
+inline constexpr uint32_t kQRetired = 0x188;
+inline constexpr uint32_t kQErrIndex = 0x18C;
+inline constexpr uint32_t kQTokens = 0x190;
 }  // namespace reg
 
 // ---- Register fields (3.2): a one-bit field as its mask, a wider one as its lsb and mask
@@ -161,6 +192,7 @@ inline constexpr uint32_t kHwLatencyLrMask = 0xFFu << kHwLatencyLrLsb;
 // CTRL (0x040)
 inline constexpr uint32_t kCtrlStart = 1u << 0;
 inline constexpr uint32_t kCtrlIrqEn = 1u << 1;
+inline constexpr uint32_t kCtrlRun = 1u << 2;
 // STATUS (0x044)
 inline constexpr uint32_t kStatusBusy = 1u << 0;
 inline constexpr uint32_t kStatusDone = 1u << 1;
@@ -181,6 +213,11 @@ inline constexpr int kZpALsb = 0;
 inline constexpr uint32_t kZpAMask = 0x1FFu << kZpALsb;
 inline constexpr int kZpBLsb = 16;
 inline constexpr uint32_t kZpBMask = 0x1FFu << kZpBLsb;
+// Q_TOKENS (0x190)
+inline constexpr int kQTokensD2cLsb = 0;
+inline constexpr uint32_t kQTokensD2cMask = 0xFu << kQTokensD2cLsb;
+inline constexpr int kQTokensC2dLsb = 8;
+inline constexpr uint32_t kQTokensC2dMask = 0xFu << kQTokensC2dLsb;
 
 // Values of the registers fixed by this version.
 inline constexpr uint32_t kHwUnitsValue = 0x3;
@@ -240,6 +277,18 @@ inline constexpr RegisterInfo kRegisters[] = {
     {reg::kPerfLutBusy, "PERF_LUT_BUSY", Access::kRO, 0x0, 0x0, nullptr, false, true},
     {reg::kPerfSmxBusy, "PERF_SMX_BUSY", Access::kRO, 0x0, 0x0, nullptr, false, true},
     {reg::kPerfCmdCount, "PERF_CMD_COUNT", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kPerfDmaBusy, "PERF_DMA_BUSY", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kPerfComputeBusy, "PERF_COMPUTE_BUSY", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kPerfDmaWait, "PERF_DMA_WAIT", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kPerfComputeWait, "PERF_COMPUTE_WAIT", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kPerfPortStall, "PERF_PORT_STALL", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kPerfRdBeats, "PERF_RD_BEATS", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kPerfWrBeats, "PERF_WR_BEATS", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kQBase, "Q_BASE", Access::kRW, 0xFFFF'FFC0, 0x0, nullptr, true, false},
+    {reg::kQCount, "Q_COUNT", Access::kRW, 0xFFFF, 0x0, nullptr, true, false},
+    {reg::kQRetired, "Q_RETIRED", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kQErrIndex, "Q_ERR_INDEX", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kQTokens, "Q_TOKENS", Access::kRO, 0x0, 0x0, nullptr, false, false},
 };
 
 struct ErrCodeInfo {
@@ -259,6 +308,14 @@ inline constexpr ErrCodeInfo kErrCodes[] = {
     {ErrCode::kBadRequant, "BAD_REQUANT"},
     {ErrCode::kBadZp, "BAD_ZP"},
     {ErrCode::kUnitAbsent, "UNIT_ABSENT"},
+};
+// The codes only a program raises (data_movement.md 11), in code order.
+inline constexpr ErrCodeInfo kProgramErrCodes[] = {
+    {ErrCode::kBadSram, "BAD_SRAM"},
+    {ErrCode::kExtAlign, "EXT_ALIGN"},
+    {ErrCode::kExtRange, "EXT_RANGE"},
+    {ErrCode::kExtFault, "EXT_FAULT"},
+    {ErrCode::kDeadlock, "DEADLOCK"},
 };
 
 struct UnitInfo {

@@ -10,6 +10,16 @@ qacc_requant_lane.sv
 qacc_requant_unit.sv
 qacc_sram.sv
 qacc_sram_win.sv
+qacc_fifo.sv
+qacc_gemm_check.sv
 qacc_regs.sv
 qacc_ctrl.sv
+qacc_desc_check.sv
+qacc_fetch.sv
+qacc_prog.sv
+qacc_mem_port.sv
+qacc_dma_rows.sv
+qacc_dma_lanes.sv
+qacc_dma.sv
+qacc_move.sv
 qacc_top.sv

@@ -8,6 +8,8 @@
 //               only rows i < m_valid and byte lanes of columns c < n_valid
 //   done        after the write cycle of the last row of the last tile: DONE visible at E = W(T-1,R-1) + 1
 // The MAC array and the requant unit have fixed latencies, so no beat ever waits: the controller only counts.
+// In a program (data_movement.md 17.3) the compute engine launches a GEMM descriptor with go_i in its start cycle s,
+// which is then command cycle 0 (validated at fetch, so no check); the perf counters add up over the program.
 module qacc_ctrl
   import qacc_pkg::*;
 #(
@@ -31,6 +33,10 @@ module qacc_ctrl
 
   // Launch and completion.
   input  logic                            start_i,
+  input  logic                            go_i,         // program: launch cmd_i (legal) in this cycle, from idle
+  input  logic                            prog_i,       // a program runs (STATUS.BUSY): PERF_CYCLES counts it
+  input  logic                            run_i,        // CTRL.RUN written: clears the perf counters like start_i
+  input  logic                            prog_done_i,  // the program ends in this cycle: one command counted
   input  cmd_t                            cmd_i,        // CMD_* registers: locked while busy (spec 4)
   output logic                            busy_o,
   output logic                            done_o,       // the command completes at the end of this cycle
@@ -77,7 +83,6 @@ module qacc_ctrl
   localparam int unsigned RowsLog2 = $clog2(NumRows);
   localparam int unsigned ColsLog2 = $clog2(NumCols);
   localparam int unsigned CntW     = DIM_W + 1;  // tile counters and remaining rows/columns
-  localparam int unsigned WideW    = 40;         // range checks: base (20 bits) + up to 2^32 words
 
   typedef enum logic [1:0] {
     StIdle,
@@ -91,63 +96,29 @@ module qacc_ctrl
   logic [CntW-1:0]  mb_cnt, nb_cnt;  // MB, NB
   logic [31:0]      tiles;           // T
   logic [DIM_W-1:0] period;          // P = max(K, R, C)
-  logic [WideW-1:0] a_need, b_need, bias_need, rq_need, out_need;
   err_code_e        err_code;
 
-  assign mb_cnt = (CntW'(cmd_i.m) + CntW'(NumRows - 1)) >> RowsLog2;
-  assign nb_cnt = (CntW'(cmd_i.n) + CntW'(NumCols - 1)) >> ColsLog2;
-  assign tiles  = 32'(mb_cnt) * 32'(nb_cnt);
+  // Validation (spec 4), in cycle 0; the first failing check wins.
+  qacc_gemm_check #(
+    .NumRows   (NumRows),
+    .NumCols   (NumCols),
+    .ADepth    (ADepth),
+    .BDepth    (BDepth),
+    .BiasDepth (BiasDepth),
+    .RqDepth   (RqDepth),
+    .OutDepth  (OutDepth)
+  ) u_check (
+    .cmd_i      (cmd_i),
+    .err_code_o (err_code),
+    .mb_cnt_o   (mb_cnt),
+    .nb_cnt_o   (nb_cnt),
+    .tiles_o    (tiles)
+  );
 
   // max(R, C) is a power of two 2^L, so K >= 2^L exactly when K / 2^L is not 0 (a comparison would choose
   // between two equal values at K = 2^L).
   localparam int unsigned MinPeriodLog2 = (RowsLog2 > ColsLog2) ? RowsLog2 : ColsLog2;
   assign period = ((cmd_i.k >> MinPeriodLog2) != '0) ? cmd_i.k : DIM_W'(1 << MinPeriodLog2);
-
-  // Validation (spec 4), in cycle 0; the first failing check wins.
-  assign a_need    = WideW'(cmd_i.a_base) + WideW'(mb_cnt) * WideW'(cmd_i.k);
-  assign b_need    = WideW'(cmd_i.b_base) + WideW'(nb_cnt) * WideW'(cmd_i.k);
-  assign bias_need = WideW'(cmd_i.bias_base) + WideW'(nb_cnt);
-  assign rq_need   = WideW'(cmd_i.rq_base) + WideW'(nb_cnt);
-  assign out_need  = WideW'(cmd_i.out_base) +
-                     (cmd_i.out_raw ? (WideW'(tiles) << RowsLog2) : (WideW'(tiles) << (RowsLog2 - 2)));
-
-  function automatic logic clamp_in_int8_mode(logic signed [31:0] v);
-    return (v >= MIN_INT8_MODE_CLAMP) && (v <= MAX_INT8_MODE_CLAMP);
-  endfunction
-  function automatic logic zp_legal(logic signed [ZP_W-1:0] zp);  // 9 bits: -256..255
-    return (int'(zp) >= MIN_OPERAND_ZP) && (int'(zp) <= MAX_OPERAND_ZP);
-  endfunction
-
-  always_comb begin
-    logic shift_bad, mult_bad, clamp_bad;
-    shift_bad = (cmd_i.shift < SHIFT_W'(MIN_SHIFT)) || (cmd_i.shift > SHIFT_W'(MAX_SHIFT));
-    mult_bad  = !cmd_i.per_channel && (cmd_i.mult != '0) && (cmd_i.mult[MULT_W-1:MULT_W-2] != 2'b01);
-    clamp_bad = (cmd_i.clamp_min > cmd_i.clamp_max) || !clamp_in_int8_mode(cmd_i.clamp_min) ||
-                !clamp_in_int8_mode(cmd_i.clamp_max);
-    if (cmd_i.op != OpGemm) begin
-      err_code = ErrBadOpcode;  // first: the checks below read the fields of a GEMM
-    end else if (cmd_i.m == '0 || cmd_i.n == '0 || cmd_i.k == '0) begin
-      err_code = ErrBadShape;
-    end else if (a_need > WideW'(ADepth)) begin
-      err_code = ErrARange;
-    end else if (b_need > WideW'(BDepth)) begin
-      err_code = ErrBRange;
-    end else if (cmd_i.bias_en && bias_need > WideW'(BiasDepth)) begin
-      err_code = ErrBiasRange;
-    end else if (cmd_i.per_channel && rq_need > WideW'(RqDepth)) begin
-      err_code = ErrRqRange;
-    end else if (out_need > WideW'(OutDepth)) begin
-      err_code = ErrOutRange;
-    end else if (!cmd_i.out_raw && (shift_bad || mult_bad || clamp_bad)) begin
-      err_code = ErrBadRequant;
-    end else if (!zp_legal(cmd_i.a_zp) || !zp_legal(cmd_i.b_zp)) begin
-      err_code = ErrBadZp;
-    end else if (cmd_i.act != ActNone) begin
-      err_code = ErrUnitAbsent;
-    end else begin
-      err_code = ErrNone;
-    end
-  end
 
   // ---- Feeder: A/B reads of tile (f_mb, f_nb), beat f_phase ----------------------------------------------------
   logic                  feed_active_d, feed_active_q;
@@ -165,7 +136,7 @@ module qacc_ctrl
   logic [NumCols-1:0]    in_b_en_q;
   logic                  launch;
 
-  assign launch         = (state_q == StCheck) && (err_code == ErrNone);
+  assign launch         = ((state_q == StCheck) || go_i) && (err_code == ErrNone);
   assign feed_read      = feed_active_q && (f_phase_q < cmd_i.k);
   assign feed_last      = feed_read && (f_phase_q == cmd_i.k - 1'b1);
   assign feed_tile_end  = feed_active_q && (f_phase_q == period - 1'b1);
@@ -323,6 +294,8 @@ module qacc_ctrl
       StIdle: begin
         if (start_i) begin
           state_d = StCheck;
+        end else if (launch) begin
+          state_d = StRun;  // go_i: a program's GEMM, validated at fetch
         end
       end
       StCheck: begin
@@ -358,19 +331,19 @@ module qacc_ctrl
       perf_out_writes_q <= '0;
       perf_feed_stall_q <= '0;
       perf_cmd_count_q  <= '0;
-    end else if (start_i) begin
+    end else if (start_i || run_i) begin
       perf_cycles_q     <= '0;
       perf_mac_busy_q   <= '0;
       perf_rq_busy_q    <= '0;
       perf_out_writes_q <= '0;
       perf_feed_stall_q <= '0;
     end else begin
-      perf_cycles_q     <= perf_cycles_q + 32'(busy_o);
+      perf_cycles_q     <= perf_cycles_q + 32'(busy_o || prog_i);
       perf_mac_busy_q   <= perf_mac_busy_q + 32'(in_valid_q);
       perf_rq_busy_q    <= perf_rq_busy_q + 32'(mac_out_valid_i);
       perf_out_writes_q <= perf_out_writes_q + 32'(out_we_q);
       perf_feed_stall_q <= perf_feed_stall_q + 32'(feed_stall);
-      perf_cmd_count_q  <= perf_cmd_count_q + 32'(done_o);
+      perf_cmd_count_q  <= perf_cmd_count_q + 32'((done_o && !prog_i) || prog_done_i);
     end
   end
 
@@ -432,12 +405,14 @@ module qacc_ctrl
   // Upper bits of the requant output are used only in int32 mode; the sum widths are wider than the SRAMs
   // (validation guarantees every address fits). The datapath units read the other command fields.
   logic unused_bits;
-  assign unused_bits = ^{w_addr, p_bias_addr, p_rq_addr, w_entry_base_q, cmd_i.rounding, cmd_i.a_unsigned,
-                         cmd_i.b_unsigned, cmd_i.zp_out};
+  assign unused_bits = ^{w_addr, p_bias_addr, p_rq_addr, w_entry_base_q, tiles};
 
 `ifndef SYNTHESIS
   Params_A: assert property (@(posedge clk_i) NumRows >= 4 && NumCols >= 4 && NumRows <= 32 && NumCols <= 32);
   StartIdle_A: assert property (@(posedge clk_i) disable iff (!rst_ni) start_i |-> state_q == StIdle);
+  // A program's GEMM starts from idle, and its descriptor passed this validation at fetch.
+  GoIdle_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      go_i |-> state_q == StIdle && !start_i && err_code == ErrNone);
   // Beats only while a command runs; the writer never sees a beat after the last one.
   RqBeatBusy_A: assert property (@(posedge clk_i) disable iff (!rst_ni) rq_out_valid_i |-> state_q == StRun);
   FeedBusy_A: assert property (@(posedge clk_i) disable iff (!rst_ni) feed_active_q |-> state_q == StRun);

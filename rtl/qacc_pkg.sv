@@ -36,6 +36,15 @@ package qacc_pkg;
   localparam logic [31:0] REG_BLOCK_BYTES     = 32'h0000_0200;  // registers: 0x000..0x1FF
   localparam logic [31:0] REG_SPACE_BYTES     = 32'h0000_0400;  // registers + reserved: 0x000..0x3FF
   localparam longint      ERROR_CYCLES        = 1;              // rejected command: E = 1
+  localparam int unsigned DESC_WORDS          = 16;             // 32-bit words of a descriptor (data_movement.md 11)
+  localparam int unsigned DESC_BYTES          = 64;             // bytes of a descriptor
+  // descriptors per engine queue (data_movement.md 14.2)
+  localparam int unsigned QUEUE_DEPTH         = 4;
+  localparam int unsigned MAX_TOKENS          = 15;             // largest value of a token counter
+  // beats of the longest memory burst (data_movement.md 15.1)
+  localparam int unsigned MAX_BURST_BEATS     = 16;
+  localparam int unsigned AXI_PAGE_BYTES      = 4096;           // no memory burst crosses a multiple of it
+  localparam int unsigned WR_BUF_BEATS        = 32;             // STORE write buffer (data_movement.md 17.5)
 
   // ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency" ----------------------------------------
   localparam int unsigned CMD_SETUP_LATENCY = 1;  // Ls: launch -> first A/B SRAM read
@@ -47,7 +56,10 @@ package qacc_pkg;
   // ---- Enumerations -----------------------------------------------------------------------------------------------
   // CMD_OP: the operation of a command
   typedef enum logic [3:0] {
-    OpGemm = 4'd0
+    OpGemm  = 4'd0,
+    OpLoad  = 4'd1,
+    OpStore = 4'd2,
+    OpMove  = 4'd3
   } opcode_e;
   // CMD_MODE.ACT: activation unit after requant
   typedef enum logic [3:0] {
@@ -72,7 +84,12 @@ package qacc_pkg;
     ErrBadRequant = 4'd7,
     ErrBadZp      = 4'd8,
     ErrUnitAbsent = 4'd9,
-    ErrBadOpcode  = 4'd10
+    ErrBadOpcode  = 4'd10,
+    ErrBadSram    = 4'd11,
+    ErrExtAlign   = 4'd12,
+    ErrExtRange   = 4'd13,
+    ErrExtFault   = 4'd14,
+    ErrDeadlock   = 4'd15
   } err_code_e;
   // Unit ids (2) used by monitors, perf counters and reports
   typedef enum logic [2:0] {
@@ -96,43 +113,55 @@ package qacc_pkg;
   } region_e;
 
   // ---- Register offsets (3.2), byte addresses ---------------------------------------------------------------------
-  localparam logic [11:0] REG_ID              = 12'h000;
-  localparam logic [11:0] REG_VERSION         = 12'h004;
-  localparam logic [11:0] REG_HW_ROWS         = 12'h008;
-  localparam logic [11:0] REG_HW_COLS         = 12'h00C;
-  localparam logic [11:0] REG_HW_A_DEPTH      = 12'h010;
-  localparam logic [11:0] REG_HW_B_DEPTH      = 12'h014;
-  localparam logic [11:0] REG_HW_BIAS_DEPTH   = 12'h018;
-  localparam logic [11:0] REG_HW_RQ_DEPTH     = 12'h01C;
-  localparam logic [11:0] REG_HW_OUT_DEPTH    = 12'h020;
-  localparam logic [11:0] REG_HW_UNITS        = 12'h024;
-  localparam logic [11:0] REG_HW_LATENCY      = 12'h028;
-  localparam logic [11:0] REG_CTRL            = 12'h040;
-  localparam logic [11:0] REG_STATUS          = 12'h044;
-  localparam logic [11:0] REG_CMD_M           = 12'h080;
-  localparam logic [11:0] REG_CMD_N           = 12'h084;
-  localparam logic [11:0] REG_CMD_K           = 12'h088;
-  localparam logic [11:0] REG_CMD_A_BASE      = 12'h08C;
-  localparam logic [11:0] REG_CMD_B_BASE      = 12'h090;
-  localparam logic [11:0] REG_CMD_BIAS_BASE   = 12'h094;
-  localparam logic [11:0] REG_CMD_RQ_BASE     = 12'h098;
-  localparam logic [11:0] REG_CMD_OUT_BASE    = 12'h09C;
-  localparam logic [11:0] REG_CMD_MODE        = 12'h0A0;
-  localparam logic [11:0] REG_CMD_ZP_AB       = 12'h0A4;
-  localparam logic [11:0] REG_CMD_ZP_OUT      = 12'h0A8;
-  localparam logic [11:0] REG_CMD_CLAMP_MIN   = 12'h0AC;
-  localparam logic [11:0] REG_CMD_CLAMP_MAX   = 12'h0B0;
-  localparam logic [11:0] REG_CMD_MULT        = 12'h0B4;
-  localparam logic [11:0] REG_CMD_SHIFT       = 12'h0B8;
-  localparam logic [11:0] REG_CMD_OP          = 12'h0BC;
-  localparam logic [11:0] REG_PERF_CYCLES     = 12'h100;
-  localparam logic [11:0] REG_PERF_MAC_BUSY   = 12'h104;
-  localparam logic [11:0] REG_PERF_RQ_BUSY    = 12'h108;
-  localparam logic [11:0] REG_PERF_OUT_WRITES = 12'h10C;
-  localparam logic [11:0] REG_PERF_FEED_STALL = 12'h110;
-  localparam logic [11:0] REG_PERF_LUT_BUSY   = 12'h114;
-  localparam logic [11:0] REG_PERF_SMX_BUSY   = 12'h118;
-  localparam logic [11:0] REG_PERF_CMD_COUNT  = 12'h11C;
+  localparam logic [11:0] REG_ID                = 12'h000;
+  localparam logic [11:0] REG_VERSION           = 12'h004;
+  localparam logic [11:0] REG_HW_ROWS           = 12'h008;
+  localparam logic [11:0] REG_HW_COLS           = 12'h00C;
+  localparam logic [11:0] REG_HW_A_DEPTH        = 12'h010;
+  localparam logic [11:0] REG_HW_B_DEPTH        = 12'h014;
+  localparam logic [11:0] REG_HW_BIAS_DEPTH     = 12'h018;
+  localparam logic [11:0] REG_HW_RQ_DEPTH       = 12'h01C;
+  localparam logic [11:0] REG_HW_OUT_DEPTH      = 12'h020;
+  localparam logic [11:0] REG_HW_UNITS          = 12'h024;
+  localparam logic [11:0] REG_HW_LATENCY        = 12'h028;
+  localparam logic [11:0] REG_CTRL              = 12'h040;
+  localparam logic [11:0] REG_STATUS            = 12'h044;
+  localparam logic [11:0] REG_CMD_M             = 12'h080;
+  localparam logic [11:0] REG_CMD_N             = 12'h084;
+  localparam logic [11:0] REG_CMD_K             = 12'h088;
+  localparam logic [11:0] REG_CMD_A_BASE        = 12'h08C;
+  localparam logic [11:0] REG_CMD_B_BASE        = 12'h090;
+  localparam logic [11:0] REG_CMD_BIAS_BASE     = 12'h094;
+  localparam logic [11:0] REG_CMD_RQ_BASE       = 12'h098;
+  localparam logic [11:0] REG_CMD_OUT_BASE      = 12'h09C;
+  localparam logic [11:0] REG_CMD_MODE          = 12'h0A0;
+  localparam logic [11:0] REG_CMD_ZP_AB         = 12'h0A4;
+  localparam logic [11:0] REG_CMD_ZP_OUT        = 12'h0A8;
+  localparam logic [11:0] REG_CMD_CLAMP_MIN     = 12'h0AC;
+  localparam logic [11:0] REG_CMD_CLAMP_MAX     = 12'h0B0;
+  localparam logic [11:0] REG_CMD_MULT          = 12'h0B4;
+  localparam logic [11:0] REG_CMD_SHIFT         = 12'h0B8;
+  localparam logic [11:0] REG_CMD_OP            = 12'h0BC;
+  localparam logic [11:0] REG_PERF_CYCLES       = 12'h100;
+  localparam logic [11:0] REG_PERF_MAC_BUSY     = 12'h104;
+  localparam logic [11:0] REG_PERF_RQ_BUSY      = 12'h108;
+  localparam logic [11:0] REG_PERF_OUT_WRITES   = 12'h10C;
+  localparam logic [11:0] REG_PERF_FEED_STALL   = 12'h110;
+  localparam logic [11:0] REG_PERF_LUT_BUSY     = 12'h114;
+  localparam logic [11:0] REG_PERF_SMX_BUSY     = 12'h118;
+  localparam logic [11:0] REG_PERF_CMD_COUNT    = 12'h11C;
+  localparam logic [11:0] REG_PERF_DMA_BUSY     = 12'h120;
+  localparam logic [11:0] REG_PERF_COMPUTE_BUSY = 12'h124;
+  localparam logic [11:0] REG_PERF_DMA_WAIT     = 12'h128;
+  localparam logic [11:0] REG_PERF_COMPUTE_WAIT = 12'h12C;
+  localparam logic [11:0] REG_PERF_PORT_STALL   = 12'h130;
+  localparam logic [11:0] REG_PERF_RD_BEATS     = 12'h134;
+  localparam logic [11:0] REG_PERF_WR_BEATS     = 12'h138;
+  localparam logic [11:0] REG_Q_BASE            = 12'h180;
+  localparam logic [11:0] REG_Q_COUNT           = 12'h184;
+  localparam logic [11:0] REG_Q_RETIRED         = 12'h188;
+  localparam logic [11:0] REG_Q_ERR_INDEX       = 12'h18C;
+  localparam logic [11:0] REG_Q_TOKENS          = 12'h190;
 
   // ---- Register fields (3.2): bit of a one-bit field, lsb and width of a wider one --------------------------------
   localparam int unsigned VERSION_MAJOR_LSB    = 16;
@@ -153,6 +182,7 @@ package qacc_pkg;
   localparam int unsigned HW_LATENCY_LR_W      = 8;
   localparam int unsigned CTRL_START_BIT       = 0;
   localparam int unsigned CTRL_IRQ_EN_BIT      = 1;
+  localparam int unsigned CTRL_RUN_BIT         = 2;
   localparam int unsigned STATUS_BUSY_BIT      = 0;
   localparam int unsigned STATUS_DONE_BIT      = 1;
   localparam int unsigned STATUS_ERROR_BIT     = 2;
@@ -170,22 +200,29 @@ package qacc_pkg;
   localparam int unsigned ZP_A_W               = 9;
   localparam int unsigned ZP_B_LSB             = 16;
   localparam int unsigned ZP_B_W               = 9;
+  localparam int unsigned Q_TOKENS_D2C_LSB     = 0;
+  localparam int unsigned Q_TOKENS_D2C_W       = 4;
+  localparam int unsigned Q_TOKENS_C2D_LSB     = 8;
+  localparam int unsigned Q_TOKENS_C2D_W       = 4;
   // Values of the registers fixed by this version.
   localparam logic [31:0] HW_UNITS_VALUE = 32'h0000_0003;
   localparam logic [31:0] HW_LATENCY_VALUE = 32'h0101_0104;
 
   // Register classes of the write rules (3): a write to a read-only register is an error, and so
-  // is a write to a busy-locked one (CTRL, CMD_*) while BUSY.
+  // is a write to a busy-locked one (CTRL, CMD_*, Q_BASE, Q_COUNT) while BUSY.
   function automatic logic reg_read_only(logic [11:0] off);
     return off inside {REG_ID, REG_VERSION, REG_HW_ROWS, REG_HW_COLS, REG_HW_A_DEPTH, REG_HW_B_DEPTH,
                        REG_HW_BIAS_DEPTH, REG_HW_RQ_DEPTH, REG_HW_OUT_DEPTH, REG_HW_UNITS, REG_HW_LATENCY,
                        REG_PERF_CYCLES, REG_PERF_MAC_BUSY, REG_PERF_RQ_BUSY, REG_PERF_OUT_WRITES, REG_PERF_FEED_STALL,
-                       REG_PERF_LUT_BUSY, REG_PERF_SMX_BUSY, REG_PERF_CMD_COUNT};
+                       REG_PERF_LUT_BUSY, REG_PERF_SMX_BUSY, REG_PERF_CMD_COUNT, REG_PERF_DMA_BUSY,
+                       REG_PERF_COMPUTE_BUSY, REG_PERF_DMA_WAIT, REG_PERF_COMPUTE_WAIT, REG_PERF_PORT_STALL,
+                       REG_PERF_RD_BEATS, REG_PERF_WR_BEATS, REG_Q_RETIRED, REG_Q_ERR_INDEX, REG_Q_TOKENS};
   endfunction
   function automatic logic reg_busy_locked(logic [11:0] off);
     return off inside {REG_CTRL, REG_CMD_M, REG_CMD_N, REG_CMD_K, REG_CMD_A_BASE, REG_CMD_B_BASE, REG_CMD_BIAS_BASE,
                        REG_CMD_RQ_BASE, REG_CMD_OUT_BASE, REG_CMD_MODE, REG_CMD_ZP_AB, REG_CMD_ZP_OUT,
-                       REG_CMD_CLAMP_MIN, REG_CMD_CLAMP_MAX, REG_CMD_MULT, REG_CMD_SHIFT, REG_CMD_OP};
+                       REG_CMD_CLAMP_MIN, REG_CMD_CLAMP_MAX, REG_CMD_MULT, REG_CMD_SHIFT, REG_CMD_OP, REG_Q_BASE,
+                       REG_Q_COUNT};
   endfunction
   // END GENERATED spec
 
@@ -215,6 +252,126 @@ package qacc_pkg;
     logic signed [MULT_W-1:0] mult;
     logic signed [SHIFT_W-1:0] shift;
   } cmd_t;
+
+  // ---- Descriptors (data_movement.md 11-13) -----------------------------------------------------------------------
+  // A descriptor as the queues hold it: words 0..14 (word i = the CMD_* register at 0x080 + 4i for a GEMM) and the
+  // header fields of word 15, with the descriptor's index in the program.
+  localparam int unsigned DESC_IDX_W = DIM_W;  // descriptor index: Q_COUNT <= 65535
+  localparam int unsigned HDR_WAIT_BIT   = 8;  // word 15
+  localparam int unsigned HDR_SIGNAL_BIT = 9;
+  typedef struct packed {
+    logic [DESC_IDX_W-1:0] index;
+    logic                  wait_tok;  // WAIT: take a token from the other engine before starting
+    logic                  signal;    // SIGNAL: give a token to the other engine after completing
+    opcode_e               op;
+    logic [14:0][31:0]     w;         // words 0..14
+  } desc_t;
+
+  // LOAD / STORE (12). SRAM ids are the window regions 1..5 (region_e).
+  typedef struct packed {
+    logic [DIM_W-1:0]      count0, count1, count2;
+    logic [CMD_BASE_W-1:0] sram_base, sram_stride1, sram_stride2;
+    logic [31:0]           ext_addr, ext_stride1, ext_stride2;
+    logic [2:0]            sram;
+    logic                  out_int32;
+  } dma_desc_t;
+
+  // MOVE (13).
+  typedef struct packed {
+    logic [DIM_W-1:0]      count0, count1, count2;
+    logic [CMD_BASE_W-1:0] dst_base, dst_stride1, dst_stride2;
+    logic [CMD_BASE_W-1:0] src_base, src_stride1, src_stride2;
+    logic [2:0]            dst;
+  } move_desc_t;
+
+  function automatic dma_desc_t dma_fields(desc_t d);
+    dma_desc_t f;
+    f.count0       = d.w[0][DIM_W-1:0];
+    f.count1       = d.w[1][DIM_W-1:0];
+    f.count2       = d.w[2][DIM_W-1:0];
+    f.sram_base    = d.w[3][CMD_BASE_W-1:0];
+    f.sram_stride1 = d.w[4][CMD_BASE_W-1:0];
+    f.sram_stride2 = d.w[5][CMD_BASE_W-1:0];
+    f.ext_addr     = d.w[6];
+    f.ext_stride1  = d.w[7];
+    f.ext_stride2  = d.w[8];
+    f.sram         = d.w[9][2:0];
+    f.out_int32    = d.w[9][4];
+    return f;
+  endfunction
+
+  function automatic move_desc_t move_fields(desc_t d);
+    move_desc_t f;
+    f.count0      = d.w[0][DIM_W-1:0];
+    f.count1      = d.w[1][DIM_W-1:0];
+    f.count2      = d.w[2][DIM_W-1:0];
+    f.dst_base    = d.w[3][CMD_BASE_W-1:0];
+    f.dst_stride1 = d.w[4][CMD_BASE_W-1:0];
+    f.dst_stride2 = d.w[5][CMD_BASE_W-1:0];
+    f.src_base    = d.w[6][CMD_BASE_W-1:0];
+    f.src_stride1 = d.w[7][CMD_BASE_W-1:0];
+    f.src_stride2 = d.w[8][CMD_BASE_W-1:0];
+    f.dst         = d.w[9][2:0];
+    return f;
+  endfunction
+
+  // The CMD_* image of a GEMM descriptor (word i = the register at 0x080 + 4i, architecture.md 3.2).
+  function automatic cmd_t gemm_cmd(desc_t d);
+    cmd_t c;
+    c.op          = OpGemm;
+    c.m           = d.w[0][DIM_W-1:0];
+    c.n           = d.w[1][DIM_W-1:0];
+    c.k           = d.w[2][DIM_W-1:0];
+    c.a_base      = d.w[3][CMD_BASE_W-1:0];
+    c.b_base      = d.w[4][CMD_BASE_W-1:0];
+    c.bias_base   = d.w[5][CMD_BASE_W-1:0];
+    c.rq_base     = d.w[6][CMD_BASE_W-1:0];
+    c.out_base    = d.w[7][CMD_BASE_W-1:0];
+    c.rounding    = rq_rounding_e'(d.w[8][MODE_ROUNDING_BIT]);
+    c.per_channel = d.w[8][MODE_PER_CHANNEL_BIT];
+    c.out_raw     = d.w[8][MODE_OUT_RAW_BIT];
+    c.bias_en     = d.w[8][MODE_BIAS_EN_BIT];
+    c.a_unsigned  = d.w[8][MODE_A_UNSIGNED_BIT];
+    c.b_unsigned  = d.w[8][MODE_B_UNSIGNED_BIT];
+    c.act         = act_sel_e'(d.w[8][MODE_ACT_LSB +: MODE_ACT_W]);
+    c.a_zp        = d.w[9][ZP_A_LSB +: ZP_A_W];
+    c.b_zp        = d.w[9][ZP_B_LSB +: ZP_B_W];
+    c.zp_out      = d.w[10];
+    c.clamp_min   = d.w[11];
+    c.clamp_max   = d.w[12];
+    c.mult        = d.w[13];
+    c.shift       = d.w[14][SHIFT_W-1:0];
+    return c;
+  endfunction
+
+  // log2 of the unit size U of a DMA (12): A Rows, B Cols, bias 4 Cols, rq 8 Cols, out Cols (int8 entry) or 4 Cols.
+  function automatic logic [3:0] dma_unit_log2(logic [2:0] sram, logic out_int32, int unsigned rows_log2,
+                                              int unsigned cols_log2);
+    unique case (sram)
+      3'(RegionA):    return 4'(rows_log2);
+      3'(RegionB):    return 4'(cols_log2);
+      3'(RegionBias): return 4'(cols_log2 + 2);
+      3'(RegionRq):   return 4'(cols_log2 + 3);
+      default:        return out_int32 ? 4'(cols_log2 + 2) : 4'(cols_log2);  // out (and BAD_SRAM: unused)
+    endcase
+  endfunction
+
+  // ---- Queue monitor (data_movement.md 18): mon_q_o of qacc_top ----------------------------------------------------
+  typedef struct packed {
+    logic [3:0]            d2c;          // token counters at the start of the cycle
+    logic [3:0]            c2d;
+    logic [2:0]            dma_count;    // descriptors in the DMA queue
+    logic [2:0]            cmp_count;    // descriptors in the compute queue
+    logic [DESC_IDX_W-1:0] retired;      // Q_RETIRED
+    logic                  dma_start;    // the DMA engine starts its head in this cycle
+    logic [DESC_IDX_W-1:0] dma_start_idx;
+    logic                  dma_retire;   // the DMA engine retires its head in this cycle
+    logic [DESC_IDX_W-1:0] dma_retire_idx;
+    logic                  cmp_start;
+    logic [DESC_IDX_W-1:0] cmp_start_idx;
+    logic                  cmp_retire;
+    logic [DESC_IDX_W-1:0] cmp_retire_idx;
+  } mon_q_t;
 
   // ---- SRAM windows (regions 0x1..0x5) as indices of the window buses of qacc_regs / qacc_top -------------------
   localparam int unsigned NUM_WIN = 5;

@@ -3,8 +3,11 @@
 //   register accesses and window writes: 0 wait states (pready = 1 in the first access cycle);
 //   window reads: 1 wait state (request in the first access cycle, data and pready = 1 in the second).
 // pslverr (no side effect, reads return 0) for: an unmapped address, a window offset beyond the SRAM, any
-// window access while BUSY, a write to CTRL or CMD_* while BUSY, a write to a read-only register. Offsets of
-// 0x000..0x3FF that name no register are reserved: they read 0 and ignore writes, without error.
+// window access while BUSY, a write to CTRL, CMD_*, Q_BASE or Q_COUNT while BUSY, a write to a read-only
+// register. Offsets of 0x000..0x3FF that name no register are reserved: they read 0 and ignore writes, without
+// error.
+// Programs (data_movement.md 14.1): Q_BASE and Q_COUNT (busy-locked like CMD_*), CTRL.RUN (wins over START), and
+// the read-only Q_* and PERF_* registers of the program controller.
 module qacc_regs
   import qacc_pkg::*;
 #(
@@ -34,7 +37,8 @@ module qacc_regs
 
   // Command and status.
   output cmd_t                       cmd_o,        // CMD_* registers (locked while busy: the units read them in place)
-  output logic                       start_o,      // CTRL.START written while idle
+  output logic                       start_o,      // CTRL.START written while idle (and RUN not)
+  output logic                       run_o,        // CTRL.RUN written while idle: launch a program
   input  logic                       busy_i,
   input  logic                       done_i,       // command completed (with err_code_i) at this edge
   input  err_code_e                  err_code_i,
@@ -48,6 +52,15 @@ module qacc_regs
   input  logic [31:0]                perf_feed_stall_i,
   input  logic [31:0]                perf_cmd_count_i,
 
+  // Programs (data_movement.md 14.1, 17.8).
+  output logic [31:0]                q_base_o,     // Q_BASE: [5:0] are 0
+  output logic [DIM_W-1:0]           q_count_o,
+  input  logic [DIM_W-1:0]           q_retired_i,
+  input  logic [DIM_W-1:0]           q_err_index_i,
+  input  logic [3:0]                 q_d2c_i,
+  input  logic [3:0]                 q_c2d_i,
+  input  logic [6:0][31:0]           perf_prog_i,  // PERF_DMA_BUSY (0) .. PERF_WR_BEATS (6)
+
   // SRAM windows: one-hot read and write strobes (index win_e), byte offset inside the window.
   output logic [NUM_WIN-1:0]         win_re_o,     // one-hot read strobe: the first access cycle of a read
   output logic [NUM_WIN-1:0]         win_we_o,     // one-hot write strobe: a completing write
@@ -58,6 +71,7 @@ module qacc_regs
 );
 
   localparam int unsigned RegionW = AddrWidth - WINDOW_BITS;
+  localparam int unsigned QBaseLsb = $clog2(DESC_BYTES);  // Q_BASE keeps [31:6]
 
   // ---- Decode ---------------------------------------------------------------------------------------------------
   logic                   access;
@@ -105,6 +119,8 @@ module qacc_regs
 
   // ---- Registers ------------------------------------------------------------------------------------------------
   cmd_t            cmd_d, cmd_q;
+  logic [31:QBaseLsb] q_base_d, q_base_q;
+  logic [DIM_W-1:0] q_count_d, q_count_q;
   logic            irq_en_d, irq_en_q;
   logic            done_d, done_q;
   logic            error;  // STATUS.ERROR: set exactly when ERR_CODE is not NONE (3.2), so not a flop of its own
@@ -179,13 +195,18 @@ module qacc_regs
   // Register writes (only on a completed, error-free write to the register space).
   logic reg_wr;
   assign reg_wr  = wr_en && is_reg;
-  assign start_o = reg_wr && (reg_off == REG_CTRL) && apb_pwdata_i[CTRL_START_BIT];
+  logic ctrl_wr;
+  assign ctrl_wr = reg_wr && (reg_off == REG_CTRL);
+  assign run_o   = ctrl_wr && apb_pwdata_i[CTRL_RUN_BIT];
+  assign start_o = ctrl_wr && apb_pwdata_i[CTRL_START_BIT] && !apb_pwdata_i[CTRL_RUN_BIT];
 
   always_comb begin
     cmd_d      = cmd_q;
     irq_en_d   = irq_en_q;
     done_d     = done_q;
     err_code_d = err_code_q;
+    q_base_d   = q_base_q;
+    q_count_d  = q_count_q;
     if (reg_wr) begin
       unique case (reg_off)
         REG_CTRL:          irq_en_d = apb_pwdata_i[CTRL_IRQ_EN_BIT];
@@ -224,11 +245,13 @@ module qacc_regs
         REG_CMD_MULT:      cmd_d.mult      = apb_pwdata_i;
         REG_CMD_SHIFT:     cmd_d.shift     = apb_pwdata_i[SHIFT_W-1:0];
         REG_CMD_OP:        cmd_d.op        = opcode_e'(apb_pwdata_i[OP_W-1:0]);
+        REG_Q_BASE:        q_base_d        = apb_pwdata_i[31:QBaseLsb];
+        REG_Q_COUNT:       q_count_d       = apb_pwdata_i[DIM_W-1:0];
         default: ;  // read-only registers are rejected by err; reserved offsets ignore writes
       endcase
     end
     // A launch starts a fresh command status; the completion of a command sets it (and wins over a W1C).
-    if (start_o) begin
+    if (start_o || run_o) begin
       done_d     = 1'b0;
       err_code_d = ErrNone;
     end
@@ -244,7 +267,11 @@ module qacc_regs
       irq_en_q   <= 1'b0;
       done_q     <= 1'b0;
       err_code_q <= ErrNone;
+      q_base_q   <= '0;
+      q_count_q  <= '0;
     end else begin
+      q_base_q   <= q_base_d;
+      q_count_q  <= q_count_d;
       cmd_q      <= cmd_d;
       irq_en_q   <= irq_en_d;
       done_q     <= done_d;
@@ -314,11 +341,25 @@ module qacc_regs
       REG_PERF_OUT_WRITES: reg_rdata = perf_out_writes_i;
       REG_PERF_FEED_STALL: reg_rdata = perf_feed_stall_i;
       REG_PERF_CMD_COUNT:  reg_rdata = perf_cmd_count_i;
+      REG_PERF_DMA_BUSY:     reg_rdata = perf_prog_i[0];
+      REG_PERF_COMPUTE_BUSY: reg_rdata = perf_prog_i[1];
+      REG_PERF_DMA_WAIT:     reg_rdata = perf_prog_i[2];
+      REG_PERF_COMPUTE_WAIT: reg_rdata = perf_prog_i[3];
+      REG_PERF_PORT_STALL:   reg_rdata = perf_prog_i[4];
+      REG_PERF_RD_BEATS:     reg_rdata = perf_prog_i[5];
+      REG_PERF_WR_BEATS:     reg_rdata = perf_prog_i[6];
+      REG_Q_BASE:          reg_rdata = {q_base_q, QBaseLsb'(0)};
+      REG_Q_COUNT:         reg_rdata = 32'(q_count_q);
+      REG_Q_RETIRED:       reg_rdata = 32'(q_retired_i);
+      REG_Q_ERR_INDEX:     reg_rdata = 32'(q_err_index_i);
+      REG_Q_TOKENS:        reg_rdata = (32'(q_c2d_i) << Q_TOKENS_C2D_LSB) | (32'(q_d2c_i) << Q_TOKENS_D2C_LSB);
       default:             reg_rdata = '0;  // reserved offsets, PERF_LUT_BUSY, PERF_SMX_BUSY
     endcase
   end
 
-  assign cmd_o = cmd_q;
+  assign cmd_o     = cmd_q;
+  assign q_base_o  = {q_base_q, QBaseLsb'(0)};
+  assign q_count_o = q_count_q;
   assign irq_o = done_q & irq_en_q;
   assign status_done_o = done_q;
 
@@ -328,7 +369,7 @@ module qacc_regs
   ApbStable_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       apb_psel_i && apb_penable_i && !apb_pready_o |=>
       apb_psel_i && apb_penable_i && $stable(apb_paddr_i) && $stable(apb_pwrite_i));
-  StartIdle_A: assert property (@(posedge clk_i) disable iff (!rst_ni) start_o |-> !busy_i);
+  StartIdle_A: assert property (@(posedge clk_i) disable iff (!rst_ni) (start_o || run_o) |-> !busy_i);
   // A quiet bus (3): read data and error are 0 except in a completing access.
   QuietBus_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       !(apb_psel_i && apb_penable_i && apb_pready_o) |-> apb_prdata_o == '0 && !apb_pslverr_o);

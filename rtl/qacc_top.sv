@@ -1,7 +1,9 @@
 // qacc accelerator top (spec 2): APB4 register/window slave, controller, five SRAMs, MAC array and requant
-// unit. The mon_*_o ports carry the beat-level interfaces of spec 8 for co-simulation monitors; they are
-// copies of internal signals, sampled after the rising edge (a beat is "at cycle t" when its valid is 1
-// while the design evaluates cycle t). They have no function in the design and may be left unconnected.
+// unit; programs (data_movement.md 14-17): the program controller with its fetcher and queues, the DMA engine, MOVE,
+// and the AXI4-subset memory master port (15.1). The mon_*_o ports carry the beat-level interfaces of spec 8 and
+// data_movement.md 18 for co-simulation monitors; they are copies of internal signals, sampled after the rising
+// edge (a beat is "at cycle t" when its valid is 1 while the design evaluates cycle t). They have no function in
+// the design and may be left unconnected.
 module qacc_top
   import qacc_pkg::*;
 #(
@@ -13,8 +15,12 @@ module qacc_top
   parameter int unsigned RqDepth   = 256,
   parameter int unsigned OutDepth  = 8192,
   parameter int unsigned AddrWidth = 24,
+  parameter int unsigned DataBytes      = 16,  // mem.data_bytes: D, bytes of a memory beat
+  parameter int unsigned MaxOutstanding = 4,   // mem.max_outstanding: read bursts in flight
   localparam int unsigned RowIdxW  = $clog2(NumRows),
-  localparam int unsigned OutBytes = 4 * NumCols
+  localparam int unsigned OutBytes = 4 * NumCols,
+  localparam int unsigned WordBytesMax = 8 * NumCols,
+  localparam int unsigned MoveBytes = (NumRows > NumCols) ? NumRows : NumCols
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -30,6 +36,29 @@ module qacc_top
   output logic                          apb_pready_o,
   output logic                          apb_pslverr_o,
   output logic                          irq_o,
+
+  // External memory master port (data_movement.md 15.1).
+  output logic                          m_ar_valid_o,
+  output logic [31:0]                   m_ar_addr_o,
+  output logic [3:0]                    m_ar_len_o,
+  input  logic                          m_ar_ready_i,
+  output logic                          m_r_ready_o,
+  input  logic                          m_r_valid_i,
+  input  logic [8*DataBytes-1:0]        m_r_data_i,
+  input  logic                          m_r_last_i,
+  input  logic [1:0]                    m_r_resp_i,
+  output logic                          m_aw_valid_o,
+  output logic [31:0]                   m_aw_addr_o,
+  output logic [3:0]                    m_aw_len_o,
+  input  logic                          m_aw_ready_i,
+  output logic                          m_w_valid_o,
+  output logic [8*DataBytes-1:0]        m_w_data_o,
+  output logic [DataBytes-1:0]          m_w_strb_o,
+  output logic                          m_w_last_o,
+  input  logic                          m_w_ready_i,
+  output logic                          m_b_ready_o,
+  input  logic                          m_b_valid_i,
+  input  logic [1:0]                    m_b_resp_i,
 
   // Monitors (spec 8).
   output logic                          mon_busy_o,          // STATUS.BUSY
@@ -48,7 +77,22 @@ module qacc_top
   output logic [WINDOW_BITS-1:0]        mon_out_addr_o,      // word address, zero-extended
   output logic [OutBytes-1:0]           mon_out_be_o,
   output logic [OutBytes*8-1:0]         mon_out_wdata_o,
-  output cmd_t                          mon_cmd_o            // the command as the controller sees it
+  output cmd_t                          mon_cmd_o,           // the command as the controller sees it
+
+  // Monitors of programs (data_movement.md 18).
+  output mon_q_t                        mon_q_o,             // tokens, queues, Q_RETIRED, starts and retirements
+  output logic                          mon_dma_re_o,        // the DMA's SRAM access of the cycle
+  output logic                          mon_dma_we_o,
+  output logic [2:0]                    mon_dma_sram_o,      // SRAM id 1..5 (A, B, bias, rq, out)
+  output logic [CMD_BASE_W-1:0]         mon_dma_addr_o,      // word address
+  output logic [WordBytesMax-1:0]       mon_dma_be_o,        // the step's bytes of the word
+  output logic [8*WordBytesMax-1:0]     mon_dma_wdata_o,     // write data (0 for a read)
+  output logic                          mon_move_re_o,       // MOVE's output SRAM read
+  output logic [CMD_BASE_W-1:0]         mon_move_raddr_o,
+  output logic                          mon_move_we_o,       // MOVE's destination write
+  output logic [2:0]                    mon_move_dst_o,      // 1 A, 2 B (with mon_move_we_o)
+  output logic [CMD_BASE_W-1:0]         mon_move_waddr_o,
+  output logic [8*MoveBytes-1:0]        mon_move_wdata_o     // R bytes into A, C bytes into B
 );
 
   localparam int unsigned AAddrW    = $clog2(ADepth);
@@ -58,9 +102,13 @@ module qacc_top
   localparam int unsigned OutAddrW  = $clog2(OutDepth);
 
   // ---- Registers and windows --------------------------------------------------------------------------------------
-  cmd_t                       cmd;
-  logic                       start, busy, done;
-  err_code_e                  err_code;
+  cmd_t                       cmd, regs_cmd;
+  logic                       start, run, busy, done, ctrl_busy, ctrl_done, prog_busy, prog_done;
+  err_code_e                  err_code, ctrl_err_code, prog_err_code;
+  logic [31:0]                q_base;
+  logic [DIM_W-1:0]           q_count, q_retired, q_err_index;
+  logic [3:0]                 q_d2c, q_c2d;
+  logic [6:0][31:0]           perf_prog;
   logic [31:0]                perf_cycles, perf_mac_busy, perf_rq_busy, perf_out_writes, perf_feed_stall;
   logic [31:0]                perf_cmd_count;
   logic [NUM_WIN-1:0]         win_re, win_we;
@@ -92,8 +140,9 @@ module qacc_top
     .apb_pready_o,
     .apb_pslverr_o,
     .irq_o,
-    .cmd_o             (cmd),
+    .cmd_o             (regs_cmd),
     .start_o           (start),
+    .run_o             (run),
     .busy_i            (busy),
     .done_i            (done),
     .err_code_i        (err_code),
@@ -104,6 +153,13 @@ module qacc_top
     .perf_out_writes_i (perf_out_writes),
     .perf_feed_stall_i (perf_feed_stall),
     .perf_cmd_count_i  (perf_cmd_count),
+    .q_base_o          (q_base),
+    .q_count_o         (q_count),
+    .q_retired_i       (q_retired),
+    .q_err_index_i     (q_err_index),
+    .q_d2c_i           (q_d2c),
+    .q_c2d_i           (q_c2d),
+    .perf_prog_i       (perf_prog),
     .win_re_o          (win_re),
     .win_we_o          (win_we),
     .win_off_o         (win_off),
@@ -111,6 +167,122 @@ module qacc_top
     .win_wstrb_o       (win_wstrb),
     .win_rdata_i       (win_rdata)
   );
+
+  // BUSY, DONE and the error are the program's while one runs (its GEMMs complete inside it), else the command's.
+  assign busy     = ctrl_busy || prog_busy;
+  assign done     = prog_busy ? prog_done : ctrl_done;
+  assign err_code = prog_busy ? prog_err_code : ctrl_err_code;
+
+  // ---- Program controller, memory port, DMA and MOVE (data_movement.md 14-17) ----------------------------------
+  desc_t                      dma_head, cmp_head;
+  logic                       dma_start, dma_done, dma_abort, dma_fault, dma_stall, prog_stop;
+  logic                       gemm_go, move_start, move_done;
+  logic                       fetch_req, fetch_issue, fetch_r_valid, dma_ar_req, dma_ar_issue, dma_r_valid;
+  logic [31:0]                fetch_addr, dma_ar_addr;
+  logic [3:0]                 fetch_len, dma_ar_len;
+  logic [$clog2(MaxOutstanding+1)-1:0] rd_inflight;
+  logic                       wr_inflight;
+  // Which command the controller sees: a program's GEMM from its start, until the program ends.
+  cmd_t                       gemm_cmd_d, gemm_cmd_q;
+  logic                       gemm_seen_d, gemm_seen_q;
+
+  qacc_prog #(
+    .NumRows        (NumRows),
+    .NumCols        (NumCols),
+    .ADepth         (ADepth),
+    .BDepth         (BDepth),
+    .BiasDepth      (BiasDepth),
+    .RqDepth        (RqDepth),
+    .OutDepth       (OutDepth),
+    .DataBytes      (DataBytes),
+    .MaxOutstanding (MaxOutstanding)
+  ) u_prog (
+    .clk_i,
+    .rst_ni,
+    .run_i           (run),
+    .start_i         (start),
+    .q_base_i        (q_base),
+    .q_count_i       (q_count),
+    .busy_o          (prog_busy),
+    .done_o          (prog_done),
+    .err_code_o      (prog_err_code),
+    .q_retired_o     (q_retired),
+    .q_err_index_o   (q_err_index),
+    .d2c_o           (q_d2c),
+    .c2d_o           (q_c2d),
+    .perf_o          (perf_prog),
+    .fetch_req_o     (fetch_req),
+    .fetch_addr_o    (fetch_addr),
+    .fetch_len_o     (fetch_len),
+    .fetch_issue_i   (fetch_issue),
+    .fetch_r_valid_i (fetch_r_valid),
+    .r_data_i        (m_r_data_i),
+    .r_resp_i        (m_r_resp_i),
+    .rd_beat_i       (m_r_valid_i),
+    .wr_beat_i       (m_w_valid_o && m_w_ready_i),
+    .rd_inflight_i   (rd_inflight),
+    .wr_inflight_i   (wr_inflight),
+    .dma_head_o      (dma_head),
+    .dma_start_o     (dma_start),
+    .dma_done_i      (dma_done),
+    .dma_abort_i     (dma_abort),
+    .dma_fault_i     (dma_fault),
+    .dma_stall_i     (dma_stall),
+    .stop_o          (prog_stop),
+    .cmp_head_o      (cmp_head),
+    .gemm_go_o       (gemm_go),
+    .move_start_o    (move_start),
+    .cmp_done_i      ((ctrl_done && prog_busy) || move_done),
+    .mon_q_o
+  );
+
+  qacc_mem_port #(
+    .MaxOutstanding (MaxOutstanding)
+  ) u_mem_port (
+    .clk_i,
+    .rst_ni,
+    .fetch_req_i     (fetch_req),
+    .fetch_addr_i    (fetch_addr),
+    .fetch_len_i     (fetch_len),
+    .fetch_issue_o   (fetch_issue),
+    .dma_req_i       (dma_ar_req),
+    .dma_addr_i      (dma_ar_addr),
+    .dma_len_i       (dma_ar_len),
+    .dma_issue_o     (dma_ar_issue),
+    .m_ar_valid_o,
+    .m_ar_addr_o,
+    .m_ar_len_o,
+    .m_ar_ready_i,
+    .m_r_valid_i,
+    .m_r_last_i,
+    .fetch_r_valid_o (fetch_r_valid),
+    .dma_r_valid_o   (dma_r_valid),
+    .inflight_o      (rd_inflight)
+  );
+
+  assign m_r_ready_o = 1'b1;  // every read burst has room in its buffer (15.1)
+  assign m_b_ready_o = 1'b1;
+
+  // The controller's command: the CMD_* registers, or in a program the GEMM the compute engine starts (read from
+  // the queue's head in its start cycle) and then the last one it started (data_movement.md 18).
+  always_comb begin
+    gemm_cmd_d  = gemm_go ? gemm_cmd(cmp_head) : gemm_cmd_q;
+    gemm_seen_d = (gemm_go || gemm_seen_q) && !run;
+    cmd         = gemm_go ? gemm_cmd_d : (prog_busy && gemm_seen_q) ? gemm_cmd_q : regs_cmd;
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      gemm_seen_q <= 1'b0;
+    end else begin
+      gemm_seen_q <= gemm_seen_d;
+    end
+  end
+
+  // The last started GEMM is read only with gemm_seen_q (not reset, spec 10).
+  always_ff @(posedge clk_i) begin
+    gemm_cmd_q <= gemm_cmd_d;
+  end
 
   // ---- Controller -----------------------------------------------------------------------------------------------
   logic                              a_re, b_re, bias_re, rq_re;
@@ -144,10 +316,14 @@ module qacc_top
     .clk_i,
     .rst_ni,
     .start_i           (start),
+    .go_i              (gemm_go),
+    .prog_i            (prog_busy),
+    .run_i             (run),
+    .prog_done_i       (prog_done),
     .cmd_i             (cmd),
-    .busy_o            (busy),
-    .done_o            (done),
-    .err_code_o        (err_code),
+    .busy_o            (ctrl_busy),
+    .done_o            (ctrl_done),
+    .err_code_o        (ctrl_err_code),
     .a_re_o            (a_re),
     .a_addr_o          (a_addr),
     .b_re_o            (b_re),
@@ -177,52 +353,167 @@ module qacc_top
     .perf_cmd_count_o  (perf_cmd_count)
   );
 
-  // ---- SRAMs ------------------------------------------------------------------------------------------------------
+  // ---- DMA and MOVE -------------------------------------------------------------------------------------------
   logic [NumRows-1:0][OPERAND_W-1:0]  a_rdata;
   logic [NumCols-1:0][OPERAND_W-1:0]  b_rdata;
   logic [NumCols-1:0][ACC_W-1:0]      bias_rdata;
   logic [NumCols-1:0][63:0]           rq_rdata;   // lane c: [31:0] multiplier, [37:32] shift (3.1)
   logic [OutBytes*8-1:0]              out_rdata;
+  logic [4:0]                         cmp_re, cmp_we, dma_re, dma_we;
+  logic [CMD_BASE_W-1:0]              dma_addr;
+  logic [WordBytesMax-1:0]            dma_be;
+  logic [8*WordBytesMax-1:0]          dma_wdata;
+  logic                               move_re, move_we_a, move_we_b;
+  logic [CMD_BASE_W-1:0]              move_raddr, move_waddr;
+  logic [8*MoveBytes-1:0]             move_wdata;
 
+  // The compute engine's use of each SRAM port in this cycle (17.6): the DMA waits for a port it uses.
+  assign cmp_re = {move_re, rq_re, bias_re, b_re, a_re};
+  assign cmp_we = {out_we, 1'b0, 1'b0, move_we_b, move_we_a};
+
+  qacc_dma #(
+    .NumRows        (NumRows),
+    .NumCols        (NumCols),
+    .DataBytes      (DataBytes),
+    .MaxOutstanding (MaxOutstanding)
+  ) u_dma (
+    .clk_i,
+    .rst_ni,
+    .start_i       (dma_start),
+    .head_i        (dma_head),
+    .stop_i        (prog_stop),
+    .done_o        (dma_done),
+    .abort_o       (dma_abort),
+    .fault_o       (dma_fault),
+    .stall_o       (dma_stall),
+    .ar_req_o      (dma_ar_req),
+    .ar_addr_o     (dma_ar_addr),
+    .ar_len_o      (dma_ar_len),
+    .ar_issue_i    (dma_ar_issue),
+    .r_valid_i     (dma_r_valid),
+    .r_data_i      (m_r_data_i),
+    .r_resp_i      (m_r_resp_i),
+    .r_last_i      (m_r_last_i),
+    .m_aw_valid_o,
+    .m_aw_addr_o,
+    .m_aw_len_o,
+    .m_aw_ready_i,
+    .m_w_valid_o,
+    .m_w_data_o,
+    .m_w_strb_o,
+    .m_w_last_o,
+    .m_w_ready_i,
+    .m_b_valid_i,
+    .m_b_resp_i,
+    .wr_inflight_o (wr_inflight),
+    .cmp_re_i      (cmp_re),
+    .cmp_we_i      (cmp_we),
+    .re_o          (dma_re),
+    .we_o          (dma_we),
+    .addr_o        (dma_addr),
+    .be_o          (dma_be),
+    .wdata_o       (dma_wdata),
+    .a_rdata_i     (a_rdata),
+    .b_rdata_i     (b_rdata),
+    .bias_rdata_i  (bias_rdata),
+    .rq_rdata_i    (rq_rdata),
+    .out_rdata_i   (out_rdata)
+  );
+
+  qacc_move #(
+    .NumRows (NumRows),
+    .NumCols (NumCols)
+  ) u_move (
+    .clk_i,
+    .rst_ni,
+    .start_i (move_start),
+    .desc_i  (move_fields(cmp_head)),
+    .done_o  (move_done),
+    .re_o    (move_re),
+    .raddr_o (move_raddr),
+    .rdata_i (out_rdata),
+    .we_a_o  (move_we_a),
+    .we_b_o  (move_we_b),
+    .waddr_o (move_waddr),
+    .wdata_o (move_wdata)
+  );
+
+  // ---- SRAMs ------------------------------------------------------------------------------------------------------
+  // Engine ports: the compute engine (controller, MOVE) or the DMA, never both in one cycle on one port.
   qacc_sram_win #(.Depth(ADepth), .WordBytes(NumRows)) u_a_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
     .host_re_i (win_re[WinA]), .host_we_i (win_we[WinA]), .host_off_i (win_off), .host_wdata_i (win_wdata),
     .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinA]),
-    .eng_re_i (a_re), .eng_raddr_i (a_addr), .eng_rdata_o (a_rdata),
-    .eng_we_i (1'b0), .eng_waddr_i ('0), .eng_be_i ('0), .eng_wdata_i ('0)
+    .eng_re_i (a_re || dma_re[0]), .eng_raddr_i (a_re ? a_addr : AAddrW'(dma_addr)), .eng_rdata_o (a_rdata),
+    .eng_we_i (move_we_a || dma_we[0]), .eng_waddr_i (AAddrW'(move_we_a ? move_waddr : dma_addr)),
+    .eng_be_i (move_we_a ? '1 : dma_be[NumRows-1:0]),
+    .eng_wdata_i (move_we_a ? move_wdata[8*NumRows-1:0] : dma_wdata[8*NumRows-1:0])
   );
 
   qacc_sram_win #(.Depth(BDepth), .WordBytes(NumCols)) u_b_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
     .host_re_i (win_re[WinB]), .host_we_i (win_we[WinB]), .host_off_i (win_off), .host_wdata_i (win_wdata),
     .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinB]),
-    .eng_re_i (b_re), .eng_raddr_i (b_addr), .eng_rdata_o (b_rdata),
-    .eng_we_i (1'b0), .eng_waddr_i ('0), .eng_be_i ('0), .eng_wdata_i ('0)
+    .eng_re_i (b_re || dma_re[1]), .eng_raddr_i (b_re ? b_addr : BAddrW'(dma_addr)), .eng_rdata_o (b_rdata),
+    .eng_we_i (move_we_b || dma_we[1]), .eng_waddr_i (BAddrW'(move_we_b ? move_waddr : dma_addr)),
+    .eng_be_i (move_we_b ? '1 : dma_be[NumCols-1:0]),
+    .eng_wdata_i (move_we_b ? move_wdata[8*NumCols-1:0] : dma_wdata[8*NumCols-1:0])
   );
 
   qacc_sram_win #(.Depth(BiasDepth), .WordBytes(4 * NumCols)) u_bias_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
     .host_re_i (win_re[WinBias]), .host_we_i (win_we[WinBias]), .host_off_i (win_off), .host_wdata_i (win_wdata),
     .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinBias]),
-    .eng_re_i (bias_re), .eng_raddr_i (bias_addr), .eng_rdata_o (bias_rdata),
-    .eng_we_i (1'b0), .eng_waddr_i ('0), .eng_be_i ('0), .eng_wdata_i ('0)
+    .eng_re_i (bias_re || dma_re[2]), .eng_raddr_i (bias_re ? bias_addr : BiasAddrW'(dma_addr)),
+    .eng_rdata_o (bias_rdata),
+    .eng_we_i (dma_we[2]), .eng_waddr_i (BiasAddrW'(dma_addr)), .eng_be_i (dma_be[4*NumCols-1:0]),
+    .eng_wdata_i (dma_wdata[32*NumCols-1:0])
   );
 
   qacc_sram_win #(.Depth(RqDepth), .WordBytes(8 * NumCols)) u_rq_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
     .host_re_i (win_re[WinRq]), .host_we_i (win_we[WinRq]), .host_off_i (win_off), .host_wdata_i (win_wdata),
     .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinRq]),
-    .eng_re_i (rq_re), .eng_raddr_i (rq_addr), .eng_rdata_o (rq_rdata),
-    .eng_we_i (1'b0), .eng_waddr_i ('0), .eng_be_i ('0), .eng_wdata_i ('0)
+    .eng_re_i (rq_re || dma_re[3]), .eng_raddr_i (rq_re ? rq_addr : RqAddrW'(dma_addr)), .eng_rdata_o (rq_rdata),
+    .eng_we_i (dma_we[3]), .eng_waddr_i (RqAddrW'(dma_addr)), .eng_be_i (dma_be), .eng_wdata_i (dma_wdata)
   );
 
   qacc_sram_win #(.Depth(OutDepth), .WordBytes(OutBytes)) u_out_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
     .host_re_i (win_re[WinOut]), .host_we_i (win_we[WinOut]), .host_off_i (win_off), .host_wdata_i (win_wdata),
     .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinOut]),
-    .eng_re_i (1'b0), .eng_raddr_i ('0), .eng_rdata_o (out_rdata),
-    .eng_we_i (out_we), .eng_waddr_i (out_addr), .eng_be_i (out_be), .eng_wdata_i (out_wdata)
+    .eng_re_i (move_re || dma_re[4]), .eng_raddr_i (OutAddrW'(move_re ? move_raddr : dma_addr)),
+    .eng_rdata_o (out_rdata),
+    .eng_we_i (out_we || dma_we[4]), .eng_waddr_i (out_we ? out_addr : OutAddrW'(dma_addr)),
+    .eng_be_i (out_we ? out_be : dma_be[OutBytes-1:0]),
+    .eng_wdata_i (out_we ? out_wdata : dma_wdata[8*OutBytes-1:0])
   );
+
+  // The requant unit uses a tile's bias and rq words for R beats after their read (7); a DMA read of the same
+  // SRAM in between (a STORE, 17.6) replaces the SRAM's read data, so the words of the controller's last read are
+  // kept here.
+  logic                              ctrl_bias_rd_q, ctrl_rq_rd_q;
+  logic [NumCols-1:0][ACC_W-1:0]     bias_hold_q, bias_word;
+  logic [NumCols-1:0][63:0]          rq_hold_q, rq_word;
+
+  assign bias_word = ctrl_bias_rd_q ? bias_rdata : bias_hold_q;
+  assign rq_word   = ctrl_rq_rd_q ? rq_rdata : rq_hold_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ctrl_bias_rd_q <= 1'b0;
+      ctrl_rq_rd_q   <= 1'b0;
+    end else begin
+      ctrl_bias_rd_q <= bias_re;
+      ctrl_rq_rd_q   <= rq_re;
+    end
+  end
+
+  // Data, loaded in the cycle after the controller's read (not reset, spec 10).
+  always_ff @(posedge clk_i) begin
+    bias_hold_q <= bias_word;
+    rq_hold_q   <= rq_word;
+  end
 
   // ---- MAC array and requant unit ---------------------------------------------------------------------------------
   qacc_mac_array #(
@@ -256,9 +547,9 @@ module qacc_top
   always_comb begin
     unused_rq_bits = 1'b0;
     for (int c = 0; c < NumCols; c++) begin
-      rq_mult[c]     = rq_rdata[c][Q31_FRAC_BITS-1:0];
-      rq_shift[c]    = rq_rdata[c][32 +: SHIFT_W];
-      unused_rq_bits ^= rq_rdata[c][31] ^ (^rq_rdata[c][63:32+SHIFT_W]);
+      rq_mult[c]     = rq_word[c][Q31_FRAC_BITS-1:0];
+      rq_shift[c]    = rq_word[c][32 +: SHIFT_W];
+      unused_rq_bits ^= rq_word[c][31] ^ (^rq_word[c][63:32+SHIFT_W]);
     end
   end
 
@@ -272,7 +563,7 @@ module qacc_top
     .in_row_i      (mac_out_row),
     .in_last_i     (mac_out_last),
     .in_acc_i      (mac_out_acc),
-    .in_bias_i     (bias_rdata),
+    .in_bias_i     (bias_word),
     .in_mult_i     (rq_mult),
     .in_shift_i    (rq_shift),
     .per_channel_i (cmd.per_channel),
@@ -310,16 +601,29 @@ module qacc_top
   assign mon_out_wdata_o    = out_wdata;
   assign mon_cmd_o          = cmd;
 
-  // The output SRAM is never read by the engine.
+  assign mon_dma_re_o     = |dma_re;
+  assign mon_dma_we_o     = |dma_we;
+  assign mon_dma_sram_o   = (|dma_re || |dma_we) ? dma_head.w[9][2:0] : 3'd0;  // the SRAM field (12)
+  assign mon_dma_addr_o   = (|dma_re || |dma_we) ? dma_addr : '0;
+  assign mon_dma_be_o     = dma_be;
+  assign mon_dma_wdata_o  = dma_wdata;
+  assign mon_move_re_o    = move_re;
+  assign mon_move_raddr_o = move_re ? move_raddr : '0;
+  assign mon_move_we_o    = move_we_a || move_we_b;
+  assign mon_move_dst_o   = move_we_a ? 3'(RegionA) : move_we_b ? 3'(RegionB) : 3'd0;
+  assign mon_move_waddr_o = (move_we_a || move_we_b) ? move_waddr : '0;
+  assign mon_move_wdata_o = (move_we_a || move_we_b) ? move_wdata : '0;
+
+  // Address bits above an SRAM's depth: validation keeps every access inside it.
   logic unused_top;
-  assign unused_top = ^out_rdata;
+  assign unused_top = ^{dma_addr, move_raddr, move_waddr, move_wdata};
 
 `ifndef SYNTHESIS
   // Bit 31 of a per-channel multiplier that a beat uses is 0 (the lanes' MultRange_A checks the other bits).
   logic [NumCols-1:0] rq_mult_bit31;
   always_comb begin
     for (int c = 0; c < NumCols; c++) begin
-      rq_mult_bit31[c] = rq_rdata[c][31];
+      rq_mult_bit31[c] = rq_word[c][31];
     end
   end
   PerChannelMult_A: assert property (@(posedge clk_i) disable iff (!rst_ni)

@@ -146,9 +146,11 @@ class Spec:
     def _enum(self, key, e):
         where = f"enum {key}"
         e["width"] = self.bits_of(e["bits"], where)
-        unique(e["values"], "value", where)
-        unique(e["values"], "name", where)
-        for v in e["values"]:
+        # program_values: legal only in a descriptor of a program (data_movement.md 11), not in CMD_OP.
+        e["all_values"] = e["values"] + e.get("program_values", [])
+        unique(e["all_values"], "value", where)
+        unique(e["all_values"], "name", where)
+        for v in e["all_values"]:
             require(0 <= v["value"] < 2 ** e["width"], f"{where}: {v['name']} does not fit")
         return e
 
@@ -156,10 +158,13 @@ class Spec:
         self.err_bits = errors["bits"]
         self.err_none = errors["none"]
         self.errors = errors["in_validation_order"]
-        unique(self.errors + [self.err_none], "code", "error codes")
-        unique(self.errors + [self.err_none], "name", "error codes")
+        # The codes only a program raises (data_movement.md 11), after the command's validation order.
+        self.program_errors = errors.get("program", [])
+        every = self.errors + self.program_errors + [self.err_none]
+        unique(every, "code", "error codes")
+        unique(every, "name", "error codes")
         require(self.err_none["code"] == 0, "error codes: NONE must be 0")
-        for e in self.errors:
+        for e in self.errors + self.program_errors:
             require(0 < e["code"] < 2**self.err_bits,
                     f"error code {e['name']}: {e['code']} does not fit {self.err_bits} bits")
 
@@ -328,9 +333,9 @@ def render_cpp(spec):
         if "cpp" not in e:
             continue
         out += [""] + cpp_comment(f"{e['desc']}.")
-        out += cpp_enum(e["cpp"], "uint8_t", [(v["value"], v["name"]) for v in e["values"]])
+        out += cpp_enum(e["cpp"], "uint8_t", [(v["value"], v["name"]) for v in e["all_values"]])
     out += ["", "// ---- Error codes (4): STATUS.ERR_CODE"]
-    errors = sorted([spec.err_none] + spec.errors, key=lambda e: e["code"])
+    errors = sorted([spec.err_none] + spec.errors + spec.program_errors, key=lambda e: e["code"])
     out += cpp_enum("ErrCode", "uint8_t", [(e["code"], e["name"]) for e in errors])
 
     out += ["", "// ---- Registers (3.2): byte offsets", "namespace reg {"]
@@ -392,6 +397,11 @@ def render_cpp(spec):
             "// sets ERR_CODE.",
             "inline constexpr ErrCodeInfo kErrCodes[] = {"]
     for e in spec.errors:
+        out.append(f"    {{ErrCode::k{camel(e['name'])}, \"{e['name']}\"}},")
+    out += ["};",
+            "// The codes only a program raises (data_movement.md 11), in code order.",
+            "inline constexpr ErrCodeInfo kProgramErrCodes[] = {"]
+    for e in spec.program_errors:
         out.append(f"    {{ErrCode::k{camel(e['name'])}, \"{e['name']}\"}},")
     out += ["};", "",
             "struct UnitInfo {",
@@ -457,8 +467,8 @@ def render_sv(spec):
     out += ["", sv_rule("Enumerations")]
     for e in spec.enums.values():
         out += sv_enum(e["sv"], e["width"], e["sv_prefix"],
-                       [(v["value"], v["name"]) for v in e["values"]], e["desc"])
-    errors = sorted([spec.err_none] + spec.errors, key=lambda e: e["code"])
+                       [(v["value"], v["name"]) for v in e["all_values"]], e["desc"])
+    errors = sorted([spec.err_none] + spec.errors + spec.program_errors, key=lambda e: e["code"])
     out += sv_enum("err_code_e", spec.err_bits, "Err", [(e["code"], e["name"]) for e in errors],
                    "STATUS.ERR_CODE (4)")
     out += sv_enum("unit_e", spec.unit_bits, "Unit", [(u["id"], u["name"]) for u in spec.units],
@@ -502,7 +512,7 @@ def render_sv(spec):
         return lines + [line]
 
     out += ["", "  // Register classes of the write rules (3): a write to a read-only register is an "
-            "error, and so", "  // is a write to a busy-locked one (CTRL, CMD_*) while BUSY.",
+            "error, and so", "  // is a write to a busy-locked one (CTRL, CMD_*, Q_BASE, Q_COUNT) while BUSY.",
             "  function automatic logic reg_read_only(logic [11:0] off);"]
     out += inside([r["name"] for r in spec.registers if r["access"] == "RO"])
     out += ["  endfunction", "  function automatic logic reg_busy_locked(logic [11:0] off);"]
@@ -601,12 +611,15 @@ def render_md(spec):
     op = spec.enums["opcode"]
     sections["opcodes"] = md_table(
         ["`OP`", "name", "operation"],
-        [[o["value"], f"`{o['name']}`", o["desc"]] for o in op["values"]] +
+        [[o["value"], f"`{o['name']}`", o["desc"]] for o in op["all_values"]] +
         [["other", "", op["reserved"]]])
     sections["error_codes"] = md_table(
         ["order", "code", "name", "check fails when"],
         [[i + 1, e["code"], f"`{e['name']}`", spec.text(e["check"])]
          for i, e in enumerate(spec.errors)])
+    sections["program_error_codes"] = md_table(
+        ["code", "name", "raised when"],
+        [[e["code"], f"`{e['name']}`", spec.text(e["check"])] for e in spec.program_errors])
     return sections
 
 

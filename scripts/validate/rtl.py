@@ -32,7 +32,8 @@ def read_configs(source_dir, names=None):
         s = c["sram"]
         params = [f"-GNumRows={c['array']['rows']}", f"-GNumCols={c['array']['cols']}",
                   f"-GADepth={s['a_depth']}", f"-GBDepth={s['b_depth']}", f"-GBiasDepth={s['bias_depth']}",
-                  f"-GRqDepth={s['rq_depth']}", f"-GOutDepth={s['out_depth']}"]
+                  f"-GRqDepth={s['rq_depth']}", f"-GOutDepth={s['out_depth']}",
+                  f"-GDataBytes={c['mem']['data_bytes']}", f"-GMaxOutstanding={c['mem']['max_outstanding']}"]
         configs.append(Config(name, path, params))
     return configs
 
@@ -43,10 +44,31 @@ def file_list(rtl_dir):
         return [line.strip() for line in f if line.strip() and not line.lstrip().startswith("//")]
 
 
-def mutable_files(rtl_dir):
-    """The design files a mutant may touch: every .sv of files.f except packages (constants and enums are
-    elaboration-time: a run-time selector cannot choose between them)."""
-    return [f for f in file_list(rtl_dir) if f.endswith(".sv") and not f.endswith("_pkg.sv")]
+SCOPE_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mutation_scope.json")
+
+
+def mutation_scope(path=SCOPE_FILE):
+    """(files, excluded) of mutation_scope.json: the files mutated, and the excluded ones with their reasons."""
+    with open(path) as f:
+        doc = json.load(f)
+    return list(doc["files"]), dict(doc["excluded"])
+
+
+def mutable_files(rtl_dir, scope_path=SCOPE_FILE):
+    """The design files a mutant may touch: the .sv files of files.f that mutation_scope.json lists under
+    'files' (never packages: constants and enums are elaboration-time, a run-time selector cannot choose between
+    them). A design file that the scope lists nowhere is an error (ValueError), and so is a listed file that
+    files.f does not hold."""
+    design = [f for f in file_list(rtl_dir) if f.endswith(".sv") and not f.endswith("_pkg.sv")]
+    files, excluded = mutation_scope(scope_path)
+    unlisted = [f for f in design if f not in files and f not in excluded]
+    if unlisted:
+        raise ValueError(f"{os.path.relpath(scope_path)}: {', '.join(unlisted)} of rtl/files.f listed neither "
+                         "under 'files' nor under 'excluded'")
+    stale = [f for f in list(files) + list(excluded) if f not in design]
+    if stale:
+        raise ValueError(f"{os.path.relpath(scope_path)}: {', '.join(stale)} not in rtl/files.f")
+    return [f for f in design if f in files]
 
 
 def read_sources(rtl_dir):

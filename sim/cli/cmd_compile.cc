@@ -1,18 +1,25 @@
 // qacc compile: lowers a chain of GEMM layers into a program of LOAD, GEMM, MOVE and STORE
 // descriptors for a config (docs/data_movement.md 16), prints the plan, writes the program, and
 // with --check runs it on the golden executor with random values against the layers computed on
-// whole matrices.
+// whole matrices. With --timing it runs the program on the cycle-level model (the program engine
+// against the testbench memory, 17) and reports its cycles, the MAC array's utilization and the
+// counters of 17.8.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "golden/program.h"
 #include "model/arch.h"
+#include "model/ext_memory.h"
+#include "model/program_engine.h"
+#include "model/srams.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
 #include "sim/compiler/compiler.h"
@@ -31,9 +38,60 @@ struct CompileCliOptions {
   bool no_chain = false;
   std::string program_path;
   bool check = false;
+  bool timing = false;
+  int64_t mem_latency = 0;  // with --mem-latency: Lm instead of the config's ext_mem.latency
+  int64_t mem_interval = 0;
+  CLI::Option* mem_latency_option = nullptr;
+  CLI::Option* mem_interval_option = nullptr;
   std::string seed_text = "1";
   OutputOptions output;
 };
+
+// The testbench memory's timing (data_movement.md 15.2) from the config and the overrides.
+constexpr int64_t kMaxMemLatency = 1024, kMaxMemInterval = 64;
+
+int MemOption(const CLI::Option* option, int64_t value, int config_value, const char* name,
+              int64_t max) {
+  if (option == nullptr || option->count() == 0) return config_value;
+  if (value < 1 || value > max) {
+    throw UsageError(fmt::format("{}: {} is out of range, allowed 1..{}", name, value, max));
+  }
+  return int(value);
+}
+
+// The model's run of a compiled program (--timing).
+struct TimingRun {
+  int latency = 0, interval = 0;
+  model::ProgramRunResult result;
+  double wall_seconds = 0;
+  std::vector<uint8_t> ext;  // the first program.ext_bytes bytes of the memory afterwards
+};
+
+TimingRun RunTiming(const arch::ArchConfig& config, const compiler::CompiledProgram& program,
+                    const golden::MachineState& inputs, int latency, int interval) {
+  if (uint64_t{program.ext_bytes} > config.ext_mem_size_bytes) {
+    throw UsageError(fmt::format(
+        "--config: ext_mem.size_bytes = {} is smaller than the {} bytes the program needs",
+        config.ext_mem_size_bytes, program.ext_bytes));
+  }
+  TimingRun run;
+  run.latency = latency;
+  run.interval = interval;
+  model::ExtMemory memory(config.ext_mem_size_bytes, {config.mem_data_bytes, latency, interval});
+  memory.Write(0, inputs.ext.data(), program.ext_bytes);
+  model::Srams srams(config);
+  const auto start = std::chrono::steady_clock::now();
+  run.result = model::RunProgram(config, memory, srams, program.q_base,
+                                 uint32_t(program.descriptors.size()));
+  run.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.ext.assign(memory.image().begin(), memory.image().begin() + program.ext_bytes);
+  return run;
+}
+
+double Percent(uint64_t part, uint64_t whole) {
+  return whole == 0 ? 0.0 : 100.0 * double(part) / double(whole);
+}
 
 const char* KindName(compiler::TensorPlacement::Kind kind) {
   using Kind = compiler::TensorPlacement::Kind;
@@ -116,6 +174,13 @@ void RunCompile(const CompileCliOptions& o) {
     throw UsageError(fmt::format("--config: {}", e.what()));
   }
   const uint64_t seed = ParseSeed(o.seed_text, "--seed");
+  const int latency = MemOption(o.mem_latency_option, o.mem_latency, config.ext_mem_latency,
+                                "--mem-latency", kMaxMemLatency);
+  const int interval = MemOption(o.mem_interval_option, o.mem_interval, config.ext_mem_interval,
+                                 "--mem-interval", kMaxMemInterval);
+  if (!o.timing && (o.mem_latency_option->count() || o.mem_interval_option->count())) {
+    throw UsageError("--mem-latency and --mem-interval: only with --timing");
+  }
   if (!o.program_path.empty()) CheckOutputPath(o.program_path, "--program");
   if (!o.output.output_path.empty() && o.output.output_path != "-") {
     CheckOutputPath(o.output.output_path, "--output");
@@ -194,16 +259,23 @@ void RunCompile(const CompileCliOptions& o) {
   json["tensors"] = tensors;
 
   bool pass = true;
+  const golden::AccelGeometry geometry = compiler::GeometryOf(config);
+  std::optional<compiler::RandomValues> values;
+  std::optional<golden::MachineState> inputs;
+  if (o.check || o.timing) {
+    values = compiler::MakeRandomValues(network, seed);
+    inputs.emplace(geometry, program.ext_bytes);
+    compiler::WriteInputs(program, network, values->x, values->layers, *inputs);
+  }
+  std::vector<int32_t> want;
+  if (o.check) want = compiler::ReferenceOutput(network, values->x, values->layers);
+  std::optional<golden::MachineState> golden_after;
   if (o.check) {
-    const golden::AccelGeometry geometry = compiler::GeometryOf(config);
-    golden::MachineState state(geometry, program.ext_bytes);
-    const compiler::RandomValues values = compiler::MakeRandomValues(network, seed);
-    compiler::WriteInputs(program, network, values.x, values.layers, state);
+    golden::MachineState& state = golden_after.emplace(*inputs);
     const auto races = golden::RaceCheck(geometry, program.descriptors, program.q_base);
     const golden::ProgramResult result =
         golden::RunQueue(geometry, program.q_base, uint32_t(program.descriptors.size()), state);
     const std::vector<int32_t> got = compiler::ReadOutput(program, network, state);
-    const std::vector<int32_t> want = compiler::ReferenceOutput(network, values.x, values.layers);
     int64_t mismatches = 0;
     for (size_t i = 0; i < got.size(); ++i) mismatches += got[i] != want[i];
     pass = result.error == golden::ProgramError::kNone && races.empty() && mismatches == 0;
@@ -219,6 +291,76 @@ void RunCompile(const CompileCliOptions& o) {
         "output elements differ from the layers computed on whole matrices\n",
         seed, pass ? "PASS" : "FAIL", result.retired, program.descriptors.size(),
         golden::ProgramErrorName(result.error), races.size(), mismatches, got.size());
+  }
+  if (o.timing) {
+    const TimingRun run = RunTiming(config, program, *inputs, latency, interval);
+    const model::ProgramPerf& p = run.result.perf;
+    const uint64_t d = uint64_t(config.mem_data_bytes);
+    const uint64_t compute_only = p.compute_busy - p.overlap, dma_only = p.dma_busy - p.overlap;
+    const uint64_t idle = p.cycles - compute_only - dma_only - p.overlap;
+    const bool ran = run.result.error == model::ProgramError::kNone &&
+                     run.result.retired == program.descriptors.size();
+    nlohmann::json t = {{"mem_latency", latency},
+                        {"mem_interval", interval},
+                        {"data_bytes", d},
+                        {"bandwidth_bytes_per_cycle", double(d) / interval},
+                        {"error", model::ProgramErrorName(run.result.error)},
+                        {"retired", run.result.retired},
+                        {"cycles", p.cycles},
+                        {"mac_busy", p.mac_busy},
+                        {"mac_utilization", p.cycles ? double(p.mac_busy) / double(p.cycles) : 0.0},
+                        {"compute_busy", p.compute_busy},
+                        {"dma_busy", p.dma_busy},
+                        {"overlap", p.overlap},
+                        {"compute_only", compute_only},
+                        {"dma_only", dma_only},
+                        {"idle", idle},
+                        {"dma_wait", p.dma_wait},
+                        {"compute_wait", p.compute_wait},
+                        {"port_stall", p.port_stall},
+                        {"rd_beats", p.rd_beats},
+                        {"wr_beats", p.wr_beats},
+                        {"read_bytes", p.rd_beats * d},
+                        {"write_bytes", p.wr_beats * d},
+                        {"wall_seconds", run.wall_seconds}};
+    human += fmt::format(
+        "timing (model; memory latency {}, interval {}: {:.3g} bytes/cycle each way): {} cycles, "
+        "MAC utilization {:.2f} % ({} MAC-busy cycles); {}\n"
+        "  compute busy {} ({:.1f} %), DMA busy {} ({:.1f} %), overlap {}; compute only {}, DMA "
+        "only {}, idle {}\n"
+        "  token waits: DMA {}, compute {}; SRAM port stalls {}; read {} bytes ({} beats, "
+        "descriptors included), written {} bytes ({} beats); model run {:.3f} s\n",
+        latency, interval, double(d) / interval, p.cycles, Percent(p.mac_busy, p.cycles),
+        p.mac_busy,
+        ran ? "all descriptors retired"
+            : fmt::format("error {} at descriptor {}, {} retired",
+                          model::ProgramErrorName(run.result.error), run.result.error_index,
+                          run.result.retired),
+        p.compute_busy, Percent(p.compute_busy, p.cycles), p.dma_busy,
+        Percent(p.dma_busy, p.cycles), p.overlap, compute_only, dma_only, idle, p.dma_wait,
+        p.compute_wait, p.port_stall, p.rd_beats * d, p.rd_beats, p.wr_beats * d, p.wr_beats,
+        run.wall_seconds);
+    pass = pass && ran;
+    if (o.check) {
+      // The model's external memory against the golden executor's (all of it) and its output
+      // against the layers computed on whole matrices.
+      golden::MachineState after(geometry, program.ext_bytes);
+      after.ext = run.ext;
+      const std::vector<int32_t> got = compiler::ReadOutput(program, network, after);
+      int64_t mismatches = 0;
+      for (size_t i = 0; i < got.size(); ++i) mismatches += got[i] != want[i];
+      const bool same_memory = run.ext == golden_after->ext;
+      const bool model_pass = ran && mismatches == 0 && same_memory;
+      pass = pass && model_pass;
+      t["check"] = {
+          {"pass", model_pass}, {"mismatches", mismatches}, {"ext_equals_golden", same_memory}};
+      human += fmt::format(
+          "model check: {}: {} of {} output elements differ from the layers computed on whole "
+          "matrices; external memory {} golden's\n",
+          model_pass ? "PASS" : "FAIL", mismatches, got.size(),
+          same_memory ? "equals" : "differs from");
+    }
+    json["timing"] = t;
   }
   if (!o.program_path.empty()) WriteFileAtomically(o.program_path, ProgramBytes(program));
   Emit(o.output, human, json);
@@ -250,6 +392,17 @@ void RegisterCompileCommand(CLI::App& app) {
   cmd->add_flag("--check", options->check,
                 "Run the program on the golden executor with random values and compare with the "
                 "layers computed on whole matrices");
+  cmd->add_flag("--timing", options->timing,
+                "Run the program on the cycle-level model (random values as --check) and report "
+                "its cycles, MAC utilization and DMA counters");
+  options->mem_latency_option =
+      cmd->add_option("--mem-latency", options->mem_latency,
+                      "With --timing: external memory latency in cycles, 1..1024 (default: the "
+                      "config's ext_mem.latency)");
+  options->mem_interval_option =
+      cmd->add_option("--mem-interval", options->mem_interval,
+                      "With --timing: cycles per memory beat, 1..64 (bandwidth data_bytes / "
+                      "interval; default: the config's ext_mem.interval)");
   cmd->add_option("--seed", options->seed_text,
                   std::string("Seed of the --check values, ") + kSeedRange);
   AddOutputOptions(cmd, &options->output);

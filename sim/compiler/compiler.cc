@@ -219,7 +219,10 @@ class LayerCompiler {
       ch.sa = 1;
       ch.ma = ctx.mb;
     } else {
-      ch.sa = streams;
+      // A is the outer loop: when B is streamed too, every A chunk reloads all of B, so one big A
+      // slot (half the B traffic of two) beats overlapping the few A loads. With B resident, A's
+      // loads are the only traffic and double buffering hides them.
+      ch.sa = ch.b_resident ? streams : 1;
       ch.ma = 0;
       while (ch.ma < ctx.mb && a_words(ch.ma + 1, ch.sa, 1) <= ctx.a_space.words) ++ch.ma;
     }
@@ -240,7 +243,7 @@ class LayerCompiler {
         --ch.ma;
         if (ch.a_resident && !ctx.a_in) {
           ch.a_resident = false;
-          ch.sa = streams;
+          ch.sa = ch.b_resident ? streams : 1;  // as above
           while (ch.ma > 0 && a_words(ch.ma, ch.sa, ch.nbc) > ctx.a_space.words) --ch.ma;
         }
       } else {

@@ -7,14 +7,16 @@
 namespace qacc::cosim {
 
 // One factory per build (generated rtl_variant_<name>.cc files).
-#define QACC_COSIM_VARIANT(name, config, traced, coverage, mutants, rows, cols, a, b, bias, rq, out) \
-  std::unique_ptr<Dut> MakeDut_##name(const DutVariant& variant, int64_t mutant, uint64_t power_on_seed);
+#define QACC_COSIM_VARIANT(name, config, traced, coverage, mutants, rows, cols, a, b, bias, rq, out, d, \
+                           outstanding)                                                           \
+  std::unique_ptr<Dut> MakeDut_##name(const DutVariant& variant, int64_t mutant,                  \
+                                      uint64_t power_on_seed, const ExtMemSettings& ext);
 #include "rtl_variants.inc"
 #undef QACC_COSIM_VARIANT
 
 namespace {
 
-using Factory = std::unique_ptr<Dut> (*)(const DutVariant&, int64_t, uint64_t);
+using Factory = std::unique_ptr<Dut> (*)(const DutVariant&, int64_t, uint64_t, const ExtMemSettings&);
 
 struct Entry {
   DutVariant variant;
@@ -23,8 +25,10 @@ struct Entry {
 
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> entries = {
-#define QACC_COSIM_VARIANT(name, config, traced, coverage, mutants, rows, cols, a, b, bias, rq, out) \
-  {{#name, config, traced != 0, coverage != 0, mutants, rows, cols, a, b, bias, rq, out}, &MakeDut_##name},
+#define QACC_COSIM_VARIANT(name, config, traced, coverage, mutants, rows, cols, a, b, bias, rq, out, d, \
+                           outstanding)                                                           \
+  {{#name, config, traced != 0, coverage != 0, mutants, rows, cols, a, b, bias, rq, out, d, outstanding}, \
+   &MakeDut_##name},
 #include "rtl_variants.inc"
 #undef QACC_COSIM_VARIANT
   };
@@ -33,14 +37,32 @@ const std::vector<Entry>& Entries() {
 
 bool Matches(const DutVariant& v, const arch::ArchConfig& c) {
   return v.rows == c.rows && v.cols == c.cols && v.a_depth == c.a_depth && v.b_depth == c.b_depth &&
-         v.bias_depth == c.bias_depth && v.rq_depth == c.rq_depth && v.out_depth == c.out_depth;
+         v.bias_depth == c.bias_depth && v.rq_depth == c.rq_depth && v.out_depth == c.out_depth &&
+         v.data_bytes == c.mem_data_bytes && v.max_outstanding == c.mem_max_outstanding;
 }
 
 }  // namespace
 
 std::string DutVariant::Describe() const {
-  return fmt::format("{} ({}x{}, A {}, B {}, bias {}, rq {}, out {})", name, rows, cols, a_depth,
-                     b_depth, bias_depth, rq_depth, out_depth);
+  return fmt::format("{} ({}x{}, A {}, B {}, bias {}, rq {}, out {}, D {}, {} reads)", name, rows, cols,
+                     a_depth, b_depth, bias_depth, rq_depth, out_depth, data_bytes, max_outstanding);
+}
+
+bool QueueSample::operator==(const QueueSample& o) const {
+  return d2c == o.d2c && c2d == o.c2d && dma_count == o.dma_count && cmp_count == o.cmp_count &&
+         retired == o.retired && dma_start == o.dma_start && dma_retire == o.dma_retire &&
+         cmp_start == o.cmp_start && cmp_retire == o.cmp_retire && dma_start_index == o.dma_start_index &&
+         dma_retire_index == o.dma_retire_index && cmp_start_index == o.cmp_start_index &&
+         cmp_retire_index == o.cmp_retire_index;
+}
+
+ExtMemSettings ExtMemSettingsOf(const arch::ArchConfig& config) {
+  ExtMemSettings s;
+  s.size_bytes = config.ext_mem_size_bytes;
+  s.timing.data_bytes = config.mem_data_bytes;
+  s.timing.latency = config.ext_mem_latency;
+  s.timing.interval = config.ext_mem_interval;
+  return s;
 }
 
 const std::vector<DutVariant>& DutVariants() {
@@ -60,9 +82,10 @@ const DutVariant& FindVariant(const arch::ArchConfig& config, bool traced) {
   }
   throw std::invalid_argument(fmt::format(
       "--config: no Verilated qacc_top{} matches config '{}' ({}x{}, A {}, B {}, bias {}, rq {}, "
-      "out {}); RTL parameters are fixed at build time, available builds: {}",
+      "out {}, D {}, {} reads); RTL parameters are fixed at build time, available builds: {}",
       traced ? " with tracing" : "", config.name, config.rows, config.cols, config.a_depth,
-      config.b_depth, config.bias_depth, config.rq_depth, config.out_depth, available));
+      config.b_depth, config.bias_depth, config.rq_depth, config.out_depth, config.mem_data_bytes,
+      config.mem_max_outstanding, available));
 }
 
 void CheckMutant(const DutVariant& variant, int64_t mutant) {
@@ -78,10 +101,15 @@ void CheckMutant(const DutVariant& variant, int64_t mutant) {
   }
 }
 
-std::unique_ptr<Dut> MakeDut(const DutVariant& variant, int64_t mutant, uint64_t power_on_seed) {
+std::unique_ptr<Dut> MakeDut(const DutVariant& variant, int64_t mutant, uint64_t power_on_seed,
+                             const ExtMemSettings& ext) {
   CheckMutant(variant, mutant);
+  if (ext.timing.data_bytes != variant.data_bytes) {
+    throw std::invalid_argument(fmt::format("external memory of {}-byte beats for the RTL build {}",
+                                            ext.timing.data_bytes, variant.Describe()));
+  }
   for (const Entry& e : Entries()) {
-    if (e.variant.name == variant.name) return e.factory(variant, mutant, power_on_seed);
+    if (e.variant.name == variant.name) return e.factory(variant, mutant, power_on_seed, ext);
   }
   throw std::logic_error("unknown RTL build " + variant.name);
 }

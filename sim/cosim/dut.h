@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model/arch.h"
+#include "model/ext_memory.h"
 
 namespace qacc::cosim {
 
@@ -21,6 +22,37 @@ inline constexpr int kCommandModeActBits = 4;
 inline constexpr int kCommandPortBits = arch::kOpBits + 3 * arch::kDimBits + 5 * arch::kBaseBits + 6 +
                                         kCommandModeActBits + 2 * arch::kZpBits + 4 * 32 + arch::kShiftBits;
 inline constexpr int kCommandPortWords = (kCommandPortBits + 31) / 32;
+
+// The queue monitor mon_q_o of a program (data_movement.md 18), decoded.
+struct QueueSample {
+  int d2c = 0, c2d = 0;              // token counters
+  int dma_count = 0, cmp_count = 0;  // queue occupancies
+  uint32_t retired = 0;              // Q_RETIRED
+  bool dma_start = false, dma_retire = false, cmp_start = false, cmp_retire = false;
+  uint32_t dma_start_index = 0, dma_retire_index = 0, cmp_start_index = 0, cmp_retire_index = 0;
+  bool operator==(const QueueSample& o) const;
+};
+inline constexpr int kMonQueueBits = 4 + 4 + 3 + 3 + 16 + 4 * 17;  // $bits(mon_q_t)
+inline constexpr int kMaxSramWordBytes = 8 * kMaxCols;              // the rq word
+
+// The DMA's SRAM access of one cycle (mon_dma_*_o). Bytes are filled only with re or we.
+struct DmaSramSample {
+  bool re = false, we = false;
+  int sram = 0;       // 1..5: A, B, bias, rq, out
+  uint32_t addr = 0;  // word address
+  uint8_t be[kMaxSramWordBytes] = {};
+  uint8_t wdata[kMaxSramWordBytes] = {};  // 0 for a read
+};
+
+// MOVE's accesses of one cycle (mon_move_*_o).
+struct MoveSample {
+  bool re = false;
+  uint32_t raddr = 0;
+  bool we = false;
+  int dst = 0;  // 1 A, 2 B
+  uint32_t waddr = 0;
+  uint8_t wdata[kMaxCols] = {};  // R bytes into A, C bytes into B
+};
 
 // APB inputs of qacc_top for one cycle (spec 3).
 struct ApbPins {
@@ -50,6 +82,10 @@ struct RtlSample {
   uint8_t out_be[4 * kMaxCols] = {};  // 0/1 per byte
   uint8_t out_wdata[4 * kMaxCols] = {};
   uint32_t cmd[kCommandPortWords] = {};  // mon_cmd_o, every cycle
+  // Programs (data_movement.md 18).
+  QueueSample queue;
+  DmaSramSample dma;
+  MoveSample move;
 };
 
 // One Verilated build of qacc_top.
@@ -61,7 +97,9 @@ struct DutVariant {
   int64_t mutants = 0;    // a mutant schemata of that many mutants (qacc validate), 0 for the design itself
   int rows = 0, cols = 0;
   uint32_t a_depth = 0, b_depth = 0, bias_depth = 0, rq_depth = 0, out_depth = 0;
-  std::string Describe() const;  // "default (8x8, A 8192, B 8192, bias 256, rq 256, out 8192)"
+  int data_bytes = 0, max_outstanding = 0;  // memory port (mem.*)
+  // "default (8x8, A 8192, B 8192, bias 256, rq 256, out 8192, D 16, 4 reads)"
+  std::string Describe() const;
 };
 
 class Dut {
@@ -76,7 +114,13 @@ class Dut {
   virtual void SetApb(const ApbPins& pins) = 0;
   // Evaluates cycle `cycle` with clk_i low and the current inputs, fills `sample`, then applies the
   // rising edge that ends the cycle. With tracing on, dumps both half cycles (cycle n at n ns).
+  // The memory port is bridged to ext_memory() in every cycle (sim/cosim/axi_bridge.h).
   virtual void Cycle(int64_t cycle, RtlSample& sample) = 0;
+
+  // The testbench's external memory on the RTL's memory port (docs/data_movement.md 15.2), and the
+  // port's master outputs of the last cycle.
+  virtual model::ExtMemory& ext_memory() = 0;
+  virtual const model::AxiMasterOut& axi_master() const = 0;
 
   // Backdoor: the whole content of an SRAM (A, B, bias, rq, out) as its window image, resized by
   // the caller to depth * word bytes (the rq SRAM holds each shift word as written; only bits
@@ -94,6 +138,13 @@ class Dut {
   virtual void WriteCoverage(const std::string& path) const = 0;
 };
 
+// The testbench memory of a config (its ext_mem.* keys and mem.data_bytes).
+struct ExtMemSettings {
+  uint64_t size_bytes = uint64_t{64} << 20;
+  model::ExtMemoryTiming timing;
+};
+ExtMemSettings ExtMemSettingsOf(const arch::ArchConfig& config);
+
 // Every build linked into this binary.
 const std::vector<DutVariant>& DutVariants();
 // The build whose rows, cols and SRAM depths equal `config`'s (traced or not). Throws
@@ -103,7 +154,9 @@ const DutVariant& FindVariant(const arch::ArchConfig& config, bool traced);
 // `power_on_seed` seeds the power-on value of every RTL variable (--x-initial unique, spec 10): reset
 // then clears the control flops, the datapath flops keep theirs; 0 powers on with zeros, and so do the
 // coverage builds (toggle coverage). The SRAM arrays power on with zeros either way, like the model's.
-std::unique_ptr<Dut> MakeDut(const DutVariant& variant, int64_t mutant = 0, uint64_t power_on_seed = 0);
+// `ext` sizes and times the Dut's external memory (its data_bytes must be the build's).
+std::unique_ptr<Dut> MakeDut(const DutVariant& variant, int64_t mutant = 0, uint64_t power_on_seed = 0,
+                             const ExtMemSettings& ext = {});
 // Throws std::invalid_argument unless `variant` can run mutant `mutant` (0 always can).
 void CheckMutant(const DutVariant& variant, int64_t mutant);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <type_traits>
 
+#include "sim/cosim/axi_bridge.h"
 #include "sim/cosim/dut.h"
 #include "sim/cosim/monitor_sample.h"
 #include "sim/testgen/rng.h"
@@ -19,8 +20,11 @@ namespace qacc::cosim {
 template <typename VTop, bool kTraced, bool kCoverage>
 class DutImpl final : public Dut {
  public:
-  DutImpl(const DutVariant& variant, int64_t mutant, uint64_t power_on_seed)
-      : variant_(variant), context_(std::make_unique<VerilatedContext>()) {
+  DutImpl(const DutVariant& variant, int64_t mutant, uint64_t power_on_seed, const ExtMemSettings& ext)
+      : variant_(variant),
+        context_(std::make_unique<VerilatedContext>()),
+        memory_(ext.size_bytes, ext.timing),
+        bridge_(memory_, ext.timing.data_bytes) {
     if constexpr (kTraced) context_->traceEverOn(true);
     // Verilated with --x-initial unique: the constructor draws every variable's power-on value from
     // the context's generator (mode 2: random; 0: zeros). Verilator takes a non-zero int seed.
@@ -77,11 +81,13 @@ class DutImpl final : public Dut {
   void Cycle(int64_t cycle, RtlSample& s) override {
     VTop& top = *top_;
     top.clk_i = 0;
+    bridge_.BeforeEval(top);
     top.eval();
     if constexpr (kTraced) {
       if (tracing_) trace_->dump(static_cast<uint64_t>(cycle) * kPeriodPs);
     }
-    SampleOutputs(top, variant_.cols, s);
+    SampleOutputs(top, variant_.rows, variant_.cols, s);
+    bridge_.AfterEval(top);
     top.clk_i = 1;
     if (mute_assertions_) context_->assertOn(false);
     top.eval();
@@ -93,6 +99,9 @@ class DutImpl final : public Dut {
       if (tracing_) trace_->dump(static_cast<uint64_t>(cycle) * kPeriodPs + kPeriodPs / 2);
     }
   }
+
+  model::ExtMemory& ext_memory() override { return memory_; }
+  const model::AxiMasterOut& axi_master() const override { return bridge_.master(); }
 
   void ReadSram(arch::Region region, std::vector<uint8_t>& image) const override {
     const auto& root = *top_->rootp;
@@ -171,6 +180,8 @@ class DutImpl final : public Dut {
 
   DutVariant variant_;
   std::unique_ptr<VerilatedContext> context_;
+  model::ExtMemory memory_;
+  AxiBridge bridge_;
   std::unique_ptr<VTop> top_;
   // The FST writer only in traced builds: an untraced variant must not need Verilator's FST runtime
   // (a build without traced variants does not link it).

@@ -536,7 +536,8 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
   setenv("SC_COPYRIGHT_MESSAGE", "DISABLE", 0);
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                           sc_core::SC_DO_NOTHING);
-  std::unique_ptr<Dut> dut = MakeDut(variant, options.mutant, options.power_on_seed);
+  std::unique_ptr<Dut> dut =
+      MakeDut(variant, options.mutant, options.power_on_seed, ExtMemSettingsOf(options.config));
   Scoreboard scoreboard(options.config);
   Coverage coverage(options.config);
 
@@ -674,7 +675,7 @@ RtlOnlyResult RunRtlOnly(const CosimOptions& options, const sim::Program& progra
   const bool traced = !rtl_options.trace_path.empty();
   std::unique_ptr<Dut> dut =
       MakeDut(FindVariant(options.config, traced || rtl_options.traced_build), options.mutant,
-              options.power_on_seed);
+              options.power_on_seed, ExtMemSettingsOf(options.config));
   if (traced) dut->OpenTrace(rtl_options.trace_path);
   Engine engine(options, program, *dut, nullptr, nullptr);
   if (traced) engine.set_trace(rtl_options.trace_begin, rtl_options.trace_end);

@@ -22,10 +22,51 @@ inline uint32_t PortWord(T port, int i) {
   return static_cast<uint32_t>(static_cast<uint64_t>(port) >> (32 * i));
 }
 
+// `width` bits at bit `lsb` of a port read as 32-bit words (width <= 32).
+template <typename T>
+inline uint32_t PortBits(const T& port, int lsb, int width) {
+  const uint64_t two = uint64_t{PortWord(port, lsb / 32)} |
+                       (lsb % 32 + width > 32 ? uint64_t{PortWord(port, lsb / 32 + 1)} << 32 : 0);
+  return static_cast<uint32_t>((two >> (lsb % 32)) & ((uint64_t{1} << width) - 1));
+}
+
+// mon_q_o (the packed struct mon_q_t of qacc_pkg: its first member in the top bits).
+template <typename T>
+inline void SampleQueue(const T& port, QueueSample& q) {
+  int lsb = kMonQueueBits;
+  auto next = [&](int width) {
+    lsb -= width;
+    return PortBits(port, lsb, width);
+  };
+  q.d2c = int(next(4));
+  q.c2d = int(next(4));
+  q.dma_count = int(next(3));
+  q.cmp_count = int(next(3));
+  q.retired = next(16);
+  q.dma_start = next(1);
+  q.dma_start_index = next(16);
+  q.dma_retire = next(1);
+  q.dma_retire_index = next(16);
+  q.cmp_start = next(1);
+  q.cmp_start_index = next(16);
+  q.cmp_retire = next(1);
+  q.cmp_retire_index = next(16);
+}
+
+// The bytes of a monitor port (byte j in bits [8j+7:8j]) and its per-byte enables.
+template <typename T>
+inline void PortBytes(const T& port, int bytes, uint8_t* out) {
+  for (int j = 0; j < bytes; ++j) out[j] = static_cast<uint8_t>(PortWord(port, j / 4) >> (8 * (j % 4)));
+}
+template <typename T>
+inline void PortBitsPerByte(const T& port, int bits, uint8_t* out) {
+  for (int j = 0; j < bits; ++j) out[j] = static_cast<uint8_t>((PortWord(port, j / 32) >> (j % 32)) & 1);
+}
+
 // The APB response, status, irq and monitor ports of `top` (evaluated with the clock low) for an
-// array of `cols` columns. Lane arrays are filled only when their valid bit is 1.
+// array of `rows` x `cols`. Lane arrays are filled only when their valid bit is 1.
 template <typename VTop>
-void SampleOutputs(const VTop& top, int cols, RtlSample& s) {
+void SampleOutputs(const VTop& top, int rows, int cols, RtlSample& s) {
   s.pready = top.apb_pready_o;
   s.pslverr = top.apb_pslverr_o;
   s.prdata = top.apb_prdata_o;
@@ -59,6 +100,25 @@ void SampleOutputs(const VTop& top, int cols, RtlSample& s) {
         s.out_be[4 * w + b] = static_cast<uint8_t>((be >> b) & 1);
       }
     }
+  }
+  // Programs (data_movement.md 18).
+  static_assert(sizeof(top.mon_q_o) * 8 >= kMonQueueBits, "mon_q_o is not $bits(mon_q_t)");
+  SampleQueue(top.mon_q_o, s.queue);
+  s.dma.re = top.mon_dma_re_o;
+  s.dma.we = top.mon_dma_we_o;
+  if (s.dma.re || s.dma.we) {
+    s.dma.sram = top.mon_dma_sram_o;
+    s.dma.addr = top.mon_dma_addr_o;
+    PortBitsPerByte(top.mon_dma_be_o, 8 * cols, s.dma.be);
+    PortBytes(top.mon_dma_wdata_o, 8 * cols, s.dma.wdata);
+  }
+  s.move.re = top.mon_move_re_o;
+  s.move.raddr = top.mon_move_raddr_o;
+  s.move.we = top.mon_move_we_o;
+  if (s.move.we) {
+    s.move.dst = top.mon_move_dst_o;
+    s.move.waddr = top.mon_move_waddr_o;
+    PortBytes(top.mon_move_wdata_o, rows > cols ? rows : cols, s.move.wdata);
   }
 }
 

@@ -412,7 +412,7 @@ int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
   }
   if (r < 93) {  // reserved offsets: read 0, writes ignored
     const uint32_t offset =
-        rng.Pick<uint32_t>({0x02C, 0x03C, 0x048, 0x0C0, 0x0FC, 0x120, 0x200, 0x3FC});
+        rng.Pick<uint32_t>({0x02C, 0x03C, 0x048, 0x0C0, 0x0FC, 0x13C, 0x200, 0x3FC});
     if (rng.Chance(50)) {
       b.Read(arch::kRegsBase + offset);
     } else {

@@ -78,5 +78,63 @@ TEST(CompileCli, CarelessInputsNameTheProblem) {
   }
 }
 
+// --timing: the model's cycles and counters add up, its external memory passes the same check as
+// golden's, and a slower memory never makes the program faster.
+TEST(CompileCli, TimingReportsCyclesAndUtilization) {
+  auto run = [](const std::string& extra) {
+    const CliResult r = RunQacc("compile --gemm 40,48,64 --timing --check --json" + extra);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return nlohmann::json::parse(r.out)["timing"];
+  };
+  const nlohmann::json t = run("");
+  ASSERT_TRUE(t.is_object());
+  EXPECT_EQ(t["error"], "NONE");
+  EXPECT_TRUE(t["check"]["pass"].get<bool>());
+  EXPECT_TRUE(t["check"]["ext_equals_golden"].get<bool>());
+  EXPECT_EQ(t["mem_latency"].get<int>(), 20);  // configs/default.json
+  EXPECT_EQ(t["mem_interval"].get<int>(), 1);
+  const uint64_t cycles = t["cycles"].get<uint64_t>();
+  // 5 x 6 tiles of K = 64: MAC busy T * K whatever the split into commands.
+  EXPECT_EQ(t["mac_busy"].get<uint64_t>(), 30u * 64);
+  EXPECT_DOUBLE_EQ(t["mac_utilization"].get<double>(), 1920.0 / double(cycles));
+  EXPECT_EQ(t["compute_only"].get<uint64_t>() + t["dma_only"].get<uint64_t>() +
+                t["overlap"].get<uint64_t>() + t["idle"].get<uint64_t>(),
+            cycles);
+  EXPECT_LE(t["compute_busy"].get<uint64_t>(), cycles);
+  EXPECT_EQ(t["read_bytes"].get<uint64_t>(), 16 * t["rd_beats"].get<uint64_t>());
+  EXPECT_GE(t["write_bytes"].get<uint64_t>(), 40u * 48);  // the int8 output at least
+  uint64_t previous = cycles;
+  for (const char* interval : {"2", "4"}) {
+    const nlohmann::json slower = run(std::string(" --mem-interval ") + interval);
+    EXPECT_EQ(slower["mem_interval"].get<int>(), std::stoi(interval));
+    EXPECT_TRUE(slower["check"]["pass"].get<bool>());
+    EXPECT_GE(slower["cycles"].get<uint64_t>(), previous) << interval;
+    previous = slower["cycles"].get<uint64_t>();
+  }
+  EXPECT_GT(previous, cycles);
+  const CliResult human = RunQacc("compile --gemm 40,48,64 --timing --mem-latency 5");
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("timing (model; memory latency 5, interval 1"), std::string::npos)
+      << human.out;
+  EXPECT_NE(human.out.find("MAC utilization"), std::string::npos) << human.out;
+}
+
+TEST(CompileCli, BadMemoryTimingIsExitTwo) {
+  struct Case {
+    std::string args, message;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"--timing --mem-interval 0", "--mem-interval: 0 is out of range, allowed 1..64"},
+           {"--timing --mem-interval 65", "--mem-interval: 65 is out of range, allowed 1..64"},
+           {"--timing --mem-latency 2000", "--mem-latency: 2000 is out of range, allowed 1..1024"},
+           {"--mem-interval 2", "--mem-latency and --mem-interval: only with --timing"},
+       }) {
+    const CliResult r = RunQacc("compile --gemm 8,8,8 " + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.args;
+  }
+}
+
 }  // namespace
 }  // namespace qacc::testing

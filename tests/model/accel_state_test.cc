@@ -55,7 +55,7 @@ TEST_P(AccelStateTest, ReadOnlyRegistersRefuseWrites) {
     EXPECT_EQ(host_.Write(info.offset, 0xFFFFFFFF), BusStatus::kGenericError) << info.name;
     EXPECT_EQ(ReadOk(info.offset), before) << info.name;
   }
-  EXPECT_EQ(read_only, 19);  // ID .. HW_LATENCY and the eight PERF_* registers
+  EXPECT_EQ(read_only, 29);  // ID .. HW_LATENCY, the 15 PERF_* registers, Q_RETIRED, Q_ERR_INDEX, Q_TOKENS
 }
 
 // Every register of the spec's table but CMD_*, read after reset: its reset value, or the
@@ -82,7 +82,7 @@ TEST_P(AccelStateTest, RwRegistersStoreTheirFields) {
     EXPECT_EQ(host_.Write(info.offset, 0), BusStatus::kOk) << info.name;
     EXPECT_EQ(ReadOk(info.offset), 0u) << info.name;
   }
-  EXPECT_EQ(rw, 16);  // CMD_M .. CMD_OP
+  EXPECT_EQ(rw, 18);  // CMD_M .. CMD_OP, Q_BASE, Q_COUNT
 }
 
 TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
@@ -117,7 +117,7 @@ TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
 }
 
 TEST_P(AccelStateTest, ReservedOffsetsReadZeroAndIgnoreWrites) {
-  for (uint32_t offset : {0x02Cu, 0x030u, 0x048u, 0x07Cu, 0x0C0u, 0x0FCu, 0x120u, 0x1FCu, 0x200u,
+  for (uint32_t offset : {0x02Cu, 0x030u, 0x048u, 0x07Cu, 0x0C0u, 0x0FCu, 0x13Cu, 0x1FCu, 0x200u,
                           0x2FCu, 0x300u, 0x3FCu}) {
     EXPECT_EQ(host_.Write(offset, 0xFFFFFFFF), BusStatus::kOk) << std::hex << offset;
     EXPECT_EQ(ReadOk(offset), 0u) << std::hex << offset;

@@ -108,6 +108,7 @@ TEST(ArchConfig, Errors) {
                     "multiple of 4096");
   ExpectConfigError(R"({"ext_mem": {"size_bytes": 4294971392}})", "ext_mem.size_bytes",
                     "4096..4294967296");
+  ExpectConfigError(R"({"ext_mem": {"size_bytes": -4096}})", "ext_mem.size_bytes", "-4096 is not");
   ExpectConfigError(R"({"ext_mem": {"latency": 0}})", "ext_mem.latency", "1..1024");
   ExpectConfigError(R"({"ext_mem": {"latency": 1025}})", "ext_mem.latency", "1..1024");
   ExpectConfigError(R"({"ext_mem": {"interval": 65}})", "ext_mem.interval", "1..64");

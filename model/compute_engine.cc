@@ -1,0 +1,78 @@
+#include "model/compute_engine.h"
+
+#include <stdexcept>
+
+#include "model/command.h"
+#include "model/gemm_engine.h"
+#include "model/model_only.h"
+
+namespace qacc::model {
+
+ComputeEngine::ComputeEngine(const arch::ArchConfig& config, Srams& srams)
+    : config_(config), srams_(srams), move_(config, srams) {}
+
+arch::Timing ComputeEngine::StartGemm(const arch::Command& command, uint64_t start_cycle) {
+  const LaunchDecision decision = DecodeCommand(config_, command);
+  if (decision.error != arch::ErrCode::kNone) {
+    throw std::logic_error("ComputeEngine::StartGemm: the fetcher pushed an invalid GEMM");
+  }
+  ExecuteTiles(GemmEngine(config_, decision.command, srams_), srams_);
+  is_move_ = false;
+  start_ = start_cycle;
+  timing_ = decision.command.timing;
+  end_ = start_ + uint64_t(timing_.E()) - 1;  // the last write slot W(T-1, R-1)
+  bias_en_ = decision.command.bias_en;
+  per_channel_ = decision.command.per_channel;
+  first_read_ = timing_.F(0, 0);
+  first_param_read_ = timing_.BiasRead(0);
+  first_write_ = timing_.W(0, 0);
+  return timing_;
+}
+
+void ComputeEngine::StartMove(const MoveDesc& desc, uint64_t start_cycle) {
+  is_move_ = true;
+  start_ = start_cycle;
+  move_.Start(desc, start_cycle);
+  end_ = move_.end_cycle();
+}
+
+PortUse ComputeEngine::PortsAt(uint64_t cycle) const {
+  if (cycle < start_ || cycle > end_) return {};
+  if (is_move_) return move_.PortsAt(cycle);
+  PortUse use;
+  const int64_t rel = int64_t(cycle - start_);
+  const int64_t period = timing_.P(), tiles = timing_.T();
+  // A and B: F(t, k) = Ls + t*P + k, k < K.
+  if (rel >= first_read_) {
+    const int64_t x = rel - first_read_;
+    if (x / period < tiles && x % period < timing_.k) {
+      use.read |= uint8_t(1u << kSramA | 1u << kSramB);
+    }
+  }
+  // bias and rq: O(t, 0) - 1 of every tile, each with its mode bit.
+  if ((bias_en_ || per_channel_) && rel >= first_param_read_) {
+    const int64_t y = rel - first_param_read_;
+    if (y % period == 0 && y / period < tiles) {
+      if (bias_en_) use.read |= uint8_t(1u << kSramBias);
+      if (per_channel_) use.read |= uint8_t(1u << kSramRq);
+    }
+  }
+  // out: W(t, i) of the rows i < m_valid(mb) (P >= R, so (t, i) is unique).
+  if (rel >= first_write_) {
+    const int64_t z = rel - first_write_;
+    const int64_t t = z / period, i = z % period;
+    if (t < tiles && i < timing_.MValid(timing_.TileMb(t))) use.write |= uint8_t(1u << kSramOut);
+  }
+  return use;
+}
+
+void ComputeEngine::Cycle(uint64_t cycle, MoveRead& read, MoveWrite& write) {
+  if (is_move_) {
+    move_.Cycle(cycle, read, write);
+  } else {
+    read = MoveRead{};
+    write = MoveWrite{};
+  }
+}
+
+}  // namespace qacc::model

@@ -1,0 +1,94 @@
+// Descriptors of a program (docs/data_movement.md 11-13) as the model's fetcher sees them: field
+// extraction, the unit of each SRAM and the validation of every opcode in the spec's order.
+// Written from the spec, apart from golden/program.h (the oracle the model is tested against).
+#ifndef QACC_MODEL_DESCRIPTOR_H_
+#define QACC_MODEL_DESCRIPTOR_H_
+
+#include <array>
+#include <cstdint>
+
+#include "model/arch.h"
+
+namespace qacc::model {
+
+inline constexpr int kDescriptorWords = 16;
+inline constexpr uint32_t kDescriptorBytes = 64;
+inline constexpr int kQueueDepth = 4;  // descriptors per engine queue (14.2)
+inline constexpr int kMaxTokens = 15;  // largest value of a token counter (14.2)
+using Descriptor = std::array<uint32_t, kDescriptorWords>;
+
+// Word 15 [3:0].
+enum class DescOp : uint8_t { kGemm = 0, kLoad = 1, kStore = 2, kMove = 3 };
+
+// ERR_CODE of a program: part 1's codes 1..10 (arch::ErrCode) and part 2's 11..15.
+enum class ProgramError : uint8_t {
+  kNone = 0,
+  kBadShape = 1,
+  kARange = 2,
+  kBRange = 3,
+  kBiasRange = 4,
+  kRqRange = 5,
+  kOutRange = 6,
+  kBadRequant = 7,
+  kBadZp = 8,
+  kUnitAbsent = 9,
+  kBadOpcode = 10,
+  kBadSram = 11,
+  kExtAlign = 12,
+  kExtRange = 13,
+  kExtFault = 14,
+  kDeadlock = 15,
+};
+const char* ProgramErrorName(ProgramError error);  // "NONE", "BAD_SHAPE", ..., "DEADLOCK"
+
+// SRAM ids of a DMA's SRAM field and of MOVE's DST: the window numbers (arch::Region 1..5).
+inline constexpr uint8_t kSramA = 1, kSramB = 2, kSramBias = 3, kSramRq = 4, kSramOut = 5;
+
+struct DescHeader {
+  uint32_t op = 0;  // [3:0], reserved opcodes included
+  bool wait = false;
+  bool signal = false;
+};
+
+// LOAD / STORE (12), fields masked to their widths.
+struct DmaDesc {
+  bool load = true;
+  uint32_t count0 = 1, count1 = 1, count2 = 1;
+  uint32_t sram_base = 0, sram_stride1 = 0, sram_stride2 = 0;
+  uint32_t ext_addr = 0, ext_stride1 = 0, ext_stride2 = 0;
+  uint8_t sram = 0;  // [2:0]
+  bool out_int32 = false;
+};
+
+// MOVE (13).
+struct MoveDesc {
+  uint32_t count0 = 1, count1 = 1, count2 = 1;
+  uint32_t dst_base = 0, dst_stride1 = 0, dst_stride2 = 0;
+  uint32_t src_base = 0, src_stride1 = 0, src_stride2 = 0;
+  uint8_t dst = 0;  // [2:0]: 1 A, 2 B
+};
+
+DescHeader DecodeDescHeader(const Descriptor& d);
+DmaDesc DecodeDmaDesc(const Descriptor& d);
+MoveDesc DecodeMoveDesc(const Descriptor& d);
+// A GEMM descriptor's words 0..14 as the CMD_* registers store them (each masked to its fields,
+// as a register write would be), OP = GEMM.
+arch::Command GemmCommandOf(const Descriptor& d);
+// True for LOAD and STORE: the DMA engine's opcodes; GEMM and MOVE go to the compute engine.
+inline bool IsDmaOp(uint32_t op) {
+  return op == uint32_t(DescOp::kLoad) || op == uint32_t(DescOp::kStore);
+}
+
+// Bytes of one unit of `sram` (12): R, C, 4C, 8C, and C (out int8 entry) or 4C (out int32 word);
+// 0 for an id outside 1..5.
+uint32_t DmaUnitBytes(const arch::ArchConfig& config, uint8_t sram, bool out_int32);
+// Bytes of one word of `sram` (architecture.md 3.1): R, C, 4C, 8C, 4C.
+uint32_t SramWordBytes(const arch::ArchConfig& config, uint8_t sram);
+
+// The checks of architecture.md 4 (GEMM), data_movement.md 12 (LOAD/STORE) and 13 (MOVE), each in
+// its order; kBadOpcode for a reserved opcode; kNone for a legal descriptor.
+ProgramError ValidateDescriptor(const arch::ArchConfig& config, const Descriptor& d);
+
+}  // namespace qacc::model
+
+#endif  // QACC_MODEL_DESCRIPTOR_H_

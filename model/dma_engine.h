@@ -1,0 +1,119 @@
+// The DMA engine's command datapath, cycle by cycle (docs/data_movement.md 17.4, 17.5, 17.7): a
+// LOAD's read requests under its read-buffer credit and its SRAM writes, a STORE's SRAM reads under
+// its write-buffer credit, its write addresses, write beats and responses. The program engine
+// (program_engine.h) owns the queue, the tokens and the read channel's arbitration, and calls
+// Cycle() once per cycle from the command's start cycle on.
+//
+// Every decision of Cycle() is taken on the state at the start of the cycle; the updates it makes
+// are the flops' next values.
+#ifndef QACC_MODEL_DMA_ENGINE_H_
+#define QACC_MODEL_DMA_ENGINE_H_
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+
+#include "model/arch.h"
+#include "model/descriptor.h"
+#include "model/dma_pattern.h"
+#include "model/ext_memory.h"
+#include "model/sram_ports.h"
+#include "model/srams.h"
+
+namespace qacc::model {
+
+inline constexpr int kWriteBufferBeats = 32;  // a STORE's write buffer (17.5)
+
+class DmaEngine {
+ public:
+  // `srams` must outlive the engine.
+  DmaEngine(const arch::ArchConfig& config, Srams& srams);
+
+  // Starts a valid LOAD or STORE: cursors at its first burst and step, credits full.
+  void Start(const DmaDesc& desc);
+  bool has_command() const { return pattern_.has_value(); }
+  bool is_load() const { return pattern_ && pattern_->desc().load; }
+
+  // Whether the command runs in a cycle that starts with `stopped` (an EXT_FAULT recorded
+  // before it): from its start to its completion; once stopped, while a burst of it is in flight
+  // or, for a STORE, while its reader finishes its open burst or beats wait to be sent (17.7).
+  bool Running(bool stopped) const;
+
+  struct CycleIn {
+    uint64_t cycle = 0;           // program cycle
+    bool stopped = false;         // an EXT_FAULT was recorded before this cycle
+    bool may_issue_read = false;  // the fetcher does not issue and fewer than MaxOutstanding
+                                  // read bursts are in flight
+    PortUse compute;              // the SRAM ports the compute engine uses in this cycle
+    bool w_ready = false;         // the memory's outputs of this cycle
+    bool b_valid = false;
+    bool b_error = false;
+  };
+  struct CycleOut {
+    bool ar_valid = false;
+    uint32_t ar_addr = 0;
+    uint32_t ar_beats = 0;
+    bool aw_valid = false;
+    uint32_t aw_addr = 0;
+    uint32_t aw_beats = 0;
+    bool w_valid = false;
+    bool w_handshake = false;
+    Beat w_data{};
+    uint64_t w_strb = 0;
+    bool w_last = false;
+    DmaSramAccess access;
+    bool port_stall = false;  // the next step waited for its SRAM port (PERF_PORT_STALL)
+    bool completed = false;   // the command's last action was in this cycle
+    bool fault = false;       // a write response of this cycle was an error
+  };
+  // The command's cycle. Call once per cycle while has_command(), in cycle order.
+  void Cycle(const CycleIn& in, CycleOut& out);
+  // A beat of one of the command's read bursts, at the end of its cycle (usable from the next).
+  void OnReadBeat(const Beat& data, bool last_of_burst);
+  // Forgets the command (after its completion, or once a stopped command has drained).
+  void Clear() { pattern_.reset(); }
+
+  // For skipping cycles: true when, in a cycle that starts in this state, the command does
+  // nothing and drives no channel (it waits for a read beat or a write response).
+  bool WaitsForMemory(bool stopped, bool read_slot_free) const;
+
+ private:
+  struct TxBeat {
+    uint64_t ready = 0;  // the first cycle with w_valid for it
+    Beat data{};
+    uint64_t strb = 0;
+    bool last = false;
+  };
+
+  bool StepsLeft() const { return step_row_ < pattern_->rows(); }
+  void AdvanceStep();
+  bool CanRequest(bool read_slot_free) const;
+  void LoadCycle(const CycleIn& in, CycleOut& out);
+  void StoreCycle(const CycleIn& in, CycleOut& out);
+  DmaSramAccess Access(const DmaPattern::Step& step, bool write) const;
+
+  const arch::ArchConfig& config_;
+  Srams& srams_;
+  std::optional<DmaPattern> pattern_;
+  bool completed_ = false;
+  // Step cursor (LOAD writer, STORE reader): step k of row.
+  uint64_t step_row_ = 0, step_k_ = 0;
+  // LOAD: the next read burst, the read buffer and its credit.
+  uint64_t req_row_ = 0, req_beat_ = 0;
+  int read_credit_ = 0;
+  std::deque<Beat> read_buffer_;
+  int reads_in_flight_ = 0;
+  // STORE: the next write burst of the reader's row, the beats of the open burst the reader has
+  // still to complete, the beat being assembled, the write buffer and its credit, the responses.
+  uint64_t aw_next_beat_ = 0;
+  uint32_t burst_left_ = 0;
+  Beat staging_{};
+  uint64_t staging_strb_ = 0;
+  int write_credit_ = 0;
+  std::deque<TxBeat> write_buffer_;
+  uint64_t bursts_issued_ = 0, responses_ = 0;
+};
+
+}  // namespace qacc::model
+
+#endif  // QACC_MODEL_DMA_ENGINE_H_

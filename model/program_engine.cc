@@ -1,0 +1,481 @@
+#include "model/program_engine.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace qacc::model {
+
+namespace {
+
+constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
+constexpr uint32_t kQBaseMask = ~(kDescriptorBytes - 1);  // Q_BASE [5:0] read 0
+constexpr uint32_t kQCountMask = 0xFFFF;                  // Q_COUNT [15:0]
+
+Descriptor WordsOf(const std::array<uint8_t, kDescriptorBytes>& bytes) {
+  Descriptor d{};
+  for (int w = 0; w < kDescriptorWords; ++w) {
+    for (int b = 0; b < 4; ++b) d[w] |= uint32_t{bytes[size_t(4 * w + b)]} << (8 * b);
+  }
+  return d;
+}
+
+}  // namespace
+
+bool ProgramPerf::operator==(const ProgramPerf& o) const {
+  return cycles == o.cycles && mac_busy == o.mac_busy && rq_busy == o.rq_busy &&
+         out_writes == o.out_writes && feed_stall == o.feed_stall && dma_busy == o.dma_busy &&
+         compute_busy == o.compute_busy && dma_wait == o.dma_wait &&
+         compute_wait == o.compute_wait && port_stall == o.port_stall && rd_beats == o.rd_beats &&
+         wr_beats == o.wr_beats && overlap == o.overlap;
+}
+
+ProgramEngine::ProgramEngine(const arch::ArchConfig& config, ExtMemory& memory, Srams& srams,
+                             uint32_t q_base, uint32_t q_count, const arch::Command& initial_cmd)
+    : config_(config),
+      memory_(memory),
+      q_base_(q_base & kQBaseMask),
+      q_count_(q_count & kQCountMask),
+      memory_base_(memory.cycle()),
+      dma_(config, srams),
+      compute_(config, srams),
+      mon_cmd_(initial_cmd) {
+  if (!memory.Quiet()) {
+    throw std::invalid_argument("ProgramEngine: the external memory has transfers in flight");
+  }
+}
+
+// ---- Conditions on the state at the start of cycle c (17.3, 17.7) ---------------------------
+
+bool ProgramEngine::CanStart(Engine e, uint64_t c) const {
+  const Slot& s = slots_[e];
+  if (s.state != EngineState::kIdle || s.queue.empty() || stopped_) return false;
+  const Entry& head = s.queue.front();
+  return head.pushed < c && (!head.header.wait || tokens_to_[e] > 0);
+}
+
+bool ProgramEngine::CanRetire(Engine e) const {
+  return slots_[e].state == EngineState::kCompleted && tokens_to_[Other(e)] < kMaxTokens;
+}
+
+bool ProgramEngine::WaitsForToken(Engine e, uint64_t c) const {
+  const Slot& s = slots_[e];
+  if (s.state == EngineState::kCompleted) return tokens_to_[Other(e)] >= kMaxTokens;
+  if (s.state != EngineState::kIdle || s.queue.empty() || stopped_) return false;
+  const Entry& head = s.queue.front();
+  return head.pushed < c && head.header.wait && tokens_to_[e] == 0;
+}
+
+bool ProgramEngine::DmaRunning() const {
+  return slots_[kDma].state == EngineState::kRunning && dma_.Running(stopped_);
+}
+
+bool ProgramEngine::ComputeRunning(uint64_t c) const {
+  return slots_[kCompute].state == EngineState::kRunning && c <= compute_.end_cycle();
+}
+
+bool ProgramEngine::FetcherQuiet() const {
+  switch (fetch_) {
+    case FetchState::kDone:
+    case FetchState::kStopped:
+      return true;
+    case FetchState::kHold:
+      return slots_[IsDmaOp(DecodeDescHeader(fetched_).op) ? kDma : kCompute].queue.size() >=
+             size_t{kQueueDepth};
+    default:  // it issues, waits for its beats (in flight) or validates
+      return false;
+  }
+}
+
+bool ProgramEngine::Quiet(uint64_t c) const {
+  return reads_.empty() && writes_in_flight_ == 0 && FetcherQuiet() && !ComputeRunning(c) &&
+         !DmaRunning() && !CanStart(kCompute, c) && !CanStart(kDma, c) && !CanRetire(kCompute) &&
+         !CanRetire(kDma);
+}
+
+void ProgramEngine::Record(ProgramError error, uint32_t index) {
+  // The lowest index wins; at equal indices the first recorded (17.7).
+  if (!have_error_ || index < error_index_) {
+    have_error_ = true;
+    error_ = error;
+    error_index_ = index;
+  }
+}
+
+// ---- One cycle ------------------------------------------------------------------------------
+
+void ProgramEngine::LaunchCycle(ProgramCycle* observed) {
+  // 17.1: cycle 0 checks Q_COUNT; everything else is reset for cycle 1.
+  if (q_count_ == 0) {
+    Record(ProgramError::kBadShape, 0);
+    finished_ = true;
+    perf_.cycles = 1;
+  }
+  memory_.Commit(AxiMasterOut{});
+  if (observed) {
+    *observed = ProgramCycle{};
+    observed->last = finished_;
+    observed->mon_cmd = mon_cmd_;
+  }
+  cycle_ = 1;
+}
+
+void ProgramEngine::StartCommand(Engine e, uint64_t c, ProgramCycle* observed) {
+  Slot& s = slots_[e];
+  const Entry& head = s.queue.front();
+  s.state = EngineState::kRunning;
+  if (e == kDma) {
+    dma_.Start(DecodeDmaDesc(head.d));
+    return;
+  }
+  if (head.header.op == uint32_t(DescOp::kMove)) {
+    compute_.StartMove(DecodeMoveDesc(head.d), c);
+    return;
+  }
+  const arch::Command command = GemmCommandOf(head.d);
+  const arch::Timing timing = compute_.StartGemm(command, c);
+  perf_.mac_busy += uint64_t(timing.MacBusy());
+  perf_.rq_busy += uint64_t(timing.RqBusy());
+  perf_.out_writes += uint64_t(timing.OutWrites());
+  perf_.feed_stall += uint64_t(timing.FeedStall());
+  mon_cmd_ = command;
+  if (observed) observed->gemm_start = {true, head.index, command};
+}
+
+void ProgramEngine::Step(ProgramCycle* observed) {
+  if (finished_) throw std::logic_error("ProgramEngine::Step: the program has ended");
+  if (cycle_ == 0) {
+    LaunchCycle(observed);
+    return;
+  }
+  const uint64_t c = cycle_;
+  if (observed) *observed = ProgramCycle{};
+  // After an EXT_FAULT the fetcher does nothing more (it still takes the beats in flight).
+  if (stopped_ && (fetch_ == FetchState::kIssue || fetch_ == FetchState::kValidate ||
+                   fetch_ == FetchState::kHold)) {
+    fetch_ = FetchState::kStopped;
+  }
+  if ((!reads_.empty() || writes_in_flight_ > 0) && memory_.Quiet()) {
+    throw std::logic_error("ProgramEngine: cycle " + std::to_string(c) +
+                           ": bursts in flight that the memory never accepted");
+  }
+  const bool quiet = Quiet(c);
+  const AxiSlaveOut in = memory_.Outputs();
+  // Start-of-cycle values that this cycle's updates must not disturb.
+  const int outstanding = int(reads_.size());
+  const size_t occupancy[2] = {slots_[kDma].queue.size(), slots_[kCompute].queue.size()};
+  const int tokens[2] = {tokens_to_[kDma], tokens_to_[kCompute]};
+  const uint32_t retired_at_start = retired_;
+  const int beats_per_descriptor = int(kDescriptorBytes) / config_.mem_data_bytes;
+  int token_delta[2] = {0, 0};
+  bool retire[2] = {false, false};
+  bool fault = false;
+  AxiMasterOut m;
+  EnginePulse start_pulse[2], retire_pulse[2];
+
+  // Fetcher (17.2): the next address, the validation at r + 1, the push.
+  const bool fetch_issue =
+      fetch_ == FetchState::kIssue && outstanding < config_.mem_max_outstanding;
+  if (fetch_issue) {
+    m.ar_valid = true;
+    m.ar_addr = q_base_ + next_ * kDescriptorBytes;  // mod 2^32
+    m.ar_len = uint8_t(beats_per_descriptor - 1);
+  }
+  bool push = false;
+  if (fetch_ == FetchState::kValidate) {
+    const ProgramError error =
+        fetch_error_ ? ProgramError::kExtFault : ValidateDescriptor(config_, fetched_);
+    if (error != ProgramError::kNone) {
+      Record(error, next_);
+      fault = error == ProgramError::kExtFault;
+      fetch_ = FetchState::kStopped;
+    } else {
+      fetch_ = FetchState::kHold;
+    }
+  }
+  Engine push_engine = kCompute;
+  if (fetch_ == FetchState::kHold) {
+    push_engine = IsDmaOp(DecodeDescHeader(fetched_).op) ? kDma : kCompute;
+    push = occupancy[push_engine] < size_t{kQueueDepth};
+  }
+
+  // Engines (17.3): completion, retirement and start on start-of-cycle counters. A retiring
+  // engine starts its next command in the next cycle; a command starts in the cycle after its
+  // push at the earliest.
+  bool busy[2] = {false, false}, waits[2] = {false, false};
+  auto retire_or_wait = [&](Engine e) {
+    Slot& s = slots_[e];
+    const Entry& head = s.queue.front();
+    if (!head.header.signal || tokens[Other(e)] < kMaxTokens) {
+      if (head.header.signal) ++token_delta[Other(e)];
+      retire[e] = true;
+      retire_pulse[e] = {true, head.index};
+      s.state = EngineState::kIdle;
+    } else {
+      s.state = EngineState::kCompleted;
+      waits[e] = true;
+    }
+  };
+  auto maybe_start = [&](Engine e) {
+    if (CanStart(e, c)) {
+      const Entry& head = slots_[e].queue.front();
+      if (head.header.wait) --token_delta[e];
+      start_pulse[e] = {true, head.index};
+      StartCommand(e, c, observed);
+      return true;
+    }
+    waits[e] = WaitsForToken(e, c);
+    return false;
+  };
+
+  // Compute engine first: a MOVE started now uses the out read port in this cycle.
+  Slot& cs = slots_[kCompute];
+  MoveRead move_read;
+  MoveWrite move_write;
+  const EngineState compute_state = cs.state;
+  if (compute_state == EngineState::kIdle) maybe_start(kCompute);
+  busy[kCompute] = cs.state == EngineState::kRunning;
+  PortUse ports;
+  if (busy[kCompute]) {
+    ports = compute_.PortsAt(c);
+    compute_.Cycle(c, move_read, move_write);
+  }
+  if ((compute_state == EngineState::kRunning && c == compute_.end_cycle()) ||
+      compute_state == EngineState::kCompleted) {
+    retire_or_wait(kCompute);
+  }
+
+  // DMA engine.
+  Slot& ds = slots_[kDma];
+  if (ds.state == EngineState::kRunning && !dma_.Running(stopped_)) {
+    // A command stopped by an EXT_FAULT has drained: it neither completes nor retires (17.7).
+    dma_.Clear();
+    ds.state = EngineState::kIdle;
+  }
+  const EngineState dma_state = ds.state;
+  if (dma_state == EngineState::kIdle) maybe_start(kDma);
+  DmaEngine::CycleOut dout;
+  busy[kDma] = ds.state == EngineState::kRunning;
+  if (busy[kDma]) {
+    DmaEngine::CycleIn din;
+    din.cycle = c;
+    din.stopped = stopped_;
+    din.may_issue_read = !fetch_issue && !stopped_ && outstanding < config_.mem_max_outstanding;
+    din.compute = ports;
+    din.w_ready = in.w_ready;
+    din.b_valid = in.b_valid;
+    din.b_error = in.b_resp != kAxiOkay;
+    dma_.Cycle(din, dout);
+    if (dout.fault) {
+      Record(ProgramError::kExtFault, ds.queue.front().index);
+      fault = true;
+    }
+    if (dout.completed) retire_or_wait(kDma);
+  } else if (in.b_valid) {
+    throw std::logic_error("ProgramEngine: a write response without a STORE");
+  }
+  if (dma_state == EngineState::kCompleted) retire_or_wait(kDma);
+  if (dout.ar_valid) {
+    m.ar_valid = true;
+    m.ar_addr = dout.ar_addr;
+    m.ar_len = uint8_t(dout.ar_beats - 1);
+  }
+  if (dout.aw_valid) {
+    m.aw_valid = true;
+    m.aw_addr = dout.aw_addr;
+    m.aw_len = uint8_t(dout.aw_beats - 1);
+  }
+  if (dout.w_valid) {
+    m.w_valid = true;
+    m.w_data = dout.w_data;
+    m.w_strb = dout.w_strb;
+    m.w_last = dout.w_last;
+  }
+  if ((m.ar_valid && !in.ar_ready) || (m.aw_valid && !in.aw_ready)) {
+    throw std::logic_error(
+        "ProgramEngine: the memory refused an address (ar/aw_ready is 1 in 15.2)");
+  }
+  memory_.Commit(m);
+
+  // Read data of this cycle, in burst order: usable from the next cycle.
+  if (in.r_valid) {
+    if (reads_.empty()) throw std::logic_error("ProgramEngine: read data without a burst");
+    ReadBurst& burst = reads_.front();
+    const bool last = --burst.beats_left == 0;
+    const bool error = in.r_resp != kAxiOkay;
+    ++perf_.rd_beats;
+    if (burst.fetch) {
+      const int d = config_.mem_data_bytes;
+      std::copy_n(in.r_data.begin(), d, fetch_bytes_.begin() + fetched_beats_ * d);
+      ++fetched_beats_;
+      fetch_error_ = fetch_error_ || error;
+      if (last) {
+        fetched_ = WordsOf(fetch_bytes_);
+        fetch_ = stopped_ ? FetchState::kStopped : FetchState::kValidate;
+      }
+    } else {
+      if (!dma_.has_command()) throw std::logic_error("ProgramEngine: a read beat without a LOAD");
+      dma_.OnReadBeat(in.r_data, last);
+      if (error) {
+        Record(ProgramError::kExtFault, ds.queue.front().index);
+        fault = true;
+      }
+    }
+    if (last) reads_.pop_front();
+  }
+  if (dout.w_handshake) ++perf_.wr_beats;
+  if (dout.aw_valid) ++writes_in_flight_;
+  if (in.b_valid) --writes_in_flight_;
+
+  // End of the cycle: the flops' next values.
+  if (fetch_issue) {
+    reads_.push_back({true, uint32_t(beats_per_descriptor)});
+    fetch_ = FetchState::kAwait;
+    fetched_beats_ = 0;
+    fetch_error_ = false;
+  }
+  if (dout.ar_valid) reads_.push_back({false, dout.ar_beats});
+  Entry pushed;
+  if (push) {
+    pushed.index = next_;
+    pushed.d = fetched_;
+    pushed.header = DecodeDescHeader(fetched_);
+    pushed.pushed = c;
+    slots_[push_engine].queue.push_back(pushed);
+    ++next_;
+    fetch_ = next_ == q_count_ ? FetchState::kDone : FetchState::kIssue;
+  }
+  for (Engine e : {kDma, kCompute}) {
+    if (retire[e]) {
+      slots_[e].queue.pop_front();
+      ++retired_;
+    }
+    tokens_to_[e] += token_delta[e];
+  }
+  perf_.dma_busy += busy[kDma];
+  perf_.compute_busy += busy[kCompute];
+  perf_.overlap += busy[kDma] && busy[kCompute];
+  perf_.dma_wait += waits[kDma];
+  perf_.compute_wait += waits[kCompute];
+  perf_.port_stall += dout.port_stall;
+  stopped_ = stopped_ || fault;
+  if (quiet) {
+    finished_ = true;
+    perf_.cycles = c + 1;
+  }
+
+  if (observed) {
+    ProgramCycle& o = *observed;
+    o.cycle = c;
+    o.last = quiet;
+    o.axi = m;
+    o.d2c = uint8_t(tokens[kCompute]);
+    o.c2d = uint8_t(tokens[kDma]);
+    o.dma_queue = uint8_t(occupancy[kDma]);
+    o.compute_queue = uint8_t(occupancy[kCompute]);
+    o.retired = retired_at_start;
+    o.dma_start = start_pulse[kDma];
+    o.dma_retire = retire_pulse[kDma];
+    o.compute_start = start_pulse[kCompute];
+    o.compute_retire = retire_pulse[kCompute];
+    o.dma_sram = dout.access;
+    o.move_read = move_read;
+    o.move_write = move_write;
+    o.mon_cmd = mon_cmd_;
+  }
+  ++cycle_;
+}
+
+// ---- Skipping idle cycles -------------------------------------------------------------------
+
+uint64_t ProgramEngine::SkipIdle() {
+  if (finished_ || cycle_ == 0) return 0;
+  const uint64_t c = cycle_;
+  if (stopped_ && (fetch_ == FetchState::kIssue || fetch_ == FetchState::kValidate ||
+                   fetch_ == FetchState::kHold)) {
+    fetch_ = FetchState::kStopped;
+  }
+  if (Quiet(c)) return 0;
+  const bool read_slot_free = int(reads_.size()) < config_.mem_max_outstanding;
+  switch (fetch_) {
+    case FetchState::kIssue:
+      if (read_slot_free) return 0;
+      break;
+    case FetchState::kValidate:
+      return 0;
+    case FetchState::kHold:
+      if (!FetcherQuiet()) return 0;  // it pushes now
+      break;
+    default:  // waits for its beats, or has ended
+      break;
+  }
+  const Slot& cs = slots_[kCompute];
+  if (cs.state == EngineState::kRunning && (compute_.is_move() || c >= compute_.end_cycle())) {
+    return 0;
+  }
+  if (CanStart(kCompute, c) || CanRetire(kCompute)) return 0;
+  const Slot& ds = slots_[kDma];
+  if (ds.state == EngineState::kRunning &&
+      (!dma_.Running(stopped_) || !dma_.WaitsForMemory(stopped_, read_slot_free))) {
+    return 0;
+  }
+  if (CanStart(kDma, c) || CanRetire(kDma)) return 0;
+
+  const uint64_t memory_event = memory_.NextEventCycle();
+  uint64_t target = memory_event == kNever ? kNever : memory_event - memory_base_;
+  if (cs.state == EngineState::kRunning) target = std::min(target, compute_.end_cycle());
+  if (target == kNever) {
+    throw std::logic_error("ProgramEngine: cycle " + std::to_string(c) +
+                           ": nothing can happen, yet the program is not quiet");
+  }
+  if (target <= c) return 0;
+  const uint64_t n = target - c;
+  const bool dma_busy = DmaRunning(), compute_busy = ComputeRunning(c);
+  perf_.dma_busy += dma_busy ? n : 0;
+  perf_.compute_busy += compute_busy ? n : 0;
+  perf_.overlap += dma_busy && compute_busy ? n : 0;
+  perf_.dma_wait += WaitsForToken(kDma, c) ? n : 0;
+  perf_.compute_wait += WaitsForToken(kCompute, c) ? n : 0;
+  memory_.Idle(n);
+  cycle_ += n;
+  return n;
+}
+
+ProgramRunResult ProgramEngine::result() const {
+  if (!finished_) throw std::logic_error("ProgramEngine::result: the program has not ended");
+  ProgramRunResult r;
+  r.retired = retired_;
+  r.perf = perf_;
+  if (have_error_) {
+    r.error = error_;
+    r.error_index = error_index_;
+  } else if (retired_ != q_count_) {
+    // DEADLOCK: the lowest index at the head of a queue (17.7).
+    r.error = ProgramError::kDeadlock;
+    r.error_index = next_;
+    for (const Slot& s : slots_) {
+      if (!s.queue.empty()) r.error_index = std::min<int64_t>(r.error_index, s.queue.front().index);
+    }
+  }
+  return r;
+}
+
+ProgramRunResult RunProgram(const arch::ArchConfig& config, ExtMemory& memory, Srams& srams,
+                            uint32_t q_base, uint32_t q_count, const ProgramRunOptions& options) {
+  ProgramEngine engine(config, memory, srams, q_base, q_count, options.initial_cmd);
+  const bool skip = options.skip_idle && !options.observer;
+  ProgramCycle cycle;
+  while (!engine.finished()) {
+    if (skip) engine.SkipIdle();
+    if (options.observer) {
+      engine.Step(&cycle);
+      options.observer(cycle);
+    } else {
+      engine.Step(nullptr);
+    }
+  }
+  return engine.result();
+}
+
+}  // namespace qacc::model

@@ -1,0 +1,184 @@
+// A program run, cycle by cycle (docs/data_movement.md 14, 17): the fetcher, the two engine queues,
+// the token counters, retirement, the DMA engine (dma_engine.h) and the compute engine
+// (compute_engine.h) against the testbench memory (ext_memory.h), the errors and the end of the
+// program, and the counters of 17.8. Plain C++: each Step() is one clock cycle; it reads the
+// memory's outputs of the cycle, computes the master's outputs and the observables of 18, and
+// commits the cycle to the memory.
+//
+// Cycle 0 is the launch cycle (17.1). Every decision of a cycle is taken on the state at its start
+// (counters, queues, engine states: the flops), and every update is visible from the next cycle.
+#ifndef QACC_MODEL_PROGRAM_ENGINE_H_
+#define QACC_MODEL_PROGRAM_ENGINE_H_
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <functional>
+
+#include "model/arch.h"
+#include "model/compute_engine.h"
+#include "model/descriptor.h"
+#include "model/dma_engine.h"
+#include "model/ext_memory.h"
+#include "model/sram_ports.h"
+#include "model/srams.h"
+
+namespace qacc::model {
+
+// The counters of a program (17.8). The registers hold the low 32 bits of each.
+struct ProgramPerf {
+  uint64_t cycles = 0;    // PERF_CYCLES: t + 1, t the last (quiet) cycle
+  uint64_t mac_busy = 0;  // PERF_MAC_BUSY, RQ_BUSY, OUT_WRITES, FEED_STALL: sums over the GEMMs
+  uint64_t rq_busy = 0;
+  uint64_t out_writes = 0;
+  uint64_t feed_stall = 0;
+  uint64_t dma_busy = 0;      // PERF_DMA_BUSY: cycles the DMA engine runs a command
+  uint64_t compute_busy = 0;  // PERF_COMPUTE_BUSY
+  uint64_t dma_wait = 0;      // PERF_DMA_WAIT: cycles the DMA engine waits for a token
+  uint64_t compute_wait = 0;  // PERF_COMPUTE_WAIT
+  uint64_t port_stall = 0;    // PERF_PORT_STALL: cycles a DMA step waits for an SRAM port
+  uint64_t rd_beats = 0;      // PERF_RD_BEATS: read data beats, descriptor fetches included
+  uint64_t wr_beats = 0;      // PERF_WR_BEATS: write data beats
+  uint64_t overlap = 0;       // cycles both engines run (no register: for the reports of 17.8)
+
+  bool operator==(const ProgramPerf& other) const;
+};
+
+// A start or retire pulse of one engine, with its descriptor's index (mon_q_o).
+struct EnginePulse {
+  bool valid = false;
+  uint32_t index = 0;
+};
+
+// A GEMM started in this cycle: launch a BeatPredictor at `cycle` with `command` to predict its
+// beats (section 7 from s).
+struct GemmStart {
+  bool valid = false;
+  uint32_t index = 0;
+  arch::Command command;
+};
+
+// The observables of one program cycle (18), sampled as the RTL's monitor ports are: the
+// master's outputs of the cycle, counters and occupancies at its start, and the events of the
+// cycle.
+struct ProgramCycle {
+  uint64_t cycle = 0;
+  bool last = false;  // the program ends in this cycle (BUSY = 0, DONE = 1 from the next)
+  AxiMasterOut axi;   // fields meaningful only with their valid
+  // mon_q_o
+  uint8_t d2c = 0, c2d = 0;  // token counters (Q_TOKENS)
+  uint8_t dma_queue = 0, compute_queue = 0;
+  uint32_t retired = 0;  // Q_RETIRED
+  EnginePulse dma_start, dma_retire, compute_start, compute_retire;
+  DmaSramAccess dma_sram;  // mon_dma_sram_o
+  MoveRead move_read;      // mon_move_o
+  MoveWrite move_write;
+  GemmStart gemm_start;
+  arch::Command mon_cmd;  // the GEMM the compute engine last started (from its start cycle on)
+};
+
+struct ProgramRunResult {
+  ProgramError error = ProgramError::kNone;
+  int64_t error_index = -1;  // Q_ERR_INDEX with an error
+  uint32_t retired = 0;      // Q_RETIRED
+  ProgramPerf perf;
+};
+
+class ProgramEngine {
+ public:
+  // A program of `q_count` descriptors at `q_base` in `memory` (Q_BASE keeps [31:6], Q_COUNT
+  // [15:0]); its cycle 0 is the memory's current cycle. `memory` must be quiet, with the beat
+  // size of `config`. `initial_cmd` is what mon_cmd shows before the first GEMM (the CMD_*
+  // registers). The references must outlive the engine.
+  ProgramEngine(const arch::ArchConfig& config, ExtMemory& memory, Srams& srams, uint32_t q_base,
+                uint32_t q_count, const arch::Command& initial_cmd = {});
+
+  bool finished() const { return finished_; }
+  uint64_t cycle() const { return cycle_; }  // the next cycle Step() runs
+  // One cycle; fills `observed` when it is not null.
+  void Step(ProgramCycle* observed);
+  // Skips the cycles from cycle() on in which nothing happens but waiting: no channel is driven,
+  // no SRAM step, MOVE cycle, push, start or retirement, and no memory beat or response is due
+  // (a GEMM may run). The counters advance as Step() would advance them. Returns the cycles
+  // skipped (0 when the next cycle does something).
+  uint64_t SkipIdle();
+  // The outcome, once finished().
+  ProgramRunResult result() const;
+
+ private:
+  enum Engine { kDma = 0, kCompute = 1 };
+  enum class EngineState : uint8_t { kIdle, kRunning, kCompleted };  // kCompleted: SIGNAL waits
+  enum class FetchState : uint8_t { kIssue, kAwait, kValidate, kHold, kDone, kStopped };
+  struct Entry {
+    uint32_t index = 0;
+    Descriptor d{};
+    DescHeader header;
+    uint64_t pushed = 0;  // the cycle at whose end it was pushed
+  };
+  struct ReadBurst {
+    bool fetch = false;  // the fetcher's, else the DMA engine's
+    uint32_t beats_left = 0;
+  };
+  struct Slot {
+    std::deque<Entry> queue;
+    EngineState state = EngineState::kIdle;
+  };
+
+  static Engine Other(Engine e) { return e == kDma ? kCompute : kDma; }
+  bool CanStart(Engine e, uint64_t c) const;
+  bool CanRetire(Engine e) const;  // a completed command whose token fits
+  bool WaitsForToken(Engine e, uint64_t c) const;
+  bool DmaRunning() const;
+  bool ComputeRunning(uint64_t c) const;
+  bool FetcherQuiet() const;
+  bool Quiet(uint64_t c) const;
+  void Record(ProgramError error, uint32_t index);
+  void LaunchCycle(ProgramCycle* observed);
+  void StartCommand(Engine e, uint64_t c, ProgramCycle* observed);
+
+  const arch::ArchConfig& config_;
+  ExtMemory& memory_;
+  uint32_t q_base_, q_count_;
+  uint64_t memory_base_;  // the memory's cycle at program cycle 0
+  uint64_t cycle_ = 0;
+  bool finished_ = false;
+
+  FetchState fetch_ = FetchState::kIssue;
+  uint32_t next_ = 0;  // the descriptor the fetcher fetches or holds
+  std::array<uint8_t, kDescriptorBytes> fetch_bytes_{};  // the beats received so far
+  Descriptor fetched_{};                                 // the whole descriptor, from r + 1
+  int fetched_beats_ = 0;
+  bool fetch_error_ = false;
+  std::deque<ReadBurst> reads_;  // read bursts in flight, in order
+  uint64_t writes_in_flight_ = 0;
+
+  Slot slots_[2];
+  int tokens_to_[2] = {0, 0};  // [kCompute] = d2c (DMA -> compute), [kDma] = c2d
+  uint32_t retired_ = 0;
+  DmaEngine dma_;
+  ComputeEngine compute_;
+  arch::Command mon_cmd_;
+
+  bool have_error_ = false;
+  ProgramError error_ = ProgramError::kNone;
+  uint32_t error_index_ = 0;
+  bool stopped_ = false;  // an EXT_FAULT was recorded in an earlier cycle
+  ProgramPerf perf_;
+};
+
+struct ProgramRunOptions {
+  // Skip idle cycles (ProgramEngine::SkipIdle); identical results, much faster for long GEMMs.
+  // Ignored with an observer, which sees every cycle.
+  bool skip_idle = true;
+  std::function<void(const ProgramCycle&)> observer;
+  arch::Command initial_cmd;  // mon_cmd before the first GEMM
+};
+
+// Runs a program to its end on `memory` and `srams` (a model-only run).
+ProgramRunResult RunProgram(const arch::ArchConfig& config, ExtMemory& memory, Srams& srams,
+                            uint32_t q_base, uint32_t q_count,
+                            const ProgramRunOptions& options = {});
+
+}  // namespace qacc::model
+
+#endif  // QACC_MODEL_PROGRAM_ENGINE_H_

@@ -1,0 +1,156 @@
+// Validation of a descriptor at fetch (data_movement.md 11-13, 17.2): the checks of its opcode in their order,
+// the first failing one is the error. Combinational.
+//   GEMM          the command's checks (architecture.md 4, qacc_gemm_check)
+//   LOAD, STORE   BAD_SHAPE, BAD_SRAM, the SRAM's range code, EXT_ALIGN, EXT_RANGE (12)
+//   MOVE          BAD_SHAPE, BAD_SRAM, OUT_RANGE, A_RANGE / B_RANGE (13)
+//   4..15         BAD_OPCODE
+module qacc_desc_check
+  import qacc_pkg::*;
+#(
+  parameter int unsigned NumRows   = 8,
+  parameter int unsigned NumCols   = 8,
+  parameter int unsigned ADepth    = 8192,
+  parameter int unsigned BDepth    = 8192,
+  parameter int unsigned BiasDepth = 256,
+  parameter int unsigned RqDepth   = 256,
+  parameter int unsigned OutDepth  = 8192
+) (
+  input  desc_t     desc_i,
+  output err_code_e err_code_o
+);
+
+  localparam int unsigned RowsLog2 = $clog2(NumRows);
+  localparam int unsigned ColsLog2 = $clog2(NumCols);
+  localparam int unsigned UnitW    = 40;  // SRAM units: base (20 bits) + two 16 x 20 bit products
+  localparam int unsigned ExtW     = 52;  // external bytes: 32 bits + two 16 x 32 bit products
+
+  // ---- GEMM ---------------------------------------------------------------------------------------------------
+  err_code_e        gemm_err;
+  logic [DIM_W:0]   unused_mb, unused_nb;
+  logic [31:0]      unused_tiles;
+
+  qacc_gemm_check #(
+    .NumRows   (NumRows),
+    .NumCols   (NumCols),
+    .ADepth    (ADepth),
+    .BDepth    (BDepth),
+    .BiasDepth (BiasDepth),
+    .RqDepth   (RqDepth),
+    .OutDepth  (OutDepth)
+  ) u_gemm (
+    .cmd_i      (gemm_cmd(desc_i)),
+    .err_code_o (gemm_err),
+    .mb_cnt_o   (unused_mb),
+    .nb_cnt_o   (unused_nb),
+    .tiles_o    (unused_tiles)
+  );
+
+  // ---- LOAD / STORE ---------------------------------------------------------------------------------------------
+  dma_desc_t        dma;
+  err_code_e        dma_err;
+  logic [3:0]       unit_log2;   // log2 U
+  logic [UnitW-1:0] units;       // units in the SRAM
+  err_code_e        range_err;
+  logic [UnitW-1:0] last_unit;
+  logic [ExtW-1:0]  last_byte;
+  logic [31:0]      unit_mask;
+
+  assign dma = dma_fields(desc_i);
+
+  assign unit_log2 = dma_unit_log2(dma.sram, dma.out_int32, RowsLog2, ColsLog2);
+
+  always_comb begin
+    units     = UnitW'(ADepth);
+    range_err = ErrARange;
+    unique case (dma.sram)
+      3'(RegionA): begin
+        units     = UnitW'(ADepth);
+        range_err = ErrARange;
+      end
+      3'(RegionB): begin
+        units     = UnitW'(BDepth);
+        range_err = ErrBRange;
+      end
+      3'(RegionBias): begin
+        units     = UnitW'(BiasDepth);
+        range_err = ErrBiasRange;
+      end
+      3'(RegionRq): begin
+        units     = UnitW'(RqDepth);
+        range_err = ErrRqRange;
+      end
+      3'(RegionOut): begin
+        units     = dma.out_int32 ? UnitW'(OutDepth) : UnitW'(4 * OutDepth);
+        range_err = ErrOutRange;
+      end
+      default: ;  // BAD_SRAM, checked before the range
+    endcase
+    last_unit = UnitW'(dma.sram_base) + (UnitW'(dma.count0) - UnitW'(1)) +
+                (UnitW'(dma.count1) - UnitW'(1)) * UnitW'(dma.sram_stride1) +
+                (UnitW'(dma.count2) - UnitW'(1)) * UnitW'(dma.sram_stride2);
+    last_byte = ExtW'(dma.ext_addr) + (ExtW'(dma.count0) << unit_log2) - ExtW'(1) +
+                (ExtW'(dma.count1) - ExtW'(1)) * ExtW'(dma.ext_stride1) +
+                (ExtW'(dma.count2) - ExtW'(1)) * ExtW'(dma.ext_stride2);
+    unit_mask = (32'(1) << unit_log2) - 1'b1;
+    if (dma.count0 == '0 || dma.count1 == '0 || dma.count2 == '0) begin
+      dma_err = ErrBadShape;
+    end else if (dma.sram < 3'(RegionA) || dma.sram > 3'(RegionOut)) begin
+      dma_err = ErrBadSram;
+    end else if (last_unit >= units) begin
+      dma_err = range_err;
+    end else if (((dma.ext_addr | dma.ext_stride1 | dma.ext_stride2) & unit_mask) != '0) begin
+      dma_err = ErrExtAlign;
+    end else if (last_byte[ExtW-1:32] != '0) begin
+      dma_err = ErrExtRange;
+    end else begin
+      dma_err = ErrNone;
+    end
+  end
+
+  // ---- MOVE -----------------------------------------------------------------------------------------------------
+  move_desc_t       mv;
+  err_code_e        move_err;
+  logic             into_a, into_b;
+  logic [UnitW-1:0] last_entry, last_word;
+
+  assign mv = move_fields(desc_i);
+
+  always_comb begin
+    into_a     = mv.dst == 3'(RegionA);
+    into_b     = mv.dst == 3'(RegionB);
+    last_entry = UnitW'(mv.src_base) + (UnitW'(mv.count1) - UnitW'(1)) * UnitW'(mv.src_stride1) +
+                 (UnitW'(mv.count2) - UnitW'(1)) * UnitW'(mv.src_stride2) + UnitW'(NumRows) - UnitW'(1);
+    last_word  = UnitW'(mv.dst_base) + (UnitW'(mv.count1) - UnitW'(1)) * UnitW'(mv.dst_stride1) +
+                 (UnitW'(mv.count2) - UnitW'(1)) * UnitW'(mv.dst_stride2) + (UnitW'(mv.count0) - UnitW'(1));
+    if (mv.count0 == '0 || mv.count1 == '0 || mv.count2 == '0 ||
+        (into_a && 32'(mv.count0) > NumCols) || (into_b && 32'(mv.count0) > NumRows)) begin
+      move_err = ErrBadShape;
+    end else if (!into_a && !into_b) begin
+      move_err = ErrBadSram;
+    end else if ((mv.src_base[1:0] | mv.src_stride1[1:0] | mv.src_stride2[1:0]) != 2'b00 ||
+                 last_entry > UnitW'(4 * OutDepth - 1)) begin
+      move_err = ErrOutRange;
+    end else if (into_a && last_word >= UnitW'(ADepth)) begin
+      move_err = ErrARange;
+    end else if (into_b && last_word >= UnitW'(BDepth)) begin
+      move_err = ErrBRange;
+    end else begin
+      move_err = ErrNone;
+    end
+  end
+
+  always_comb begin
+    unique case (desc_i.op)
+      OpGemm:          err_code_o = gemm_err;
+      OpLoad, OpStore: err_code_o = dma_err;
+      OpMove:          err_code_o = move_err;
+      default:         err_code_o = ErrBadOpcode;
+    endcase
+  end
+
+  // Words 10..14 are GEMM fields only; the index and the token flags are not checked.
+  logic unused_desc;
+  assign unused_desc = ^{unused_mb, unused_nb, unused_tiles, desc_i.index, desc_i.wait_tok, desc_i.signal,
+                         last_byte[31:0]};
+
+endmodule

@@ -1,0 +1,82 @@
+// Validation of a GEMM command (spec 4): the first failing check of the table in its order sets the error code,
+// and the derived tile counts the controller sequences. Combinational. Used by the controller in cycle 0 of a
+// command and by the fetcher on every GEMM descriptor of a program (data_movement.md 17.2).
+module qacc_gemm_check
+  import qacc_pkg::*;
+#(
+  parameter int unsigned NumRows   = 8,
+  parameter int unsigned NumCols   = 8,
+  parameter int unsigned ADepth    = 8192,
+  parameter int unsigned BDepth    = 8192,
+  parameter int unsigned BiasDepth = 256,
+  parameter int unsigned RqDepth   = 256,
+  parameter int unsigned OutDepth  = 8192,
+  localparam int unsigned CntW     = DIM_W + 1
+) (
+  input  cmd_t            cmd_i,
+  output err_code_e       err_code_o,
+  output logic [CntW-1:0] mb_cnt_o,  // MB = ceil(M / R)
+  output logic [CntW-1:0] nb_cnt_o,  // NB = ceil(N / C)
+  output logic [31:0]     tiles_o    // T = MB * NB
+);
+
+  localparam int unsigned RowsLog2 = $clog2(NumRows);
+  localparam int unsigned ColsLog2 = $clog2(NumCols);
+  localparam int unsigned WideW    = 40;  // range checks: base (20 bits) + up to 2^32 words
+
+  logic [WideW-1:0] a_need, b_need, bias_need, rq_need, out_need;
+
+  assign mb_cnt_o = (CntW'(cmd_i.m) + CntW'(NumRows - 1)) >> RowsLog2;
+  assign nb_cnt_o = (CntW'(cmd_i.n) + CntW'(NumCols - 1)) >> ColsLog2;
+  assign tiles_o  = 32'(mb_cnt_o) * 32'(nb_cnt_o);
+
+  assign a_need    = WideW'(cmd_i.a_base) + WideW'(mb_cnt_o) * WideW'(cmd_i.k);
+  assign b_need    = WideW'(cmd_i.b_base) + WideW'(nb_cnt_o) * WideW'(cmd_i.k);
+  assign bias_need = WideW'(cmd_i.bias_base) + WideW'(nb_cnt_o);
+  assign rq_need   = WideW'(cmd_i.rq_base) + WideW'(nb_cnt_o);
+  assign out_need  = WideW'(cmd_i.out_base) +
+                     (cmd_i.out_raw ? (WideW'(tiles_o) << RowsLog2) : (WideW'(tiles_o) << (RowsLog2 - 2)));
+
+  function automatic logic clamp_in_int8_mode(logic signed [31:0] v);
+    return (v >= MIN_INT8_MODE_CLAMP) && (v <= MAX_INT8_MODE_CLAMP);
+  endfunction
+  function automatic logic zp_legal(logic signed [ZP_W-1:0] zp);  // 9 bits: -256..255
+    return (int'(zp) >= MIN_OPERAND_ZP) && (int'(zp) <= MAX_OPERAND_ZP);
+  endfunction
+
+  always_comb begin
+    logic shift_bad, mult_bad, clamp_bad;
+    shift_bad = (cmd_i.shift < SHIFT_W'(MIN_SHIFT)) || (cmd_i.shift > SHIFT_W'(MAX_SHIFT));
+    mult_bad  = !cmd_i.per_channel && (cmd_i.mult != '0) && (cmd_i.mult[MULT_W-1:MULT_W-2] != 2'b01);
+    clamp_bad = (cmd_i.clamp_min > cmd_i.clamp_max) || !clamp_in_int8_mode(cmd_i.clamp_min) ||
+                !clamp_in_int8_mode(cmd_i.clamp_max);
+    if (cmd_i.op != OpGemm) begin
+      err_code_o = ErrBadOpcode;  // first: the checks below read the fields of a GEMM
+    end else if (cmd_i.m == '0 || cmd_i.n == '0 || cmd_i.k == '0) begin
+      err_code_o = ErrBadShape;
+    end else if (a_need > WideW'(ADepth)) begin
+      err_code_o = ErrARange;
+    end else if (b_need > WideW'(BDepth)) begin
+      err_code_o = ErrBRange;
+    end else if (cmd_i.bias_en && bias_need > WideW'(BiasDepth)) begin
+      err_code_o = ErrBiasRange;
+    end else if (cmd_i.per_channel && rq_need > WideW'(RqDepth)) begin
+      err_code_o = ErrRqRange;
+    end else if (out_need > WideW'(OutDepth)) begin
+      err_code_o = ErrOutRange;
+    end else if (!cmd_i.out_raw && (shift_bad || mult_bad || clamp_bad)) begin
+      err_code_o = ErrBadRequant;
+    end else if (!zp_legal(cmd_i.a_zp) || !zp_legal(cmd_i.b_zp)) begin
+      err_code_o = ErrBadZp;
+    end else if (cmd_i.act != ActNone) begin
+      err_code_o = ErrUnitAbsent;
+    end else begin
+      err_code_o = ErrNone;
+    end
+  end
+
+  // Only the range, requant and zero-point fields are checked here.
+  logic unused_fields;
+  assign unused_fields = ^{cmd_i.rounding, cmd_i.a_unsigned, cmd_i.b_unsigned, cmd_i.zp_out};
+
+endmodule

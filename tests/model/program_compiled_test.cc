@@ -1,0 +1,234 @@
+// Compiled programs (sim/compiler) on the cycle-level program engine: GEMM layers and chains, with
+// double buffering and on-chip chaining on and off, on every config and on SRAMs small enough to
+// force every chunking path, under several (latency, interval) pairs. Every memory equals the
+// golden executor's, the result equals the layers computed on whole matrices, the memory port
+// sees no protocol violation, and the counters add up.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "golden/program.h"
+#include "model/program_engine.h"
+#include "sim/compiler/compiler.h"
+#include "sim/compiler/ext_image.h"
+#include "sim/compiler/network.h"
+#include "sim/compiler/reference.h"
+#include "tests/model/program_test_util.h"
+
+namespace qacc::model::testing {
+namespace {
+
+using compiler::CompiledProgram;
+using compiler::GemmLayer;
+using compiler::Network;
+
+GemmLayer RandomLayer(std::mt19937& rng, const std::string& name, int m, int n, int k, bool last) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  GemmLayer l;
+  l.name = name;
+  l.m = m;
+  l.n = n;
+  l.k = k;
+  l.a_unsigned = pick(0, 1);
+  l.b_unsigned = pick(0, 1);
+  l.a_zp = pick(-20, 20);
+  l.b_zp = pick(-20, 20);
+  l.bias = pick(0, 1);
+  l.per_channel = pick(0, 1);
+  l.single_rounding = pick(0, 1);
+  l.out_int32 = last && pick(0, 3) == 0;
+  l.mult = pick(1 << 30, INT32_MAX);
+  l.shift = pick(-14, -6);
+  l.zp_out = pick(-5, 5);
+  if (pick(0, 1)) {
+    l.clamp_min = 0;
+    l.clamp_max = 255;
+  }
+  return l;
+}
+
+// Small SRAMs: every layer of a few dozen rows and columns is chunked (compiler_test.cc).
+arch::ArchConfig Tiny(int rows, int cols, int data_bytes, int max_outstanding) {
+  arch::ArchConfig c;
+  c.name = "tiny";
+  c.rows = rows;
+  c.cols = cols;
+  c.a_depth = 128;
+  c.b_depth = 128;
+  c.bias_depth = 4;
+  c.rq_depth = 4;
+  c.out_depth = 16;
+  c.mem_data_bytes = data_bytes;
+  c.mem_max_outstanding = max_outstanding;
+  return c;
+}
+
+struct Counts {
+  int programs = 0, overlapped = 0;
+};
+
+// Compiles `net`, runs it on golden and on the model under each timing, and compares.
+void CheckNetwork(const arch::ArchConfig& config, const Network& net,
+                  const compiler::CompileOptions& options, uint64_t seed, const std::string& what,
+                  Counts& counts) {
+  const CompiledProgram program = compiler::Compile(config, net, options);
+  const golden::AccelGeometry geometry = GeometryOf(config);
+  const size_t ext_bytes = (size_t(program.ext_bytes) + 4095) / 4096 * 4096;
+  golden::MachineState state(geometry, ext_bytes);
+  const compiler::RandomValues values = compiler::MakeRandomValues(net, seed);
+  compiler::WriteInputs(program, net, values.x, values.layers, state);
+  Images in(config, ext_bytes);
+  in.ext = state.ext;
+  const uint32_t count = uint32_t(program.descriptors.size());
+  const GoldenOutcome golden = RunGolden(config, in, program.q_base, count);
+  ASSERT_EQ(golden.result.error, golden::ProgramError::kNone) << what;
+  const std::vector<int32_t> want = compiler::ReferenceOutput(net, values.x, values.layers);
+  // The per-GEMM counters of 3.2 summed over the program's GEMMs.
+  uint64_t mac_busy = 0, out_writes = 0;
+  for (const golden::Descriptor& d : program.descriptors) {
+    if ((d[15] & 0xF) != 0) continue;
+    const arch::Timing t(config.rows, config.cols, d[0], d[1], d[2]);
+    mac_busy += uint64_t(t.MacBusy());
+    out_writes += uint64_t(t.OutWrites());
+  }
+  struct Timing {
+    int latency, interval;
+  };
+  for (const Timing t :
+       {Timing{config.ext_mem_latency, config.ext_mem_interval}, Timing{1, 1}, Timing{45, 4}}) {
+    const std::string at =
+        what + " Lm " + std::to_string(t.latency) + " Iv " + std::to_string(t.interval);
+    const ModelOutcome m = RunModel(config, in, program.q_base, count, t.latency, t.interval);
+    ExpectMatchesGolden(m, golden, at);
+    EXPECT_EQ(m.result.error, ProgramError::kNone) << at;
+    EXPECT_EQ(m.result.retired, count) << at;
+    golden::MachineState after(geometry, ext_bytes);
+    after.ext = m.images.ext;
+    EXPECT_EQ(compiler::ReadOutput(program, net, after), want) << at;
+    const ProgramPerf& p = m.result.perf;
+    ExpectPerfConsistent(p, at);
+    EXPECT_EQ(p.mac_busy, mac_busy) << at;
+    EXPECT_EQ(p.out_writes, out_writes) << at;
+    EXPECT_EQ(p.wr_beats * uint64_t(config.mem_data_bytes) >= program.bytes_stored, true) << at;
+    EXPECT_GE(p.rd_beats * uint64_t(config.mem_data_bytes),
+              program.bytes_loaded + uint64_t(count) * 64)
+        << at;
+    ++counts.programs;
+    counts.overlapped += p.overlap > 0;
+    if (::testing::Test::HasFailure()) return;
+  }
+}
+
+TEST(ProgramCompiled, OneLayerOnEveryConfig) {
+  std::mt19937 rng(31);
+  Counts counts;
+  for (const char* name : {"default", "rect_4x16", "tall_16x4"}) {
+    const arch::ArchConfig config = LoadConfig(name);
+    for (int trial = 0; trial < 4; ++trial) {
+      Network net;
+      net.layers.push_back(RandomLayer(rng, "fc", 1 + int(rng() % 70), 1 + int(rng() % 70),
+                                       1 + int(rng() % 90), true));
+      for (bool db : {true, false}) {
+        CheckNetwork(config, net, {db, true}, rng(),
+                     std::string(name) + (db ? " db " : " single ") + std::to_string(trial),
+                     counts);
+        if (HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_EQ(counts.programs, 3 * 4 * 2 * 3);
+}
+
+TEST(ProgramCompiled, SmallSramsForceEveryChunking) {
+  std::mt19937 rng(1818);
+  Counts counts;
+  for (const arch::ArchConfig& config :
+       {Tiny(4, 4, 8, 2), Tiny(8, 4, 16, 1), Tiny(4, 8, 32, 4), Tiny(8, 8, 64, 8)}) {
+    for (int trial = 0; trial < 5; ++trial) {
+      Network net;
+      net.layers.push_back(RandomLayer(rng, "fc", 1 + int(rng() % 60), 1 + int(rng() % 60),
+                                       1 + int(rng() % 40), true));
+      for (bool db : {true, false}) {
+        CheckNetwork(config, net, {db, true}, rng(),
+                     "tiny " + std::to_string(config.rows) + "x" + std::to_string(config.cols) +
+                         " D " + std::to_string(config.mem_data_bytes) + " trial " +
+                         std::to_string(trial) + (db ? " db" : ""),
+                     counts);
+        if (HasFailure()) return;
+      }
+    }
+  }
+  // Double buffering overlaps DMA and compute.
+  EXPECT_GT(counts.overlapped, 0);
+}
+
+TEST(ProgramCompiled, ChainsOnChipAndThroughExternalMemory) {
+  std::mt19937 rng(2018);
+  Counts counts;
+  for (const arch::ArchConfig& config :
+       {LoadConfig("default"), LoadConfig("tall_16x4"), Tiny(4, 4, 16, 4), Tiny(8, 4, 8, 2)}) {
+    for (int trial = 0; trial < 3; ++trial) {
+      Network net;
+      const int layers = 2 + int(rng() % 2);
+      const int m = 1 + int(rng() % 40);
+      int k = 1 + int(rng() % 30);
+      for (int i = 0; i < layers; ++i) {
+        const int n = 1 + int(rng() % 30);
+        net.layers.push_back(RandomLayer(rng, "l" + std::to_string(i), m, n, k, i + 1 == layers));
+        k = n;
+      }
+      for (bool chain : {true, false}) {
+        for (bool db : {true, false}) {
+          CheckNetwork(config, net, {db, chain}, rng(),
+                       config.name + " chain " + std::to_string(trial) + (chain ? " on-chip" : "") +
+                           (db ? " db" : ""),
+                       counts);
+          if (HasFailure()) return;
+        }
+      }
+    }
+  }
+}
+
+// Skipping idle cycles changes nothing on a compiled program either (every cycle, every counter).
+TEST(ProgramCompiled, SkippingIsExact) {
+  std::mt19937 rng(5);
+  const arch::ArchConfig config = LoadConfig("default");
+  Network net;
+  net.layers.push_back(RandomLayer(rng, "fc1", 40, 64, 300, false));
+  net.layers.push_back(RandomLayer(rng, "fc2", 40, 24, 64, true));
+  for (bool db : {true, false}) {
+    const CompiledProgram program = compiler::Compile(config, net, {db, false});
+    const size_t ext_bytes = (size_t(program.ext_bytes) + 4095) / 4096 * 4096;
+    golden::MachineState state(GeometryOf(config), ext_bytes);
+    const compiler::RandomValues values = compiler::MakeRandomValues(net, 3);
+    compiler::WriteInputs(program, net, values.x, values.layers, state);
+    Images in(config, ext_bytes);
+    in.ext = state.ext;
+    const uint32_t count = uint32_t(program.descriptors.size());
+    const ModelOutcome slow = RunModel(config, in, program.q_base, count, 20, 1, false);
+    // The fast run, counting the cycles it skips.
+    ExtMemory memory(in.ext.size(), {config.mem_data_bytes, 20, 1});
+    memory.image() = in.ext;
+    Srams srams(config);
+    ProgramEngine engine(config, memory, srams, program.q_base, count);
+    uint64_t skipped = 0;
+    while (!engine.finished()) {
+      skipped += engine.SkipIdle();
+      engine.Step(nullptr);
+    }
+    const ProgramRunResult fast = engine.result();
+    EXPECT_TRUE(fast.perf == slow.result.perf)
+        << fast.perf.cycles << " vs " << slow.result.perf.cycles;
+    EXPECT_EQ(memory.image(), slow.images.ext);
+    EXPECT_EQ(srams.image(arch::Region::kA), slow.images.a);
+    EXPECT_EQ(srams.image(arch::Region::kOut), slow.images.out);
+    EXPECT_GT(skipped, fast.perf.cycles / 4);
+  }
+}
+
+}  // namespace
+}  // namespace qacc::model::testing
