@@ -67,7 +67,12 @@ enum Reg : uint32_t {
   kCmdClampMin = 0x0AC, kCmdClampMax = 0x0B0, kCmdMult = 0x0B4, kCmdShift = 0x0B8, kCmdOp = 0x0BC,
   kPerfCycles = 0x100, kPerfMacBusy = 0x104, kPerfRqBusy = 0x108, kPerfOutWrites = 0x10C,
   kPerfFeedStall = 0x110, kPerfLutBusy = 0x114, kPerfSmxBusy = 0x118, kPerfCmdCount = 0x11C,
+  // Programs (data_movement.md 14.1, 17.8): no program runs here (the model's register file does
+  // not execute RUN yet), so the program counters and Q_RETIRED .. Q_TOKENS read 0.
+  kPerfDmaBusy = 0x120, kPerfWrBeats = 0x138, kQBase = 0x180, kQCount = 0x184, kQRetired = 0x188,
+  kQTokens = 0x190,
 };
+constexpr uint32_t kCtrlRunBit = 4;  // CTRL.RUN wins over START
 // Bits each CMD_* register keeps (3.2).
 uint32_t CmdMask(uint32_t offset) {
   switch (offset) {
@@ -83,8 +88,10 @@ uint32_t CmdMask(uint32_t offset) {
 }
 bool IsCmd(uint32_t offset) { return offset >= kCmdM && offset <= kCmdOp; }
 bool IsReadOnly(uint32_t offset) {
-  return offset <= kHwLatency || (offset >= kPerfCycles && offset <= kPerfCmdCount);
+  return offset <= kHwLatency || (offset >= kPerfCycles && offset <= kPerfWrBeats) ||
+         (offset >= kQRetired && offset <= kQTokens);
 }
+bool IsQueueSetup(uint32_t offset) { return offset == kQBase || offset == kQCount; }
 int64_t SignExtend(uint32_t value, int bits) {
   const uint32_t sign = uint32_t{1} << (bits - 1);
   return int64_t((value & ((sign << 1) - 1)) ^ sign) - int64_t(sign);
@@ -116,6 +123,7 @@ struct Expected {
   bool irq_en = false, done = false, error = false;
   uint32_t err_code = 0;
   uint32_t cmd_count = 0;
+  uint32_t q_base = 0, q_count = 0;
   bool pending = false;  // a launched command has not reached its done cycle
   bool launched = false;
   bool legal = false;
@@ -327,7 +335,8 @@ class Session {
         expected = tlm::TLM_GENERIC_ERROR_RESPONSE;
       }
     } else if (!read && (IsReadOnly(offset) ||
-                         ((IsCmd(offset) || offset == kCtrl) && x_.Busy(complete)))) {
+                         ((IsCmd(offset) || offset == kCtrl || IsQueueSetup(offset)) &&
+                          x_.Busy(complete)))) {
       expected = tlm::TLM_GENERIC_ERROR_RESPONSE;
     }
     FUZZ_CHECK(status == expected, "{}: {}, expected {}", what, StatusName(status),
@@ -412,6 +421,8 @@ class Session {
       case kHwUnits: expected = 0x3; break;
       case kHwLatency: expected = 0x01010104; break;
       case kCtrl: expected = x_.irq_en ? 0x2 : 0; break;
+      case kQBase: expected = x_.q_base; break;
+      case kQCount: expected = x_.q_count; break;
       case kStatus:
         expected = (x_.Busy(cycle) ? 1u : 0u) | (x_.done ? 2u : 0u) | (x_.error ? 4u : 0u) |
                    x_.err_code << 8;
@@ -436,7 +447,11 @@ class Session {
   void WriteRegister(uint32_t offset, uint32_t data, int64_t cycle) {
     if (offset == kCtrl) {
       x_.irq_en = data & 2;
-      if (data & 1) x_.Launch(cycle);
+      if ((data & 1) && !(data & kCtrlRunBit)) x_.Launch(cycle);
+    } else if (offset == kQBase) {
+      x_.q_base = data & ~0x3Fu;
+    } else if (offset == kQCount) {
+      x_.q_count = data & 0xFFFFu;
     } else if (offset == kStatus) {
       if (data & 2) x_.done = false;
       if (data & 4) x_.error = false, x_.err_code = 0;
@@ -468,6 +483,9 @@ class Session {
     Transfer(tlm::TLM_WRITE_COMMAND, kStatus, 0x6, 4, 4, nullptr);
     Transfer(tlm::TLM_WRITE_COMMAND, kCtrl, 0, 4, 4, nullptr);
     for (uint32_t offset = kCmdM; offset <= kCmdOp; offset += 4) {
+      Transfer(tlm::TLM_WRITE_COMMAND, offset, 0, 4, 4, nullptr);
+    }
+    for (uint32_t offset : {uint32_t{kQBase}, uint32_t{kQCount}}) {
       Transfer(tlm::TLM_WRITE_COMMAND, offset, 0, 4, 4, nullptr);
     }
     for (int r = 1; r <= 5; ++r) {
