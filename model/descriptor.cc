@@ -20,8 +20,6 @@ constexpr uint32_t kShiftMask = (uint32_t{1} << arch::kShiftBits) - 1;
 // The last byte address of the memory port (EXT_RANGE).
 constexpr uint64_t kMaxExtByte = (uint64_t{1} << 32) - 1;
 
-ProgramError FromErrCode(arch::ErrCode code) { return static_cast<ProgramError>(code); }
-
 ProgramError RangeErrorOf(uint8_t sram) {
   switch (sram) {
     case kSramA:
@@ -97,14 +95,7 @@ ProgramError ValidateMove(const arch::ArchConfig& config, const MoveDesc& f) {
 
 }  // namespace
 
-const char* ProgramErrorName(ProgramError error) {
-  static constexpr const char* kNames[] = {"NONE",       "BAD_SHAPE",   "A_RANGE",    "B_RANGE",
-                                           "BIAS_RANGE", "RQ_RANGE",    "OUT_RANGE",  "BAD_REQUANT",
-                                           "BAD_ZP",     "UNIT_ABSENT", "BAD_OPCODE", "BAD_SRAM",
-                                           "EXT_ALIGN",  "EXT_RANGE",   "EXT_FAULT",  "DEADLOCK"};
-  const auto i = static_cast<size_t>(error);
-  return i < sizeof(kNames) / sizeof(kNames[0]) ? kNames[i] : "?";
-}
+const char* ProgramErrorName(ProgramError error) { return arch::ErrCodeName(error); }
 
 DescHeader DecodeDescHeader(const Descriptor& d) {
   DescHeader h;
@@ -192,7 +183,7 @@ uint32_t SramWordBytes(const arch::ArchConfig& config, uint8_t sram) {
 ProgramError ValidateDescriptor(const arch::ArchConfig& config, const Descriptor& d) {
   switch (DecodeDescHeader(d).op) {
     case uint32_t(DescOp::kGemm):
-      return FromErrCode(arch::ValidateCommand(config, GemmCommandOf(d)));
+      return arch::ValidateCommand(config, GemmCommandOf(d));
     case uint32_t(DescOp::kLoad):
     case uint32_t(DescOp::kStore):
       return ValidateDma(config, DecodeDmaDesc(d));

@@ -11,34 +11,20 @@
 
 namespace qacc::model {
 
-inline constexpr int kDescriptorWords = 16;
-inline constexpr uint32_t kDescriptorBytes = 64;
-inline constexpr int kQueueDepth = 4;  // descriptors per engine queue (14.2)
-inline constexpr int kMaxTokens = 15;  // largest value of a token counter (14.2)
+// The spec's constants (docs/spec/qacc_spec.json, generated into arch_spec.h) under the model's
+// names.
+inline constexpr int kDescriptorWords = arch::kDescWords;
+inline constexpr uint32_t kDescriptorBytes = uint32_t(arch::kDescBytes);
+inline constexpr int kQueueDepth = arch::kQueueDepth;  // descriptors per engine queue (14.2)
+inline constexpr int kMaxTokens = arch::kMaxTokens;    // largest value of a token counter (14.2)
 using Descriptor = std::array<uint32_t, kDescriptorWords>;
 
 // Word 15 [3:0].
 enum class DescOp : uint8_t { kGemm = 0, kLoad = 1, kStore = 2, kMove = 3 };
 
-// ERR_CODE of a program: part 1's codes 1..10 (arch::ErrCode) and part 2's 11..15.
-enum class ProgramError : uint8_t {
-  kNone = 0,
-  kBadShape = 1,
-  kARange = 2,
-  kBRange = 3,
-  kBiasRange = 4,
-  kRqRange = 5,
-  kOutRange = 6,
-  kBadRequant = 7,
-  kBadZp = 8,
-  kUnitAbsent = 9,
-  kBadOpcode = 10,
-  kBadSram = 11,
-  kExtAlign = 12,
-  kExtRange = 13,
-  kExtFault = 14,
-  kDeadlock = 15,
-};
+// ERR_CODE of a program: part 1's codes 1..10 and part 2's 11..15, one enum generated from the
+// spec.
+using ProgramError = arch::ErrCode;
 const char* ProgramErrorName(ProgramError error);  // "NONE", "BAD_SHAPE", ..., "DEADLOCK"
 
 // SRAM ids of a DMA's SRAM field and of MOVE's DST: the window numbers (arch::Region 1..5).

@@ -22,7 +22,7 @@
 
 namespace qacc::model {
 
-inline constexpr int kWriteBufferBeats = 32;  // a STORE's write buffer (17.5)
+inline constexpr int kWriteBufferBeats = arch::kWrBufBeats;  // a STORE's write buffer (17.5)
 
 class DmaEngine {
  public:

@@ -15,11 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "model/arch_spec.h"
+
 namespace qacc::model {
 
 inline constexpr int kMaxBeatBytes = 64;  // largest mem.data_bytes
-inline constexpr int kMaxBurstBeats = 16;
-inline constexpr uint32_t kAxiPageBytes = 4096;  // no burst crosses it
+inline constexpr int kMaxBurstBeats = arch::kMaxBurstBeats;
+inline constexpr uint32_t kAxiPageBytes = uint32_t(arch::kAxiPageBytes);  // no burst crosses it
 inline constexpr uint8_t kAxiOkay = 0;
 inline constexpr uint8_t kAxiSlvErr = 2;
 

@@ -1,5 +1,6 @@
 #include "sim/compiler/reference.h"
 
+#include <cstdint>
 #include <random>
 
 #include "golden/gemm.h"
@@ -88,6 +89,31 @@ RandomValues MakeRandomValues(const Network& network, uint64_t seed) {
     v.layers.push_back(std::move(d));
   }
   return v;
+}
+
+GemmLayer RandomLayer(std::mt19937& rng, const std::string& name, int m, int n, int k, bool last) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  GemmLayer l;
+  l.name = name;
+  l.m = m;
+  l.n = n;
+  l.k = k;
+  l.a_unsigned = pick(0, 1);
+  l.b_unsigned = pick(0, 1);
+  l.a_zp = pick(-20, 20);
+  l.b_zp = pick(-20, 20);
+  l.bias = pick(0, 1);
+  l.per_channel = pick(0, 1);
+  l.single_rounding = pick(0, 1);
+  l.out_int32 = last && pick(0, 3) == 0;
+  l.mult = pick(1 << 30, INT32_MAX);
+  l.shift = pick(-14, -6);
+  l.zp_out = pick(-5, 5);
+  if (pick(0, 1)) {
+    l.clamp_min = 0;  // ReLU, uint8 codes
+    l.clamp_max = 255;
+  }
+  return l;
 }
 
 }  // namespace qacc::compiler

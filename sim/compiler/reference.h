@@ -5,6 +5,8 @@
 #define QACC_SIM_COMPILER_REFERENCE_H_
 
 #include <cstdint>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "sim/compiler/ext_image.h"
@@ -24,6 +26,10 @@ struct RandomValues {
   std::vector<LayerData> layers;
 };
 RandomValues MakeRandomValues(const Network& network, uint64_t seed);
+
+// A random layer of the given shape for tests: legal, non-degenerate quantization (zero points,
+// bias, per-channel, rounding, ReLU clamps drawn from `rng`); int32 output only when `last`.
+GemmLayer RandomLayer(std::mt19937& rng, const std::string& name, int m, int n, int k, bool last);
 
 }  // namespace qacc::compiler
 
