@@ -47,7 +47,7 @@ def parse_args(argv):
     p.add_argument("--report", metavar="DIR", help="write the HTML report to DIR/index.html")
     scope = p.add_argument_group("mutation analysis (without one of --base, --all, --mutants, --ids it is "
                                  "skipped)")
-    scope.add_argument("--all", action="store_true", help="mutate every RTL file")
+    scope.add_argument("--all", action="store_true", help="mutate every line of the files in scripts/validate/mutation_scope.json")
     scope.add_argument("--mutants", type=int, metavar="N", help="a seeded sample of N mutants of the scope")
     scope.add_argument("--mutant-seed", type=int, default=1, help="seed of the sample (default 1)")
     scope.add_argument("--operators", help="comma-separated mutation operators (default all): " +
@@ -332,7 +332,9 @@ class Validation:
         sources = rtl.read_sources(self.rtl_dir)
         everything = mutants.generate(sources, self.args.operators or None)
         selected = everything
-        scope = "every RTL file"
+        files, excluded = rtl.mutation_scope()
+        scope = (f"the {len(files)} RTL files of scripts/validate/mutation_scope.json "
+                 f"({len(excluded)} excluded there with their reasons)")
         if not self.args.all and self.args.base is not None:
             changed = changed_lines(self.args.base_commit)
             selected = [m for m in everything if mutant_lines(m, sources) & changed.get(m.file, set())]
