@@ -1,6 +1,7 @@
 #include "model/accel_state.h"
 
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "model/command.h"
@@ -46,7 +47,11 @@ const char* BusStatusName(BusStatus status) {
   return "?";
 }
 
-AccelState::AccelState(const arch::ArchConfig& config) : config_(config), srams_(config) {
+AccelState::AccelState(const arch::ArchConfig& config)
+    : config_(config),
+      srams_(config),
+      ext_(config.ext_mem_size_bytes, ExtMemoryTiming{config.mem_data_bytes, config.ext_mem_latency,
+                                                      config.ext_mem_interval}) {
   arch::ValidateArchConfig(config_);
   // Reset (spec 10): every register field is 0, not arch::Command's member defaults.
   cmd_regs_.m = cmd_regs_.n = cmd_regs_.k = 0;
@@ -62,7 +67,19 @@ int AccelState::TransferCycles(uint64_t addr, bool is_read) {
 }
 
 void AccelState::AdvanceTo(int64_t cycle) {
-  if (pending_ && cycle >= launch_->done_cycle) {
+  if (!pending_) return;
+  if (last_is_program_) {
+    StepProgramBefore(cycle);
+    if (!program_->ended || cycle < program_->done_cycle) return;
+    pending_ = false;
+    done_ = true;
+    error_ = program_->result.error != arch::ErrCode::kNone;
+    err_code_ = program_->result.error;
+    if (error_) q_err_index_ = static_cast<uint32_t>(program_->result.error_index);
+    ++cmd_count_;
+    return;
+  }
+  if (cycle >= launch_->done_cycle) {
     pending_ = false;
     done_ = true;
     error_ = launch_->error != arch::ErrCode::kNone;
@@ -71,13 +88,118 @@ void AccelState::AdvanceTo(int64_t cycle) {
   }
 }
 
-bool AccelState::Busy(int64_t cycle) const {
-  return pending_ && cycle >= launch_->launch_cycle && cycle < launch_->done_cycle;
+bool AccelState::Busy(int64_t cycle) {
+  if (!pending_) return false;
+  if (last_is_program_) {
+    StepProgramBefore(cycle);
+    return cycle >= program_->launch_cycle && (!program_->ended || cycle < program_->done_cycle);
+  }
+  return cycle >= launch_->launch_cycle && cycle < launch_->done_cycle;
 }
 
-bool AccelState::Irq(int64_t cycle) const {
-  const bool done = done_ || (pending_ && cycle >= launch_->done_cycle);
-  return done && irq_en_;
+bool AccelState::Irq(int64_t cycle) {
+  if (!irq_en_) return false;
+  if (done_) return true;
+  if (!pending_) return false;
+  if (last_is_program_) {
+    StepProgramBefore(cycle);
+    return program_->ended && cycle >= program_->done_cycle;
+  }
+  return cycle >= launch_->done_cycle;
+}
+
+// ---- Programs ---------------------------------------------------------------------------------
+
+// The RUN write completes in `cycle`; program cycle 0 is the next one
+// (data_movement.md 14.1, 17.1).
+void AccelState::Run(int64_t cycle) {
+  ProgramLaunch launch;
+  launch.launch_cycle = cycle + 1;
+  launch.q_base = q_base_;
+  launch.q_count = q_count_;
+  // The memory's cycle is the absolute cycle, so that its timing (the interval since the last beat)
+  // is that of a memory clocked in every cycle, as the RTL's is.
+  if (ext_.cycle() < uint64_t(launch.launch_cycle))
+    ext_.Idle(uint64_t(launch.launch_cycle) - ext_.cycle());
+  engine_ = std::make_unique<ProgramEngine>(config_, ext_, srams_, q_base_, q_count_, cmd_regs_);
+  program_ = launch;
+  last_is_program_ = true;
+  done_ = false;
+  error_ = false;
+  err_code_ = arch::ErrCode::kNone;
+  q_err_index_ = 0;
+  idle_ = ProgramCycle{};  // RUN clears the token counters, the queues and Q_RETIRED
+  pending_ = true;
+}
+
+void AccelState::StepProgramOnce() {
+  const int64_t cycle = program_->launch_cycle + int64_t(engine_->cycle());
+  if (observing_) before_observed_ = engine_->VisibleRegisters();
+  engine_->Step(&observed_);
+  observed_cycle_ = cycle;
+  if (observed_.gemm_start.valid && gemm_listener_) {
+    gemm_listener_(cycle, observed_.gemm_start.command);
+  }
+  if (!engine_->finished()) return;
+  program_->ended = true;
+  program_->done_cycle = cycle + 1;
+  program_->result = engine_->result();
+  // After the end the queue monitor holds the last counters and occupancies, without pulses.
+  idle_ = ProgramCycle{};
+  idle_.d2c = observed_.d2c;
+  idle_.c2d = observed_.c2d;
+  idle_.dma_queue = observed_.dma_queue;
+  idle_.compute_queue = observed_.compute_queue;
+  idle_.retired = observed_.retired;
+}
+
+void AccelState::StepProgramBefore(int64_t end) {
+  if (!engine_) return;
+  while (!engine_->finished()) {
+    const int64_t next = program_->launch_cycle + int64_t(engine_->cycle());
+    if (next >= end) return;
+    if (!observing_) {
+      engine_->SkipIdle(uint64_t(end - program_->launch_cycle));
+      if (program_->launch_cycle + int64_t(engine_->cycle()) >= end) return;
+    }
+    StepProgramOnce();
+  }
+}
+
+const ProgramCycle& AccelState::ObserveCycle(int64_t cycle) {
+  observing_ = true;
+  if (cycle == observed_cycle_) return observed_;
+  if (engine_ && !engine_->finished() && cycle >= program_->launch_cycle) {
+    const int64_t next = program_->launch_cycle + int64_t(engine_->cycle());
+    if (next != cycle) {
+      throw std::logic_error("AccelState::ObserveCycle: cycle " + std::to_string(cycle) +
+                             " asked while the program is at cycle " + std::to_string(next));
+    }
+    StepProgramOnce();
+    return observed_;
+  }
+  idle_.mon_cmd = cmd_regs_;
+  return idle_;
+}
+
+int64_t AccelState::FinishProgram() {
+  if (!program_) throw std::logic_error("AccelState::FinishProgram: no program was launched");
+  while (!engine_->finished()) {
+    if (!observing_) engine_->SkipIdle();
+    StepProgramOnce();
+  }
+  return program_->done_cycle;
+}
+
+ProgramRegisters AccelState::ProgramRegistersAt(int64_t cycle) const {
+  if (!engine_) return {};
+  // In lockstep the program runs one cycle ahead of the bus: the cycle of a read is the one last
+  // observed, and its registers are those at that cycle's start.
+  if (observing_ && cycle == observed_cycle_) return before_observed_;
+  const int64_t next = program_->launch_cycle + int64_t(engine_->cycle());
+  if (cycle >= next || engine_->finished()) return engine_->VisibleRegisters();
+  throw std::logic_error("AccelState: the program registers of cycle " + std::to_string(cycle) +
+                         " are asked after the program passed it");
 }
 
 BusResponse AccelState::Read(uint64_t addr, int64_t cycle) {
@@ -112,13 +234,18 @@ BusStatus AccelState::Write(uint64_t addr, uint32_t data, uint8_t strobe, int64_
 }
 
 PerfCounters AccelState::PerfVisible(int64_t cycle) const {
+  if (last_is_program_) {
+    const ProgramPerf p = ProgramRegistersAt(cycle).perf;
+    return {uint32_t(p.cycles), uint32_t(p.mac_busy), uint32_t(p.rq_busy), uint32_t(p.out_writes),
+            uint32_t(p.feed_stall)};
+  }
   if (!launch_) return {};
   const int64_t command_cycle = cycle - launch_->launch_cycle;
   if (launch_->engine) return PerfAt(launch_->engine->timing(), command_cycle);
   return command_cycle >= arch::kErrorCycles ? launch_->perf : PerfCounters{};
 }
 
-uint32_t AccelState::ReadRegister(uint32_t offset, int64_t cycle) const {
+uint32_t AccelState::ReadRegister(uint32_t offset, int64_t cycle) {
   namespace reg = arch::reg;
   switch (offset) {
     case reg::kId:
@@ -197,8 +324,29 @@ uint32_t AccelState::ReadRegister(uint32_t offset, int64_t cycle) const {
       return q_base_;
     case reg::kQCount:
       return q_count_;
-    // Q_RETIRED, Q_ERR_INDEX, Q_TOKENS and PERF_DMA_BUSY .. PERF_WR_BEATS: a program's (data_movement.md
-    // 14.1, 17.8); this register file runs no program, so they keep their reset value 0.
+    case reg::kQRetired:
+      return ProgramRegistersAt(cycle).retired;
+    case reg::kQErrIndex:
+      return q_err_index_;
+    case reg::kQTokens: {
+      const ProgramRegisters r = ProgramRegistersAt(cycle);
+      return uint32_t(r.d2c) | uint32_t(r.c2d) << 8;
+    }
+    // The counters of 17.8: a START clears them (they stay 0 while only commands run).
+    case reg::kPerfDmaBusy:
+      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.dma_busy) : 0u;
+    case reg::kPerfComputeBusy:
+      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.compute_busy) : 0u;
+    case reg::kPerfDmaWait:
+      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.dma_wait) : 0u;
+    case reg::kPerfComputeWait:
+      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.compute_wait) : 0u;
+    case reg::kPerfPortStall:
+      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.port_stall) : 0u;
+    case reg::kPerfRdBeats:
+      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.rd_beats) : 0u;
+    case reg::kPerfWrBeats:
+      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.wr_beats) : 0u;
     default:  // reserved offsets (PERF_LUT_BUSY, PERF_SMX_BUSY included) read 0
       return 0;
   }
@@ -211,9 +359,12 @@ BusStatus AccelState::WriteRegister(uint32_t offset, uint32_t data, int64_t cycl
   switch (offset) {
     case reg::kCtrl:
       irq_en_ = data & arch::kCtrlIrqEn;
-      // RUN (a program, data_movement.md 14.1) wins over START; programs are executed by the program
-      // engine, not by this register file: here a RUN write only loads IRQ_EN.
-      if ((data & arch::kCtrlStart) && !(data & arch::kCtrlRun)) Start(cycle);
+      // RUN (a program, data_movement.md 14.1) wins over START.
+      if (data & arch::kCtrlRun) {
+        Run(cycle);
+      } else if (data & arch::kCtrlStart) {
+        Start(cycle);
+      }
       break;
     case reg::kQBase:
       q_base_ = data & kQBaseMask;
@@ -301,6 +452,7 @@ void AccelState::Start(int64_t cycle) {
   error_ = false;
   err_code_ = arch::ErrCode::kNone;
   pending_ = true;
+  last_is_program_ = false;
   launch_ = std::move(launch);
   if (launch_listener_) launch_listener_(*launch_);
 }

@@ -7,6 +7,11 @@
 // A command executes at launch (all tiles, output SRAM written) although its results are visible
 // only from the done cycle on: every SRAM window access is refused while BUSY, so no host access
 // can tell the difference.
+//
+// A program (CTRL.RUN, data_movement.md 14) runs on the program engine (program_engine.h) against
+// the state's external memory, stepped lazily: every access or query at cycle c first runs the
+// program up to c. ObserveCycle() steps it one cycle at a time and hands out the observables of
+// each cycle (18), for the lockstep co-simulation.
 #ifndef QACC_MODEL_ACCEL_STATE_H_
 #define QACC_MODEL_ACCEL_STATE_H_
 
@@ -17,8 +22,10 @@
 
 #include "model/arch.h"
 #include "model/beat_predictor.h"
+#include "model/ext_memory.h"
 #include "model/gemm_engine.h"
 #include "model/perf.h"
+#include "model/program_engine.h"
 #include "model/srams.h"
 
 namespace qacc::model {
@@ -42,6 +49,15 @@ struct Launch {
   std::shared_ptr<const GemmEngine> engine;  // null when rejected; reads the state's SRAMs
 };
 
+// One launched program (the last one is kept).
+struct ProgramLaunch {
+  int64_t launch_cycle = 0;  // absolute cycle of program cycle 0 (first BUSY cycle)
+  uint32_t q_base = 0, q_count = 0;
+  bool ended = false;
+  int64_t done_cycle = 0;   // once ended: the first cycle with DONE = 1, BUSY = 0 (launch + t + 1)
+  ProgramRunResult result;  // once ended
+};
+
 class AccelState {
  public:
   explicit AccelState(const arch::ArchConfig& config);
@@ -61,9 +77,9 @@ class AccelState {
   // wait state).
   static int TransferCycles(uint64_t addr, bool is_read);
 
-  // State at an absolute cycle at or after the last access.
-  bool Busy(int64_t cycle) const;
-  bool Irq(int64_t cycle) const;  // irq_o = STATUS.DONE & CTRL.IRQ_EN
+  // State at an absolute cycle at or after the last access (a program runs up to it).
+  bool Busy(int64_t cycle);
+  bool Irq(int64_t cycle);  // irq_o = STATUS.DONE & CTRL.IRQ_EN
   // The CMD_* registers as stored, after the last write (what the controller sees: spec 8).
   const arch::Command& command_registers() const { return cmd_regs_; }
 
@@ -79,11 +95,42 @@ class AccelState {
   Srams& srams() { return srams_; }
   const Srams& srams() const { return srams_; }
 
+  // ---- Programs (data_movement.md 14, 17)
+  // The testbench memory on the model's memory port (config ext_mem.*; the host fills it by
+  // backdoor). Its cycle is kept equal to the absolute cycle at every launch.
+  ExtMemory& ext_memory() { return ext_; }
+  const ExtMemory& ext_memory() const { return ext_; }
+  const std::optional<ProgramLaunch>& last_program() const { return program_; }
+  // The first absolute cycle the program in flight has not run yet.
+  int64_t program_progress() const {
+    return program_ ? program_->launch_cycle + int64_t(engine_->cycle()) : 0;
+  }
+  // True when the last launch (START or RUN) was a program's.
+  bool last_launch_is_program() const { return last_is_program_; }
+  // The observables of absolute cycle `cycle` (18): the program's cycle when one runs in it (the
+  // program is stepped through `cycle`; cycles must be asked in increasing order and none skipped
+  // while a program runs), else an idle port and the queue monitor's held values.
+  const ProgramCycle& ObserveCycle(int64_t cycle);
+  // Runs the program in flight to its end (skipping idle cycles unless cycles are observed) and
+  // returns its done cycle. Throws std::logic_error without a program.
+  int64_t FinishProgram();
+  // Called when a program starts a GEMM, with its start cycle s (absolute) and its CMD_* image:
+  // e.g. to start the unit modules that simulate its beats.
+  void set_program_gemm_listener(std::function<void(int64_t, const arch::Command&)> listener) {
+    gemm_listener_ = std::move(listener);
+  }
+
  private:
   void AdvanceTo(int64_t cycle);
-  uint32_t ReadRegister(uint32_t offset, int64_t cycle) const;
+  uint32_t ReadRegister(uint32_t offset, int64_t cycle);
   BusStatus WriteRegister(uint32_t offset, uint32_t data, int64_t cycle);
   void Start(int64_t cycle);
+  void Run(int64_t cycle);
+  // Steps the program through the cycles before `end` (absolute).
+  void StepProgramBefore(int64_t end);
+  void StepProgramOnce();
+  // The program's registers at the start of `cycle` (stepped up to it).
+  ProgramRegisters ProgramRegistersAt(int64_t cycle) const;
   PerfCounters PerfVisible(int64_t cycle) const;
 
   arch::ArchConfig config_;
@@ -99,6 +146,18 @@ class AccelState {
   bool pending_ = false;    // the last launch has not reached its done cycle yet
   std::optional<Launch> launch_;
   std::function<void(const Launch&)> launch_listener_;
+
+  ExtMemory ext_;
+  bool last_is_program_ = false;
+  uint32_t q_err_index_ = 0;  // Q_ERR_INDEX, written at a program's end
+  std::optional<ProgramLaunch> program_;
+  std::unique_ptr<ProgramEngine> engine_;
+  bool observing_ = false;            // ObserveCycle was used: step every cycle, never skip
+  ProgramCycle observed_;             // the last stepped cycle's observables
+  int64_t observed_cycle_ = -1;       // its absolute cycle
+  ProgramRegisters before_observed_;  // the registers at its start
+  ProgramCycle idle_;  // a cycle without a program: the queue monitor holds the last values
+  std::function<void(int64_t, const arch::Command&)> gemm_listener_;
 };
 
 }  // namespace qacc::model

@@ -24,21 +24,40 @@ ExtMemory::ExtMemory(uint64_t size_bytes, const ExtMemoryTiming& timing) : timin
   if (timing.latency < 1 || timing.interval < 1) {
     throw std::invalid_argument("external memory latency and interval must be at least 1");
   }
-  mem_.assign(size_bytes, 0);
+  size_ = size_bytes;
+}
+
+void ExtMemory::Materialize() const {
+  if (mem_.empty()) mem_.assign(size_, 0);
+}
+
+std::vector<uint8_t>& ExtMemory::image() {
+  Materialize();
+  return mem_;
+}
+
+const std::vector<uint8_t>& ExtMemory::image() const {
+  Materialize();
+  return mem_;
 }
 
 void ExtMemory::Write(uint64_t addr, const uint8_t* data, size_t n) {
-  if (addr > mem_.size() || n > mem_.size() - addr) {
+  if (addr > size_ || n > size_ - addr) {
     throw std::out_of_range("external memory write past its end");
   }
+  Materialize();
   if (n != 0) std::memcpy(mem_.data() + addr, data, n);
 }
 
 void ExtMemory::Read(uint64_t addr, uint8_t* data, size_t n) const {
-  if (addr > mem_.size() || n > mem_.size() - addr) {
+  if (addr > size_ || n > size_ - addr) {
     throw std::out_of_range("external memory read past its end");
   }
-  if (n != 0) std::memcpy(data, mem_.data() + addr, n);
+  if (mem_.empty()) {
+    std::memset(data, 0, n);
+  } else if (n != 0) {
+    std::memcpy(data, mem_.data() + addr, n);
+  }
 }
 
 uint64_t ExtMemory::NextReadBeatCycle() const {
@@ -68,7 +87,7 @@ AxiSlaveOut ExtMemory::Outputs() const {
     out.r_valid = true;
     out.r_last = head.done + 1 == head.beats;
     out.r_resp = head.error ? kAxiSlvErr : kAxiOkay;
-    if (!head.error) {
+    if (!head.error && !mem_.empty()) {  // an untouched memory reads 0
       std::memcpy(out.r_data.data(), mem_.data() + head.addr + uint64_t(head.done) * d, d);
     }
   }
@@ -130,6 +149,7 @@ void ExtMemory::Commit(const AxiMasterOut& m) {
     const bool last = burst->done + 1 == burst->beats;
     if (m.w_last != last) Violation("w_last does not mark the last beat of the burst");
     if (!burst->error) {
+      Materialize();
       const uint64_t base = burst->addr + uint64_t(burst->done) * d;
       for (int j = 0; j < d; ++j) {
         if ((m.w_strb >> j) & 1) mem_[base + j] = m.w_data[j];
@@ -157,7 +177,7 @@ void ExtMemory::Commit(const AxiMasterOut& m) {
     const bool legal = BurstLegal(m.ar_addr, beats, "read");
     const uint64_t end = uint64_t(m.ar_addr) + uint64_t(beats) * d;
     const uint32_t addr = legal ? m.ar_addr : m.ar_addr - m.ar_addr % uint32_t(d);
-    reads_.push_back({addr, beats, cycle_, 0, end > mem_.size()});
+    reads_.push_back({addr, beats, cycle_, 0, end > size_});
   }
   if (m.aw_valid) {
     const int beats = int(m.aw_len & 0xF) + 1;
@@ -165,7 +185,7 @@ void ExtMemory::Commit(const AxiMasterOut& m) {
     const bool legal = BurstLegal(m.aw_addr, beats, "write");
     const uint64_t end = uint64_t(m.aw_addr) + uint64_t(beats) * d;
     const uint32_t addr = legal ? m.aw_addr : m.aw_addr - m.aw_addr % uint32_t(d);
-    writes_.push_back({addr, beats, cycle_, 0, end > mem_.size()});
+    writes_.push_back({addr, beats, cycle_, 0, end > size_});
   }
   ++cycle_;
 }

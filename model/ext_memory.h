@@ -69,8 +69,11 @@ class ExtMemory {
   ExtMemory(uint64_t size_bytes, const ExtMemoryTiming& timing);
 
   // ---- Backdoor (host side: programs, tensors, results). Throws std::out_of_range outside.
-  std::vector<uint8_t>& image() { return mem_; }
-  const std::vector<uint8_t>& image() const { return mem_; }
+  // The whole image, `size` bytes (allocated zeroed at the first access that needs it, so that a
+  // run that never uses the memory does not pay for it).
+  std::vector<uint8_t>& image();
+  const std::vector<uint8_t>& image() const;
+  uint64_t size() const { return size_; }
   void Write(uint64_t addr, const uint8_t* data, size_t n);
   void Read(uint64_t addr, uint8_t* data, size_t n) const;
 
@@ -114,7 +117,10 @@ class ExtMemory {
   void Violation(const std::string& what);
   bool BurstLegal(uint32_t addr, int beats, const char* channel);
 
-  std::vector<uint8_t> mem_;
+  void Materialize() const;
+
+  uint64_t size_ = 0;
+  mutable std::vector<uint8_t> mem_;  // empty until Materialize()
   ExtMemoryTiming timing_;
   uint64_t cycle_ = 0;
   std::deque<Burst> reads_, writes_;

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/perf.h"
+
 namespace qacc::model {
 
 namespace {
@@ -139,6 +141,9 @@ void ProgramEngine::StartCommand(Engine e, uint64_t c, ProgramCycle* observed) {
   perf_.rq_busy += uint64_t(timing.RqBusy());
   perf_.out_writes += uint64_t(timing.OutWrites());
   perf_.feed_stall += uint64_t(timing.FeedStall());
+  gemm_active_ = true;
+  gemm_timing_ = timing;
+  gemm_start_ = c;
   mon_cmd_ = command;
   if (observed) observed->gemm_start = {true, head.index, command};
 }
@@ -389,7 +394,28 @@ void ProgramEngine::Step(ProgramCycle* observed) {
 
 // ---- Skipping idle cycles -------------------------------------------------------------------
 
-uint64_t ProgramEngine::SkipIdle() {
+ProgramRegisters ProgramEngine::VisibleRegisters() const {
+  ProgramRegisters r;
+  r.retired = retired_;
+  r.d2c = tokens_to_[kCompute];
+  r.c2d = tokens_to_[kDma];
+  r.perf = perf_;
+  if (!finished_) r.perf.cycles = cycle_;
+  // The GEMM in flight has added its final counts at its start; the registers count its events
+  // cycle by cycle (perf.h: an event of cycle x from x + 1 on).
+  const int64_t rel = int64_t(cycle_) - int64_t(gemm_start_);
+  if (gemm_active_ && rel < gemm_timing_.E()) {
+    const PerfCounters now = PerfAt(gemm_timing_, rel);
+    const PerfCounters end = PerfAt(gemm_timing_, gemm_timing_.E());
+    r.perf.mac_busy -= end.mac_busy - now.mac_busy;
+    r.perf.rq_busy -= end.rq_busy - now.rq_busy;
+    r.perf.out_writes -= end.out_writes - now.out_writes;
+    r.perf.feed_stall -= end.feed_stall - now.feed_stall;
+  }
+  return r;
+}
+
+uint64_t ProgramEngine::SkipIdle(uint64_t limit) {
   if (finished_ || cycle_ == 0) return 0;
   const uint64_t c = cycle_;
   if (stopped_ && (fetch_ == FetchState::kIssue || fetch_ == FetchState::kValidate ||
@@ -429,6 +455,7 @@ uint64_t ProgramEngine::SkipIdle() {
     throw std::logic_error("ProgramEngine: cycle " + std::to_string(c) +
                            ": nothing can happen, yet the program is not quiet");
   }
+  target = std::min(target, limit);
   if (target <= c) return 0;
   const uint64_t n = target - c;
   const bool dma_busy = DmaRunning(), compute_busy = ComputeRunning(c);

@@ -77,6 +77,13 @@ struct ProgramCycle {
   arch::Command mon_cmd;  // the GEMM the compute engine last started (from its start cycle on)
 };
 
+// The program's registers as the bus reads them at the start of a cycle (14.1, 17.8).
+struct ProgramRegisters {
+  uint32_t retired = 0;  // Q_RETIRED
+  int d2c = 0, c2d = 0;  // Q_TOKENS
+  ProgramPerf perf;      // PERF_*: the cycles so far while running (t + 1 at the end)
+};
+
 struct ProgramRunResult {
   ProgramError error = ProgramError::kNone;
   int64_t error_index = -1;  // Q_ERR_INDEX with an error
@@ -100,8 +107,10 @@ class ProgramEngine {
   // Skips the cycles from cycle() on in which nothing happens but waiting: no channel is driven,
   // no SRAM step, MOVE cycle, push, start or retirement, and no memory beat or response is due
   // (a GEMM may run). The counters advance as Step() would advance them. Returns the cycles
-  // skipped (0 when the next cycle does something).
-  uint64_t SkipIdle();
+  // skipped (0 when the next cycle does something); stops before cycle `limit`.
+  uint64_t SkipIdle(uint64_t limit = UINT64_MAX);
+  // The registers at the start of cycle(): what a bus read completing in that cycle returns.
+  ProgramRegisters VisibleRegisters() const;
   // The outcome, once finished().
   ProgramRunResult result() const;
 
@@ -162,8 +171,11 @@ class ProgramEngine {
   bool have_error_ = false;
   ProgramError error_ = ProgramError::kNone;
   uint32_t error_index_ = 0;
-  bool stopped_ = false;  // an EXT_FAULT was recorded in an earlier cycle
-  ProgramPerf perf_;
+  bool stopped_ = false;      // an EXT_FAULT was recorded in an earlier cycle
+  ProgramPerf perf_;          // a GEMM's counts are added whole at its start
+  bool gemm_active_ = false;  // the last GEMM started (for VisibleRegisters)
+  arch::Timing gemm_timing_{1, 1, 1, 1, 1};
+  uint64_t gemm_start_ = 0;
 };
 
 struct ProgramRunOptions {

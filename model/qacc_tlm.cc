@@ -1,6 +1,8 @@
 #include "model/qacc_tlm.h"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 
 namespace qacc::model {
 
@@ -43,6 +45,12 @@ QaccTlm::QaccTlm(sc_core::sc_module_name name, const arch::ArchConfig& config,
       units_("units", config.rows, config.cols, latencies) {
   target_socket.register_b_transport(this, &QaccTlm::b_transport);
   state_.set_launch_listener([this](const Launch& launch) { OnLaunch(launch); });
+  // A program's GEMM runs on the unit modules like a command whose cycle 0 is its start cycle.
+  state_.set_program_gemm_listener([this](int64_t start, const arch::Command& command) {
+    const LaunchDecision decision = DecodeCommand(config_, command);
+    units_.Start(std::make_shared<const GemmEngine>(config_, decision.command, state_.srams()),
+                 start);
+  });
   SC_HAS_PROCESS(QaccTlm);
   SC_METHOD(UpdateIrq);
   sensitive << irq_update_event_;
@@ -81,7 +89,7 @@ void QaccTlm::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& d
     const uint32_t value = uint32_t{data[0]} | uint32_t{data[1]} << 8 | uint32_t{data[2]} << 16 |
                            uint32_t{data[3]} << 24;
     status = state_.Write(addr, value, Strobe(payload), complete);
-    // CTRL.IRQ_EN and STATUS.DONE changes show on irq from the next cycle.
+    // CTRL.IRQ_EN and STATUS.DONE changes (and a RUN) show on irq from the next cycle.
     if (status == BusStatus::kOk) irq_update_event_.notify(TimeOfCycle(complete + 1) - now);
   }
   payload.set_response_status(ToTlm(status));
@@ -96,13 +104,20 @@ void QaccTlm::OnLaunch(const Launch& launch) {
 
 // An sc_event keeps only its earliest notification, so after each update the method re-arms itself
 // for a command that is still to complete.
+// A program's done cycle is known only once the program has run that far: until then the method
+// looks again at the first cycle the program has not run yet (the next cycle when the bus drives
+// the program; further ahead when the lockstep has run it ahead).
 void QaccTlm::UpdateIrq() {
   const int64_t cycle = CycleAt(sc_core::sc_time_stamp());
   irq.write(state_.Irq(cycle));
-  const auto& launch = state_.last_launch();
-  if (launch && launch->done_cycle > cycle) {
-    irq_update_event_.notify(TimeOfCycle(launch->done_cycle) - sc_core::sc_time_stamp());
+  int64_t next = -1;
+  if (state_.last_launch_is_program()) {
+    const ProgramLaunch& program = *state_.last_program();
+    next = program.ended ? program.done_cycle : std::max(cycle + 1, state_.program_progress());
+  } else if (state_.last_launch()) {
+    next = state_.last_launch()->done_cycle;
   }
+  if (next > cycle) irq_update_event_.notify(TimeOfCycle(next) - sc_core::sc_time_stamp());
 }
 
 }  // namespace qacc::model

@@ -15,11 +15,15 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/arch.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/compiler/compiler.h"
+#include "sim/compiler/network.h"
 #include "sim/cosim/cosim.h"
+#include "sim/testgen/compiled_program.h"
 #include "sim/testgen/rng.h"
 #include "sim/testgen/suites.h"
 
@@ -29,6 +33,8 @@ namespace {
 
 struct CosimArgs {
   std::string test;
+  std::vector<int> gemm;  // --gemm M,N,K: a compiled GEMM layer instead of a suite test
+  bool no_double_buffer = false, no_chain = false;
   std::string seed_text;
   std::string config = DefaultConfigPath();
   std::string waves;
@@ -79,6 +85,56 @@ nlohmann::json MismatchJson(const std::optional<cosim::Mismatch>& m, const sim::
           {"actual", ValueJson(m->actual)},
           {"command_index", m->command},
           {"command", CommandText(program, m->command)}};
+}
+
+// The split of a program's cycles (data_movement.md 17.8) from its counters.
+struct ProgramSplit {
+  uint64_t compute_only = 0, dma_only = 0, overlap = 0, idle = 0;
+};
+ProgramSplit SplitOf(const model::ProgramPerf& p) {
+  ProgramSplit s;
+  s.overlap = p.overlap;
+  s.compute_only = p.compute_busy - p.overlap;
+  s.dma_only = p.dma_busy - p.overlap;
+  s.idle = p.cycles - s.compute_only - s.dma_only - s.overlap;
+  return s;
+}
+
+nlohmann::json ProgramJson(const std::optional<model::ProgramRunResult>& r) {
+  if (!r) return nullptr;
+  const model::ProgramPerf& p = r->perf;
+  const ProgramSplit s = SplitOf(p);
+  return {{"error", arch::ErrCodeName(r->error)},
+          {"error_index", r->error_index},
+          {"retired", r->retired},
+          {"cycles", p.cycles},
+          {"mac_busy", p.mac_busy},
+          {"mac_utilization", p.cycles ? double(p.mac_busy) / double(p.cycles) : 0.0},
+          {"compute_busy", p.compute_busy},
+          {"dma_busy", p.dma_busy},
+          {"overlap", s.overlap},
+          {"compute_only", s.compute_only},
+          {"dma_only", s.dma_only},
+          {"idle", s.idle},
+          {"dma_wait", p.dma_wait},
+          {"compute_wait", p.compute_wait},
+          {"port_stall", p.port_stall},
+          {"rd_beats", p.rd_beats},
+          {"wr_beats", p.wr_beats}};
+}
+
+std::string ProgramText(const model::ProgramRunResult& r) {
+  const model::ProgramPerf& p = r.perf;
+  const ProgramSplit s = SplitOf(p);
+  auto pct = [&p](uint64_t x) { return p.cycles ? 100.0 * double(x) / double(p.cycles) : 0.0; };
+  return fmt::format(
+      "  program: {} cycles, {} retired, error {}; MAC utilization {:.2f} %\n"
+      "  split: compute only {} ({:.1f} %), DMA only {} ({:.1f} %), both {} ({:.1f} %), neither {} "
+      "({:.1f} %); token waits DMA {} compute {}; SRAM port stalls {}; {} read beats, {} write "
+      "beats\n",
+      p.cycles, r.retired, arch::ErrCodeName(r.error), pct(p.mac_busy), s.compute_only,
+      pct(s.compute_only), s.dma_only, pct(s.dma_only), s.overlap, pct(s.overlap), s.idle,
+      pct(s.idle), p.dma_wait, p.compute_wait, p.port_stall, p.rd_beats, p.wr_beats);
 }
 
 // "cycle 1234, unit mac, lane 1, tile 0 row 1 (output row 1, col 1): value: expected 5, actual 4"
@@ -217,11 +273,40 @@ void RunCosim(const CosimArgs& args) {
   options.fault = *fault;
   options.watchdog_cycles = args.watchdog_cycles;
   options.quantum_cycles = args.quantum_cycles;
+  if (args.test.empty() == args.gemm.empty()) {
+    throw UsageError("give either --test NAME or --gemm M,N,K (a compiled GEMM layer)");
+  }
   sim::Program program;
-  try {
-    program = sim::MakeTest(args.test, seed, options.config);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(fmt::format("--test: {}", e.what()));
+  std::string test_name = args.test, suite_name;
+  if (!args.gemm.empty()) {
+    compiler::Network network;
+    compiler::GemmLayer layer;
+    layer.m = args.gemm[0];
+    layer.n = args.gemm[1];
+    layer.k = args.gemm[2];
+    layer.shift =
+        -10;  // a scale of 2^-11, as qacc compile --gemm: outputs neither all 0 nor saturated
+    network.name = fmt::format("gemm_{}x{}x{}", layer.m, layer.n, layer.k);
+    network.layers.push_back(layer);
+    compiler::CompileOptions copts;
+    copts.double_buffer = !args.no_double_buffer;
+    copts.chain_on_chip = !args.no_chain;
+    try {
+      program = sim::CompiledNetworkProgram(options.config, network, copts, seed);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--gemm: {}", e.what()));
+    } catch (const compiler::CompileError& e) {
+      throw UsageError(fmt::format("--gemm: {}", e.what()));
+    }
+    test_name = "compiled " + network.name;
+    suite_name = "compiled";
+  } else {
+    try {
+      program = sim::MakeTest(args.test, seed, options.config);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--test: {}", e.what()));
+    }
+    suite_name = sim::FindSuiteOfTest(args.test)->name;
   }
   options.mutant = args.mutant;
   // Each (test, seed) powers on the RTL in its own random state, the same in the waves rerun.
@@ -260,9 +345,15 @@ void RunCosim(const CosimArgs& args) {
           : fmt::format("program of {} commands ({} legal, {} illegal)", program.commands.size(),
                         legal, program.commands.size() - size_t(legal));
   if (result.launch_cycle > 0) command += fmt::format(", launched at cycle {}", result.launch_cycle);
+  const std::string what =
+      args.gemm.empty()
+          ? "--test " + ShellQuote(args.test)
+          : fmt::format("--gemm {},{},{}{}{}", args.gemm[0], args.gemm[1], args.gemm[2],
+                        args.no_double_buffer ? " --no-double-buffer" : "",
+                        args.no_chain ? " --no-chain" : "");
   std::string reproduce =
-      fmt::format("qacc cosim --test {} --seed {} --config {}{}", ShellQuote(args.test), seed,
-                  ShellQuote(args.config), args.model_only ? " --model-only" : "");
+      fmt::format("qacc cosim {} --seed {} --config {}{}", what, seed, ShellQuote(args.config),
+                  args.model_only ? " --model-only" : "");
   if (*fault != cosim::Fault::kNone) reproduce += " --inject-fault " + args.fault;
   if (args.mutant != 0) reproduce += fmt::format(" --mutant {}", args.mutant);
 
@@ -310,14 +401,14 @@ void RunCosim(const CosimArgs& args) {
     firsts[unit] = MismatchJson(result.first_of[size_t(u)], program);
   }
   const nlohmann::json json = {
-      {"test", args.test},
+      {"test", test_name},
       {"seed", seed},
       {"config", args.config},
       {"config_name", options.config.name},
       {"mode", args.model_only ? "model-only" : "lockstep"},
       {"tool", {{"version", ToolVersion()}, {"commit", ToolCommit()}}},
       {"pass", result.pass},
-      {"suite", sim::FindSuiteOfTest(args.test)->name},
+      {"suite", suite_name},
       {"m", program.jobs.empty() ? 0 : program.jobs[0].m},
       {"n", program.jobs.empty() ? 0 : program.jobs[0].n},
       {"k", program.jobs.empty() ? 0 : program.jobs[0].k},
@@ -331,18 +422,20 @@ void RunCosim(const CosimArgs& args) {
       {"mismatches", mismatches},
       {"first_mismatch", MismatchJson(result.first, program)},
       {"first_mismatches", firsts},
-      {"coverage", result.coverage.empty() ? nlohmann::json(nullptr)
-                                           : nlohmann::json(result.coverage)},
+      {"program", ProgramJson(result.program)},
+      {"coverage",
+       result.coverage.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.coverage)},
       {"waves", waves_json},
       {"reproduce", reproduce},
       {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)}};
 
-  std::string human = fmt::format("cosim {} seed {} config {} ({}): {}\n", args.test, seed,
+  std::string human = fmt::format("cosim {} seed {} config {} ({}): {}\n", test_name, seed,
                                   args.config, arch::DescribeArchConfig(options.config),
                                   args.model_only ? "model-only" : "lockstep");
   human += fmt::format("  command: {}\n", command);
   human += fmt::format("  {} cycles (command {}), {:.3f} s, {:.0f} cycles/s\n", result.cycles,
                        result.command_cycles, result.wall_seconds, cps);
+  if (result.program) human += ProgramText(*result.program);
   int64_t total = 0;
   for (int64_t c : result.mismatches) total += c;
   if (result.pass) {
@@ -395,10 +488,18 @@ void RegisterCosimCommand(CLI::App& app) {
   auto args = std::make_shared<CosimArgs>();
   CLI::App* cmd = app.add_subcommand(
       "cosim", "Run one test in lockstep co-simulation (RTL + SystemC model + golden)");
-  cmd->add_option(
-         "--test", args->test,
-         "Test of any suite: " + TestList() + " (`qacc regress --list` describes them)")
-      ->required();
+  cmd->add_option("--test", args->test,
+                  "Test of any suite: " + TestList() + " (`qacc regress --list` describes them)");
+  cmd->add_option("--gemm", args->gemm,
+                  "Instead of --test: a GEMM layer M,N,K compiled into one program (qacc compile) "
+                  "with random values of --seed, run with CTRL.RUN")
+      ->delimiter(',')
+      ->expected(3)
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_flag("--no-double-buffer", args->no_double_buffer,
+                "With --gemm: compile with one slot per operand (no overlap of DMA and compute)");
+  cmd->add_flag("--no-chain", args->no_chain,
+                "With --gemm: send every intermediate through external memory");
   cmd->add_option("--seed", args->seed_text, fmt::format("Random seed of the test, {}", kSeedRange))
       ->required();
   cmd->add_option("--config", args->config, "Architecture config JSON")->capture_default_str();

@@ -17,6 +17,7 @@
 
 #include "model/arch.h"
 #include "model/gemm_job.h"
+#include "model/program_engine.h"
 #include "sim/testgen/program.h"
 #include "sim/cosim/scoreboard.h"
 
@@ -70,6 +71,9 @@ struct CosimResult {
   std::string error;  // watchdog / bus protocol failure, empty otherwise
   // Functional coverage (coverage.h), lockstep only: hits per bin, every bin listed.
   std::map<std::string, int64_t> coverage;
+  // The model's outcome of the last program (CTRL.RUN) that ended: error, Q_RETIRED and the
+  // counters of data_movement.md 17.8 (in lockstep equal to the RTL's, which the bus reads check).
+  std::optional<model::ProgramRunResult> program;
 };
 
 CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program);

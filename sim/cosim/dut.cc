@@ -48,14 +48,6 @@ std::string DutVariant::Describe() const {
                      a_depth, b_depth, bias_depth, rq_depth, out_depth, data_bytes, max_outstanding);
 }
 
-bool QueueSample::operator==(const QueueSample& o) const {
-  return d2c == o.d2c && c2d == o.c2d && dma_count == o.dma_count && cmp_count == o.cmp_count &&
-         retired == o.retired && dma_start == o.dma_start && dma_retire == o.dma_retire &&
-         cmp_start == o.cmp_start && cmp_retire == o.cmp_retire && dma_start_index == o.dma_start_index &&
-         dma_retire_index == o.dma_retire_index && cmp_start_index == o.cmp_start_index &&
-         cmp_retire_index == o.cmp_retire_index;
-}
-
 ExtMemSettings ExtMemSettingsOf(const arch::ArchConfig& config) {
   ExtMemSettings s;
   s.size_bytes = config.ext_mem_size_bytes;

@@ -30,7 +30,13 @@ struct QueueSample {
   uint32_t retired = 0;              // Q_RETIRED
   bool dma_start = false, dma_retire = false, cmp_start = false, cmp_retire = false;
   uint32_t dma_start_index = 0, dma_retire_index = 0, cmp_start_index = 0, cmp_retire_index = 0;
-  bool operator==(const QueueSample& o) const;
+  bool operator==(const QueueSample& o) const {
+    return d2c == o.d2c && c2d == o.c2d && dma_count == o.dma_count && cmp_count == o.cmp_count &&
+           retired == o.retired && dma_start == o.dma_start && dma_retire == o.dma_retire &&
+           cmp_start == o.cmp_start && cmp_retire == o.cmp_retire &&
+           dma_start_index == o.dma_start_index && dma_retire_index == o.dma_retire_index &&
+           cmp_start_index == o.cmp_start_index && cmp_retire_index == o.cmp_retire_index;
+  }
 };
 inline constexpr int kMonQueueBits = 4 + 4 + 3 + 3 + 16 + 4 * 17;  // $bits(mon_q_t)
 inline constexpr int kMaxSramWordBytes = 8 * kMaxCols;              // the rq word
@@ -86,6 +92,7 @@ struct RtlSample {
   QueueSample queue;
   DmaSramSample dma;
   MoveSample move;
+  model::AxiMasterOut axi;  // the memory port's master outputs (15.1)
 };
 
 // One Verilated build of qacc_top.

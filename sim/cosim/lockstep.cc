@@ -20,6 +20,7 @@
 #include "sim/cosim/cosim.h"
 #include "sim/cosim/coverage.h"
 #include "sim/cosim/dut.h"
+#include "sim/cosim/program_check.h"
 #include "sim/testgen/program.h"
 
 // libsystemc's main() refers to sc_main; qacc has its own main() and starts the kernel itself, so
@@ -57,10 +58,12 @@ class ModelPort {
   virtual int64_t LaunchDoneCycle() const = 0;
   // The beats of the last launch, from the simulated unit modules: what the scoreboard checks.
   virtual model::BeatSource& Beats() = 0;
-  virtual bool Busy(int64_t cycle) const = 0;
-  virtual bool Irq(int64_t cycle) const = 0;
+  virtual bool Busy(int64_t cycle) = 0;
+  virtual bool Irq(int64_t cycle) = 0;
   virtual const arch::Command& CommandRegisters() const = 0;
   virtual const model::Srams& srams() const = 0;
+  // The register file and program engine inside (programs: data_movement.md 14, 18).
+  virtual model::AccelState& state() = 0;
 };
 
 struct EngineStop {
@@ -146,6 +149,17 @@ class Engine {
         case sim::HostOp::Kind::kCheckSrams:
           if (model_ != nullptr && scoreboard_ != nullptr) CheckSrams();
           break;
+        case sim::HostOp::Kind::kExtWrite: {
+          const sim::ExtBlob& blob = program_.ext_blobs[size_t(op.index)];
+          dut_.ext_memory().Write(blob.addr, blob.bytes.data(), blob.bytes.size());
+          if (model_ != nullptr) {
+            model_->state().ext_memory().Write(blob.addr, blob.bytes.data(), blob.bytes.size());
+          }
+          break;
+        }
+        case sim::HostOp::Kind::kCheckProgram:
+          if (model_ != nullptr && scoreboard_ != nullptr) CheckProgram(op.index);
+          break;
       }
     }
   }
@@ -175,10 +189,19 @@ class Engine {
     if (model_ == nullptr && sample_.busy) ++busy_cycles_;
     if (launch_cycle_ >= 0 && rtl_done_cycle_ < 0 && sample_.done) rtl_done_cycle_ = cycle_;
     if (scoreboard_ != nullptr) {
+      const model::ProgramCycle* program = nullptr;
+      if (model_ != nullptr) {
+        // The model's program runs through this cycle first: a GEMM it starts here has its beats
+        // checked from here on, and its end fixes the cycle DONE rises.
+        program = &model_->state().ObserveCycle(cycle_);
+        if (program->gemm_start.valid) scoreboard_->SetProgramGemm(&model_->Beats());
+        if (program->last && program_launched_) scoreboard_->ExpectDone(cycle_ + 1);
+      }
       scoreboard_->Check(cycle_, sample_);
       if (model_ != nullptr) {
         scoreboard_->CheckStatus(cycle_, sample_, model_->Busy(cycle_), model_->Irq(cycle_));
-        scoreboard_->CheckCommand(cycle_, sample_, model_->CommandRegisters());
+        scoreboard_->CheckCommand(cycle_, sample_, program->mon_cmd);
+        scoreboard_->CheckProgramCycle(cycle_, sample_, *program);
       }
     }
     if (cycle_ == trace_end_) {
@@ -274,16 +297,30 @@ class Engine {
       }
     }
     if (start) {
-      // A START refused with pslverr (while busy) launches nothing, on either side.
-      const bool rtl_launched = !slverr && (rtl_data & arch::kCtrlStart) != 0;
-      const bool model_launched = model_ != nullptr && model_->LaunchedAt(complete);
+      // A START or RUN refused with pslverr (while busy) launches nothing, on either side.
+      const bool is_program = program_.commands[size_t(op.index)].is_program;
+      const bool rtl_launched =
+          !slverr && (rtl_data & (is_program ? arch::kCtrlRun : arch::kCtrlStart)) != 0;
+      const bool model_launched =
+          model_ != nullptr &&
+          (is_program ? model_->state().last_launch_is_program() &&
+                            model_->state().last_program()->launch_cycle == complete + 1
+                      : model_->LaunchedAt(complete));
       if (rtl_launched || model_launched) {
         launch_cycle_ = complete + 1;
         if (first_launch_cycle_ < 0) first_launch_cycle_ = launch_cycle_;
         rtl_done_cycle_ = -1;
         command_ = op.index;
+        program_launched_ = is_program;
       }
-      if (model_launched) {
+      if (model_launched && is_program) {
+        model_launch_cycle_ = launch_cycle_;
+        model_done_cycle_ = -1;  // known when the model's program ends
+        // The memories at launch, for the golden executor at the program's end.
+        golden_initial_ = GoldenState(options_.config, model_->state());
+        golden_command_ = op.index;
+        if (scoreboard_ != nullptr) scoreboard_->StartProgram(op.index);
+      } else if (model_launched) {
         model_launch_cycle_ = launch_cycle_;
         model_done_cycle_ = model_->LaunchDoneCycle();
         busy_cycles_ += model_done_cycle_ - launch_cycle_;
@@ -320,6 +357,7 @@ class Engine {
   // Idle bus until both the RTL and the model have completed the command in flight.
   void WaitDone() {
     if (launch_cycle_ < 0) return;
+    if (program_launched_) return WaitProgramDone();
     const int64_t predicted = PredictedDone();
     for (;;) {
       if (rtl_done() && cycle_ > predicted) return;
@@ -327,6 +365,62 @@ class Engine {
         throw EngineStop{WatchdogMessage(predicted)};
       Tick();
     }
+  }
+
+  // A program: idle bus until the RTL and the model have both ended it (the model's end is known
+  // once it has run that far); the watchdog counts from the model's done cycle. The RTL alone has
+  // no prediction: its watchdog is kRtlProgramWatchdog cycles from the launch.
+  void WaitProgramDone() {
+    constexpr int64_t kRtlProgramWatchdog = int64_t{1} << 28;
+    for (;;) {
+      int64_t predicted = -1;
+      if (model_ != nullptr && model_launch_cycle_ == launch_cycle_) {
+        const auto& program = model_->state().last_program();
+        if (program->ended) predicted = program->done_cycle;
+      }
+      if (model_ == nullptr) {
+        if (rtl_done()) return;
+        if (cycle_ - launch_cycle_ >= kRtlProgramWatchdog) {
+          throw EngineStop{
+              fmt::format("watchdog: cycle {}: the RTL has not ended program {} in {} "
+                          "cycles",
+                          cycle_, command_, cycle_ - launch_cycle_)};
+        }
+      } else if (predicted >= 0) {
+        if (busy_recorded_ != launch_cycle_) {
+          busy_cycles_ += predicted - launch_cycle_;
+          busy_recorded_ = launch_cycle_;
+        }
+        if (rtl_done() && cycle_ > predicted) return;
+        if (cycle_ >= predicted + options_.watchdog_cycles) {
+          throw EngineStop{fmt::format(
+              "watchdog: cycle {}: the RTL has not ended program {} {} cycles after the model "
+              "(cycle {}; STATUS.BUSY {})",
+              cycle_, command_, cycle_ - predicted, predicted, int(sample_.busy))};
+        }
+      }
+      Tick();
+    }
+  }
+
+  // After a program: the external memory images of RTL and model, whole; the model against golden.
+  void CheckProgram(int index) {
+    CompareExtImages(dut_.ext_memory().image(), model_->state().ext_memory().image(), cycle_ - 1,
+                     index, *scoreboard_);
+    if (golden_command_ != index) {
+      Mismatch m;
+      m.cycle = cycle_ - 1;
+      m.unit = CheckUnitName(CheckUnit::kProgram);
+      m.what = "golden check of a program the model did not launch";
+      m.expected = fmt::format("program {} launched", index);
+      m.actual = "not launched";
+      scoreboard_->Record(CheckUnit::kProgram, m);
+      return;
+    }
+    CheckProgramAgainstGolden(options_.config, program_.commands[size_t(index)], index,
+                              std::move(golden_initial_), model_->state(), cycle_ - 1,
+                              *scoreboard_);
+    golden_command_ = -1;
   }
 
   // The model's done cycle; without a model (RTL alone) the command's E from its job, or the
@@ -404,6 +498,10 @@ class Engine {
   bool in_transfer_ = false;
   int64_t trace_begin_ = -1, trace_end_ = -1;
   int64_t model_launch_cycle_ = -1, model_done_cycle_ = -1;
+  bool program_launched_ = false;  // the command in flight is a program
+  int64_t busy_recorded_ = -1;     // the launch whose program cycles busy_cycles_ holds
+  golden::MachineState golden_initial_{golden::AccelGeometry{}, 0};
+  int golden_command_ = -1;
   std::vector<uint8_t> rtl_out_, model_out_, rtl_sram_;
   std::vector<int64_t> read_cycles_;
   std::function<void(int, const Engine&)> output_check_;
@@ -489,8 +587,9 @@ class LockstepHost : public sc_core::sc_module, public ModelPort {
   arch::ErrCode LaunchError() const override { return tlm_.state().last_launch()->error; }
   int64_t LaunchDoneCycle() const override { return tlm_.state().last_launch()->done_cycle; }
   model::BeatSource& Beats() override { return tlm_.units(); }
-  bool Busy(int64_t cycle) const override { return tlm_.state().Busy(cycle); }
-  bool Irq(int64_t cycle) const override { return tlm_.state().Irq(cycle); }
+  bool Busy(int64_t cycle) override { return tlm_.state().Busy(cycle); }
+  bool Irq(int64_t cycle) override { return tlm_.state().Irq(cycle); }
+  model::AccelState& state() override { return tlm_.state(); }
   const arch::Command& CommandRegisters() const override { return tlm_.state().command_registers(); }
   const model::Srams& srams() const override { return tlm_.state().srams(); }
 
@@ -574,6 +673,8 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
           } catch (const std::exception& e) {
             result.error = fmt::format("internal error in cycle {}: {}", engine->cycle(), e.what());
           }
+          const auto& last = tlm.state().last_program();
+          if (last && last->ended) result.program = last->result;
         });
     host.initiator_socket.bind(tlm.target_socket);
     sc_core::sc_start();
@@ -601,6 +702,8 @@ CosimResult RunModelOnly(const CosimOptions& options, const sim::Program& progra
   // access (2 cycles, 3 for an SRAM read), idle cycles, and each command up to the cycle after
   // its DONE.
   int64_t cycle = kResetCycles + 1;
+  golden::MachineState golden_initial(golden::AccelGeometry{}, 0);  // at the last program's launch
+  int golden_command = -1;
   for (const sim::HostOp& op : program.ops) {
     switch (op.kind) {
       case sim::HostOp::Kind::kWrite:
@@ -621,8 +724,13 @@ CosimResult RunModelOnly(const CosimOptions& options, const sim::Program& progra
         } else {
           state.Write(op.addr, op.data, op.strobe, complete);
         }
-        if (op.kind == sim::HostOp::Kind::kStart && state.last_launch() &&
-            state.last_launch()->launch_cycle == complete + 1) {
+        if (op.kind == sim::HostOp::Kind::kStart && state.last_launch_is_program() &&
+            state.last_program()->launch_cycle == complete + 1) {
+          if (result.launch_cycle == 0) result.launch_cycle = complete + 1;
+          golden_initial = GoldenState(options.config, state);
+          golden_command = op.index;
+        } else if (op.kind == sim::HostOp::Kind::kStart && state.last_launch() &&
+                   state.last_launch()->launch_cycle == complete + 1) {
           const model::Launch& launch = *state.last_launch();
           if (result.launch_cycle == 0) result.launch_cycle = launch.launch_cycle;
           result.command_cycles += launch.done_cycle - launch.launch_cycle;
@@ -644,7 +752,26 @@ CosimResult RunModelOnly(const CosimOptions& options, const sim::Program& progra
         break;
       }
       case sim::HostOp::Kind::kWaitDone:
-        if (state.last_launch()) cycle = std::max(cycle, state.last_launch()->done_cycle + 1);
+        if (state.last_launch_is_program()) {
+          const bool counted = state.last_program()->ended;
+          const int64_t done = state.FinishProgram();
+          if (!counted) result.command_cycles += done - state.last_program()->launch_cycle;
+          cycle = std::max(cycle, done + 1);
+        } else if (state.last_launch()) {
+          cycle = std::max(cycle, state.last_launch()->done_cycle + 1);
+        }
+        break;
+      case sim::HostOp::Kind::kExtWrite: {
+        const sim::ExtBlob& blob = program.ext_blobs[size_t(op.index)];
+        state.ext_memory().Write(blob.addr, blob.bytes.data(), blob.bytes.size());
+        break;
+      }
+      case sim::HostOp::Kind::kCheckProgram:
+        if (golden_command == op.index) {
+          CheckProgramAgainstGolden(options.config, program.commands[size_t(op.index)], op.index,
+                                    std::move(golden_initial), state, cycle - 1, scoreboard);
+          golden_command = -1;
+        }
         break;
       case sim::HostOp::Kind::kIdle:
         cycle += op.cycles;
@@ -664,6 +791,8 @@ CosimResult RunModelOnly(const CosimOptions& options, const sim::Program& progra
     }
   }
   result.cycles = cycle;
+  if (state.last_program() && state.last_program()->ended)
+    result.program = state.last_program()->result;
   result.wall_seconds = Seconds(start);
   FillCounts(scoreboard, result);
   result.pass = result.error.empty() && scoreboard.total() == 0;

@@ -19,9 +19,26 @@ std::string BeatName(int64_t tile, int row) {
 Scoreboard::Scoreboard(const arch::ArchConfig& config)
     : config_(config), timing_(config.rows, config.cols, 1, 1, 1) {}
 
+void Scoreboard::StartProgram(int command) {
+  source_ = nullptr;
+  has_command_ = false;
+  command_ = command;
+  program_ = true;
+  program_done_ = std::numeric_limits<int64_t>::max();
+}
+
+void Scoreboard::SetProgramGemm(model::BeatSource* source) {
+  const int command = command_;
+  SetCommand(source, command);
+  program_ = true;
+}
+
+void Scoreboard::ExpectDone(int64_t cycle) { program_done_ = cycle; }
+
 void Scoreboard::SetCommand(model::BeatSource* source, int command) {
   source_ = source;
   command_ = command;
+  program_ = false;
   const model::GemmEngine* engine = source ? source->engine() : nullptr;
   has_command_ = engine != nullptr;
   if (has_command_) {
@@ -319,7 +336,8 @@ void Scoreboard::CheckDone(int64_t cycle, const RtlSample& s) {
   constexpr CheckUnit kUnit = CheckUnit::kDone;
   const bool rose = s.done && !prev_done_;
   prev_done_ = s.done;
-  const bool expected = source_ != nullptr && cycle == source_->done_cycle();
+  const bool expected =
+      program_ ? cycle == program_done_ : source_ != nullptr && cycle == source_->done_cycle();
   if (rose) {
     ++seen_[static_cast<int>(kUnit)];
     last_seen_[static_cast<int>(kUnit)] = cycle;
@@ -332,13 +350,174 @@ void Scoreboard::CheckDone(int64_t cycle, const RtlSample& s) {
   m.what = expected ? "missing DONE" : "unexpected DONE";
   m.expected = expected ? "DONE rises" : "no DONE";
   m.actual = expected ? "no DONE" : "DONE rises";
-  if (source_ != nullptr) {
-    const int64_t done = source_->done_cycle();
+  if (source_ != nullptr || program_) {
+    const int64_t done = program_ ? program_done_ : source_->done_cycle();
     m.expected += done == std::numeric_limits<int64_t>::max()
                       ? std::string(" (predicted later)")
                       : fmt::format(" (predicted at cycle {})", done);
   }
   Record(kUnit, m);
+}
+
+// ---- Programs (data_movement.md 18) ---------------------------------------------------------
+
+void Scoreboard::CheckProgramCycle(int64_t cycle, const RtlSample& s,
+                                   const model::ProgramCycle& e) {
+  CheckMemPort(cycle, s.axi, e.axi);
+  CheckQueue(cycle, s.queue, e);
+  CheckDmaSram(cycle, s.dma, e.dma_sram);
+  CheckMove(cycle, s.move, e.move_read, e.move_write);
+}
+
+void Scoreboard::CheckMemPort(int64_t cycle, const model::AxiMasterOut& r,
+                              const model::AxiMasterOut& e) {
+  const int d = config_.mem_data_bytes;
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(CheckUnit::kMemPort);
+  auto differs = [&](const char* what, const std::string& expected, const std::string& actual) {
+    m.what = what;
+    m.expected = expected;
+    m.actual = actual;
+    Record(CheckUnit::kMemPort, m);
+  };
+  auto request = [](bool valid, uint32_t addr, uint8_t len) {
+    return valid ? fmt::format("addr {:#x} len {}", addr, len) : std::string("no request");
+  };
+  if (r.ar_valid != e.ar_valid ||
+      (e.ar_valid && (r.ar_addr != e.ar_addr || r.ar_len != e.ar_len))) {
+    differs("read address channel", request(e.ar_valid, e.ar_addr, e.ar_len),
+            request(r.ar_valid, r.ar_addr, r.ar_len));
+  }
+  if (r.aw_valid != e.aw_valid ||
+      (e.aw_valid && (r.aw_addr != e.aw_addr || r.aw_len != e.aw_len))) {
+    differs("write address channel", request(e.aw_valid, e.aw_addr, e.aw_len),
+            request(r.aw_valid, r.aw_addr, r.aw_len));
+  }
+  if (r.r_ready != e.r_ready || r.b_ready != e.b_ready) {
+    differs("r_ready/b_ready", fmt::format("{}/{}", int(e.r_ready), int(e.b_ready)),
+            fmt::format("{}/{}", int(r.r_ready), int(r.b_ready)));
+  }
+  if (r.w_valid != e.w_valid) {
+    differs("write data valid", std::to_string(int(e.w_valid)), std::to_string(int(r.w_valid)));
+    return;
+  }
+  if (!e.w_valid) return;
+  const uint64_t mask = d >= 64 ? ~uint64_t{0} : (uint64_t{1} << d) - 1;
+  if ((r.w_strb & mask) != (e.w_strb & mask) || r.w_last != e.w_last) {
+    differs("write strobes/last", fmt::format("strb {:#x} last {}", e.w_strb & mask, int(e.w_last)),
+            fmt::format("strb {:#x} last {}", r.w_strb & mask, int(r.w_last)));
+    return;
+  }
+  for (int j = 0; j < d; ++j) {
+    if (((e.w_strb >> j) & 1) == 0 || r.w_data[size_t(j)] == e.w_data[size_t(j)]) continue;
+    differs(fmt::format("write data byte {}", j).c_str(),
+            fmt::format("{:#04x}", e.w_data[size_t(j)]),
+            fmt::format("{:#04x}", r.w_data[size_t(j)]));
+    return;
+  }
+}
+
+void Scoreboard::CheckQueue(int64_t cycle, const QueueSample& r, const model::ProgramCycle& e) {
+  constexpr uint32_t kIndexMask = 0xFFFF;  // the monitor's 16-bit index and Q_RETIRED fields
+  QueueSample want;
+  want.d2c = e.d2c;
+  want.c2d = e.c2d;
+  want.dma_count = e.dma_queue;
+  want.cmp_count = e.compute_queue;
+  want.retired = e.retired & kIndexMask;
+  want.dma_start = e.dma_start.valid;
+  want.dma_start_index = e.dma_start.valid ? e.dma_start.index & kIndexMask : 0;
+  want.dma_retire = e.dma_retire.valid;
+  want.dma_retire_index = e.dma_retire.valid ? e.dma_retire.index & kIndexMask : 0;
+  want.cmp_start = e.compute_start.valid;
+  want.cmp_start_index = e.compute_start.valid ? e.compute_start.index & kIndexMask : 0;
+  want.cmp_retire = e.compute_retire.valid;
+  want.cmp_retire_index = e.compute_retire.valid ? e.compute_retire.index & kIndexMask : 0;
+  if (r == want) return;
+  auto text = [](const QueueSample& q) {
+    std::string t = fmt::format("d2c {} c2d {} queues {}/{} retired {}", q.d2c, q.c2d, q.dma_count,
+                                q.cmp_count, q.retired);
+    if (q.dma_start) t += fmt::format(", dma start {}", q.dma_start_index);
+    if (q.dma_retire) t += fmt::format(", dma retire {}", q.dma_retire_index);
+    if (q.cmp_start) t += fmt::format(", compute start {}", q.cmp_start_index);
+    if (q.cmp_retire) t += fmt::format(", compute retire {}", q.cmp_retire_index);
+    return t;
+  };
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(CheckUnit::kQueue);
+  m.what = "queue monitor";
+  m.expected = text(want);
+  m.actual = text(r);
+  Record(CheckUnit::kQueue, m);
+}
+
+void Scoreboard::CheckDmaSram(int64_t cycle, const DmaSramSample& r,
+                              const model::DmaSramAccess& e) {
+  const bool e_re = e.valid && !e.write, e_we = e.valid && e.write;
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(CheckUnit::kDmaSram);
+  auto access = [](bool re, bool we, int sram, uint32_t word) {
+    if (!re && !we) return std::string("no access");
+    return fmt::format("{} SRAM {} word {:#x}", we ? "write" : "read", sram, word);
+  };
+  if (r.re != e_re || r.we != e_we || (e.valid && (r.sram != e.sram || r.addr != e.word))) {
+    m.what = "DMA SRAM access";
+    m.expected = access(e_re, e_we, e.sram, e.word);
+    m.actual = access(r.re, r.we, r.sram, r.addr);
+    Record(CheckUnit::kDmaSram, m);
+    return;
+  }
+  if (!e.valid) return;
+  for (int j = 0; j < kMaxSramWordBytes; ++j) {
+    const bool enabled = j >= e.offset && j < e.offset + e.bytes;
+    if (r.be[j] != uint8_t(enabled)) {
+      m.what = fmt::format("DMA SRAM byte enable {}", j);
+      m.expected = std::to_string(int(enabled));
+      m.actual = std::to_string(int(r.be[j]));
+      Record(CheckUnit::kDmaSram, m);
+      return;
+    }
+    if (enabled && e.write && r.wdata[j] != e.data[size_t(j - e.offset)]) {
+      m.what = fmt::format("DMA SRAM write data byte {}", j);
+      m.expected = fmt::format("{:#04x}", e.data[size_t(j - e.offset)]);
+      m.actual = fmt::format("{:#04x}", r.wdata[j]);
+      Record(CheckUnit::kDmaSram, m);
+      return;
+    }
+  }
+}
+
+void Scoreboard::CheckMove(int64_t cycle, const MoveSample& r, const model::MoveRead& read,
+                           const model::MoveWrite& write) {
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(CheckUnit::kMove);
+  if (r.re != read.valid || (read.valid && r.raddr != read.word)) {
+    m.what = "MOVE out read";
+    m.expected = read.valid ? fmt::format("word {:#x}", read.word) : "no read";
+    m.actual = r.re ? fmt::format("word {:#x}", r.raddr) : "no read";
+    Record(CheckUnit::kMove, m);
+  }
+  if (r.we != write.valid || (write.valid && (r.dst != write.sram || r.waddr != write.word))) {
+    m.what = "MOVE write";
+    m.expected =
+        write.valid ? fmt::format("SRAM {} word {:#x}", write.sram, write.word) : "no write";
+    m.actual = r.we ? fmt::format("SRAM {} word {:#x}", r.dst, r.waddr) : "no write";
+    Record(CheckUnit::kMove, m);
+    return;
+  }
+  if (!write.valid) return;
+  for (int j = 0; j < write.bytes; ++j) {
+    if (r.wdata[j] == write.data[size_t(j)]) continue;
+    m.what = fmt::format("MOVE write data byte {}", j);
+    m.expected = fmt::format("{:#04x}", write.data[size_t(j)]);
+    m.actual = fmt::format("{:#04x}", r.wdata[j]);
+    Record(CheckUnit::kMove, m);
+    return;
+  }
 }
 
 void Scoreboard::CheckBusResponse(const std::string& access, bool is_read, int64_t complete,

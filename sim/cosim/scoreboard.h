@@ -16,6 +16,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "model/arch.h"
 #include "model/beat_source.h"
 #include "model/gemm_job.h"
+#include "model/program_engine.h"
 #include "sim/cosim/dut.h"
 
 namespace qacc::cosim {
@@ -40,8 +42,14 @@ enum class CheckUnit : uint8_t {
   kStatus,    // BUSY and irq_o, every cycle
   kCommand,   // the CMD_* registers as the controller sees them (mon_cmd_o), every cycle
   kBus,       // every bus response: completion cycle (wait states), pslverr, read data
+  kMemPort,   // the memory port's master outputs (data_movement.md 15.1), every cycle
+  kQueue,     // mon_q_o: token counters, queue occupancies, Q_RETIRED, start/retire pulses
+  kDmaSram,   // mon_dma_*: the DMA's SRAM access of each cycle
+  kMove,      // mon_move_*: MOVE's out read and destination write of each cycle
   kSram,      // every SRAM of RTL and model, whole, after each command
   kOutput,    // the result read back vs golden (RTL and model)
+  kExtMem,    // the external memory image of RTL and model, whole, after each program
+  kProgram,   // a program's end (error, Q_ERR_INDEX, Q_RETIRED, memories) vs the golden executor
   kCount
 };
 inline constexpr int kNumCheckUnits = static_cast<int>(CheckUnit::kCount);
@@ -50,10 +58,14 @@ struct CheckUnitInfo {
   const char* name;
 };
 inline constexpr CheckUnitInfo kCheckUnits[kNumCheckUnits] = {
-    {CheckUnit::kMacIn, "mac_in"},  {CheckUnit::kMac, "mac"},       {CheckUnit::kRequant, "requant"},
-    {CheckUnit::kOutWrite, "out_write"}, {CheckUnit::kDone, "done"},
-    {CheckUnit::kStatus, "status"}, {CheckUnit::kCommand, "command"}, {CheckUnit::kBus, "bus"},
-    {CheckUnit::kSram, "sram"},     {CheckUnit::kOutput, "output"},
+    {CheckUnit::kMacIn, "mac_in"},     {CheckUnit::kMac, "mac"},
+    {CheckUnit::kRequant, "requant"},  {CheckUnit::kOutWrite, "out_write"},
+    {CheckUnit::kDone, "done"},        {CheckUnit::kStatus, "status"},
+    {CheckUnit::kCommand, "command"},  {CheckUnit::kBus, "bus"},
+    {CheckUnit::kMemPort, "mem_port"}, {CheckUnit::kQueue, "queue"},
+    {CheckUnit::kDmaSram, "dma_sram"}, {CheckUnit::kMove, "move"},
+    {CheckUnit::kSram, "sram"},        {CheckUnit::kOutput, "output"},
+    {CheckUnit::kExtMem, "ext_mem"},   {CheckUnit::kProgram, "program"},
 };
 inline const char* CheckUnitName(CheckUnit unit) {
   return kCheckUnits[static_cast<int>(unit)].name;
@@ -79,6 +91,14 @@ class Scoreboard {
 
   // The command now in flight: the beats of its START and its index in the program.
   void SetCommand(model::BeatSource* source, int command);
+  // A program (CTRL.RUN) launched as command `command`: its GEMMs' beats are checked as they come
+  // (SetProgramGemm at each start), DONE only at the program's end (ExpectDone).
+  void StartProgram(int command);
+  void SetProgramGemm(model::BeatSource* source);
+  void ExpectDone(int64_t cycle);
+  // The program observables of `cycle` (data_movement.md 18): the memory port's master outputs,
+  // mon_q_o, mon_dma_*, mon_move_*, against the model's.
+  void CheckProgramCycle(int64_t cycle, const RtlSample& sample, const model::ProgramCycle& model);
   // Checks the beats and DONE of cycle `cycle`.
   void Check(int64_t cycle, const RtlSample& sample);
   // Checks BUSY and irq_o in cycle `cycle` against the model's.
@@ -128,6 +148,12 @@ class Scoreboard {
                     const RowBeat& expected);
   void CheckOutWrite(int64_t cycle, const RtlSample& s);
   void CheckDone(int64_t cycle, const RtlSample& s);
+  void CheckMemPort(int64_t cycle, const model::AxiMasterOut& rtl,
+                    const model::AxiMasterOut& model);
+  void CheckQueue(int64_t cycle, const QueueSample& rtl, const model::ProgramCycle& model);
+  void CheckDmaSram(int64_t cycle, const DmaSramSample& rtl, const model::DmaSramAccess& model);
+  void CheckMove(int64_t cycle, const MoveSample& rtl, const model::MoveRead& read,
+                 const model::MoveWrite& write);
   // The tile of an RTL beat at `cycle` with row `row`, whose row 0 of tile 0 comes at `first`.
   int64_t TileOf(int64_t cycle, int row, int64_t first) const;
 
@@ -149,6 +175,8 @@ class Scoreboard {
   std::optional<Mismatch> first_;
   std::array<std::optional<Mismatch>, kNumCheckUnits> first_of_;
   bool prev_done_ = false;
+  bool program_ = false;  // a program runs: DONE at program_done_ only
+  int64_t program_done_ = std::numeric_limits<int64_t>::max();
 };
 
 // The fields of mon_cmd_o (cmd_t of qacc_pkg, spec 8) as CMD_* register values (fields masked to

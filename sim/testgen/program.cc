@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace qacc::sim {
 
@@ -139,6 +140,52 @@ void ProgramBuilder::ReadBackOutput(int job) {
 }
 
 void ProgramBuilder::CheckSrams() { program_.ops.push_back({HostOp::Kind::kCheckSrams}); }
+
+void ProgramBuilder::WriteExt(uint32_t addr, std::vector<uint8_t> bytes) {
+  HostOp op;
+  op.kind = HostOp::Kind::kExtWrite;
+  op.index = static_cast<int>(program_.ext_blobs.size());
+  program_.ext_blobs.push_back({addr, std::move(bytes)});
+  program_.ops.push_back(op);
+}
+
+int ProgramBuilder::Run(uint32_t q_base, uint32_t q_count, arch::ErrCode error,
+                        const std::string& description, bool irq_enable) {
+  Write(arch::kRegsBase + arch::reg::kQBase, q_base);
+  Write(arch::kRegsBase + arch::reg::kQCount, q_count);
+  const int index = static_cast<int>(program_.commands.size());
+  ProgramCommand command;
+  command.expected_error = error;
+  command.description = description;
+  command.is_program = true;
+  command.q_base = q_base;
+  command.q_count = q_count;
+  program_.commands.push_back(command);
+  HostOp op;
+  op.kind = HostOp::Kind::kStart;
+  op.addr = arch::kRegsBase + arch::reg::kCtrl;
+  op.data = arch::kCtrlRun | (irq_enable ? arch::kCtrlIrqEn : 0u);
+  op.index = index;
+  program_.ops.push_back(op);
+  return index;
+}
+
+void ProgramBuilder::CheckProgram(int command) {
+  HostOp op;
+  op.kind = HostOp::Kind::kCheckProgram;
+  op.index = command;
+  program_.ops.push_back(op);
+}
+
+int ProgramBuilder::RunAndCheck(uint32_t q_base, uint32_t q_count, arch::ErrCode error,
+                                const std::string& description, bool irq_enable) {
+  const int index = Run(q_base, q_count, error, description, irq_enable);
+  WaitDone();
+  ReadRegisters();
+  CheckProgram(index);
+  CheckSrams();
+  return index;
+}
 
 void ProgramBuilder::Write(uint32_t addr, uint32_t data, uint8_t strobe) {
   HostOp op;

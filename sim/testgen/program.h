@@ -27,26 +27,44 @@ struct HostOp {
     kReadOut,      // an output-window read kept for the golden comparison of job `index`
     kCheckOutput,  // compare the output read back (RTL and model) with the golden of job `index`
     kCheckSrams,   // compare every SRAM of RTL and model, whole (a backdoor, no bus cycles)
+    // Programs (docs/data_movement.md 14, 18):
+    kExtWrite,      // backdoor write of ext_blobs[index] into the external memory of both sides
+    kCheckProgram,  // after program command `index` ended: the external memory images of RTL and
+                    // model whole, and the model vs the golden executor run on the memories of
+                    // its launch (error, Q_ERR_INDEX, Q_RETIRED, every SRAM, the external image)
   };
   Kind kind = Kind::kWrite;
   uint32_t addr = 0;
   uint32_t data = 0;
   uint8_t strobe = 0xF;
   int64_t cycles = 0;  // kIdle
-  int index = -1;      // kStart: the command; kReadOut / kCheckOutput: the job
+  int index = -1;      // kStart / kCheckProgram: the command; kReadOut / kCheckOutput: the job;
+                       // kExtWrite: the blob
+};
+
+// Bytes the host puts into the external memory by backdoor (programs, tensors).
+struct ExtBlob {
+  uint32_t addr = 0;
+  std::vector<uint8_t> bytes;
 };
 
 // One command the program launches (in launch order).
 struct ProgramCommand {
-  int job = -1;  // index into Program::jobs of a legal command; -1: an illegal one
-  arch::ErrCode expected_error = arch::ErrCode::kNone;  // what the generator meant (reports only)
+  int job = -1;  // index into Program::jobs of a legal command; -1: an illegal one or a program
+  arch::ErrCode expected_error = arch::ErrCode::kNone;  // what the generator meant
   std::string description;                              // "GEMM M=.. N=.." or "illegal: A_RANGE .."
+  // A program launched with CTRL.RUN (data_movement.md 14.1): the Q_BASE and Q_COUNT it was
+  // launched with. expected_error is the error the generator aims at (kNone for a program meant to
+  // retire every descriptor); the lockstep checks it against the golden executor.
+  bool is_program = false;
+  uint32_t q_base = 0, q_count = 0;
 };
 
 struct Program {
   std::vector<model::GemmJob> jobs;  // the legal commands' jobs (golden results, report locations)
   std::vector<ProgramCommand> commands;
   std::vector<HostOp> ops;
+  std::vector<ExtBlob> ext_blobs;  // kExtWrite data
 };
 
 // The registers a host reads after a command (each read is compared with the model's): every
@@ -94,6 +112,19 @@ class ProgramBuilder {
   void ReadRegisters();   // every ReadableRegisters() entry
   void ReadBackOutput(int job);  // the job's output words, then kCheckOutput
   void CheckSrams();
+  // ---- Programs (data_movement.md 14): backdoor bytes into the external memory (both sides).
+  void WriteExt(uint32_t addr, std::vector<uint8_t> bytes);
+  // Q_BASE, Q_COUNT, then CTRL = RUN (| IRQ_EN): a program the generator expects to end with
+  // `error` (kNone: every descriptor retires). Returns the command index; WaitDone() completes it.
+  int Run(uint32_t q_base, uint32_t q_count, arch::ErrCode error, const std::string& description,
+          bool irq_enable = false);
+  // The end-of-program checks of data_movement.md 18 for command `command`: the external memory
+  // images and golden (kCheckProgram); RunAndCheck adds every register read and every SRAM.
+  void CheckProgram(int command);
+  // Run, WaitDone, ReadRegisters, CheckProgram, CheckSrams.
+  int RunAndCheck(uint32_t q_base, uint32_t q_count, arch::ErrCode error,
+                  const std::string& description, bool irq_enable = false);
+
   void Write(uint32_t addr, uint32_t data, uint8_t strobe = 0xF);
   void Read(uint32_t addr);
   void Idle(int64_t cycles);

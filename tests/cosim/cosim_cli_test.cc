@@ -111,9 +111,13 @@ void ExpectSchema(const Json& j) {
     EXPECT_TRUE(j["coverage"].is_null());
   }
   EXPECT_TRUE(j["error"].is_null() || j["error"].is_string());
-  EXPECT_EQ(j.size(), fields.size() + 4) << j.dump();
+  // The last program's outcome and counters (data_movement.md 17.8), null without a program.
+  ASSERT_TRUE(j.contains("program"));
+  EXPECT_TRUE(j["program"].is_null() || j["program"].is_object());
+  EXPECT_EQ(j.size(), fields.size() + 5) << j.dump();
   for (const char* unit :
-       {"mac_in", "mac", "requant", "out_write", "done", "status", "command", "bus", "sram", "output"}) {
+       {"mac_in", "mac", "requant", "out_write", "done", "status", "command", "bus", "mem_port",
+        "queue", "dma_sram", "move", "sram", "output", "ext_mem", "program"}) {
     ASSERT_TRUE(j["mismatches"].contains(unit)) << unit;
     EXPECT_TRUE(j["mismatches"][unit].is_number_integer());
     // The first mismatch of each unit, as the text report prints it.
@@ -397,6 +401,46 @@ TEST(CosimSeed, LargestSeedRunsAsGiven) {
   EXPECT_EQ(j["seed"].get<uint64_t>(), 18446744073709551615u);
   EXPECT_NE(j["reproduce"].get<std::string>().find("--seed 18446744073709551615 "),
             std::string::npos);
+}
+
+// ---- Compiled programs (--gemm: CTRL.RUN, data_movement.md 14-18)
+// ---------------------------------
+
+// A compiled GEMM layer runs in lockstep and in the model alone with the same program outcome; its
+// counters split the cycles (17.8).
+TEST(CosimCompiled, GemmLayerPassesWithItsCycleSplit) {
+  for (const char* buffering : {"", " --no-double-buffer"}) {
+    const std::string args = std::string("--gemm 20,30,40 --seed 2") + buffering;
+    const Json j = RunCosimJson(args, 0);
+    EXPECT_EQ(j["pass"], true) << j.dump();
+    EXPECT_EQ(j["suite"], "compiled");
+    const Json& p = j["program"];
+    ASSERT_TRUE(p.is_object()) << j.dump();
+    EXPECT_EQ(p["error"], "NONE");
+    const int64_t cycles = p["cycles"];
+    EXPECT_GT(cycles, 0);
+    EXPECT_EQ(int64_t(p["compute_only"]) + int64_t(p["dma_only"]) + int64_t(p["overlap"]) +
+                  int64_t(p["idle"]),
+              cycles);
+    // The model alone runs the same program to the same end.
+    const Json m = RunCosimJson(args + " --model-only", 0);
+    EXPECT_EQ(m["program"], p) << m.dump();
+    EXPECT_EQ(m["reproduce"].get<std::string>().find("--gemm 20,30,40"),
+              std::string("qacc cosim ").size());
+  }
+}
+
+TEST(CosimCompiled, TestOrGemmIsRequiredAndExclusive) {
+  for (const char* args : {"cosim --seed 1", "cosim --test gemm_k1 --gemm 8,8,8 --seed 1"}) {
+    const testing::CliResult r = RunQacc(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find("give either --test NAME or --gemm M,N,K"), std::string::npos) << r.err;
+  }
+  // A layer the compiler cannot split names the dimension and the limit.
+  const testing::CliResult r = RunQacc("cosim --gemm 8,8,9000 --seed 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--gemm: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("K = 9000"), std::string::npos) << r.err;
 }
 
 // ---- Usage errors

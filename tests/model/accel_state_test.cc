@@ -108,7 +108,7 @@ TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
       {reg::kCmdShift, 0xFFFFFF1E, 0x1E},  // +30
       {reg::kCmdOp, 0xFFFFFFF1, 0x1},      // [3:0]
       {reg::kCmdOp, 0x10, 0x0},
-      {reg::kCtrl, 0xFFFFFFFE, arch::kCtrlIrqEn},  // START not set (no launch); IRQ_EN reads back
+      {reg::kCtrl, 0xFFFFFFFA, arch::kCtrlIrqEn},  // START, RUN not set (no launch); IRQ_EN reads back
   };
   for (const Case& c : cases) {
     EXPECT_EQ(host_.Write(c.offset, c.written), BusStatus::kOk);

@@ -1,0 +1,140 @@
+#include "sim/cosim/program_check.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace qacc::cosim {
+
+namespace {
+
+struct SramOf {
+  arch::Region region;
+  golden::Sram id;
+  const char* name;
+};
+constexpr SramOf kSramsOf[] = {
+    {arch::Region::kA, golden::Sram::kA, "A"},
+    {arch::Region::kB, golden::Sram::kB, "B"},
+    {arch::Region::kBias, golden::Sram::kBias, "bias"},
+    {arch::Region::kRq, golden::Sram::kRq, "rq"},
+    {arch::Region::kOut, golden::Sram::kOut, "out"},
+};
+
+// An rq SRAM image in golden's form: of each shift word only bits [5:0] are defined (3.1).
+void NormalizeRq(std::vector<uint8_t>& rq) {
+  for (size_t at = 0; at < rq.size(); ++at) {
+    const size_t in_lane = at % arch::kRqLaneBytes;
+    if (in_lane == arch::kRqShiftOffset) {
+      rq[at] &= uint8_t((1u << arch::kShiftBits) - 1);
+    } else if (in_lane > arch::kRqShiftOffset) {
+      rq[at] = 0;
+    }
+  }
+}
+
+// The first differing byte of two images and how many differ; empty when equal.
+std::string Difference(const std::vector<uint8_t>& want, const std::vector<uint8_t>& got,
+                       size_t* first) {
+  if (want.size() != got.size()) return fmt::format("sizes {} and {}", want.size(), got.size());
+  const auto it = std::mismatch(want.begin(), want.end(), got.begin());
+  if (it.first == want.end()) return {};
+  *first = size_t(it.first - want.begin());
+  size_t count = 0;
+  for (size_t i = *first; i < want.size(); ++i) count += want[i] != got[i];
+  return fmt::format("{} bytes differ", count);
+}
+
+}  // namespace
+
+golden::AccelGeometry GoldenGeometry(const arch::ArchConfig& config) {
+  golden::AccelGeometry g;
+  g.rows = config.rows;
+  g.cols = config.cols;
+  g.a_depth = config.a_depth;
+  g.b_depth = config.b_depth;
+  g.bias_depth = config.bias_depth;
+  g.rq_depth = config.rq_depth;
+  g.out_depth = config.out_depth;
+  return g;
+}
+
+golden::MachineState GoldenState(const arch::ArchConfig& config, const model::AccelState& state) {
+  golden::MachineState g(GoldenGeometry(config), 0);
+  for (const SramOf& s : kSramsOf) g.sram(s.id) = state.srams().image(s.region);
+  NormalizeRq(g.rq);
+  g.ext = state.ext_memory().image();
+  return g;
+}
+
+void CheckProgramAgainstGolden(const arch::ArchConfig& config, const sim::ProgramCommand& command,
+                               int index, golden::MachineState initial,
+                               const model::AccelState& state, int64_t cycle,
+                               Scoreboard& scoreboard) {
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(CheckUnit::kProgram);
+  m.command = index;
+  auto record = [&](std::string what, std::string expected, std::string actual) {
+    m.what = std::move(what);
+    m.expected = std::move(expected);
+    m.actual = std::move(actual);
+    scoreboard.Record(CheckUnit::kProgram, m);
+  };
+  const auto& launch = state.last_program();
+  if (!launch || !launch->ended) {
+    record("program end", "the program has ended", "no ended program in the model");
+    return;
+  }
+  const golden::ProgramResult want =
+      golden::RunQueue(GoldenGeometry(config), command.q_base, command.q_count, initial);
+  const auto want_error = static_cast<arch::ErrCode>(want.error);
+  const model::ProgramRunResult& got = launch->result;
+  if (want_error != command.expected_error) {
+    record("program verdict (test generator vs golden)", arch::ErrCodeName(command.expected_error),
+           arch::ErrCodeName(want_error));
+  }
+  if (got.error != want_error || got.error_index != want.error_index) {
+    record("program error and Q_ERR_INDEX vs golden",
+           fmt::format("{} at {}", arch::ErrCodeName(want_error), want.error_index),
+           fmt::format("{} at {}", arch::ErrCodeName(got.error), got.error_index));
+  }
+  if (want_error == arch::ErrCode::kExtFault) return;  // 14.3: the memories depend on timing
+  if (got.retired != uint32_t(want.retired)) {
+    record("Q_RETIRED vs golden", std::to_string(want.retired), std::to_string(got.retired));
+  }
+  for (const SramOf& s : kSramsOf) {
+    std::vector<uint8_t> image = state.srams().image(s.region);
+    if (s.region == arch::Region::kRq) NormalizeRq(image);
+    size_t first = 0;
+    const std::string diff = Difference(initial.sram(s.id), image, &first);
+    if (diff.empty()) continue;
+    record(fmt::format("{} SRAM vs golden: {}, the first at byte {:#x}", s.name, diff, first),
+           fmt::format("{:#04x}", initial.sram(s.id)[first]), fmt::format("{:#04x}", image[first]));
+  }
+  size_t first = 0;
+  const std::string diff = Difference(initial.ext, state.ext_memory().image(), &first);
+  if (!diff.empty()) {
+    record(fmt::format("external memory vs golden: {}, the first at {:#x}", diff, first),
+           fmt::format("{:#04x}", initial.ext[first]),
+           fmt::format("{:#04x}", state.ext_memory().image()[first]));
+  }
+}
+
+void CompareExtImages(const std::vector<uint8_t>& rtl, const std::vector<uint8_t>& model,
+                      int64_t cycle, int command, Scoreboard& scoreboard) {
+  size_t first = 0;
+  const std::string diff = Difference(model, rtl, &first);
+  if (diff.empty()) return;
+  Mismatch m;
+  m.cycle = cycle;
+  m.unit = CheckUnitName(CheckUnit::kExtMem);
+  m.command = command;
+  m.what = fmt::format("external memory image: {}, the first at {:#x}", diff, first);
+  m.expected = first < model.size() ? fmt::format("{:#04x}", model[first]) : "";
+  m.actual = first < rtl.size() ? fmt::format("{:#04x}", rtl[first]) : "";
+  scoreboard.Record(CheckUnit::kExtMem, m);
+}
+
+}  // namespace qacc::cosim
