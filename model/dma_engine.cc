@@ -50,11 +50,10 @@ void DmaEngine::Start(const DmaDesc& desc) {
   bursts_issued_ = responses_ = 0;
 }
 
-bool DmaEngine::Running(bool stopped) const {
-  if (!pattern_ || completed_) return false;
-  if (!stopped) return true;
-  if (pattern_->desc().load) return reads_in_flight_ > 0;
-  return burst_left_ > 0 || !write_buffer_.empty() || responses_ < bursts_issued_;
+bool DmaEngine::Drained(bool stopped) const {
+  if (!pattern_ || completed_ || !stopped) return false;
+  if (pattern_->desc().load) return reads_in_flight_ == 0;
+  return burst_left_ == 0 && write_buffer_.empty() && responses_ == bursts_issued_;
 }
 
 void DmaEngine::AdvanceStep() {

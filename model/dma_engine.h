@@ -34,10 +34,11 @@ class DmaEngine {
   bool has_command() const { return pattern_.has_value(); }
   bool is_load() const { return pattern_ && pattern_->desc().load; }
 
-  // Whether the command runs in a cycle that starts with `stopped` (an EXT_FAULT recorded
-  // before it): from its start to its completion; once stopped, while a burst of it is in flight
-  // or, for a STORE, while its reader finishes its open burst or beats wait to be sent (17.7).
-  bool Running(bool stopped) const;
+  // Whether a command stopped by an EXT_FAULT (recorded before this cycle: `stopped`) has drained
+  // at the start of this cycle: a LOAD has no read burst in flight, a STORE's reader has no step
+  // left in the burst it began and nothing is buffered or awaits a response (17.7). The command
+  // still runs in that cycle, its last: it neither completes nor retires.
+  bool Drained(bool stopped) const;
 
   struct CycleIn {
     uint64_t cycle = 0;           // program cycle

@@ -70,7 +70,7 @@ bool ProgramEngine::WaitsForToken(Engine e, uint64_t c) const {
 }
 
 bool ProgramEngine::DmaRunning() const {
-  return slots_[kDma].state == EngineState::kRunning && dma_.Running(stopped_);
+  return slots_[kDma].state == EngineState::kRunning;
 }
 
 bool ProgramEngine::ComputeRunning(uint64_t c) const {
@@ -253,11 +253,9 @@ void ProgramEngine::Step(ProgramCycle* observed) {
 
   // DMA engine.
   Slot& ds = slots_[kDma];
-  if (ds.state == EngineState::kRunning && !dma_.Running(stopped_)) {
-    // A command stopped by an EXT_FAULT has drained: it neither completes nor retires (17.7).
-    dma_.Clear();
-    ds.state = EngineState::kIdle;
-  }
+  // A command stopped by an EXT_FAULT that has drained runs this cycle, its last: it neither
+  // completes nor retires (17.7).
+  const bool dma_drained = ds.state == EngineState::kRunning && dma_.Drained(stopped_);
   const EngineState dma_state = ds.state;
   if (dma_state == EngineState::kIdle) maybe_start(kDma);
   DmaEngine::CycleOut dout;
@@ -281,6 +279,10 @@ void ProgramEngine::Step(ProgramCycle* observed) {
     throw std::logic_error("ProgramEngine: a write response without a STORE");
   }
   if (dma_state == EngineState::kCompleted) retire_or_wait(kDma);
+  if (dma_drained) {
+    dma_.Clear();
+    ds.state = EngineState::kIdle;
+  }
   if (dout.ar_valid) {
     m.ar_valid = true;
     m.ar_addr = dout.ar_addr;
@@ -443,7 +445,7 @@ uint64_t ProgramEngine::SkipIdle(uint64_t limit) {
   if (CanStart(kCompute, c) || CanRetire(kCompute)) return 0;
   const Slot& ds = slots_[kDma];
   if (ds.state == EngineState::kRunning &&
-      (!dma_.Running(stopped_) || !dma_.WaitsForMemory(stopped_, read_slot_free))) {
+      (dma_.Drained(stopped_) || !dma_.WaitsForMemory(stopped_, read_slot_free))) {
     return 0;
   }
   if (CanStart(kDma, c) || CanRetire(kDma)) return 0;

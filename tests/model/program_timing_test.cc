@@ -531,8 +531,9 @@ TEST(ProgramTiming, EmptyProgramIsBadShape) {
 // AR 26, push 50, start 51; the fetcher issues descriptor 2 at 51 (it wins): the LOAD's AR at 52,
 // its beat (SLVERR) at max(52 + 20, 74 + 1) = 75 after descriptor 2's beats 71..74; recorded at
 // the end of 75. Descriptor 2 is pushed at the end of 75 (its validation cycle), but from 76
-// nothing starts: GEMM 0 completes (149) and retires, GEMM 2 never starts. Quiet at 150:
-// PERF_CYCLES 151, EXT_FAULT at index 1, retired 1.
+// nothing starts: GEMM 0 completes (149) and retires, GEMM 2 never starts. The LOAD runs up to
+// and including 76, the first stopped cycle at whose start no burst of it is in flight (17.7).
+// Quiet at 150: PERF_CYCLES 151, EXT_FAULT at index 1, retired 1.
 TEST(ProgramTiming, ExtFaultOnALoad) {
   const arch::ArchConfig config = PortConfig(16, 4);
   const ModelOutcome o =
@@ -546,14 +547,15 @@ TEST(ProgramTiming, ExtFaultOnALoad) {
   EXPECT_EQ(o.trace[76].compute_queue, 2);
   EXPECT_EQ(Cycles(o.trace, [](const ProgramCycle& c) { return c.compute_start.valid; }),
             (std::vector<uint64_t>{26}));
-  EXPECT_EQ(o.result.perf.dma_busy, 25u);  // 51..75: running while its burst is in flight
+  EXPECT_EQ(o.result.perf.dma_busy, 26u);  // 51..76: its burst in flight, then the drained cycle
 }
 
 // A STORE of 3 rows of 32 B units (U = 8 < D = 16: 16 beats, one burst per row) beyond the memory.
 // Reads two per beat: row 0 at 26..57 (address at 26), row 1 at 58..89 (address at 58). Row 0's
 // beats go at 29, 31, .., 59, its response (SLVERR) at 79: recorded, stopped from 80. The reader
 // is inside row 1's burst: it finishes it (to 89) and stops, no third address. Row 1's beats at
-// 61, .., 91, its response at 111; quiet 112, PERF_CYCLES 113, EXT_FAULT at index 0.
+// 61, .., 91, its response at 111; the STORE runs in 112 too (the first stopped cycle at whose start
+// nothing awaits a response, 17.7): quiet 113, PERF_CYCLES 114, EXT_FAULT at index 0.
 TEST(ProgramTiming, ExtFaultOnAStoreDrainsItsOpenBurst) {
   const arch::ArchConfig config = PortConfig(16, 4);
   DmaFields f;
@@ -568,7 +570,8 @@ TEST(ProgramTiming, ExtFaultOnAStoreDrainsItsOpenBurst) {
   EXPECT_EQ(o.result.error, ProgramError::kExtFault);
   EXPECT_EQ(o.result.error_index, 0);
   EXPECT_EQ(o.result.retired, 0u);
-  EXPECT_EQ(o.result.perf.cycles, 113u);
+  EXPECT_EQ(o.result.perf.cycles, 114u);
+  EXPECT_EQ(o.result.perf.dma_busy, 87u);  // 26..112
   EXPECT_EQ(AwCycles(o.trace), (std::vector<uint64_t>{26, 58}));
   EXPECT_EQ(StepCycles(o.trace), Range(26, 89));
   EXPECT_EQ(o.result.perf.wr_beats, 32u);
@@ -688,8 +691,8 @@ TEST(ProgramTiming, DmaStepsWaitForTheGemmPorts) {
 // LOAD (WAIT, from beyond the memory), GEMM (SIGNAL), a reserved opcode. Descriptor 2 (AR 51,
 // beats 71..74) fails at 75: BAD_OPCODE at index 2 is recorded first. The GEMM runs 51..82 and
 // gives its token (c2d 1 from 83); the LOAD starts at 83, its beat at 103 is an error response:
-// EXT_FAULT at index 0, recorded later but of the lower index, is the error. Quiet 104,
-// PERF_CYCLES 105, retired 1.
+// EXT_FAULT at index 0, recorded later but of the lower index, is the error. The LOAD runs in 104,
+// the first stopped cycle without its burst in flight (17.7): quiet 105, PERF_CYCLES 106, retired 1.
 TEST(ProgramTiming, LowerIndexWinsOverAnEarlierError) {
   const arch::ArchConfig config = PortConfig(16, 4);
   Descriptor bad{};
@@ -700,7 +703,7 @@ TEST(ProgramTiming, LowerIndexWinsOverAnEarlierError) {
   EXPECT_EQ(o.result.error, ProgramError::kExtFault);
   EXPECT_EQ(o.result.error_index, 0);
   EXPECT_EQ(o.result.retired, 1u);
-  EXPECT_EQ(o.result.perf.cycles, 105u);
+  EXPECT_EQ(o.result.perf.cycles, 106u);
   EXPECT_EQ(ArCycles(o.trace), (std::vector<uint64_t>{1, 26, 51, 83}));
   EXPECT_TRUE(o.trace[83].dma_start.valid);
   EXPECT_EQ(o.trace[83].c2d, 1);
