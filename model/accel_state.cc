@@ -134,7 +134,10 @@ void AccelState::Run(int64_t cycle) {
 
 void AccelState::StepProgramOnce() {
   const int64_t cycle = program_->launch_cycle + int64_t(engine_->cycle());
-  if (observing_) before_observed_ = engine_->VisibleRegisters();
+  if (observing_ && keep_registers_) {
+    before_observed_ = engine_->register_state();
+    kept_cycle_ = cycle;
+  }
   engine_->Step(&observed_);
   observed_cycle_ = cycle;
   if (observed_.gemm_start.valid && gemm_listener_) {
@@ -166,8 +169,9 @@ void AccelState::StepProgramBefore(int64_t end) {
   }
 }
 
-const ProgramCycle& AccelState::ObserveCycle(int64_t cycle) {
+const ProgramCycle& AccelState::ObserveCycle(int64_t cycle, bool keep_registers) {
   observing_ = true;
+  keep_registers_ = keep_registers;
   if (cycle == observed_cycle_) return observed_;
   if (engine_ && !engine_->finished() && cycle >= program_->launch_cycle) {
     const int64_t next = program_->launch_cycle + int64_t(engine_->cycle());
@@ -195,7 +199,7 @@ ProgramRegisters AccelState::ProgramRegistersAt(int64_t cycle) const {
   if (!engine_) return {};
   // In lockstep the program runs one cycle ahead of the bus: the cycle of a read is the one last
   // observed, and its registers are those at that cycle's start.
-  if (observing_ && cycle == observed_cycle_) return before_observed_;
+  if (observing_ && cycle == kept_cycle_) return ProgramEngine::VisibleRegisters(before_observed_);
   const int64_t next = program_->launch_cycle + int64_t(engine_->cycle());
   if (cycle >= next || engine_->finished()) return engine_->VisibleRegisters();
   throw std::logic_error("AccelState: the program registers of cycle " + std::to_string(cycle) +

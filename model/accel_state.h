@@ -109,8 +109,10 @@ class AccelState {
   bool last_launch_is_program() const { return last_is_program_; }
   // The observables of absolute cycle `cycle` (18): the program's cycle when one runs in it (the
   // program is stepped through `cycle`; cycles must be asked in increasing order and none skipped
-  // while a program runs), else an idle port and the queue monitor's held values.
-  const ProgramCycle& ObserveCycle(int64_t cycle);
+  // while a program runs), else an idle port and the queue monitor's held values. A bus access that
+  // completes in `cycle` after this call reads the registers at its start only with
+  // `keep_registers` (the lockstep sets it in the cycles of a transfer).
+  const ProgramCycle& ObserveCycle(int64_t cycle, bool keep_registers = true);
   // Runs the program in flight to its end (skipping idle cycles unless cycles are observed) and
   // returns its done cycle. Throws std::logic_error without a program.
   int64_t FinishProgram();
@@ -152,10 +154,12 @@ class AccelState {
   uint32_t q_err_index_ = 0;  // Q_ERR_INDEX, written at a program's end
   std::optional<ProgramLaunch> program_;
   std::unique_ptr<ProgramEngine> engine_;
-  bool observing_ = false;            // ObserveCycle was used: step every cycle, never skip
-  ProgramCycle observed_;             // the last stepped cycle's observables
-  int64_t observed_cycle_ = -1;       // its absolute cycle
-  ProgramRegisters before_observed_;  // the registers at its start
+  bool observing_ = false;       // ObserveCycle was used: step every cycle, never skip
+  bool keep_registers_ = true;   // keep the registers of the cycle stepped last
+  ProgramCycle observed_;        // the last stepped cycle's observables
+  int64_t observed_cycle_ = -1;  // its absolute cycle
+  int64_t kept_cycle_ = -1;      // the cycle whose start before_observed_ holds
+  ProgramEngine::RegisterState before_observed_;  // what its registers at its start come from
   ProgramCycle idle_;  // a cycle without a program: the queue monitor holds the last values
   std::function<void(int64_t, const arch::Command&)> gemm_listener_;
 };

@@ -79,7 +79,7 @@ struct ArchConfig {
   int mem_data_bytes = 16;     // "mem.data_bytes" (DataBytes): beat bytes D; 8, 16, 32, 64
   int mem_max_outstanding = 4;  // "mem.max_outstanding" (MaxOutstanding): read bursts; 1..8
   // The testbench's external memory (15.2): not RTL parameters.
-  uint64_t ext_mem_size_bytes = uint64_t{64} << 20;  // "ext_mem.size_bytes": 4 KiB..4 GiB, x4 KiB
+  uint64_t ext_mem_size_bytes = uint64_t{16} << 20;  // "ext_mem.size_bytes": 4 KiB..4 GiB, x4 KiB
   int ext_mem_latency = 20;   // "ext_mem.latency": Lm, 1..1024 cycles
   int ext_mem_interval = 1;   // "ext_mem.interval": Iv, 1..64 cycles per beat
 

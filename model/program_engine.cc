@@ -396,19 +396,33 @@ void ProgramEngine::Step(ProgramCycle* observed) {
 
 // ---- Skipping idle cycles -------------------------------------------------------------------
 
-ProgramRegisters ProgramEngine::VisibleRegisters() const {
-  ProgramRegisters r;
+ProgramEngine::RegisterState ProgramEngine::register_state() const {
+  RegisterState r;
+  r.cycle = cycle_;
+  r.finished = finished_;
   r.retired = retired_;
   r.d2c = tokens_to_[kCompute];
   r.c2d = tokens_to_[kDma];
   r.perf = perf_;
-  if (!finished_) r.perf.cycles = cycle_;
+  r.gemm_active = gemm_active_;
+  r.gemm_timing = gemm_timing_;
+  r.gemm_start = gemm_start_;
+  return r;
+}
+
+ProgramRegisters ProgramEngine::VisibleRegisters(const RegisterState& s) {
+  ProgramRegisters r;
+  r.retired = s.retired;
+  r.d2c = s.d2c;
+  r.c2d = s.c2d;
+  r.perf = s.perf;
+  if (!s.finished) r.perf.cycles = s.cycle;
   // The GEMM in flight has added its final counts at its start; the registers count its events
   // cycle by cycle (perf.h: an event of cycle x from x + 1 on).
-  const int64_t rel = int64_t(cycle_) - int64_t(gemm_start_);
-  if (gemm_active_ && rel < gemm_timing_.E()) {
-    const PerfCounters now = PerfAt(gemm_timing_, rel);
-    const PerfCounters end = PerfAt(gemm_timing_, gemm_timing_.E());
+  const int64_t rel = int64_t(s.cycle) - int64_t(s.gemm_start);
+  if (s.gemm_active && rel < s.gemm_timing.E()) {
+    const PerfCounters now = PerfAt(s.gemm_timing, rel);
+    const PerfCounters end = PerfAt(s.gemm_timing, s.gemm_timing.E());
     r.perf.mac_busy -= end.mac_busy - now.mac_busy;
     r.perf.rq_busy -= end.rq_busy - now.rq_busy;
     r.perf.out_writes -= end.out_writes - now.out_writes;

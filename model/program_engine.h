@@ -109,8 +109,22 @@ class ProgramEngine {
   // (a GEMM may run). The counters advance as Step() would advance them. Returns the cycles
   // skipped (0 when the next cycle does something); stops before cycle `limit`.
   uint64_t SkipIdle(uint64_t limit = UINT64_MAX);
+  // What the registers are computed from, cheap to copy (a lockstep keeps the one of the cycle it
+  // stepped last, as the bus reads that cycle's registers after the engine has run it).
+  struct RegisterState {
+    uint64_t cycle = 0;
+    bool finished = false;
+    uint32_t retired = 0;
+    int d2c = 0, c2d = 0;
+    ProgramPerf perf;
+    bool gemm_active = false;
+    arch::Timing gemm_timing{1, 1, 1, 1, 1};
+    uint64_t gemm_start = 0;
+  };
+  RegisterState register_state() const;
   // The registers at the start of cycle(): what a bus read completing in that cycle returns.
-  ProgramRegisters VisibleRegisters() const;
+  static ProgramRegisters VisibleRegisters(const RegisterState& state);
+  ProgramRegisters VisibleRegisters() const { return VisibleRegisters(register_state()); }
   // The outcome, once finished().
   ProgramRunResult result() const;
 

@@ -1,5 +1,6 @@
 // qacc bench: co-simulation speed on one fixed workload (default a 256x256x256 int8 GEMM on the
-// config's array): the bare Verilated loop (RTL only, same host program), the same with the
+// config's array; with --program the same layer compiled into a program of DMA and compute
+// descriptors launched with CTRL.RUN, data_movement.md 14): the bare Verilated loop (RTL only, same host program), the same with the
 // --trace-fst build and tracing off, the lockstep co-simulation, and the model-only mode, measured
 // in one process, with their ratios. It prints measurements only. A shape whose operands or result
 // do not fit the config's SRAMs is refused before anything runs (model/sram_fit.h).
@@ -17,7 +18,10 @@
 #include "model/sram_fit.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/compiler/compiler.h"
+#include "sim/compiler/network.h"
 #include "sim/cosim/cosim.h"
+#include "sim/testgen/compiled_program.h"
 
 namespace qacc::cli {
 
@@ -28,6 +32,7 @@ struct BenchArgs {
   int m = 256, n = 256, k = 256;
   int64_t quantum_cycles = 1024;
   int repeat = 3;
+  bool program = false;
   OutputOptions output;
 };
 
@@ -82,12 +87,29 @@ void RunBench(const BenchArgs& args) {
   }
   options.quantum_cycles = args.quantum_cycles;
   model::GemmJob job = WorkloadShape(args.m, args.n, args.k);
-  CheckFits(options.config, job);  // before the operands: 65535^3 would need 8 GB of them
-  FillOperands(job);
-  cosim::FindVariant(options.config, false);
-  // The same program as `qacc cosim` runs for one job: every register, the output and every SRAM
-  // compared after the command.
-  const sim::Program program = sim::SingleJobProgram(options.config, job);
+  sim::Program program;
+  if (args.program) {
+    // The layer as `qacc cosim --gemm` runs it: the compiler tiles it over the SRAMs.
+    compiler::Network network;
+    compiler::GemmLayer layer;
+    layer.m = args.m, layer.n = args.n, layer.k = args.k;
+    layer.shift = -10;
+    network.name = fmt::format("gemm_{}x{}x{}", args.m, args.n, args.k);
+    network.layers.push_back(layer);
+    try {
+      program = sim::CompiledNetworkProgram(options.config, network, {}, 1);
+    } catch (const compiler::CompileError& e) {
+      throw UsageError(fmt::format("--program: {}", e.what()));
+    }
+    cosim::FindVariant(options.config, false);
+  } else {
+    CheckFits(options.config, job);  // before the operands: 65535^3 would need 8 GB of them
+    FillOperands(job);
+    cosim::FindVariant(options.config, false);
+    // The same program as `qacc cosim` runs for one job: every register, the output and every SRAM
+    // compared after the command.
+    program = sim::SingleJobProgram(options.config, job);
+  }
 
   // Best of `repeat` runs for everything but lockstep (a SystemC kernel elaborates once per
   // process).
@@ -126,6 +148,7 @@ void RunBench(const BenchArgs& args) {
       {"m", job.m},
       {"n", job.n},
       {"k", job.k},
+      {"program", args.program},
       {"cycles", lockstep.cycles},
       {"command_cycles", lockstep.command_cycles},
       {"quantum_cycles", args.quantum_cycles},
@@ -153,8 +176,9 @@ void RunBench(const BenchArgs& args) {
       {"trace_build_vs_rtl_only", bare_cps > 0 ? traced_cps / bare_cps : 0},
       {"model_only_speedup_vs_lockstep", model_vs_lockstep},
       {"model_only_speedup_vs_lockstep_without_golden_check", model_vs_lockstep_run}};
-  std::string human = fmt::format("bench: {}x{}x{} GEMM on {} ({} cycles, command {})\n", job.m,
-                                  job.n, job.k, arch::DescribeArchConfig(options.config),
+  std::string human = fmt::format("bench: {}x{}x{} GEMM{} on {} ({} cycles, command {})\n", job.m,
+                                  job.n, job.k, args.program ? " program (CTRL.RUN)" : "",
+                                  arch::DescribeArchConfig(options.config),
                                   lockstep.cycles, lockstep.command_cycles);
   human += fmt::format("  {:<28} {:>9.3f} s {:>12.0f} cycles/s\n", "RTL only (bare Verilator)",
                        bare.wall_seconds, bare_cps);
@@ -189,6 +213,9 @@ void RegisterBenchCommand(CLI::App& app) {
                   "Cycles between SystemC synchronisations in lockstep (1: every cycle)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd->add_flag("--program", args->program,
+                "Compile the GEMM into a program of LOAD/GEMM/STORE descriptors (qacc compile) and "
+                "run it with CTRL.RUN instead of one command");
   cmd->add_option("--repeat", args->repeat, "Runs of the RTL-only and model-only modes (best kept)")
       ->capture_default_str()
       ->check(CLI::Range(1, 100));

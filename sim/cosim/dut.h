@@ -147,7 +147,7 @@ class Dut {
 
 // The testbench memory of a config (its ext_mem.* keys and mem.data_bytes).
 struct ExtMemSettings {
-  uint64_t size_bytes = uint64_t{64} << 20;
+  uint64_t size_bytes = uint64_t{16} << 20;
   model::ExtMemoryTiming timing;
 };
 ExtMemSettings ExtMemSettingsOf(const arch::ArchConfig& config);

@@ -193,7 +193,7 @@ class Engine {
       if (model_ != nullptr) {
         // The model's program runs through this cycle first: a GEMM it starts here has its beats
         // checked from here on, and its end fixes the cycle DONE rises.
-        program = &model_->state().ObserveCycle(cycle_);
+        program = &model_->state().ObserveCycle(cycle_, /*keep_registers=*/in_transfer_);
         if (program->gemm_start.valid) scoreboard_->SetProgramGemm(&model_->Beats());
         if (program->last && program_launched_) scoreboard_->ExpectDone(cycle_ + 1);
       }
