@@ -248,6 +248,64 @@ void Accelerator::Idle(int64_t cycles) {
   if (cycles > 0) impl_->Sync(impl_->tlm.TimeOfCycle(cycle() + cycles) - sc_core::sc_time_stamp());
 }
 
+void Accelerator::WriteExternal(uint32_t addr, const std::vector<uint8_t>& bytes) {
+  impl_->tlm.state().ext_memory().Write(addr, bytes.data(), bytes.size());
+}
+
+std::vector<uint8_t> Accelerator::ReadExternal(uint32_t addr, uint32_t size) const {
+  std::vector<uint8_t> bytes(size);
+  impl_->tlm.state().ext_memory().Read(addr, bytes.data(), size);
+  return bytes;
+}
+
+void Accelerator::StartProgram(uint32_t q_base, uint32_t q_count) {
+  WriteRegister(arch::reg::kQBase, q_base);
+  WriteRegister(arch::reg::kQCount, q_count);
+  WriteRegister(arch::reg::kCtrl, arch::kCtrlRun | arch::kCtrlIrqEn);
+}
+
+ProgramResult Accelerator::WaitForProgram() {
+  AccelState& state = impl_->tlm.state();
+  if (!state.last_launch_is_program()) {
+    throw std::logic_error("WaitForProgram: no program was started (or a command since)");
+  }
+  const int64_t done = state.FinishProgram();
+  if (done > cycle()) impl_->Sync(impl_->tlm.TimeOfCycle(done) - sc_core::sc_time_stamp());
+  ProgramResult result;
+  result.launch_cycle = state.last_program()->launch_cycle;
+  result.done_cycle = done;
+  namespace reg = arch::reg;
+  const std::pair<uint32_t, uint32_t*> reads[] = {
+      {reg::kStatus, &result.status},
+      {reg::kQErrIndex, &result.error_index},
+      {reg::kQRetired, &result.retired},
+      {reg::kPerfCycles, &result.cycles},
+      {reg::kPerfMacBusy, &result.mac_busy},
+      {reg::kPerfDmaBusy, &result.dma_busy},
+      {reg::kPerfComputeBusy, &result.compute_busy},
+      {reg::kPerfDmaWait, &result.dma_wait},
+      {reg::kPerfComputeWait, &result.compute_wait},
+      {reg::kPerfPortStall, &result.port_stall},
+      {reg::kPerfRdBeats, &result.rd_beats},
+      {reg::kPerfWrBeats, &result.wr_beats},
+  };
+  sc_core::sc_time time = sc_core::SC_ZERO_TIME;
+  for (const auto& [offset, value] : reads) {
+    if (impl_->Transfer(true, arch::kRegsBase + offset, value, 0xF, &time) != BusStatus::kOk) {
+      throw std::logic_error(fmt::format("WaitForProgram: register 0x{:03x} refused", offset));
+    }
+  }
+  impl_->Sync(time);
+  result.error = static_cast<arch::ErrCode>((result.status & arch::kStatusErrCodeMask) >>
+                                            arch::kStatusErrCodeLsb);
+  return result;
+}
+
+ProgramResult Accelerator::RunProgram(uint32_t q_base, uint32_t q_count) {
+  StartProgram(q_base, q_count);
+  return WaitForProgram();
+}
+
 QaccTlm& Accelerator::tlm() { return impl_->tlm; }
 
 }  // namespace qacc::model

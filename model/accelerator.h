@@ -56,6 +56,21 @@ struct CommandResult {
   bool ok() const { return error == arch::ErrCode::kNone; }
 };
 
+// What the host reads when a program has ended (STATUS, Q_*, PERF_*; data_movement.md 14.1, 17.8).
+struct ProgramResult {
+  uint32_t status = 0;
+  arch::ErrCode error = arch::ErrCode::kNone;  // STATUS.ERR_CODE
+  uint32_t error_index = 0;                    // Q_ERR_INDEX (with an error)
+  uint32_t retired = 0;                        // Q_RETIRED
+  uint32_t cycles = 0;                         // PERF_CYCLES: the program's cycles
+  uint32_t mac_busy = 0, dma_busy = 0, compute_busy = 0, dma_wait = 0, compute_wait = 0,
+           port_stall = 0, rd_beats = 0, wr_beats = 0;
+  int64_t launch_cycle = 0;  // cycle 0 of the program
+  int64_t done_cycle = 0;    // the first cycle with DONE = 1
+
+  bool ok() const { return error == arch::ErrCode::kNone; }
+};
+
 class Accelerator {
  public:
   // An accelerator with the hardware parameters of `config` (configs/*.json; a default-constructed
@@ -107,6 +122,19 @@ class Accelerator {
   CommandResult RunToCompletion();
   // Lets `cycles` clock cycles pass without bus traffic (a busy host, or a test of BUSY).
   void Idle(int64_t cycles);
+
+  // ---- Programs (docs/data_movement.md 14): descriptors and tensors in the external memory (the
+  // testbench memory of the config's ext_mem.*, written and read here by backdoor, no bus cycles),
+  // launched with one CTRL.RUN. std::out_of_range past the memory's end.
+  void WriteExternal(uint32_t addr, const std::vector<uint8_t>& bytes);
+  std::vector<uint8_t> ReadExternal(uint32_t addr, uint32_t size) const;
+  // Writes Q_BASE, Q_COUNT and CTRL = RUN | IRQ_EN (BusError while BUSY).
+  void StartProgram(uint32_t q_base, uint32_t q_count);
+  // Runs the kernel until the program has ended, as a host waiting for irq would, then reads
+  // STATUS, PERF_* and the Q_* registers. Throws std::logic_error when no program was started.
+  ProgramResult WaitForProgram();
+  // StartProgram and WaitForProgram.
+  ProgramResult RunProgram(uint32_t q_base, uint32_t q_count);
 
   // The SystemC model inside: its AccelState, the unit modules of the last command (docs/model.md).
   QaccTlm& tlm();

@@ -5,14 +5,20 @@
 // per process: CTest runs every case in its own process; run directly, only the first case runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
+#include "golden/program.h"
 #include "model/accelerator.h"
+#include "model/ext_memory.h"
 #include "model/gemm_job.h"
+#include "model/program_engine.h"
 #include "model/qacc_tlm.h"
+#include "model/srams.h"
 #include "tests/model/model_test_util.h"
+#include "tests/model/program_test_util.h"
 #include "tests/model/sc_test_util.h"
 
 namespace qacc::model {
@@ -144,6 +150,70 @@ TEST(Accelerator, BusyRefusalsAndARejectedCommand) {
   EXPECT_EQ(rejected.done_cycle, rejected.launch_cycle + arch::kErrorCycles);
   EXPECT_EQ(rejected.command_count, 2u);
   EXPECT_TRUE(acc.tlm().irq.read()) << "START sets IRQ_EN: irq = DONE";
+}
+
+// A program through the facade (data_movement.md 14): LOAD A, LOAD B (SIGNAL), GEMM (WAIT, SIGNAL),
+// STORE (WAIT) put into the external memory, launched with RUN, read mid-way while BUSY, and after
+// its end compared with the golden executor (the external image whole, the out SRAM, the error and
+// Q_RETIRED) and with the program engine run alone (the cycles and every counter).
+TEST(Accelerator, ProgramMatchesGoldenAndTheProgramEngine) {
+  REQUIRE_FRESH_KERNEL();
+  const arch::ArchConfig config = Config("default");
+  Accelerator acc(config);
+  const uint64_t size = config.ext_mem_size_bytes;
+  std::mt19937 rng(5);
+  std::vector<uint8_t> data(8192);
+  for (uint8_t& byte : data) byte = uint8_t(rng());
+  golden::DmaFields load_a, load_b, store;
+  load_a.sram = 1, load_a.count0 = 16, load_a.ext_addr = 0x10000;
+  load_b.sram = 2, load_b.count0 = 16, load_b.ext_addr = 0x11000;
+  store.sram = 5, store.count0 = 8, store.ext_addr = 0x20000, store.out_int32 = true;
+  golden::GemmFields gemm;
+  gemm.m = 8, gemm.n = 8, gemm.k = 16, gemm.mode = arch::kModeOutRaw;
+  const std::vector<golden::Descriptor> program = {
+      golden::EncodeDma(golden::Op::kLoad, load_a, {}),
+      golden::EncodeDma(golden::Op::kLoad, load_b, {0, false, true}),
+      golden::EncodeGemm(gemm, {0, true, true}),
+      golden::EncodeDma(golden::Op::kStore, store, {0, true, false}),
+  };
+  constexpr uint32_t kQBase = 0x1000;
+  golden::MachineState want(testing::GeometryOf(config), size);
+  std::copy(data.begin(), data.end(), want.ext.begin() + 0x10000);
+  golden::StoreProgram(program, kQBase, want);
+  acc.WriteExternal(0, want.ext);
+  const golden::ProgramResult golden_result =
+      golden::RunQueue(testing::GeometryOf(config), kQBase, uint32_t(program.size()), want);
+
+  acc.StartProgram(kQBase, uint32_t(program.size()));
+  acc.Idle(40);
+  EXPECT_NE(acc.ReadRegister(reg::kStatus) & arch::kStatusBusy, 0u) << "BUSY while it runs";
+  EXPECT_THROW(acc.WriteRegister(reg::kQBase, 0), BusError) << "Q_BASE is locked while BUSY";
+  const ProgramResult result = acc.WaitForProgram();
+  EXPECT_TRUE(result.ok());
+  EXPECT_EQ(golden_result.error, golden::ProgramError::kNone);
+  EXPECT_EQ(result.retired, 4u);
+  EXPECT_EQ(result.done_cycle - result.launch_cycle, int64_t(result.cycles));
+  EXPECT_EQ(acc.ReadExternal(0, uint32_t(size)), want.ext);
+  EXPECT_EQ(acc.DumpMemory(arch::Region::kOut), want.out);
+
+  // The program engine alone on the same memories: the same cycles and counters.
+  ExtMemory memory(size, {config.mem_data_bytes, config.ext_mem_latency, config.ext_mem_interval});
+  memory.Write(0, want.ext.data(), 0x12000);  // descriptors and operands (the result not yet)
+  golden::MachineState before(testing::GeometryOf(config), size);
+  golden::StoreProgram(program, kQBase, before);
+  memory.Write(kQBase, before.ext.data() + kQBase, program.size() * golden::kDescriptorBytes);
+  Srams srams(config);
+  const ProgramRunResult alone = model::RunProgram(config, memory, srams, kQBase, 4);
+  EXPECT_EQ(result.cycles, alone.perf.cycles);
+  EXPECT_EQ(result.mac_busy, alone.perf.mac_busy);
+  EXPECT_EQ(result.dma_busy, alone.perf.dma_busy);
+  EXPECT_EQ(result.compute_busy, alone.perf.compute_busy);
+  EXPECT_EQ(result.dma_wait, alone.perf.dma_wait);
+  EXPECT_EQ(result.compute_wait, alone.perf.compute_wait);
+  EXPECT_EQ(result.rd_beats, alone.perf.rd_beats);
+  EXPECT_EQ(result.wr_beats, alone.perf.wr_beats);
+  EXPECT_GT(result.rd_beats, 0u);
+  EXPECT_THROW(acc.ReadExternal(uint32_t(size - 4), 8), std::out_of_range);
 }
 
 TEST(Accelerator, OnePerProcess) {
