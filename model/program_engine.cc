@@ -63,8 +63,10 @@ bool ProgramEngine::CanRetire(Engine e) const {
 
 bool ProgramEngine::WaitsForToken(Engine e, uint64_t c) const {
   const Slot& s = slots_[e];
+  // 17.8: whether or not the engines are stopped (an engine stopped by an EXT_FAULT whose head
+  // waits for a token counts as waiting).
   if (s.state == EngineState::kCompleted) return tokens_to_[Other(e)] >= kMaxTokens;
-  if (s.state != EngineState::kIdle || s.queue.empty() || stopped_) return false;
+  if (s.state != EngineState::kIdle || s.queue.empty()) return false;
   const Entry& head = s.queue.front();
   return head.pushed < c && head.header.wait && tokens_to_[e] == 0;
 }
