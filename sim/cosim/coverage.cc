@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 
 #include "golden/requant.h"
@@ -12,6 +13,7 @@ namespace {
 
 constexpr int32_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int32_t kInt32Min = std::numeric_limits<int32_t>::min();
+constexpr uint32_t kDescriptorBytes = 64;  // one descriptor fetch (data_movement.md 11)
 
 // The error codes of the spec's validation table (generated).
 std::vector<arch::ErrCode> ErrorCodes() {
@@ -68,7 +70,62 @@ Coverage::Coverage(const arch::ArchConfig& config) : config_(config), shadow_(co
   hot_.sat_high = &bins_["requant.saturate_high"];
   hot_.sat_low = &bins_["requant.saturate_low"];
   hot_.sat_zp = &bins_["requant.saturate_with_zero_point"];
+
+  // Programs. Bins that the config cannot reach are not registered (a hole would be no test's):
+  // the unit / beat relations of its SRAM units, the out layout when a step's bytes tell it
+  // (D > C: an int32 word's step is wider than an int8 entry), a stalled write channel (only
+  // with ext_mem.interval > 1: with one beat per cycle the memory takes every write beat).
+  static const char* kSramNames[] = {"", "A", "B", "bias", "rq", "out"};
+  for (int id = 1; id <= 5; ++id) {
+    pb_.load[id] = ProgramBin(fmt::format("dma.load.{}", kSramNames[id]));
+    pb_.store[id] = ProgramBin(fmt::format("dma.store.{}", kSramNames[id]));
+  }
+  const int d = config_.mem_data_bytes, c = config_.cols, r = config_.rows;
+  if (d > c) {
+    pb_.load_out8 = ProgramBin("dma.load.out_int8");
+    pb_.load_out32 = ProgramBin("dma.load.out_int32");
+    pb_.store_out8 = ProgramBin("dma.store.out_int8");
+    pb_.store_out32 = ProgramBin("dma.store.out_int32");
+  }
+  static const char* kRelations[] = {"unit_below_beat", "unit_equal_beat", "unit_above_beat"};
+  for (int unit : {r, c, 4 * c, 8 * c}) {
+    const int rel = unit < d ? 0 : unit == d ? 1 : 2;
+    pb_.load_unit[rel] = ProgramBin(fmt::format("dma.load.{}", kRelations[rel]));
+    pb_.store_unit[rel] = ProgramBin(fmt::format("dma.store.{}", kRelations[rel]));
+  }
+  pb_.rd_burst_1 = ProgramBin("axi.read_burst_1_beat");
+  pb_.rd_burst_16 = ProgramBin("axi.read_burst_16_beats");
+  pb_.rd_cut = ProgramBin("axi.read_burst_cut_at_4k");
+  pb_.wr_burst_1 = ProgramBin("axi.write_burst_1_beat");
+  pb_.wr_burst_16 = ProgramBin("axi.write_burst_16_beats");
+  pb_.wr_cut = ProgramBin("axi.write_burst_cut_at_4k");
+  pb_.rd_max_outstanding = ProgramBin("axi.reads_in_flight_max_outstanding");
+  if (config_.ext_mem_interval > 1) {
+    pb_.wr_stalled = ProgramBin("axi.write_data_stalled");
+    pb_.wr_buffer_full = ProgramBin("dma.write_buffer_full");
+  }
+  pb_.overlap_gemm = ProgramBin("overlap.dma_with_gemm");
+  pb_.overlap_move = ProgramBin("overlap.dma_with_move");
+  pb_.d2c_max = ProgramBin("token.d2c_at_15");
+  pb_.c2d_max = ProgramBin("token.c2d_at_15");
+  pb_.dma_waits = ProgramBin("token.dma_wait_blocks");
+  pb_.cmp_waits = ProgramBin("token.compute_wait_blocks");
+  pb_.dma_full = ProgramBin("queue.dma_full");
+  pb_.cmp_full = ProgramBin("queue.compute_full");
+  pb_.dma_empty = ProgramBin("queue.dma_empty_while_compute_runs");
+  pb_.cmp_empty = ProgramBin("queue.compute_empty_while_dma_runs");
+  pb_.move_a = ProgramBin("move.into_a");
+  pb_.move_b = ProgramBin("move.into_b");
+  for (const arch::ErrCodeInfo& info : arch::kProgramErrCodes) {
+    bins_[fmt::format("program.error.{}", info.name)] = 0;
+  }
+  for (const char* bin :
+       {"program.completed", "program.error_after_retired", "program.q_count_0"}) {
+    bins_[bin] = 0;
+  }
 }
+
+int64_t* Coverage::ProgramBin(const std::string& bin) { return &bins_[bin]; }
 
 void Coverage::Hit(const std::string& bin) {
   auto it = bins_.find(bin);
@@ -107,7 +164,17 @@ void Coverage::OnTransfer(int64_t cycle, bool write, uint32_t addr, uint32_t wda
   }
   if (!regs) return;
   if (!write) {
-    if (offset == reg::kStatus && (rdata & arch::kStatusDone)) OnVerdict(rdata);
+    if (offset == reg::kStatus && (rdata & arch::kStatusDone)) {
+      if (program_) {
+        OnProgramVerdict(rdata);
+      } else {
+        OnVerdict(rdata);
+      }
+    }
+    if (offset == reg::kQRetired && program_ && !busy) {
+      run_.retired_seen = rdata > 0;
+      if (run_.error && run_.retired_seen) Hit("program.error_after_retired");
+    }
     return;
   }
   // A register keeps only its fields (spec 3.3), as the RTL holds them.
@@ -132,9 +199,17 @@ void Coverage::OnTransfer(int64_t cycle, bool write, uint32_t addr, uint32_t wda
     case reg::kStatus:
       if (wdata & arch::kStatusDone) last_status_w1c_cycle_ = cycle;
       break;
+    case reg::kQCount:
+      q_count_ = stored;
+      break;
     case reg::kCtrl:
       irq_en_ = wdata & arch::kCtrlIrqEn;
-      if (wdata & arch::kCtrlStart) OnStart(cycle);
+      if (wdata & arch::kCtrlRun) {  // RUN wins over START (14.1)
+        OnRun();
+      } else if (wdata & arch::kCtrlStart) {
+        program_ = false;
+        OnStart(cycle);
+      }
       break;
     default:
       break;
@@ -265,6 +340,7 @@ void Coverage::OnCycle(int64_t cycle, const RtlSample& s) {
   }
   prev_done_ = s.done;
   prev_irq_ = s.irq;
+  if (program_) OnProgramCycle(cycle, s);
   if (!launched_) return;
   if (s.mac_valid) OnMacBeat(s);
   if (s.out_we) OnOutWrite(s);
@@ -345,6 +421,170 @@ void Coverage::FinishTile() {
   if (write_tile_ >= 0 && rows_written_in_tile_ < config_.rows) Hit("tile.partial_m");
   write_tile_ = -1;
   rows_written_in_tile_ = 0;
+}
+
+// ---- Programs (data_movement.md 14-18)
+
+void Coverage::OnRun() {
+  program_ = true;
+  launched_ = false;  // the GEMM bins above follow CMD_* launches only
+  FinishTile();
+  run_ = Run{};
+  run_.q_count = q_count_;
+}
+
+// The first STATUS read with DONE after a RUN: the program's verdict.
+void Coverage::OnProgramVerdict(uint32_t status) {
+  if (run_.verdict_seen) return;
+  run_.verdict_seen = true;
+  const auto code =
+      static_cast<arch::ErrCode>((status & arch::kStatusErrCodeMask) >> arch::kStatusErrCodeLsb);
+  run_.error = status & arch::kStatusError;
+  if (!run_.error) {
+    Hit("program.completed");
+    return;
+  }
+  Hit(fmt::format("program.error.{}", arch::ErrCodeName(code)));
+  if (code == arch::ErrCode::kBadShape && run_.q_count == 0) Hit("program.q_count_0");
+  if (run_.retired_seen) Hit("program.error_after_retired");
+}
+
+bool Coverage::CutAtPage(std::deque<Burst>& recent, const Burst& next) const {
+  const int d = config_.mem_data_bytes;
+  auto fetch_like = [&](const Burst& b) {
+    return b.beats * d == int(kDescriptorBytes) && b.addr % kDescriptorBytes == 0;
+  };
+  bool cut = false;
+  for (const Burst& b : recent) {
+    const uint64_t end = uint64_t(b.addr) + uint64_t(b.beats) * uint64_t(d);
+    if (b.beats < arch::kMaxBurstBeats && end % arch::kAxiPageBytes == 0 && end == next.addr &&
+        !(fetch_like(b) && fetch_like(next))) {
+      cut = true;
+    }
+  }
+  recent.push_back(next);
+  if (recent.size() > 4) recent.pop_front();
+  return cut;
+}
+
+// A read burst accepted in `cycle` (ar_ready is always 1: every ar_valid is a handshake). Its last
+// beat comes, by 15.2, at max(cycle + Lm, p + Iv) + (beats - 1) Iv, p the stream's latest beat.
+void Coverage::OnReadAddress(int64_t cycle, uint32_t addr, int beats) {
+  if (beats == 1) ++*pb_.rd_burst_1;
+  if (beats == arch::kMaxBurstBeats) ++*pb_.rd_burst_16;
+  if (CutAtPage(run_.recent_reads, {addr, beats})) ++*pb_.rd_cut;
+  const int64_t iv = config_.ext_mem_interval;
+  const int64_t first = std::max(cycle + config_.ext_mem_latency, run_.last_read_beat + iv);
+  run_.last_read_beat = first + (beats - 1) * iv;
+  run_.reads.push_back(run_.last_read_beat);
+}
+
+void Coverage::OnWriteAddress(uint32_t addr, int beats) {
+  if (beats == 1) ++*pb_.wr_burst_1;
+  if (beats == arch::kMaxBurstBeats) ++*pb_.wr_burst_16;
+  if (CutAtPage(run_.recent_writes, {addr, beats})) ++*pb_.wr_cut;
+}
+
+// The DMA's SRAM step: its direction and SRAM, and the unit it moves (the out SRAM's layout from
+// the step's width when D > C; the unit / beat relation from the SRAM's unit, 12).
+void Coverage::OnDmaAccess(const DmaSramSample& dma) {
+  if (dma.sram < 1 || dma.sram > 5) return;
+  const bool load = dma.we;
+  ++*(load ? pb_.load : pb_.store)[dma.sram];
+  const int c = config_.cols, d = config_.mem_data_bytes;
+  int unit = 0;
+  switch (dma.sram) {
+    case 1:
+      unit = config_.rows;
+      break;
+    case 2:
+      unit = c;
+      break;
+    case 3:
+      unit = 4 * c;
+      break;
+    case 4:
+      unit = 8 * c;
+      break;
+    default: {
+      if (d <= c) {  // an int8 entry's step and an int32 word's look alike; both are >= D
+        if (!load) run_.beats_entering.push_back(cycle_ + 1);
+        return;
+      }
+      int bytes = 0;
+      for (int j = 0; j < 4 * c; ++j) bytes += dma.be[j];
+      const bool out32 = bytes > c;
+      ++*(load ? (out32 ? pb_.load_out32 : pb_.load_out8)
+               : (out32 ? pb_.store_out32 : pb_.store_out8));
+      unit = out32 ? 4 * c : c;
+      break;
+    }
+  }
+  const int rel = unit < d ? 0 : unit == d ? 1 : 2;
+  int64_t* bin = (load ? pb_.load_unit : pb_.store_unit)[rel];
+  if (bin != nullptr) ++*bin;
+  if (!load && unit >= d) run_.beats_entering.push_back(cycle_ + 1);
+}
+
+void Coverage::OnProgramCycle(int64_t cycle, const RtlSample& s) {
+  const QueueSample& q = s.queue;
+  cycle_ = cycle;
+  if (s.dma.re || s.dma.we) {
+    OnDmaAccess(s.dma);
+    if (s.mac_in_valid) ++*pb_.overlap_gemm;
+    if (s.move.re || s.move.we) ++*pb_.overlap_move;
+  }
+  if (s.move.we) ++*(s.move.dst == 1 ? pb_.move_a : pb_.move_b);
+  // The memory port (15.1, 15.2): read bursts in flight at the start of this cycle are those
+  // accepted before it whose last beat is not before it.
+  while (!run_.reads.empty() && run_.reads.front() < cycle) run_.reads.pop_front();
+  if (int(run_.reads.size()) >= config_.mem_max_outstanding) ++*pb_.rd_max_outstanding;
+  // w_ready (15.2): a burst accepted before this cycle still expects beats, and Iv cycles have
+  // passed since the previous write beat.
+  const bool w_ready =
+      run_.write_beats_owed > 0 && cycle >= run_.last_write_beat + config_.ext_mem_interval;
+  while (!run_.beats_entering.empty() && run_.beats_entering.front() <= cycle) {
+    run_.beats_entering.pop_front();
+    ++run_.write_buffer_beats;
+  }
+  if (pb_.wr_buffer_full != nullptr && run_.write_buffer_beats >= arch::kWrBufBeats) {
+    ++*pb_.wr_buffer_full;
+  }
+  if (s.axi.w_valid) {
+    if (w_ready) {
+      --run_.write_beats_owed;
+      run_.last_write_beat = cycle;
+      run_.write_buffer_beats = std::max<int64_t>(0, run_.write_buffer_beats - 1);
+    } else if (pb_.wr_stalled != nullptr) {
+      ++*pb_.wr_stalled;
+    }
+  }
+  if (s.axi.ar_valid) OnReadAddress(cycle, s.axi.ar_addr, int(s.axi.ar_len) + 1);
+  if (s.axi.aw_valid) {
+    OnWriteAddress(s.axi.aw_addr, int(s.axi.aw_len) + 1);
+    run_.write_beats_owed += int(s.axi.aw_len) + 1;
+  }
+  if (!s.busy) return;
+  // The queues and tokens (mon_q_o; counters and occupancies at the start of the cycle).
+  if (q.d2c == arch::kMaxTokens) ++*pb_.d2c_max;
+  if (q.c2d == arch::kMaxTokens) ++*pb_.c2d_max;
+  if (q.dma_count == arch::kQueueDepth) ++*pb_.dma_full;
+  if (q.cmp_count == arch::kQueueDepth) ++*pb_.cmp_full;
+  if (q.dma_count == 0 && run_.dma_started && run_.cmp_active) ++*pb_.dma_empty;
+  if (q.cmp_count == 0 && run_.cmp_started && run_.dma_active) ++*pb_.cmp_empty;
+  // A WAIT that waits: the engine idle (nothing started and not retired) with a head in its
+  // queue that it does not start, its incoming counter at 0, two cycles in a row (a head pushed
+  // in the cycle before starts at once, 17.3).
+  const bool dma_blocked = !run_.dma_active && q.dma_count > 0 && q.c2d == 0 && !q.dma_start;
+  const bool cmp_blocked = !run_.cmp_active && q.cmp_count > 0 && q.d2c == 0 && !q.cmp_start;
+  run_.dma_blocked = dma_blocked ? run_.dma_blocked + 1 : 0;
+  run_.cmp_blocked = cmp_blocked ? run_.cmp_blocked + 1 : 0;
+  if (run_.dma_blocked == 2) ++*pb_.dma_waits;
+  if (run_.cmp_blocked == 2) ++*pb_.cmp_waits;
+  if (q.dma_start) run_.dma_active = run_.dma_started = true;
+  if (q.cmp_start) run_.cmp_active = run_.cmp_started = true;
+  if (q.dma_retire) run_.dma_active = false;
+  if (q.cmp_retire) run_.cmp_active = false;
 }
 
 }  // namespace qacc::cosim

@@ -8,10 +8,17 @@
 // the first illegal one failed with its code), one per shift of the legal range, the command
 // modes, and the datapath and control corners (docs/cosim.md "Coverage"). `qacc regress` merges
 // the bins of its runs and lists the holes.
+//
+// Programs (data_movement.md 14-18): from the queue monitor (token counters, queue occupancies,
+// start and retire pulses), the DMA's and MOVE's SRAM accesses, the memory port's master outputs
+// (bursts, and the read bursts in flight and the write channel's ready, both derived from the
+// addresses the RTL issued by the testbench memory's rules of 15.2 with the config's ext_mem
+// latency and interval), and the STATUS / Q_RETIRED read back after a RUN.
 #ifndef QACC_SIM_COSIM_COVERAGE_H_
 #define QACC_SIM_COSIM_COVERAGE_H_
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <vector>
@@ -52,6 +59,56 @@ class Coverage {
   // Classifies the boundary of every rule for the launched command: +1 at the last legal value,
   // -1 at the first illegal one, 0 elsewhere.
   int RuleBoundary(arch::ErrCode rule) const;
+
+  // ---- Programs
+  int64_t* ProgramBin(const std::string& bin);  // registers the bin, returns its counter
+  void OnRun();
+  void OnProgramVerdict(uint32_t status);
+  void OnProgramCycle(int64_t cycle, const RtlSample& s);
+  void OnDmaAccess(const DmaSramSample& dma);
+  void OnReadAddress(int64_t cycle, uint32_t addr, int beats);
+  void OnWriteAddress(uint32_t addr, int beats);
+  struct Burst {
+    uint32_t addr = 0;
+    int beats = 0;
+  };
+  // A burst shorter than 16 beats that ends at a 4 KiB boundary, followed by a burst from that
+  // boundary: the RTL cut a longer run of beats there (descriptor fetches, 64 bytes at a
+  // 64-byte slot, are left out).
+  bool CutAtPage(std::deque<Burst>& recent, const Burst& next) const;
+  struct ProgramBins {
+    int64_t *load[6] = {}, *store[6] = {};  // by SRAM id 1..5
+    int64_t *load_out8 = nullptr, *load_out32 = nullptr, *store_out8 = nullptr,
+            *store_out32 = nullptr;
+    int64_t *load_unit[3] = {}, *store_unit[3] = {};  // U < D, U = D, U > D (reachable ones)
+    int64_t *rd_burst_1 = nullptr, *rd_burst_16 = nullptr, *rd_cut = nullptr;
+    int64_t *wr_burst_1 = nullptr, *wr_burst_16 = nullptr, *wr_cut = nullptr;
+    int64_t *rd_max_outstanding = nullptr, *wr_stalled = nullptr, *wr_buffer_full = nullptr;
+    int64_t *overlap_gemm = nullptr, *overlap_move = nullptr;
+    int64_t *d2c_max = nullptr, *c2d_max = nullptr, *dma_waits = nullptr, *cmp_waits = nullptr;
+    int64_t *dma_full = nullptr, *cmp_full = nullptr, *dma_empty = nullptr, *cmp_empty = nullptr;
+    int64_t *move_a = nullptr, *move_b = nullptr;
+  } pb_;
+  uint32_t q_count_ = 0;  // Q_COUNT as accepted
+  int64_t cycle_ = 0;     // the cycle OnProgramCycle samples
+  bool program_ = false;  // the last launch was a RUN
+  struct Run {
+    uint32_t q_count = 0;
+    bool verdict_seen = false, error = false, retired_seen = false;
+    bool dma_active = false, cmp_active = false;  // between a start and a retire pulse
+    bool dma_started = false, cmp_started = false;
+    int dma_blocked = 0, cmp_blocked = 0;  // consecutive cycles idle with a head and no token
+    std::deque<int64_t> reads;             // last-beat cycles of the read bursts in flight
+    int64_t last_read_beat = -1000000;     // the read data stream's latest beat (15.2)
+    int64_t write_beats_owed = 0;          // beats of accepted write bursts not yet taken
+    int64_t last_write_beat = -1000000;
+    // A lower bound of the write buffer's beats held against its credit (17.5): STORE steps of
+    // units of at least a beat (each one beat, taking a credit at the end of its read cycle) minus
+    // the beats the memory took.
+    int64_t write_buffer_beats = 0;
+    std::deque<int64_t> beats_entering;  // the cycles from which those beats are buffered
+    std::deque<Burst> recent_reads, recent_writes;
+  } run_;
 
   arch::ArchConfig config_;
   std::map<std::string, int64_t> bins_;

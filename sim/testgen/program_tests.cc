@@ -6,9 +6,16 @@
 #include <functional>
 #include <limits>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "golden/gemm.h"
+#include "golden/program.h"
 #include "model/srams.h"
+#include "sim/compiler/compiler.h"
+#include "sim/compiler/ext_image.h"
+#include "sim/compiler/network.h"
+#include "sim/compiler/reference.h"
 #include "sim/testgen/gemm_tests.h"
 #include "sim/testgen/rng.h"
 
@@ -718,6 +725,101 @@ Program GenLaunchAfterReset(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
+// ---- prog_layers
+// ---------------------------------------------------------------------------------
+
+// A random legal layer (the distribution of compiler::RandomLayer, drawn from sim::Rng so that the
+// same seed gives the same network on every platform).
+compiler::GemmLayer RandomLayerOf(Rng& rng, const std::string& name, int m, int n, int k,
+                                  bool last) {
+  compiler::GemmLayer l;
+  l.name = name;
+  l.m = m;
+  l.n = n;
+  l.k = k;
+  l.a_unsigned = rng.Chance(50);
+  l.b_unsigned = rng.Chance(50);
+  l.a_zp = int32_t(rng.Uniform(-20, 20));
+  l.b_zp = int32_t(rng.Uniform(-20, 20));
+  l.bias = rng.Chance(50);
+  l.per_channel = rng.Chance(50);
+  l.single_rounding = rng.Chance(50);
+  l.out_int32 = last && rng.Chance(25);
+  l.mult = int32_t(rng.Uniform(int64_t{1} << 30, kInt32Max));
+  l.shift = int(rng.Uniform(-14, -6));
+  l.zp_out = int32_t(rng.Uniform(-5, 5));
+  if (rng.Chance(50)) {
+    l.clamp_min = 0;  // ReLU, uint8 codes
+    l.clamp_max = 255;
+  }
+  return l;
+}
+
+// A chain of 1-3 layers (M up to 3 R). Half the networks start with a layer whose weights do not
+// fit the B SRAM (NB * K above its depth), so that B is streamed in chunks and double buffering
+// has loads to overlap; the others are small enough to stay resident.
+compiler::Network RandomNetwork(Rng& rng, const arch::ArchConfig& config) {
+  compiler::Network net;
+  net.name = "prog_layers";
+  const int layers = int(rng.Uniform(1, 3));
+  const int m = int(rng.Uniform(1, 3 * config.rows));
+  const bool streamed = rng.Chance(50);
+  int k = streamed ? int(rng.Uniform(160, 240)) : int(rng.Uniform(1, 40));
+  for (int i = 0; i < layers; ++i) {
+    int n = int(rng.Uniform(1, 4 * config.cols));
+    if (i == 0 && streamed) {
+      const int64_t nb = int64_t(config.b_depth) / k + rng.Uniform(1, 3);
+      n = int(nb * config.cols - rng.Uniform(0, config.cols - 1));
+    }
+    net.layers.push_back(RandomLayerOf(rng, "l" + std::to_string(i), m, n, k, i + 1 == layers));
+    k = n;
+  }
+  return net;
+}
+
+// The network compiled four ways (on-chip chaining and double buffering each on and off), each
+// program run on the same input. Oracles:
+//   * here, at generation: golden::RunQueue runs each compiled program on its external image and
+//     the output it leaves equals compiler::ReferenceOutput (the layers on whole matrices, no
+//     tiling): the program computes the network;
+//   * in the co-simulation, kCheckProgram (RunAndCheck): the RTL's and the model's external memory
+//     images are equal, and the model's memories, error and Q_RETIRED equal golden::RunQueue's on
+//     the memories at launch; with every cycle of both compared in lockstep.
+Program GenLayers(Rng& rng, const arch::ArchConfig& config) {
+  ProgramBuilder b(config);
+  const golden::AccelGeometry geometry = compiler::GeometryOf(config);
+  const compiler::Network net = RandomNetwork(rng, config);
+  const compiler::RandomValues values = compiler::MakeRandomValues(net, rng.Next());
+  const std::vector<int32_t> want = compiler::ReferenceOutput(net, values.x, values.layers);
+  for (bool chain : {true, false}) {
+    for (bool double_buffer : {true, false}) {
+      const compiler::CompiledProgram p = compiler::Compile(config, net, {double_buffer, chain});
+      int b_chunks = 0;
+      for (const compiler::LayerPlan& plan : p.layers) b_chunks = std::max(b_chunks, plan.b_chunks);
+      const std::string what = fmt::format(
+          "{} layers M={} (N {}), chaining {}, double buffering {}: {} descriptors "
+          "({} LOAD, {} STORE, {} GEMM, {} MOVE), B in up to {} chunks",
+          net.layers.size(), net.layers[0].m, net.layers.back().n, chain ? "on" : "off",
+          double_buffer ? "on" : "off", p.descriptors.size(), p.loads, p.stores, p.gemms, p.moves,
+          b_chunks);
+      golden::MachineState image(geometry, (uint64_t(p.ext_bytes) + 4095) / 4096 * 4096);
+      compiler::WriteInputs(p, net, values.x, values.layers, image);
+      if (!golden::RaceCheck(geometry, p.descriptors, p.q_base).empty()) {
+        throw std::logic_error("prog_layers: the compiler's program races: " + what);
+      }
+      golden::MachineState run = image;
+      const golden::ProgramResult r =
+          golden::RunQueue(geometry, p.q_base, uint32_t(p.descriptors.size()), run);
+      if (r.error != golden::ProgramError::kNone || compiler::ReadOutput(p, net, run) != want) {
+        throw std::logic_error("prog_layers: golden's output differs from the reference: " + what);
+      }
+      b.WriteExt(0, std::vector<uint8_t>(image.ext.begin(), image.ext.begin() + p.ext_bytes));
+      b.RunAndCheck(p.q_base, uint32_t(p.descriptors.size()), ErrCode::kNone, what, rng.Chance(50));
+    }
+  }
+  return b.Take();
+}
+
 struct ProgramTestDef {
   TestInfo info;
   std::function<Program(Rng&, const arch::ArchConfig&)> generate;
@@ -734,8 +836,10 @@ const std::vector<ProgramTestDef>& Defs() {
         "the first illegal one fails with its code and writes nothing; two failing rules at once"},
        GenErrors},
       {{"prog_bus",
-        "every CMD register written with ones, random and zeros and read back; idle SRAM windows at "
-        "their edges (last word, first word past, top of window) and RQ words read back; bus accesses at "
+        "every CMD register written with ones, random and zeros and read back; idle SRAM windows "
+        "at "
+        "their edges (last word, first word past, top of window) and RQ words read back; bus "
+        "accesses at "
         "random cycles while a command runs: every register (perf counters "
         "mid-count), SRAM windows, CMD_*/CTRL writes, read-only, reserved and unmapped "
         "addresses; IRQ raised and cleared after DONE"},
@@ -746,10 +850,18 @@ const std::vector<ProgramTestDef>& Defs() {
         "largest K, M = 1, N = 1"},
        GenCorners},
       {{"prog_launch_after_reset",
-        "a command launched about 12 cycles after reset (one bias word and M, N, K, MODE written, the "
-        "other CMD registers at their reset values), inside the bias-read delay line's length on 16 "
+        "a command launched about 12 cycles after reset (one bias word and M, N, K, MODE written, "
+        "the "
+        "other CMD registers at their reset values), inside the bias-read delay line's length on "
+        "16 "
         "columns; N spans C + 3 column blocks and only block 0 has a bias"},
        GenLaunchAfterReset},
+      {{"prog_layers",
+        "a random chain of 1-3 GEMM layers (half of them with weights streamed through the B "
+        "SRAM in chunks) compiled with on-chip chaining and double buffering each on and off; "
+        "each program run with CTRL.RUN on the same input, its output equal to the reference "
+        "network (checked with golden at generation) and every memory to golden's"},
+       GenLayers},
   };
   return defs;
 }

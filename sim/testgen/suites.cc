@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "sim/testgen/dma_tests.h"
 #include "sim/testgen/gemm_tests.h"
 #include "sim/testgen/program_tests.h"
 
@@ -30,6 +31,11 @@ const std::vector<Suite>& Suites() {
        "programs of commands: chains, illegal commands at every rule's boundary, bus traffic "
        "during commands, field extremes (docs/testplan.md)",
        ProgramTests(), MakeProgramTest},
+      {"dma",
+       "programs of LOAD / STORE descriptors launched with CTRL.RUN: every SRAM and layout both "
+       "ways, counts and strides at their edges, back to back, overlapped with compute under "
+       "tokens, queues and token counters full, errors in the middle (docs/testplan.md)",
+       DmaTests(), MakeDmaTest},
   };
   return suites;
 }

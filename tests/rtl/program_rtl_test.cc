@@ -8,12 +8,12 @@
 //   * STATUS (ERROR, ERR_CODE), Q_ERR_INDEX and Q_RETIRED through the bus;
 //   * no AXI rule broken (ExtMemory::violation), the queue monitor's retirements = Q_RETIRED.
 // Programs: compiled GEMM chains (sim/compiler), random race-free LOAD / STORE / MOVE / GEMM
-// programs over every SRAM, and directed ones for errors, tokens and hand-derived cycles (17).
+// programs over every SRAM (sim/testgen/random_program.h, seeded sim::Rng), and directed ones for
+// errors, tokens and hand-derived cycles (17).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -33,6 +33,8 @@
 #include "sim/compiler/reference.h"
 #include "sim/cosim/axi_bridge.h"
 #include "sim/cosim/monitor_sample.h"
+#include "sim/testgen/random_program.h"
+#include "sim/testgen/rng.h"
 #include "verilated.h"
 
 namespace qacc {
@@ -300,214 +302,24 @@ RunReport RunAndCompare(const MachineState& initial, const std::vector<Descripto
   return got;
 }
 
-// ---- Random contents and descriptors
+// ---- Random contents and descriptors (sim/testgen/random_program.h, on this config's geometry)
 
-void Fill(std::vector<uint8_t>& bytes, std::mt19937_64& rng) {
-  for (auto& b : bytes) b = uint8_t(rng());
+using Rng = sim::Rng;
+
+MachineState RandomState(Rng& rng, uint64_t ext_size, uint64_t data_bytes) {
+  return sim::RandomState(rng, Geometry(), ext_size, data_bytes);
 }
-
-// Random SRAMs (rq lanes in the window's form: shift word bits [5:0], bytes 1..3 zero) and a random
-// data region of the external memory.
-MachineState RandomState(std::mt19937_64& rng, uint64_t ext_size, uint64_t data_bytes) {
-  MachineState s(Geometry(), ext_size);
-  Fill(s.a, rng);
-  Fill(s.b, rng);
-  Fill(s.bias, rng);
-  Fill(s.rq, rng);
-  for (size_t lane = 0; lane < s.rq.size(); lane += 8) {
-    s.rq[lane + 4] &= 0x3F;
-    s.rq[lane + 5] = s.rq[lane + 6] = s.rq[lane + 7] = 0;
-  }
-  Fill(s.out, rng);
-  std::vector<uint8_t> data(data_bytes);
-  Fill(data, rng);
-  std::copy(data.begin(), data.end(), s.ext.begin());
-  return s;
+int64_t Pick(Rng& rng, int64_t lo, int64_t hi) { return rng.Uniform(lo, hi); }
+Descriptor RandomDma(Rng& rng, Op op, uint64_t ext_limit, uint32_t sram = 0) {
+  return sim::RandomDma(rng, Geometry(), op, ext_limit, sram);
 }
-
-int64_t Pick(std::mt19937_64& rng, int64_t lo, int64_t hi) {
-  return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
+Descriptor RandomMove(Rng& rng) { return sim::RandomMove(rng, Geometry()); }
+Descriptor RandomGemm(Rng& rng) { return sim::RandomGemm(rng, Geometry()); }
+void AddTokens(std::vector<Descriptor>& program, Rng& rng, int extra) {
+  sim::AddTokens(program, rng, Geometry(), extra);
 }
-
-// A legal LOAD / STORE of `sram` (0: any) within [0, ext_limit) of the external memory.
-Descriptor RandomDma(std::mt19937_64& rng, Op op, uint64_t ext_limit, uint32_t sram = 0) {
-  const golden::AccelGeometry g = Geometry();
-  for (;;) {
-    golden::DmaFields f;
-    f.sram = sram != 0 ? sram : uint32_t(Pick(rng, 1, 5));
-    f.out_int32 = f.sram == 5 && Pick(rng, 0, 1);
-    const uint64_t unit = golden::UnitBytes(g, f.sram, f.out_int32);
-    const uint64_t units = golden::SramUnits(g, f.sram, f.out_int32);
-    const int64_t shape = Pick(rng, 0, 9);
-    f.count0 = uint32_t(shape == 0 ? 1 : shape == 1 ? Pick(rng, 1, 4) : Pick(rng, 1, 40));
-    f.count1 = uint32_t(shape < 4 ? 1 : Pick(rng, 1, 5));
-    f.count2 = uint32_t(shape < 7 ? 1 : Pick(rng, 1, 3));
-    auto sram_stride = [&]() -> uint32_t {
-      switch (Pick(rng, 0, 3)) {
-        case 0:
-          return 0;
-        case 1:
-          return f.count0;
-        case 2:
-          return f.count0 + uint32_t(Pick(rng, 0, 9));
-        default:
-          return uint32_t(Pick(rng, 0, int64_t(units / 8)));
-      }
-    };
-    f.sram_stride1 = sram_stride();
-    f.sram_stride2 = sram_stride();
-    const uint64_t span = (f.count0 - 1) + uint64_t(f.count1 - 1) * f.sram_stride1 +
-                          uint64_t(f.count2 - 1) * f.sram_stride2;
-    if (span >= units) continue;
-    f.sram_base = uint32_t(Pick(rng, 0, int64_t(units - 1 - span)));
-    auto ext_stride = [&]() -> uint32_t {
-      switch (Pick(rng, 0, 4)) {
-        case 0:
-          return 0;
-        case 1:
-          return uint32_t(f.count0 * unit);
-        case 2:
-          return uint32_t((f.count0 + Pick(rng, 0, 5)) * unit);
-        case 3:
-          return uint32_t(unit * Pick(rng, 0, 3));
-        default:
-          return uint32_t(unit * Pick(rng, 0, int64_t(ext_limit / unit / 16)));
-      }
-    };
-    f.ext_stride1 = ext_stride();
-    f.ext_stride2 = ext_stride();
-    const uint64_t ext_span = f.count0 * unit + uint64_t(f.count1 - 1) * f.ext_stride1 +
-                              uint64_t(f.count2 - 1) * f.ext_stride2;
-    if (ext_span > ext_limit) continue;
-    f.ext_addr = uint32_t(unit * Pick(rng, 0, int64_t((ext_limit - ext_span) / unit)));
-    return golden::EncodeDma(op, f, Header{});
-  }
-}
-
-Descriptor RandomMove(std::mt19937_64& rng) {
-  const golden::AccelGeometry g = Geometry();
-  for (;;) {
-    golden::MoveFields f;
-    f.dst = uint32_t(Pick(rng, 1, 2));
-    const uint32_t max0 = f.dst == 1 ? uint32_t(g.cols) : uint32_t(g.rows);
-    f.count0 = Pick(rng, 0, 2) == 0 ? max0 : uint32_t(Pick(rng, 1, max0));
-    f.count1 = uint32_t(Pick(rng, 1, 3));
-    f.count2 = uint32_t(Pick(rng, 1, 2));
-    const uint64_t entries = 4 * uint64_t(g.out_depth);
-    f.src_stride1 = uint32_t(4 * Pick(rng, 0, 2 * g.rows / 4 + 2));
-    f.src_stride2 = uint32_t(4 * Pick(rng, 0, 64));
-    const uint64_t src_span =
-        uint64_t(f.count1 - 1) * f.src_stride1 + uint64_t(f.count2 - 1) * f.src_stride2 + g.rows;
-    const uint64_t depth = f.dst == 1 ? g.a_depth : g.b_depth;
-    f.dst_stride1 = uint32_t(Pick(rng, 0, 2 * max0));
-    f.dst_stride2 = uint32_t(Pick(rng, 0, 100));
-    const uint64_t dst_span =
-        uint64_t(f.count1 - 1) * f.dst_stride1 + uint64_t(f.count2 - 1) * f.dst_stride2 + f.count0;
-    if (src_span > entries || dst_span > depth) continue;
-    f.src_base = uint32_t(4 * Pick(rng, 0, int64_t((entries - src_span) / 4)));
-    f.dst_base = uint32_t(Pick(rng, 0, int64_t(depth - dst_span)));
-    return golden::EncodeMove(f, Header{});
-  }
-}
-
-// A small legal GEMM; per-channel only with OUT_RAW (the rq SRAM holds random, possibly illegal
-// multipliers, whose requant result the spec leaves undefined).
-Descriptor RandomGemm(std::mt19937_64& rng) {
-  const golden::AccelGeometry g = Geometry();
-  golden::GemmFields f;
-  f.m = uint32_t(Pick(rng, 1, 20));
-  f.n = uint32_t(Pick(rng, 1, 20));
-  f.k = uint32_t(Pick(rng, 1, 24));
-  const uint64_t mb = (f.m + g.rows - 1) / g.rows, nb = (f.n + g.cols - 1) / g.cols;
-  f.mode = uint32_t(Pick(rng, 0, 63)) & ~arch::kModePerChannel;
-  const bool out_raw = f.mode & arch::kModeOutRaw;
-  if (out_raw && Pick(rng, 0, 1)) f.mode |= arch::kModePerChannel;
-  f.a_base = uint32_t(Pick(rng, 0, int64_t(g.a_depth - mb * f.k)));
-  f.b_base = uint32_t(Pick(rng, 0, int64_t(g.b_depth - nb * f.k)));
-  f.bias_base = uint32_t(Pick(rng, 0, int64_t(g.bias_depth - nb)));
-  f.rq_base = uint32_t(Pick(rng, 0, int64_t(g.rq_depth - nb)));
-  const uint64_t out_words = out_raw ? mb * nb * g.rows : mb * nb * g.rows / 4;
-  f.out_base = uint32_t(Pick(rng, 0, int64_t(g.out_depth - out_words)));
-  f.zp_ab = uint32_t(Pick(rng, -128, 255) & 0x1FF) | uint32_t(Pick(rng, -128, 255) & 0x1FF) << 16;
-  f.zp_out = int32_t(Pick(rng, -10, 10));
-  f.clamp_min = Pick(rng, 0, 1) ? -128 : 0;
-  f.clamp_max = f.clamp_min == 0 ? 255 : 127;
-  f.mult = int32_t(Pick(rng, int64_t{1} << 30, (int64_t{1} << 31) - 1));
-  f.shift = uint32_t(Pick(rng, -16, 0)) & 0x3F;
-  return golden::EncodeGemm(f, Header{});
-}
-
-bool Overlap(const std::vector<golden::Interval>& x, const std::vector<golden::Interval>& y) {
-  for (const auto& a : x) {
-    for (const auto& b : y) {
-      if (a.memory == b.memory && a.begin < b.end && b.begin < a.end) return true;
-    }
-  }
-  return false;
-}
-
-// Orders the program with WAIT/SIGNAL pairs so that it is race free: a descriptor that touches what
-// an unordered earlier descriptor of the other engine touches (one of them writing) waits for a
-// token from the latest descriptor of that engine. `extra` percent of the descriptors get a pair
-// even without a conflict (token traffic).
-void AddTokens(std::vector<Descriptor>& program, std::mt19937_64& rng, int extra) {
-  const golden::AccelGeometry g = Geometry();
-  const int n = int(program.size());
-  std::vector<golden::Footprint> fp(n);
-  std::vector<int> engine(n);
-  std::vector<std::array<int, 2>> clock(n);
-  std::vector<int> seq[2];
-  for (int j = 0; j < n; ++j) {
-    fp[j] = golden::FootprintOf(g, program[j]);
-    const uint32_t op = program[j][15] & 0xF;
-    const int x = (op == 1 || op == 2) ? 0 : 1, y = 1 - x;
-    engine[j] = x;
-    std::array<int, 2> c = seq[x].empty() ? std::array<int, 2>{0, 0} : clock[seq[x].back()];
-    c[x] = int(seq[x].size()) + 1;
-    bool need = Pick(rng, 0, 99) < extra && !seq[y].empty();
-    for (size_t p = size_t(c[y]); p < seq[y].size() && !need; ++p) {
-      const golden::Footprint& k = fp[seq[y][p]];
-      need = Overlap(k.writes, fp[j].reads) || Overlap(k.writes, fp[j].writes) ||
-             Overlap(k.reads, fp[j].writes);
-    }
-    if (need && c[y] < int(seq[y].size())) {
-      const int latest = seq[y].back();
-      program[latest][15] |= 1u << 9;  // SIGNAL
-      program[j][15] |= 1u << 8;       // WAIT: its matching SIGNAL is the latest one
-      for (int e = 0; e < 2; ++e) c[e] = std::max(c[e], clock[latest][e]);
-    }
-    clock[j] = c;
-    seq[x].push_back(j);
-  }
-}
-
-// A random race-free program of `n` descriptors; the external data region is [0, data_limit);
-// `extra` percent of the descriptors wait for a token without needing it.
-std::vector<Descriptor> RandomProgram(std::mt19937_64& rng, int n, uint64_t data_limit,
-                                      int extra = 20) {
-  std::vector<Descriptor> p;
-  for (int i = 0; i < n; ++i) {
-    switch (Pick(rng, 0, 9)) {
-      case 0:
-      case 1:
-      case 2:
-        p.push_back(RandomDma(rng, Op::kLoad, data_limit));
-        break;
-      case 3:
-      case 4:
-      case 5:
-        p.push_back(RandomDma(rng, Op::kStore, data_limit));
-        break;
-      case 6:
-      case 7:
-        p.push_back(RandomMove(rng));
-        break;
-      default:
-        p.push_back(RandomGemm(rng));
-    }
-  }
-  AddTokens(p, rng, extra);
-  return p;
+std::vector<Descriptor> RandomProgram(Rng& rng, int n, uint64_t data_limit, int extra = 20) {
+  return sim::RandomProgram(rng, Geometry(), n, data_limit, extra);
 }
 
 constexpr uint64_t kExtSize = uint64_t{1} << 20;  // the random tests' external memory
@@ -529,7 +341,7 @@ TEST(ProgramRtl, SingleLoadCycles) {
   if (cfg.rows != 8 || cfg.cols != 8 || cfg.mem_data_bytes != 16 || cfg.mem_max_outstanding != 4) {
     GTEST_SKIP() << "derived for the default config";
   }
-  std::mt19937_64 rng(5);
+  Rng rng(5);
   MachineState s = RandomState(rng, kExtSize, kDataLimit);
   golden::DmaFields f;
   f.count0 = 4;
@@ -551,7 +363,7 @@ TEST(ProgramRtl, SingleLoadCycles) {
 TEST(ProgramRtl, MoveCycles) {
   const auto& cfg = Config();
   if (cfg.rows != 8 || cfg.cols != 8 || cfg.mem_data_bytes != 16) GTEST_SKIP() << "default only";
-  std::mt19937_64 rng(6);
+  Rng rng(6);
   MachineState s = RandomState(rng, kExtSize, kDataLimit);
   golden::MoveFields f;
   f.count0 = 8;
@@ -575,7 +387,7 @@ TEST(ProgramRtl, MoveCycles) {
 // e = s + E - 1 and retires there; quiet at s + E, DONE at s + E + 1.
 TEST(ProgramRtl, GemmCycles) {
   const auto& cfg = Config();
-  std::mt19937_64 rng(7);
+  Rng rng(7);
   MachineState s = RandomState(rng, kExtSize, kDataLimit);
   const Descriptor d = RandomGemm(rng);
   const golden::GemmFields f = golden::DecodeGemm(d);
@@ -591,7 +403,7 @@ TEST(ProgramRtl, GemmCycles) {
 
 // Q_COUNT = 0: BAD_SHAPE at index 0, DONE at 1, PERF_CYCLES = 1 (17.1).
 TEST(ProgramRtl, EmptyProgram) {
-  std::mt19937_64 rng(8);
+  Rng rng(8);
   MachineState s = RandomState(rng, kExtSize, 64);
   const RunReport r = RunAndCompare(s, {}, kQBase, "Q_COUNT 0", {}, 0);
   EXPECT_EQ(r.err_code(), uint32_t(arch::ErrCode::kBadShape));
@@ -650,7 +462,7 @@ TEST(ProgramRtl, CompiledChains) {
 
 // Random race-free programs of every command over every SRAM, several memory timings.
 TEST(ProgramRtl, RandomPrograms) {
-  std::mt19937_64 rng(99);
+  Rng rng(99);
   constexpr int kPrograms = 150;
   for (int i = 0; i < kPrograms; ++i) {
     MachineState s = RandomState(rng, kExtSize, kDataLimit);
@@ -667,7 +479,7 @@ TEST(ProgramRtl, RandomPrograms) {
 
 // Every SRAM as source and destination, U < D and U > D, strides 0 and large, counts at edges.
 TEST(ProgramRtl, EverySramBothWays) {
-  std::mt19937_64 rng(3);
+  Rng rng(3);
   for (uint32_t sram = 1; sram <= 5; ++sram) {
     for (int rep = 0; rep < 3; ++rep) {
       MachineState s = RandomState(rng, kExtSize, kDataLimit);
@@ -684,7 +496,7 @@ TEST(ProgramRtl, EverySramBothWays) {
 // Counts at their edges: 65535 rows of one unit with both strides 0 (a broadcast load, then a
 // repeated store), a whole SRAM in one row.
 TEST(ProgramRtl, CountEdges) {
-  std::mt19937_64 rng(4);
+  Rng rng(4);
   const golden::AccelGeometry g = Geometry();
   MachineState s = RandomState(rng, kExtSize, kDataLimit);
   golden::DmaFields load;
@@ -716,7 +528,7 @@ TEST(ProgramRtl, CountEdges) {
 // 15..18) and the fetcher waits with LOAD 19 in hand, so no MOVE is ever fetched: DEADLOCK with
 // index 15, the DMA queue's head.
 TEST(ProgramRtl, TokenSaturationDeadlock) {
-  std::mt19937_64 rng(10);
+  Rng rng(10);
   MachineState s = RandomState(rng, kExtSize, kDataLimit);
   std::vector<Descriptor> p;
   for (int i = 0; i < 20; ++i) {
@@ -735,7 +547,7 @@ TEST(ProgramRtl, TokenSaturationDeadlock) {
 
 // Token traffic that completes: signals and waits interleaved both ways, queues full in turn.
 TEST(ProgramRtl, TokensBothWays) {
-  std::mt19937_64 rng(11);
+  Rng rng(11);
   for (int rep = 0; rep < 10; ++rep) {
     MachineState s = RandomState(rng, kExtSize, kDataLimit);
     const std::vector<Descriptor> p = RandomProgram(rng, 40, kDataLimit, 80);
@@ -747,7 +559,7 @@ TEST(ProgramRtl, TokensBothWays) {
 
 // A WAIT that no SIGNAL answers: DEADLOCK at the lowest head index.
 TEST(ProgramRtl, Deadlock) {
-  std::mt19937_64 rng(12);
+  Rng rng(12);
   MachineState s = RandomState(rng, kExtSize, kDataLimit);
   std::vector<Descriptor> p = RandomProgram(rng, 6, kDataLimit);
   Descriptor w = RandomGemm(rng);
@@ -761,7 +573,7 @@ TEST(ProgramRtl, Deadlock) {
 // Validation errors mid-program: the descriptors before it complete, the error is reported with
 // its index (BAD_OPCODE, BAD_SRAM, ranges, EXT_ALIGN, EXT_RANGE, MOVE's and GEMM's checks).
 TEST(ProgramRtl, ValidationErrors) {
-  std::mt19937_64 rng(13);
+  Rng rng(13);
   const golden::AccelGeometry g = Geometry();
   std::vector<std::pair<std::string, Descriptor>> bad;
   {
@@ -832,7 +644,7 @@ TEST(ProgramRtl, ValidationErrors) {
 // EXT_FAULT: a LOAD and a STORE reaching beyond the external memory, and a descriptor fetched from
 // beyond it. Only the error and its index are predicted (14.3).
 TEST(ProgramRtl, ExtFaults) {
-  std::mt19937_64 rng(14);
+  Rng rng(14);
   const golden::AccelGeometry g = Geometry();
   for (Op op : {Op::kLoad, Op::kStore}) {
     MachineState s = RandomState(rng, kExtSize, kDataLimit);
@@ -863,7 +675,7 @@ TEST(ProgramRtl, QueueRegistersLockWhileBusy) {
   ProgramBench bench;
   EXPECT_TRUE(bench.Write(arch::reg::kQBase, 0xFFFF'FFFF));
   EXPECT_EQ(bench.Read(arch::reg::kQBase), 0xFFFF'FFC0u);
-  std::mt19937_64 rng(15);
+  Rng rng(15);
   MachineState s = RandomState(rng, kExtSize, kDataLimit);
   golden::StoreProgram({RandomGemm(rng)}, kQBase, s);
   bench.Load(s);

@@ -1,9 +1,11 @@
 // The "gemm" test suite of sim/testgen: every job legal on both configs, deterministic, each
 // directed test has the property its name promises, conv_im2col equals a direct convolution, and
-// the model-only runner reproduces GoldenOutput for every test.
+// the model-only runner reproduces GoldenOutput for every test. The program tests (the "dma"
+// suite and prog_layers): deterministic, race free, and golden's verdict is the generator's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -11,10 +13,14 @@
 #include <type_traits>
 
 #include "golden/gemm.h"
+#include "golden/program.h"
 #include "golden/requant.h"
 #include "model/model_only.h"
 #include "model/srams.h"
+#include "sim/compiler/compiler.h"
+#include "sim/testgen/dma_tests.h"
 #include "sim/testgen/gemm_tests.h"
+#include "sim/testgen/suites.h"
 
 namespace qacc::sim {
 namespace {
@@ -434,6 +440,176 @@ TEST(GemmSuite, ModelOnlyMatchesGolden) {
         ASSERT_EQ(out.data, model::GoldenOutput(job).data) << where;
       }
     }
+  }
+}
+
+// ---- Programs launched with CTRL.RUN (the dma suite, prog_layers)
+
+const arch::ArchConfig& ProgramConfig(const std::string& name) {
+  static const std::map<std::string, arch::ArchConfig> configs = [] {
+    std::map<std::string, arch::ArchConfig> m;
+    for (const std::string& n : kConfigs) {
+      m[n] = arch::LoadArchConfig(QACC_SOURCE_DIR "/configs/" + n + ".json");
+    }
+    return m;
+  }();
+  return configs.at(name);
+}
+
+std::vector<std::string> ProgramTestNames() {
+  std::vector<std::string> names;
+  for (const TestInfo& info : DmaTests()) names.push_back(info.name);
+  names.push_back("prog_layers");
+  return names;
+}
+
+bool SameOps(const Program& x, const Program& y) {
+  if (x.ops.size() != y.ops.size() || x.ext_blobs.size() != y.ext_blobs.size() ||
+      x.commands.size() != y.commands.size()) {
+    return false;
+  }
+  for (size_t i = 0; i < x.ops.size(); ++i) {
+    const HostOp &a = x.ops[i], &b = y.ops[i];
+    if (a.kind != b.kind || a.addr != b.addr || a.data != b.data || a.strobe != b.strobe ||
+        a.cycles != b.cycles || a.index != b.index) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < x.ext_blobs.size(); ++i) {
+    if (x.ext_blobs[i].addr != y.ext_blobs[i].addr ||
+        x.ext_blobs[i].bytes != y.ext_blobs[i].bytes) {
+      return false;
+    }
+  }
+  for (size_t i = 0; i < x.commands.size(); ++i) {
+    const ProgramCommand &a = x.commands[i], &b = y.commands[i];
+    if (a.expected_error != b.expected_error || a.is_program != b.is_program ||
+        a.q_base != b.q_base || a.q_count != b.q_count || a.description != b.description) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Plays a program's external writes and RUNs on the golden executor (the SRAMs start at zero, as
+// after reset; these programs write no SRAM window): per program, its verdict and its races.
+struct GoldenRun {
+  golden::ProgramResult result;
+  std::vector<golden::Race> races;
+};
+std::vector<GoldenRun> ReplayOnGolden(const Program& program, const arch::ArchConfig& config) {
+  const golden::AccelGeometry g = compiler::GeometryOf(config);
+  golden::MachineState state(g, config.ext_mem_size_bytes);
+  std::vector<GoldenRun> runs;
+  for (const HostOp& op : program.ops) {
+    if (op.kind == HostOp::Kind::kExtWrite) {
+      const ExtBlob& blob = program.ext_blobs[size_t(op.index)];
+      EXPECT_LE(blob.addr + blob.bytes.size(), state.ext.size());
+      std::copy(blob.bytes.begin(), blob.bytes.end(), state.ext.begin() + blob.addr);
+    }
+    if (op.kind != HostOp::Kind::kStart || !program.commands[size_t(op.index)].is_program) {
+      continue;
+    }
+    const ProgramCommand& cmd = program.commands[size_t(op.index)];
+    std::vector<golden::Descriptor> descriptors;
+    for (uint32_t i = 0; i < cmd.q_count; ++i) {
+      const uint64_t at = uint64_t(cmd.q_base) + uint64_t(i) * golden::kDescriptorBytes;
+      if (at + golden::kDescriptorBytes > state.ext.size()) break;
+      golden::Descriptor d{};
+      for (int w = 0; w < golden::kDescriptorWords; ++w) {
+        for (int b = 0; b < 4; ++b) d[size_t(w)] |= uint32_t(state.ext[at + 4 * w + b]) << (8 * b);
+      }
+      descriptors.push_back(d);
+    }
+    GoldenRun run;
+    run.result = golden::RunQueue(g, cmd.q_base, cmd.q_count, state);
+    // The descriptors that were fetched and run: all, or those before a failing one (a validation
+    // error or a fault; a DEADLOCK's are all fetched).
+    size_t ran = descriptors.size();
+    if (run.result.error != golden::ProgramError::kNone &&
+        run.result.error != golden::ProgramError::kDeadlock) {
+      ran = std::min(ran, size_t(std::max(run.result.error_index, 0)));
+    }
+    descriptors.resize(ran);
+    run.races = golden::RaceCheck(g, descriptors, cmd.q_base);
+    runs.push_back(run);
+  }
+  return runs;
+}
+
+TEST(ProgramSuites, DmaSuiteIsRegistered) {
+  const Suite* suite = FindSuite("dma");
+  ASSERT_NE(suite, nullptr);
+  EXPECT_EQ(suite->tests.size(), DmaTests().size());
+  std::set<std::string> names;
+  for (const Suite& s : Suites()) {
+    for (const TestInfo& info : s.tests) {
+      EXPECT_TRUE(names.insert(info.name).second) << "duplicate test " << info.name;
+      EXPECT_FALSE(info.description.empty()) << info.name;
+    }
+  }
+  EXPECT_NE(FindSuiteOfTest("prog_layers"), nullptr);
+  EXPECT_THROW(MakeDmaTest("dma_nonexistent", 1, ProgramConfig("default")), std::invalid_argument);
+}
+
+TEST(ProgramSuites, Deterministic) {
+  for (const std::string& name : ProgramTestNames()) {
+    const arch::ArchConfig& config = ProgramConfig("default");
+    const Program a = MakeTest(name, 1, config);
+    const Program b = MakeTest(name, 1, config);
+    EXPECT_TRUE(SameOps(a, b)) << name;
+    const Program c = MakeTest(name, 2, config);
+    EXPECT_FALSE(SameOps(a, c)) << name << ": seeds 1 and 2 give the same program";
+  }
+}
+
+// Every program of every test: race free (golden::RaceCheck over the descriptors it fetched) and
+// ending with the error its generator meant, on the golden executor.
+TEST(ProgramSuites, RaceFreeAndGoldenVerdictAsMeant) {
+  for (const std::string& cfg : kConfigs) {
+    const arch::ArchConfig& config = ProgramConfig(cfg);
+    for (const std::string& name : ProgramTestNames()) {
+      for (uint64_t seed = 1; seed <= 3; ++seed) {
+        const std::string where = Where(name, seed, config);
+        const Program program = MakeTest(name, seed, config);
+        std::vector<const ProgramCommand*> runs;
+        for (const ProgramCommand& cmd : program.commands) {
+          if (cmd.is_program) runs.push_back(&cmd);
+        }
+        ASSERT_FALSE(runs.empty()) << where;
+        const std::vector<GoldenRun> golden = ReplayOnGolden(program, config);
+        ASSERT_EQ(golden.size(), runs.size()) << where;
+        for (size_t i = 0; i < runs.size(); ++i) {
+          EXPECT_EQ(uint32_t(golden[i].result.error), uint32_t(runs[i]->expected_error))
+              << where << " program " << i << " (" << runs[i]->description << "): golden "
+              << golden::ProgramErrorName(golden[i].result.error) << " at "
+              << golden[i].result.error_index;
+          EXPECT_TRUE(golden[i].races.empty())
+              << where << " program " << i << ": descriptors " << golden[i].races[0].first
+              << " and " << golden[i].races[0].second << " race";
+        }
+      }
+    }
+  }
+}
+
+// prog_layers reaches what it is for over the default seeds: a chained intermediate (a MOVE with
+// chaining on) and weights streamed through the B SRAM in chunks with double buffering on.
+TEST(ProgramSuites, LayersChainAndStream) {
+  for (const std::string& cfg : kConfigs) {
+    const arch::ArchConfig& config = ProgramConfig(cfg);
+    int chained = 0, streamed = 0;
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      for (const ProgramCommand& cmd : MakeTest("prog_layers", seed, config).commands) {
+        const std::string& d = cmd.description;
+        const bool chain_on = d.find("chaining on") != std::string::npos;
+        const bool db_on = d.find("double buffering on") != std::string::npos;
+        chained += chain_on && d.find(", 0 MOVE)") == std::string::npos;
+        streamed += db_on && d.find("B in up to 1 chunks") == std::string::npos;
+      }
+    }
+    EXPECT_GT(chained, 0) << cfg;
+    EXPECT_GT(streamed, 0) << cfg;
   }
 }
 

@@ -1,0 +1,348 @@
+#include "sim/testgen/random_program.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <stdexcept>
+
+#include "model/arch.h"
+
+namespace qacc::sim {
+
+namespace {
+
+using golden::Descriptor;
+using golden::Op;
+
+constexpr uint64_t kPage = 4096;  // no burst crosses a 4 KiB boundary (15.1)
+
+uint64_t Span(uint32_t count0, uint32_t count1, uint32_t count2, uint64_t stride1,
+              uint64_t stride2) {
+  return (count0 - 1) + uint64_t(count1 - 1) * stride1 + uint64_t(count2 - 1) * stride2;
+}
+
+// Places a shape (counts and strides already in `f`) in the knobs' windows: a random SRAM base and
+// a random unit-aligned external address (`cross`: one whose first row crosses a 4 KiB boundary,
+// when the row is long enough). False when it does not fit.
+bool Place(Rng& rng, golden::DmaFields& f, uint64_t unit, uint64_t sram_begin, uint64_t sram_end,
+           const DmaKnobs& knobs, bool cross) {
+  const uint64_t span = Span(f.count0, f.count1, f.count2, f.sram_stride1, f.sram_stride2);
+  if (sram_begin + span >= sram_end) return false;
+  f.sram_base = uint32_t(rng.Uniform(int64_t(sram_begin), int64_t(sram_end - 1 - span)));
+  const uint64_t ext_span = f.count0 * unit + uint64_t(f.count1 - 1) * f.ext_stride1 +
+                            uint64_t(f.count2 - 1) * f.ext_stride2;
+  const uint64_t lo = (knobs.ext_begin + unit - 1) / unit * unit;
+  if (lo + ext_span > knobs.ext_end) return false;
+  const uint64_t hi = knobs.ext_end - ext_span;  // the highest start
+  if (cross && f.count0 >= 2) {
+    // The first row starts j units below a page boundary, j in 1 .. count0 - 1.
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      const uint64_t j = uint64_t(rng.Uniform(1, f.count0 - 1));
+      const uint64_t first = (lo + j * unit + kPage - 1) / kPage, last = (hi + j * unit) / kPage;
+      if (first > last) continue;
+      const uint64_t page = uint64_t(rng.Uniform(int64_t(first), int64_t(last)));
+      const uint64_t addr = page * kPage - j * unit;
+      if (page * kPage >= j * unit && addr >= lo && addr <= hi && addr % unit == 0) {
+        f.ext_addr = uint32_t(addr);
+        return true;
+      }
+    }
+  }
+  f.ext_addr = uint32_t(unit * uint64_t(rng.Uniform(int64_t(lo / unit), int64_t(hi / unit))));
+  return true;
+}
+
+// The shapes of RandomDma without edges (the RTL tests' distribution).
+void PlainShape(Rng& rng, golden::DmaFields& f, uint64_t unit, uint64_t units, uint64_t ext_len) {
+  const int64_t shape = rng.Uniform(0, 9);
+  f.count0 = uint32_t(shape == 0 ? 1 : shape == 1 ? rng.Uniform(1, 4) : rng.Uniform(1, 40));
+  f.count1 = uint32_t(shape < 4 ? 1 : rng.Uniform(1, 5));
+  f.count2 = uint32_t(shape < 7 ? 1 : rng.Uniform(1, 3));
+  auto sram_stride = [&]() -> uint32_t {
+    switch (rng.Uniform(0, 3)) {
+      case 0:
+        return 0;
+      case 1:
+        return f.count0;
+      case 2:
+        return f.count0 + uint32_t(rng.Uniform(0, 9));
+      default:
+        return uint32_t(rng.Uniform(0, int64_t(units / 8)));
+    }
+  };
+  f.sram_stride1 = sram_stride();
+  f.sram_stride2 = sram_stride();
+  auto ext_stride = [&]() -> uint32_t {
+    switch (rng.Uniform(0, 4)) {
+      case 0:
+        return 0;
+      case 1:
+        return uint32_t(f.count0 * unit);
+      case 2:
+        return uint32_t((f.count0 + rng.Uniform(0, 5)) * unit);
+      case 3:
+        return uint32_t(unit * rng.Uniform(0, 3));
+      default:
+        return uint32_t(unit * rng.Uniform(0, int64_t(ext_len / unit / 16)));
+    }
+  };
+  f.ext_stride1 = ext_stride();
+  f.ext_stride2 = ext_stride();
+}
+
+// The edge shapes (DmaKnobs::edges). Returns whether the first row should cross a page.
+bool EdgeShape(Rng& rng, golden::DmaFields& f, uint64_t unit, uint64_t units,
+               const DmaKnobs& knobs) {
+  const uint64_t beat = knobs.beat_bytes;
+  const uint64_t max_units = std::max<uint64_t>(1, std::min(knobs.max_units, units));
+  auto clamp0 = [&](uint64_t c) { return uint32_t(std::clamp<uint64_t>(c, 1, max_units)); };
+  f.count0 = f.count1 = f.count2 = 1;
+  f.sram_stride1 = f.sram_stride2 = 0;
+  f.ext_stride1 = f.ext_stride2 = 0;
+  bool cross = false;
+  switch (rng.Uniform(0, 9)) {
+    case 0:  // one unit
+      break;
+    case 1:  // one row of exactly 16 beats (one whole burst), or 16 beats and one unit more
+    case 2: {
+      const uint64_t c = std::max<uint64_t>(1, 16 * beat / unit);
+      f.count0 = clamp0(c + (rng.Chance(50) ? 1 : 0));
+      break;
+    }
+    case 3:  // a whole 4 KiB page (aligned by Place's chance, or crossing)
+      f.count0 = clamp0(std::max<uint64_t>(1, kPage / unit));
+      cross = rng.Chance(50);
+      break;
+    case 4: {  // many rows of one unit, both strides 0: a broadcast load, a repeated store
+      f.count1 = uint32_t(rng.Uniform(100, int64_t(std::max<uint64_t>(100, max_units / 2))));
+      break;
+    }
+    case 5: {  // planes of one unit, contiguous or zero strides on either side
+      f.count2 = uint32_t(rng.Uniform(2, int64_t(std::min<uint64_t>(300, max_units))));
+      f.sram_stride2 = rng.Chance(50) ? 1 : 0;
+      f.ext_stride2 = rng.Chance(50) ? uint32_t(unit) : 0;
+      break;
+    }
+    case 6:  // a row that crosses a 4 KiB boundary
+      f.count0 = clamp0(uint64_t(rng.Uniform(2, int64_t(std::max<uint64_t>(2, 40 * beat / unit)))));
+      cross = true;
+      break;
+    case 7:  // the largest row the knobs allow
+      f.count0 = clamp0(max_units);
+      break;
+    case 8: {  // strided rows, one 4 KiB page apart (each row in its own page) or packed
+      f.count0 =
+          clamp0(uint64_t(rng.Uniform(1, int64_t(std::max<uint64_t>(1, 2 * beat / unit) + 3))));
+      f.count1 = uint32_t(rng.Uniform(2, 8));
+      f.sram_stride1 = f.count0 + uint32_t(rng.Uniform(0, 3));
+      f.ext_stride1 = rng.Chance(50) ? uint32_t(std::max<uint64_t>(kPage, f.count0 * unit))
+                                     : uint32_t(f.count0 * unit);
+      break;
+    }
+    default: {  // 2-D: rows and planes, strides that overlap on the SRAM side (a later unit wins)
+      f.count0 = clamp0(uint64_t(rng.Uniform(1, 4)));
+      f.count1 = uint32_t(rng.Uniform(1, 4));
+      f.count2 = uint32_t(rng.Uniform(1, 4));
+      f.sram_stride1 = uint32_t(rng.Uniform(0, f.count0));
+      f.sram_stride2 = uint32_t(rng.Uniform(0, 2 * f.count0));
+      f.ext_stride1 = uint32_t(unit * uint64_t(rng.Uniform(0, 2 * f.count0)));
+      f.ext_stride2 = uint32_t(unit * uint64_t(rng.Uniform(0, 8 * f.count0)));
+      break;
+    }
+  }
+  return cross;
+}
+
+bool Overlap(const std::vector<golden::Interval>& x, const std::vector<golden::Interval>& y) {
+  for (const auto& a : x) {
+    for (const auto& b : y) {
+      if (a.memory == b.memory && a.begin < b.end && b.begin < a.end) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<uint8_t> RandomBytes(Rng& rng, size_t n) {
+  std::vector<uint8_t> bytes(n);
+  for (size_t i = 0; i < n; i += 8) {
+    const uint64_t v = rng.Next();
+    for (size_t j = 0; j < 8 && i + j < n; ++j) bytes[i + j] = uint8_t(v >> (8 * j));
+  }
+  return bytes;
+}
+
+golden::MachineState RandomState(Rng& rng, const golden::AccelGeometry& geometry,
+                                 uint64_t ext_bytes, uint64_t data_bytes) {
+  golden::MachineState s(geometry, ext_bytes);
+  s.a = RandomBytes(rng, s.a.size());
+  s.b = RandomBytes(rng, s.b.size());
+  s.bias = RandomBytes(rng, s.bias.size());
+  s.rq = RandomBytes(rng, s.rq.size());
+  for (size_t lane = 0; lane < s.rq.size(); lane += 8) {
+    s.rq[lane + 4] &= 0x3F;
+    s.rq[lane + 5] = s.rq[lane + 6] = s.rq[lane + 7] = 0;
+  }
+  s.out = RandomBytes(rng, s.out.size());
+  const std::vector<uint8_t> data = RandomBytes(rng, size_t(data_bytes));
+  std::copy(data.begin(), data.end(), s.ext.begin());
+  return s;
+}
+
+Descriptor RandomDma(Rng& rng, const golden::AccelGeometry& g, Op op, const DmaKnobs& knobs) {
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    golden::DmaFields f;
+    f.sram = knobs.sram != 0 ? knobs.sram : uint32_t(rng.Uniform(1, 5));
+    f.out_int32 = f.sram == 5 && (knobs.out_int32 < 0 ? rng.Chance(50) : knobs.out_int32 == 1);
+    const uint64_t unit = golden::UnitBytes(g, f.sram, f.out_int32);
+    const uint64_t units = golden::SramUnits(g, f.sram, f.out_int32);
+    const uint64_t sram_end = knobs.sram_end != 0 ? std::min(knobs.sram_end, units) : units;
+    const uint64_t sram_begin = std::min(knobs.sram_begin, sram_end);
+    // Edge shapes fall back to the plain ones when the windows are too small for them.
+    const bool edges = knobs.edges && attempt < 500;
+    bool cross = false;
+    if (edges) {
+      cross = EdgeShape(rng, f, unit, sram_end - sram_begin, knobs);
+    } else {
+      PlainShape(rng, f, unit, sram_end - sram_begin, knobs.ext_end - knobs.ext_begin);
+    }
+    if (Place(rng, f, unit, sram_begin, sram_end, knobs, cross)) {
+      return golden::EncodeDma(op, f, golden::Header{});
+    }
+  }
+  throw std::logic_error(fmt::format("RandomDma: no transfer of SRAM {} fits ext [{:#x}, {:#x})",
+                                     knobs.sram, knobs.ext_begin, knobs.ext_end));
+}
+
+Descriptor RandomDma(Rng& rng, const golden::AccelGeometry& geometry, Op op, uint64_t ext_limit,
+                     uint32_t sram) {
+  DmaKnobs knobs;
+  knobs.sram = sram;
+  knobs.ext_end = ext_limit;
+  return RandomDma(rng, geometry, op, knobs);
+}
+
+Descriptor RandomMove(Rng& rng, const golden::AccelGeometry& g, uint32_t dst) {
+  for (;;) {
+    golden::MoveFields f;
+    f.dst = dst != 0 ? dst : uint32_t(rng.Uniform(1, 2));
+    const uint32_t max0 = f.dst == 1 ? uint32_t(g.cols) : uint32_t(g.rows);
+    f.count0 = rng.Uniform(0, 2) == 0 ? max0 : uint32_t(rng.Uniform(1, max0));
+    f.count1 = uint32_t(rng.Uniform(1, 3));
+    f.count2 = uint32_t(rng.Uniform(1, 2));
+    const uint64_t entries = 4 * uint64_t(g.out_depth);
+    f.src_stride1 = uint32_t(4 * rng.Uniform(0, 2 * g.rows / 4 + 2));
+    f.src_stride2 = uint32_t(4 * rng.Uniform(0, 64));
+    const uint64_t src_span =
+        uint64_t(f.count1 - 1) * f.src_stride1 + uint64_t(f.count2 - 1) * f.src_stride2 + g.rows;
+    const uint64_t depth = f.dst == 1 ? g.a_depth : g.b_depth;
+    f.dst_stride1 = uint32_t(rng.Uniform(0, 2 * max0));
+    f.dst_stride2 = uint32_t(rng.Uniform(0, 100));
+    const uint64_t dst_span =
+        uint64_t(f.count1 - 1) * f.dst_stride1 + uint64_t(f.count2 - 1) * f.dst_stride2 + f.count0;
+    if (src_span > entries || dst_span > depth) continue;
+    f.src_base = uint32_t(4 * rng.Uniform(0, int64_t((entries - src_span) / 4)));
+    f.dst_base = uint32_t(rng.Uniform(0, int64_t(depth - dst_span)));
+    return golden::EncodeMove(f, golden::Header{});
+  }
+}
+
+Descriptor RandomGemm(Rng& rng, const golden::AccelGeometry& g) {
+  golden::GemmFields f;
+  f.m = uint32_t(rng.Uniform(1, 20));
+  f.n = uint32_t(rng.Uniform(1, 20));
+  f.k = uint32_t(rng.Uniform(1, 24));
+  const uint64_t mb = (f.m + g.rows - 1) / g.rows, nb = (f.n + g.cols - 1) / g.cols;
+  f.mode = uint32_t(rng.Uniform(0, 63)) & ~arch::kModePerChannel;
+  const bool out_raw = f.mode & arch::kModeOutRaw;
+  if (out_raw && rng.Chance(50)) f.mode |= arch::kModePerChannel;
+  f.a_base = uint32_t(rng.Uniform(0, int64_t(g.a_depth - mb * f.k)));
+  f.b_base = uint32_t(rng.Uniform(0, int64_t(g.b_depth - nb * f.k)));
+  f.bias_base = uint32_t(rng.Uniform(0, int64_t(g.bias_depth - nb)));
+  f.rq_base = uint32_t(rng.Uniform(0, int64_t(g.rq_depth - nb)));
+  const uint64_t out_words = out_raw ? mb * nb * g.rows : mb * nb * g.rows / 4;
+  f.out_base = uint32_t(rng.Uniform(0, int64_t(g.out_depth - out_words)));
+  f.zp_ab = uint32_t(rng.Uniform(-128, 255) & 0x1FF) | uint32_t(rng.Uniform(-128, 255) & 0x1FF)
+                                                           << 16;
+  f.zp_out = int32_t(rng.Uniform(-10, 10));
+  f.clamp_min = rng.Chance(50) ? -128 : 0;
+  f.clamp_max = f.clamp_min == 0 ? 255 : 127;
+  f.mult = int32_t(rng.Uniform(int64_t{1} << 30, (int64_t{1} << 31) - 1));
+  f.shift = uint32_t(rng.Uniform(-16, 0)) & 0x3F;
+  return golden::EncodeGemm(f, golden::Header{});
+}
+
+void AddTokens(std::vector<Descriptor>& program, Rng& rng, const golden::AccelGeometry& g,
+               int extra) {
+  const int n = int(program.size());
+  std::vector<golden::Footprint> fp(static_cast<size_t>(n));
+  std::vector<std::array<int, 2>> clock(
+      static_cast<size_t>(n));  // per engine: descriptors known done before
+  std::vector<int> seq[2];
+  for (int j = 0; j < n; ++j) {
+    fp[size_t(j)] = golden::FootprintOf(g, program[size_t(j)]);
+    const uint32_t op = program[size_t(j)][15] & 0xF;
+    const int x = (op == 1 || op == 2) ? 0 : 1, y = 1 - x;
+    std::array<int, 2> c = seq[x].empty() ? std::array<int, 2>{0, 0} : clock[size_t(seq[x].back())];
+    c[size_t(x)] = int(seq[x].size()) + 1;
+    bool need = rng.Chance(extra) && !seq[y].empty();
+    for (size_t p = size_t(c[size_t(y)]); p < seq[y].size() && !need; ++p) {
+      const golden::Footprint& k = fp[size_t(seq[y][p])];
+      need = Overlap(k.writes, fp[size_t(j)].reads) || Overlap(k.writes, fp[size_t(j)].writes) ||
+             Overlap(k.reads, fp[size_t(j)].writes);
+    }
+    if (need && c[size_t(y)] < int(seq[y].size())) {
+      const int latest = seq[y].back();
+      SetSignal(program[size_t(latest)]);
+      SetWait(program[size_t(j)]);  // its matching SIGNAL is the latest one
+      for (size_t e = 0; e < 2; ++e) c[e] = std::max(c[e], clock[size_t(latest)][e]);
+    }
+    clock[size_t(j)] = c;
+    seq[x].push_back(j);
+  }
+}
+
+std::vector<Descriptor> RandomProgram(Rng& rng, const golden::AccelGeometry& geometry, int n,
+                                      const ProgramKnobs& knobs) {
+  const int total = knobs.load + knobs.store + knobs.move + knobs.gemm;
+  std::vector<Descriptor> p;
+  for (int i = 0; i < n; ++i) {
+    int r = int(rng.Uniform(0, total - 1));
+    if ((r -= knobs.load) < 0) {
+      p.push_back(RandomDma(rng, geometry, Op::kLoad, knobs.dma));
+    } else if ((r -= knobs.store) < 0) {
+      p.push_back(RandomDma(rng, geometry, Op::kStore, knobs.dma));
+    } else if ((r -= knobs.move) < 0) {
+      p.push_back(RandomMove(rng, geometry));
+    } else {
+      p.push_back(RandomGemm(rng, geometry));
+    }
+  }
+  AddTokens(p, rng, geometry, knobs.extra_tokens);
+  return p;
+}
+
+std::vector<Descriptor> RandomProgram(Rng& rng, const golden::AccelGeometry& geometry, int n,
+                                      uint64_t data_limit, int extra) {
+  ProgramKnobs knobs;
+  knobs.extra_tokens = extra;
+  knobs.dma.ext_end = data_limit;
+  return RandomProgram(rng, geometry, n, knobs);
+}
+
+std::vector<uint8_t> DescriptorBytes(const std::vector<Descriptor>& program) {
+  std::vector<uint8_t> bytes(program.size() * golden::kDescriptorBytes);
+  for (size_t i = 0; i < program.size(); ++i) {
+    for (int w = 0; w < golden::kDescriptorWords; ++w) {
+      for (int b = 0; b < 4; ++b) {
+        bytes[i * golden::kDescriptorBytes + size_t(4 * w + b)] =
+            uint8_t(program[i][size_t(w)] >> (8 * b));
+      }
+    }
+  }
+  return bytes;
+}
+
+}  // namespace qacc::sim
