@@ -48,6 +48,7 @@ struct DmaSramSample {
   uint32_t addr = 0;  // word address
   uint8_t be[kMaxSramWordBytes] = {};
   uint8_t wdata[kMaxSramWordBytes] = {};  // 0 for a read
+  bool idle_zero = true;  // without an access: the SRAM id and the address are 0 (18)
 };
 
 // MOVE's accesses of one cycle (mon_move_*_o).
@@ -58,6 +59,7 @@ struct MoveSample {
   int dst = 0;  // 1 A, 2 B
   uint32_t waddr = 0;
   uint8_t wdata[kMaxCols] = {};  // R bytes into A, C bytes into B
+  bool idle_zero = true;         // the fields of an access the cycle does not have are 0 (18)
 };
 
 // APB inputs of qacc_top for one cycle (spec 3).

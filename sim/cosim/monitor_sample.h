@@ -53,6 +53,19 @@ inline void SampleQueue(const T& port, QueueSample& q) {
   q.cmp_retire_index = next(16);
 }
 
+// Whether every bit of a monitor port is 0.
+template <std::size_t N>
+inline bool PortIsZero(const VlWide<N>& port) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (port[i] != 0) return false;
+  }
+  return true;
+}
+template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
+inline bool PortIsZero(T port) {
+  return port == 0;
+}
+
 // The bytes of a monitor port (byte j in bits [8j+7:8j]) and its per-byte enables.
 template <typename T>
 inline void PortBytes(const T& port, int bytes, uint8_t* out) {
@@ -106,6 +119,7 @@ void SampleOutputs(const VTop& top, int rows, int cols, RtlSample& s) {
   SampleQueue(top.mon_q_o, s.queue);
   s.dma.re = top.mon_dma_re_o;
   s.dma.we = top.mon_dma_we_o;
+  s.dma.idle_zero = s.dma.re || s.dma.we || (top.mon_dma_sram_o == 0 && top.mon_dma_addr_o == 0);
   if (s.dma.re || s.dma.we) {
     s.dma.sram = top.mon_dma_sram_o;
     s.dma.addr = top.mon_dma_addr_o;
@@ -115,6 +129,9 @@ void SampleOutputs(const VTop& top, int rows, int cols, RtlSample& s) {
   s.move.re = top.mon_move_re_o;
   s.move.raddr = top.mon_move_raddr_o;
   s.move.we = top.mon_move_we_o;
+  s.move.idle_zero = (s.move.re || s.move.raddr == 0) &&
+                     (s.move.we || (top.mon_move_dst_o == 0 && top.mon_move_waddr_o == 0 &&
+                                    PortIsZero(top.mon_move_wdata_o)));
   if (s.move.we) {
     s.move.dst = top.mon_move_dst_o;
     s.move.waddr = top.mon_move_waddr_o;

@@ -470,7 +470,15 @@ void Scoreboard::CheckDmaSram(int64_t cycle, const DmaSramSample& r,
     Record(CheckUnit::kDmaSram, m);
     return;
   }
-  if (!e.valid) return;
+  if (!e.valid) {
+    if (!r.idle_zero) {
+      m.what = "DMA SRAM id and address in a cycle without an access (18: 0)";
+      m.expected = "0";
+      m.actual = "not 0";
+      Record(CheckUnit::kDmaSram, m);
+    }
+    return;
+  }
   for (int j = 0; j < kMaxSramWordBytes; ++j) {
     const bool enabled = j >= e.offset && j < e.offset + e.bytes;
     if (r.be[j] != uint8_t(enabled)) {
@@ -508,6 +516,12 @@ void Scoreboard::CheckMove(int64_t cycle, const MoveSample& r, const model::Move
     m.actual = r.we ? fmt::format("SRAM {} word {:#x}", r.dst, r.waddr) : "no write";
     Record(CheckUnit::kMove, m);
     return;
+  }
+  if (!r.idle_zero) {
+    m.what = "MOVE fields of an access the cycle does not have (18: 0)";
+    m.expected = "0";
+    m.actual = "not 0";
+    Record(CheckUnit::kMove, m);
   }
   if (!write.valid) return;
   for (int j = 0; j < write.bytes; ++j) {

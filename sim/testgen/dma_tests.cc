@@ -437,6 +437,30 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
     p.push_back(RandomMove(rng, c.g));
     c.Emit(p, fmt::format("DEADLOCK at descriptor {}", prefix), ErrCode::kDeadlock, prefix);
   }
+  {
+    // The range rules at their last legal value (the first illegal one is above): a LOAD or STORE
+    // whose last byte is 2^32 - 1 passes validation and then faults on the memory (EXT_FAULT, not
+    // EXT_RANGE); one that ends at the last unit of its SRAM runs.
+    golden::DmaFields f;
+    f.sram = uint32_t(rng.Uniform(1, 5));
+    f.out_int32 = f.sram == 5 && rng.Chance(50);
+    const uint64_t unit = golden::UnitBytes(c.g, f.sram, f.out_int32);
+    f.count0 = uint32_t(rng.Uniform(1, 4));
+    f.count1 = 2;
+    f.ext_stride1 = uint32_t(unit * 1024);
+    f.ext_addr = uint32_t((uint64_t{1} << 32) - f.count0 * unit - f.ext_stride1);
+    const Op op = rng.Chance(50) ? Op::kLoad : Op::kStore;
+    c.Emit({golden::EncodeDma(op, f, {})}, "a transfer whose last byte is 2^32 - 1",
+           ErrCode::kExtFault);
+    golden::DmaFields g;
+    g.sram = uint32_t(rng.Uniform(1, 5));
+    g.out_int32 = g.sram == 5 && rng.Chance(50);
+    g.count0 = uint32_t(rng.Uniform(1, 4));
+    g.sram_base = uint32_t(golden::SramUnits(c.g, g.sram, g.out_int32) - g.count0);
+    g.ext_addr = uint32_t(golden::UnitBytes(c.g, g.sram, g.out_int32) * 3);
+    c.Emit({golden::EncodeDma(rng.Chance(50) ? Op::kLoad : Op::kStore, g, {})},
+           "a transfer that ends at the last unit of its SRAM");
+  }
   // Q_COUNT = 0: BAD_SHAPE at launch.
   c.Emit({}, "Q_COUNT 0", ErrCode::kBadShape, -1, 0);
   return c.b.Take();
