@@ -338,19 +338,18 @@ uint32_t AccelState::ReadRegister(uint32_t offset, int64_t cycle) {
     }
     // The counters of 17.8: a START clears them (they stay 0 while only commands run).
     case reg::kPerfDmaBusy:
-      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.dma_busy) : 0u;
     case reg::kPerfComputeBusy:
-      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.compute_busy) : 0u;
     case reg::kPerfDmaWait:
-      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.dma_wait) : 0u;
     case reg::kPerfComputeWait:
-      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.compute_wait) : 0u;
     case reg::kPerfPortStall:
-      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.port_stall) : 0u;
     case reg::kPerfRdBeats:
-      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.rd_beats) : 0u;
-    case reg::kPerfWrBeats:
-      return last_is_program_ ? uint32_t(ProgramRegistersAt(cycle).perf.wr_beats) : 0u;
+    case reg::kPerfWrBeats: {
+      if (!last_is_program_) return 0;
+      const ProgramPerf p = ProgramRegistersAt(cycle).perf;
+      const uint64_t values[] = {p.dma_busy,   p.compute_busy, p.dma_wait, p.compute_wait,
+                                 p.port_stall, p.rd_beats,     p.wr_beats};
+      return uint32_t(values[(offset - reg::kPerfDmaBusy) / 4]);  // wraps modulo 2^32
+    }
     default:  // reserved offsets (PERF_LUT_BUSY, PERF_SMX_BUSY included) read 0
       return 0;
   }

@@ -9,12 +9,12 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
 #include "model/arch.h"
 #include "model/gemm_job.h"
-#include "sim/testgen/program.h"
 #include "model/sram_fit.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
@@ -22,6 +22,7 @@
 #include "sim/compiler/network.h"
 #include "sim/cosim/cosim.h"
 #include "sim/testgen/compiled_program.h"
+#include "sim/testgen/program.h"
 
 namespace qacc::cli {
 
@@ -90,15 +91,12 @@ void RunBench(const BenchArgs& args) {
   sim::Program program;
   if (args.program) {
     // The layer as `qacc cosim --gemm` runs it: the compiler tiles it over the SRAMs.
-    compiler::Network network;
-    compiler::GemmLayer layer;
-    layer.m = args.m, layer.n = args.n, layer.k = args.k;
-    layer.shift = -10;
-    network.name = fmt::format("gemm_{}x{}x{}", args.m, args.n, args.k);
-    network.layers.push_back(layer);
     try {
-      program = sim::CompiledNetworkProgram(options.config, network, {}, 1);
+      program = sim::CompiledNetworkProgram(options.config,
+                                            compiler::GemmNetwork(args.m, args.n, args.k), {}, 1);
     } catch (const compiler::CompileError& e) {
+      throw UsageError(fmt::format("--program: {}", e.what()));
+    } catch (const std::invalid_argument& e) {
       throw UsageError(fmt::format("--program: {}", e.what()));
     }
     cosim::FindVariant(options.config, false);

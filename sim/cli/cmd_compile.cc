@@ -133,20 +133,11 @@ compiler::Network LoadNetwork(const CompileCliOptions& o) {
     throw UsageError("NETWORK: missing; give a network JSON file or --gemm M,N,K");
   }
   if (!o.gemm.empty()) {
-    compiler::Network net;
-    compiler::GemmLayer l;
-    l.m = o.gemm[0];
-    l.n = o.gemm[1];
-    l.k = o.gemm[2];
-    l.shift = -10;  // a scale of 2^-11: int8 outputs that are neither all 0 nor all saturated
-    net.name = fmt::format("gemm_{}x{}x{}", l.m, l.n, l.k);
-    net.layers.push_back(l);
     try {
-      compiler::ValidateNetwork(net);
+      return compiler::GemmNetwork(o.gemm[0], o.gemm[1], o.gemm[2]);
     } catch (const std::invalid_argument& e) {
       throw UsageError(fmt::format("--gemm: {}", e.what()));
     }
-    return net;
   }
   std::ifstream in(o.network_path, std::ios::binary);
   if (!in) throw UsageError(fmt::format("NETWORK: cannot read {}", o.network_path));

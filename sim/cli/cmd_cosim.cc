@@ -280,14 +280,11 @@ void RunCosim(const CosimArgs& args) {
   std::string test_name = args.test, suite_name;
   if (!args.gemm.empty()) {
     compiler::Network network;
-    compiler::GemmLayer layer;
-    layer.m = args.gemm[0];
-    layer.n = args.gemm[1];
-    layer.k = args.gemm[2];
-    layer.shift =
-        -10;  // a scale of 2^-11, as qacc compile --gemm: outputs neither all 0 nor saturated
-    network.name = fmt::format("gemm_{}x{}x{}", layer.m, layer.n, layer.k);
-    network.layers.push_back(layer);
+    try {
+      network = compiler::GemmNetwork(args.gemm[0], args.gemm[1], args.gemm[2]);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--gemm: {}", e.what()));
+    }
     compiler::CompileOptions copts;
     copts.double_buffer = !args.no_double_buffer;
     copts.chain_on_chip = !args.no_chain;

@@ -28,6 +28,19 @@ void CheckRange(const GemmLayer& l, const char* field, int64_t value, int64_t lo
 
 }  // namespace
 
+Network GemmNetwork(int m, int n, int k) {
+  Network network;
+  GemmLayer layer;
+  layer.m = m;
+  layer.n = n;
+  layer.k = k;
+  layer.shift = -10;
+  network.name = "gemm_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  network.layers.push_back(layer);
+  ValidateNetwork(network);
+  return network;
+}
+
 void ValidateNetwork(const Network& network) {
   if (network.layers.empty()) throw std::invalid_argument("network: layers is empty");
   std::set<std::string> names;

@@ -31,6 +31,11 @@ struct Network {
   std::vector<GemmLayer> layers;
 };
 
+// One GEMM layer M x K times K x N named "gemm_MxNxK", with a per-tensor scale of 2^-11 (int8
+// outputs that are neither all 0 nor all saturated for random operands): `qacc compile --gemm`,
+// `qacc cosim --gemm`, `qacc bench --program`. Throws std::invalid_argument as ValidateNetwork.
+Network GemmNetwork(int m, int n, int k);
+
 // Checks the chain (shapes agree, dimensions and quantization fields in their legal ranges, only
 // the last layer in int32). Throws std::invalid_argument naming the layer and the field:
 // "layer 'fc2': k = 700 does not match the previous layer's n = 768".

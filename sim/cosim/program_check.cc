@@ -6,6 +6,8 @@
 #include <cstring>
 #include <utility>
 
+#include "sim/compiler/compiler.h"
+
 namespace qacc::cosim {
 
 namespace {
@@ -50,20 +52,8 @@ std::string Difference(const std::vector<uint8_t>& want, const std::vector<uint8
 
 }  // namespace
 
-golden::AccelGeometry GoldenGeometry(const arch::ArchConfig& config) {
-  golden::AccelGeometry g;
-  g.rows = config.rows;
-  g.cols = config.cols;
-  g.a_depth = config.a_depth;
-  g.b_depth = config.b_depth;
-  g.bias_depth = config.bias_depth;
-  g.rq_depth = config.rq_depth;
-  g.out_depth = config.out_depth;
-  return g;
-}
-
 golden::MachineState GoldenState(const arch::ArchConfig& config, const model::AccelState& state) {
-  golden::MachineState g(GoldenGeometry(config), 0);
+  golden::MachineState g(compiler::GeometryOf(config), 0);
   for (const SramOf& s : kSramsOf) g.sram(s.id) = state.srams().image(s.region);
   NormalizeRq(g.rq);
   g.ext = state.ext_memory().image();
@@ -90,7 +80,7 @@ void CheckProgramAgainstGolden(const arch::ArchConfig& config, const sim::Progra
     return;
   }
   const golden::ProgramResult want =
-      golden::RunQueue(GoldenGeometry(config), command.q_base, command.q_count, initial);
+      golden::RunQueue(compiler::GeometryOf(config), command.q_base, command.q_count, initial);
   const auto want_error = static_cast<arch::ErrCode>(want.error);
   const model::ProgramRunResult& got = launch->result;
   if (want_error != command.expected_error) {

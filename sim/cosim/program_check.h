@@ -16,8 +16,6 @@
 
 namespace qacc::cosim {
 
-golden::AccelGeometry GoldenGeometry(const arch::ArchConfig& config);
-
 // The memories of `state` as golden holds them: SRAM window images (an rq shift word keeps bits
 // [5:0], its other bytes 0) and the whole external memory.
 golden::MachineState GoldenState(const arch::ArchConfig& config, const model::AccelState& state);

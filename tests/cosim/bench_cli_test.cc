@@ -59,5 +59,20 @@ TEST(BenchCli, PrintsMeasurementsOnly) {
   EXPECT_NE(r.out.find("cycles/s"), std::string::npos) << r.out;
 }
 
+// --program: the layer compiled into a program (the compiler tiles it, so a shape past the SRAMs
+// runs) and launched with CTRL.RUN; a layer the compiler cannot split is refused naming the limit.
+TEST(BenchCli, ProgramRunsACompiledLayer) {
+  const CliResult r = RunQacc("bench --program -m 40 -n 300 -k 30 --repeat 1 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["program"].get<bool>());
+  EXPECT_TRUE(j["lockstep"]["pass"].get<bool>());
+  EXPECT_TRUE(j["model_only"]["pass"].get<bool>());
+  EXPECT_EQ(j["rtl_only"]["cycles"], j["lockstep"]["cycles"]);
+  const CliResult bad = RunQacc("bench --program -m 8 -n 8 -k 9000 --repeat 1");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--program: layer 'gemm': K = 9000"), std::string::npos) << bad.err;
+}
+
 }  // namespace
 }  // namespace qacc
