@@ -85,10 +85,6 @@ module qacc_dma
   localparam int unsigned OutstW     = $clog2(MaxOutstanding + 1);
   localparam int unsigned WrInflW    = 16;                       // write bursts awaiting a response
 
-  function automatic int unsigned min_u(int unsigned a, int unsigned b);
-    return (a < b) ? a : b;
-  endfunction
-
   // ---- The command ----------------------------------------------------------------------------------------------
   dma_desc_t  f;
   logic       store;
@@ -333,7 +329,9 @@ module qacc_dma
     qacc_dma_lanes #(
       .DataBytes  (D),
       .WordBytes  (Wb),
-      .GroupBytes (min_u(LaneUnitBytes[l], D))
+      // min(U, D) inline, not a function: qacc validate mutates function bodies, and a mutant
+      // schemata cannot feed a parameter.
+      .GroupBytes ((LaneUnitBytes[l] < D) ? LaneUnitBytes[l] : D)
     ) u_lanes (
       // Loads (and the monitor's byte enables) use this cycle's step; stores the previous cycle's, with the
       // SRAM's data of now.
