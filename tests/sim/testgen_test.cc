@@ -27,12 +27,15 @@ namespace {
 
 constexpr uint64_t kValiditySeeds = 100;
 
+// configs/<name>.json, loaded once.
 const arch::ArchConfig& Config(const std::string& name) {
-  static const arch::ArchConfig default_config =
-      arch::LoadArchConfig(QACC_SOURCE_DIR "/configs/default.json");
-  static const arch::ArchConfig rect_config =
-      arch::LoadArchConfig(QACC_SOURCE_DIR "/configs/rect_4x16.json");
-  return name == "default" ? default_config : rect_config;
+  static std::map<std::string, arch::ArchConfig> configs;
+  auto it = configs.find(name);
+  if (it == configs.end()) {
+    it = configs.emplace(name, arch::LoadArchConfig(QACC_SOURCE_DIR "/configs/" + name + ".json"))
+             .first;
+  }
+  return it->second;
 }
 const std::vector<std::string> kConfigs = {"default", "rect_4x16", "tall_16x4"};
 
