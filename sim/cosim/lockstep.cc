@@ -374,11 +374,14 @@ class Engine {
     constexpr int64_t kRtlProgramWatchdog = int64_t{1} << 28;
     for (;;) {
       int64_t predicted = -1;
-      if (model_ != nullptr && model_launch_cycle_ == launch_cycle_) {
+      const bool model_runs_it = model_ != nullptr && model_launch_cycle_ == launch_cycle_;
+      if (model_runs_it) {
         const auto& program = model_->state().last_program();
         if (program->ended) predicted = program->done_cycle;
       }
-      if (model_ == nullptr) {
+      // Without the model's program (the RTL alone, or a RUN only the RTL accepted: a bus mismatch
+      // already), the RTL's DONE ends the wait.
+      if (!model_runs_it) {
         if (rtl_done()) return;
         if (cycle_ - launch_cycle_ >= kRtlProgramWatchdog) {
           throw EngineStop{
