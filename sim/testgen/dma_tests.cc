@@ -472,27 +472,38 @@ Program GenExtFault(Rng& rng, const arch::ArchConfig& config) {
   for (Op op : {Op::kLoad, Op::kStore}) {
     ProgramKnobs k;
     k.dma = c.Knobs();
-    std::vector<Descriptor> p = RandomProgram(rng, c.g, int(rng.Uniform(1, 6)), k);
-    const int prefix = int(p.size());
-    golden::DmaFields f;
-    f.sram = uint32_t(rng.Uniform(1, 5));
-    f.out_int32 = f.sram == 5 && rng.Chance(50);
-    const uint32_t unit = golden::UnitBytes(c.g, f.sram, f.out_int32);
-    f.count0 = uint32_t(rng.Uniform(1, 8));
-    f.count1 = 3;
-    f.ext_stride1 = uint32_t(kPage);
-    // Rows at the top of the memory: the first row inside, a later one at or above the size; or
-    // the first byte of the transfer exactly at the size.
-    const uint64_t start =
-        rng.Chance(70) ? c.ext_size - (uint64_t(rng.Uniform(1, 2)) * kPage) : c.ext_size;
-    f.ext_addr = uint32_t(start / unit * unit);
-    p.push_back(golden::EncodeDma(op, f, {}));
-    const std::vector<Descriptor> tail = RandomProgram(rng, c.g, 3, k);
-    p.insert(p.end(), tail.begin(), tail.end());
+    // The faulting descriptor runs up to its fault, and the tail's compute descriptors may start
+    // before the fault is recorded: the whole program must be race free. Prefix, fault and tail
+    // are drawn until it is (after 50 draws, the faulting descriptor alone).
+    std::vector<Descriptor> p;
+    int prefix = 0;
+    for (int attempt = 0;; ++attempt) {
+      p = attempt < 50 ? RandomProgram(rng, c.g, int(rng.Uniform(1, 6)), k)
+                       : std::vector<Descriptor>{};
+      prefix = int(p.size());
+      golden::DmaFields f;
+      f.sram = uint32_t(rng.Uniform(1, 5));
+      f.out_int32 = f.sram == 5 && rng.Chance(50);
+      const uint32_t unit = golden::UnitBytes(c.g, f.sram, f.out_int32);
+      f.count0 = uint32_t(rng.Uniform(1, 8));
+      f.count1 = 3;
+      f.ext_stride1 = uint32_t(kPage);
+      // Rows at the top of the memory: the first row inside, a later one at or above the size; or
+      // the first byte of the transfer exactly at the size.
+      const uint64_t start =
+          rng.Chance(70) ? c.ext_size - (uint64_t(rng.Uniform(1, 2)) * kPage) : c.ext_size;
+      f.ext_addr = uint32_t(start / unit * unit);
+      p.push_back(golden::EncodeDma(op, f, {}));
+      if (attempt < 50) {
+        const std::vector<Descriptor> tail = RandomProgram(rng, c.g, 3, k);
+        p.insert(p.end(), tail.begin(), tail.end());
+      }
+      if (golden::RaceCheck(c.g, p, c.q_base).empty()) break;
+    }
     c.Emit(p,
            fmt::format("{} beyond the external memory at descriptor {}",
                        op == Op::kLoad ? "LOAD" : "STORE", prefix),
-           ErrCode::kExtFault, prefix);
+           ErrCode::kExtFault);
   }
   {
     // Descriptors fetched from the top of the memory: `inside` of them in it, the next at its end.
