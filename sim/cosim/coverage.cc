@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "golden/requant.h"
+#include "model/descriptor.h"
 
 namespace qacc::cosim {
 
@@ -13,7 +14,6 @@ namespace {
 
 constexpr int32_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int32_t kInt32Min = std::numeric_limits<int32_t>::min();
-constexpr uint32_t kDescriptorBytes = 64;  // one descriptor fetch (data_movement.md 11)
 
 // The error codes of the spec's validation table (generated).
 std::vector<arch::ErrCode> ErrorCodes() {
@@ -80,7 +80,7 @@ Coverage::Coverage(const arch::ArchConfig& config) : config_(config), shadow_(co
     pb_.load[id] = ProgramBin(fmt::format("dma.load.{}", kSramNames[id]));
     pb_.store[id] = ProgramBin(fmt::format("dma.store.{}", kSramNames[id]));
   }
-  const int d = config_.mem_data_bytes, c = config_.cols, r = config_.rows;
+  const int d = config_.mem_data_bytes, c = config_.cols;
   if (d > c) {
     pb_.load_out8 = ProgramBin("dma.load.out_int8");
     pb_.load_out32 = ProgramBin("dma.load.out_int32");
@@ -88,7 +88,8 @@ Coverage::Coverage(const arch::ArchConfig& config) : config_(config), shadow_(co
     pb_.store_out32 = ProgramBin("dma.store.out_int32");
   }
   static const char* kRelations[] = {"unit_below_beat", "unit_equal_beat", "unit_above_beat"};
-  for (int unit : {r, c, 4 * c, 8 * c}) {
+  for (uint8_t id = 1; id <= 4; ++id) {  // the out SRAM's units are B's and bias's sizes
+    const int unit = int(model::DmaUnitBytes(config_, id, false));
     const int rel = unit < d ? 0 : unit == d ? 1 : 2;
     pb_.load_unit[rel] = ProgramBin(fmt::format("dma.load.{}", kRelations[rel]));
     pb_.store_unit[rel] = ProgramBin(fmt::format("dma.store.{}", kRelations[rel]));
@@ -452,7 +453,7 @@ void Coverage::OnProgramVerdict(uint32_t status) {
 bool Coverage::CutAtPage(std::deque<Burst>& recent, const Burst& next) const {
   const int d = config_.mem_data_bytes;
   auto fetch_like = [&](const Burst& b) {
-    return b.beats * d == int(kDescriptorBytes) && b.addr % kDescriptorBytes == 0;
+    return b.beats * d == arch::kDescBytes && b.addr % arch::kDescBytes == 0;
   };
   bool cut = false;
   for (const Burst& b : recent) {
@@ -492,34 +493,19 @@ void Coverage::OnDmaAccess(const DmaSramSample& dma) {
   const bool load = dma.we;
   ++*(load ? pb_.load : pb_.store)[dma.sram];
   const int c = config_.cols, d = config_.mem_data_bytes;
-  int unit = 0;
-  switch (dma.sram) {
-    case 1:
-      unit = config_.rows;
-      break;
-    case 2:
-      unit = c;
-      break;
-    case 3:
-      unit = 4 * c;
-      break;
-    case 4:
-      unit = 8 * c;
-      break;
-    default: {
-      if (d <= c) {  // an int8 entry's step and an int32 word's look alike; both are >= D
-        if (!load) run_.beats_entering.push_back(cycle_ + 1);
-        return;
-      }
-      int bytes = 0;
-      for (int j = 0; j < 4 * c; ++j) bytes += dma.be[j];
-      const bool out32 = bytes > c;
-      ++*(load ? (out32 ? pb_.load_out32 : pb_.load_out8)
-               : (out32 ? pb_.store_out32 : pb_.store_out8));
-      unit = out32 ? 4 * c : c;
-      break;
+  bool out32 = false;
+  if (dma.sram == 5) {  // the out SRAM's layout, told by the step's width (12)
+    if (d <= c) {       // an int8 entry's step and an int32 word's look alike; both are >= D
+      if (!load) run_.beats_entering.push_back(cycle_ + 1);
+      return;
     }
+    int bytes = 0;
+    for (int j = 0; j < 4 * c; ++j) bytes += dma.be[j];
+    out32 = bytes > c;
+    ++*(load ? (out32 ? pb_.load_out32 : pb_.load_out8)
+             : (out32 ? pb_.store_out32 : pb_.store_out8));
   }
+  const int unit = int(model::DmaUnitBytes(config_, uint8_t(dma.sram), out32));
   const int rel = unit < d ? 0 : unit == d ? 1 : 2;
   int64_t* bin = (load ? pb_.load_unit : pb_.store_unit)[rel];
   if (bin != nullptr) ++*bin;

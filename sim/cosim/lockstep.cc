@@ -84,15 +84,6 @@ constexpr SramInfo kSrams[] = {
     {arch::Region::kOut, "out", &arch::ArchConfig::out_word_bytes},
 };
 
-// Defined bits of byte `j` of an SRAM word: all but the rq shift words, whose 6-bit field is all
-// the datapath and the host read-back use (spec 3.1).
-uint8_t DefinedBits(arch::Region region, size_t j) {
-  if (region != arch::Region::kRq) return 0xFF;
-  const size_t in_lane = j % arch::kRqLaneBytes;
-  if (in_lane < arch::kRqShiftOffset) return 0xFF;
-  return in_lane == arch::kRqShiftOffset ? uint8_t((1u << arch::kShiftBits) - 1) : uint8_t{0};
-}
-
 class Engine {
  public:
   Engine(const CosimOptions& options, const sim::Program& program, Dut& dut, ModelPort* model,
@@ -470,7 +461,7 @@ class Engine {
       for (size_t w = 0; w < want.size() / word_bytes; ++w) {
         for (size_t j = 0; j < word_bytes; ++j) {
           const size_t at = w * word_bytes + j;
-          const uint8_t mask = DefinedBits(region, j);
+          const uint8_t mask = SramDefinedBits(region, j);
           if (((want[at] ^ rtl_sram_[at]) & mask) == 0) continue;
           Mismatch m;
           m.cycle = cycle_ - 1;

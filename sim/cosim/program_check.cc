@@ -25,16 +25,9 @@ constexpr SramOf kSramsOf[] = {
     {arch::Region::kOut, golden::Sram::kOut, "out"},
 };
 
-// An rq SRAM image in golden's form: of each shift word only bits [5:0] are defined (3.1).
+// An rq SRAM image in golden's form: its undefined bits 0.
 void NormalizeRq(std::vector<uint8_t>& rq) {
-  for (size_t at = 0; at < rq.size(); ++at) {
-    const size_t in_lane = at % arch::kRqLaneBytes;
-    if (in_lane == arch::kRqShiftOffset) {
-      rq[at] &= uint8_t((1u << arch::kShiftBits) - 1);
-    } else if (in_lane > arch::kRqShiftOffset) {
-      rq[at] = 0;
-    }
-  }
+  for (size_t at = 0; at < rq.size(); ++at) rq[at] &= SramDefinedBits(arch::Region::kRq, at);
 }
 
 // The first differing byte of two images and how many differ; empty when equal.

@@ -179,6 +179,16 @@ class Scoreboard {
   int64_t program_done_ = std::numeric_limits<int64_t>::max();
 };
 
+// Defined bits of byte `j` of an SRAM image (or word): all but the rq shift words, whose 6-bit
+// field is all the datapath and the host read-back use (spec 3.1). What whole-SRAM comparisons
+// mask.
+inline uint8_t SramDefinedBits(arch::Region region, size_t j) {
+  if (region != arch::Region::kRq) return 0xFF;
+  const size_t in_lane = j % arch::kRqLaneBytes;
+  if (in_lane < arch::kRqShiftOffset) return 0xFF;
+  return in_lane == arch::kRqShiftOffset ? uint8_t((1u << arch::kShiftBits) - 1) : uint8_t{0};
+}
+
 // The fields of mon_cmd_o (cmd_t of qacc_pkg, spec 8) as CMD_* register values (fields masked to
 // their width, as the model stores them).
 arch::Command DecodeCommandPort(const uint32_t (&words)[kCommandPortWords]);

@@ -9,17 +9,35 @@
 #define QACC_SIM_TESTGEN_COMPILED_PROGRAM_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "model/arch.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/network.h"
+#include "sim/compiler/reference.h"
 #include "sim/testgen/program.h"
 
 namespace qacc::sim {
 
-// Throws compiler::CompileError / std::invalid_argument as compiler::Compile does, std::logic_error
-// when golden's output differs from the reference (a compiler or golden bug), and
-// std::invalid_argument when the image does not fit the config's external memory.
+// A compiled network with its tensors filled: the program and its external memory image (the first
+// ext_bytes bytes).
+struct CheckedProgram {
+  compiler::CompiledProgram compiled;
+  std::vector<uint8_t> image;
+};
+
+// Compiles `network` and fills its tensors with `values`; checks that the program is race free
+// (golden::RaceCheck) and that golden::RunQueue's output equals `reference` (the layers on whole
+// matrices). Throws compiler::CompileError / std::invalid_argument as compiler::Compile does,
+// std::invalid_argument when the image does not fit the config's external memory, and
+// std::logic_error when a check fails (a compiler or golden bug).
+CheckedProgram CompileChecked(const arch::ArchConfig& config, const compiler::Network& network,
+                              const compiler::CompileOptions& options,
+                              const compiler::RandomValues& values,
+                              const std::vector<int32_t>& reference);
+
+// The program of CompileChecked with the values of `seed`: its image by backdoor, one RUN (with
+// IRQ_EN), RunAndCheck. Throws as CompileChecked.
 Program CompiledNetworkProgram(const arch::ArchConfig& config, const compiler::Network& network,
                                const compiler::CompileOptions& options, uint64_t seed);
 

@@ -93,17 +93,21 @@ void ProgramBuilder::WriteCommandRegisters(const arch::Command& cmd) {
   Write(reg::kCmdShift, cmd.shift);
 }
 
-int ProgramBuilder::Start(int job, arch::ErrCode error, const std::string& description,
-                          bool irq_enable) {
+int ProgramBuilder::AddLaunch(ProgramCommand command, uint32_t ctrl, bool irq_enable) {
   const int index = static_cast<int>(program_.commands.size());
-  program_.commands.push_back({job, error, description});
+  program_.commands.push_back(std::move(command));
   HostOp op;
   op.kind = HostOp::Kind::kStart;
   op.addr = arch::kRegsBase + arch::reg::kCtrl;
-  op.data = arch::kCtrlStart | (irq_enable ? arch::kCtrlIrqEn : 0u);
+  op.data = ctrl | (irq_enable ? arch::kCtrlIrqEn : 0u);
   op.index = index;
   program_.ops.push_back(op);
   return index;
+}
+
+int ProgramBuilder::Start(int job, arch::ErrCode error, const std::string& description,
+                          bool irq_enable) {
+  return AddLaunch({job, error, description}, arch::kCtrlStart, irq_enable);
 }
 
 void ProgramBuilder::Launch(int job, bool irq_enable) {
@@ -153,21 +157,13 @@ int ProgramBuilder::Run(uint32_t q_base, uint32_t q_count, arch::ErrCode error,
                         const std::string& description, bool irq_enable) {
   Write(arch::kRegsBase + arch::reg::kQBase, q_base);
   Write(arch::kRegsBase + arch::reg::kQCount, q_count);
-  const int index = static_cast<int>(program_.commands.size());
   ProgramCommand command;
   command.expected_error = error;
   command.description = description;
   command.is_program = true;
   command.q_base = q_base;
   command.q_count = q_count;
-  program_.commands.push_back(command);
-  HostOp op;
-  op.kind = HostOp::Kind::kStart;
-  op.addr = arch::kRegsBase + arch::reg::kCtrl;
-  op.data = arch::kCtrlRun | (irq_enable ? arch::kCtrlIrqEn : 0u);
-  op.index = index;
-  program_.ops.push_back(op);
-  return index;
+  return AddLaunch(std::move(command), arch::kCtrlRun, irq_enable);
 }
 
 void ProgramBuilder::CheckProgram(int command) {

@@ -134,6 +134,9 @@ class ProgramBuilder {
   const Program& program() const { return program_; }
 
  private:
+  // Appends `command` and its CTRL write (`ctrl`: START or RUN, with IRQ_EN); returns its index.
+  int AddLaunch(ProgramCommand command, uint32_t ctrl, bool irq_enable);
+
   arch::ArchConfig config_;
   Program program_;
 };

@@ -10,12 +10,11 @@
 #include <vector>
 
 #include "golden/gemm.h"
-#include "golden/program.h"
 #include "model/srams.h"
 #include "sim/compiler/compiler.h"
-#include "sim/compiler/ext_image.h"
 #include "sim/compiler/network.h"
 #include "sim/compiler/reference.h"
+#include "sim/testgen/compiled_program.h"
 #include "sim/testgen/gemm_tests.h"
 #include "sim/testgen/rng.h"
 
@@ -779,21 +778,23 @@ compiler::Network RandomNetwork(Rng& rng, const arch::ArchConfig& config) {
 
 // The network compiled four ways (on-chip chaining and double buffering each on and off), each
 // program run on the same input. Oracles:
-//   * here, at generation: golden::RunQueue runs each compiled program on its external image and
-//     the output it leaves equals compiler::ReferenceOutput (the layers on whole matrices, no
-//     tiling): the program computes the network;
+//   * here, at generation (CompileChecked): each compiled program is race free, and
+//   golden::RunQueue
+//     on its external image leaves the output compiler::ReferenceOutput gives (the layers on whole
+//     matrices, no tiling): the program computes the network;
 //   * in the co-simulation, kCheckProgram (RunAndCheck): the RTL's and the model's external memory
 //     images are equal, and the model's memories, error and Q_RETIRED equal golden::RunQueue's on
 //     the memories at launch; with every cycle of both compared in lockstep.
 Program GenLayers(Rng& rng, const arch::ArchConfig& config) {
   ProgramBuilder b(config);
-  const golden::AccelGeometry geometry = compiler::GeometryOf(config);
   const compiler::Network net = RandomNetwork(rng, config);
   const compiler::RandomValues values = compiler::MakeRandomValues(net, rng.Next());
   const std::vector<int32_t> want = compiler::ReferenceOutput(net, values.x, values.layers);
   for (bool chain : {true, false}) {
     for (bool double_buffer : {true, false}) {
-      const compiler::CompiledProgram p = compiler::Compile(config, net, {double_buffer, chain});
+      const CheckedProgram checked =
+          CompileChecked(config, net, {double_buffer, chain}, values, want);
+      const compiler::CompiledProgram& p = checked.compiled;
       int b_chunks = 0;
       for (const compiler::LayerPlan& plan : p.layers) b_chunks = std::max(b_chunks, plan.b_chunks);
       const std::string what = fmt::format(
@@ -802,18 +803,7 @@ Program GenLayers(Rng& rng, const arch::ArchConfig& config) {
           net.layers.size(), net.layers[0].m, net.layers.back().n, chain ? "on" : "off",
           double_buffer ? "on" : "off", p.descriptors.size(), p.loads, p.stores, p.gemms, p.moves,
           b_chunks);
-      golden::MachineState image(geometry, (uint64_t(p.ext_bytes) + 4095) / 4096 * 4096);
-      compiler::WriteInputs(p, net, values.x, values.layers, image);
-      if (!golden::RaceCheck(geometry, p.descriptors, p.q_base).empty()) {
-        throw std::logic_error("prog_layers: the compiler's program races: " + what);
-      }
-      golden::MachineState run = image;
-      const golden::ProgramResult r =
-          golden::RunQueue(geometry, p.q_base, uint32_t(p.descriptors.size()), run);
-      if (r.error != golden::ProgramError::kNone || compiler::ReadOutput(p, net, run) != want) {
-        throw std::logic_error("prog_layers: golden's output differs from the reference: " + what);
-      }
-      b.WriteExt(0, std::vector<uint8_t>(image.ext.begin(), image.ext.begin() + p.ext_bytes));
+      b.WriteExt(0, checked.image);
       b.RunAndCheck(p.q_base, uint32_t(p.descriptors.size()), ErrCode::kNone, what, rng.Chance(50));
     }
   }

@@ -198,10 +198,7 @@ TEST(Accelerator, ProgramMatchesGoldenAndTheProgramEngine) {
 
   // The program engine alone on the same memories: the same cycles and counters.
   ExtMemory memory(size, {config.mem_data_bytes, config.ext_mem_latency, config.ext_mem_interval});
-  memory.Write(0, want.ext.data(), 0x12000);  // descriptors and operands (the result not yet)
-  golden::MachineState before(testing::GeometryOf(config), size);
-  golden::StoreProgram(program, kQBase, before);
-  memory.Write(kQBase, before.ext.data() + kQBase, program.size() * golden::kDescriptorBytes);
+  memory.Write(0, want.ext.data(), 0x12000);  // descriptors and operands; the result is at 0x20000
   Srams srams(config);
   const ProgramRunResult alone = model::RunProgram(config, memory, srams, kQBase, 4);
   EXPECT_EQ(result.cycles, alone.perf.cycles);

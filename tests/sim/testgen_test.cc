@@ -448,17 +448,6 @@ TEST(GemmSuite, ModelOnlyMatchesGolden) {
 
 // ---- Programs launched with CTRL.RUN (the dma suite, prog_layers)
 
-const arch::ArchConfig& ProgramConfig(const std::string& name) {
-  static const std::map<std::string, arch::ArchConfig> configs = [] {
-    std::map<std::string, arch::ArchConfig> m;
-    for (const std::string& n : kConfigs) {
-      m[n] = arch::LoadArchConfig(QACC_SOURCE_DIR "/configs/" + n + ".json");
-    }
-    return m;
-  }();
-  return configs.at(name);
-}
-
 std::vector<std::string> ProgramTestNames() {
   std::vector<std::string> names;
   for (const TestInfo& info : DmaTests()) names.push_back(info.name);
@@ -552,12 +541,12 @@ TEST(ProgramSuites, DmaSuiteIsRegistered) {
     }
   }
   EXPECT_NE(FindSuiteOfTest("prog_layers"), nullptr);
-  EXPECT_THROW(MakeDmaTest("dma_nonexistent", 1, ProgramConfig("default")), std::invalid_argument);
+  EXPECT_THROW(MakeDmaTest("dma_nonexistent", 1, Config("default")), std::invalid_argument);
 }
 
 TEST(ProgramSuites, Deterministic) {
   for (const std::string& name : ProgramTestNames()) {
-    const arch::ArchConfig& config = ProgramConfig("default");
+    const arch::ArchConfig& config = Config("default");
     const Program a = MakeTest(name, 1, config);
     const Program b = MakeTest(name, 1, config);
     EXPECT_TRUE(SameOps(a, b)) << name;
@@ -570,7 +559,7 @@ TEST(ProgramSuites, Deterministic) {
 // ending with the error its generator meant, on the golden executor.
 TEST(ProgramSuites, RaceFreeAndGoldenVerdictAsMeant) {
   for (const std::string& cfg : kConfigs) {
-    const arch::ArchConfig& config = ProgramConfig(cfg);
+    const arch::ArchConfig& config = Config(cfg);
     for (const std::string& name : ProgramTestNames()) {
       for (uint64_t seed = 1; seed <= 3; ++seed) {
         const std::string where = Where(name, seed, config);
@@ -600,7 +589,7 @@ TEST(ProgramSuites, RaceFreeAndGoldenVerdictAsMeant) {
 // chaining on) and weights streamed through the B SRAM in chunks with double buffering on.
 TEST(ProgramSuites, LayersChainAndStream) {
   for (const std::string& cfg : kConfigs) {
-    const arch::ArchConfig& config = ProgramConfig(cfg);
+    const arch::ArchConfig& config = Config(cfg);
     int chained = 0, streamed = 0;
     for (uint64_t seed = 1; seed <= 5; ++seed) {
       for (const ProgramCommand& cmd : MakeTest("prog_layers", seed, config).commands) {
