@@ -96,7 +96,24 @@ struct Context {
     const uint32_t n = count < 0 ? uint32_t(p.size()) : uint32_t(count);
     RequireRaceFree(p, race_checked, at, what);
     if (!p.empty()) b.WriteExt(at, DescriptorBytes(p));
-    return b.RunAndCheck(at, n, want, Describe(p, n, what));
+    if (!rng.Chance(50)) return b.RunAndCheck(at, n, want, Describe(p, n, what));
+    // Half the programs are read while they run: STATUS, Q_* and the counters at random cycles
+    // (each read's value at its cycle is compared with the model's, 17.8).
+    const int index = b.Run(at, n, want, Describe(p, n, what));
+    for (int i = int(rng.Uniform(1, 3)); i > 0; --i) {
+      b.Idle(rng.Uniform(0, 120));
+      for (uint32_t offset :
+           {arch::reg::kStatus, arch::reg::kQRetired, arch::reg::kQErrIndex, arch::reg::kQTokens,
+            arch::reg::kPerfCycles, arch::reg::kPerfMacBusy, arch::reg::kPerfDmaBusy,
+            arch::reg::kPerfComputeWait, arch::reg::kPerfRdBeats, arch::reg::kPerfWrBeats}) {
+        b.Read(arch::kRegsBase + offset);
+      }
+    }
+    b.WaitDone();
+    b.ReadRegisters();
+    b.CheckProgram(index);
+    b.CheckSrams();
+    return index;
   }
 
   Rng& rng;
