@@ -158,7 +158,7 @@ module qacc_dma
     // The row's last burst ends at req_end; the next starts the next row, or the requests are done.
     req_next_row = ar_issue_i && (req_beat + (BeatW'(req_n) - BeatW'(1)) == req_end) && !req_last_row;
     req_on_d     = req_on && !(ar_issue_i && (req_beat + (BeatW'(req_n) - BeatW'(1)) == req_end) && req_last_row);
-    req_newrow_d = ar_issue_i ? req_next_row : (start_i || req_newrow_q);
+    req_newrow_d = req_next_row;  // one cycle: req_beat_q keeps the row's start while nothing issues
     req_beat_d   = ar_issue_i ? req_after : req_beat;
     rd_credit_d  = rd_credit - (ar_issue_i ? RdCreditW'(req_n) : '0) + RdCreditW'(rd_pop);
   end
@@ -211,7 +211,7 @@ module qacc_dma
   always_comb begin
     stp_next_row = step && unit_last && slice_last && !last_row;
     stp_on_d     = stp_on && !(step && step_last);
-    stp_newrow_d = step ? stp_next_row : (start_i || stp_newrow_q);
+    stp_newrow_d = stp_next_row;  // one cycle: i0_q, j_q and rem_q keep the cleared values while idle
     i0_d = i0;
     j_d  = j;
     if (step) begin

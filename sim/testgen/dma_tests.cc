@@ -406,6 +406,33 @@ Descriptor IllegalDescriptor(Context& c, ErrCode code) {
   return golden::EncodeDma(op, f, {});
 }
 
+// A MOVE at its range rules' boundaries (13): the destination's last word is the last of its SRAM
+// or, with `dst_over`, one past it; the source's last entry is at most the out SRAM's last or,
+// with `src_over`, one aligned step past that. COUNT1, COUNT2 and every stride above their
+// neutral values, so that each term of both sums counts.
+Descriptor BoundaryMove(Context& c, uint32_t dst, bool dst_over, bool src_over) {
+  Rng& rng = c.rng;
+  golden::MoveFields f;
+  f.dst = dst;
+  const uint32_t max0 = dst == 1 ? uint32_t(c.g.cols) : uint32_t(c.g.rows);
+  f.count0 = uint32_t(rng.Uniform(1, max0));
+  f.count1 = uint32_t(rng.Uniform(2, 3));
+  f.count2 = uint32_t(rng.Uniform(2, 3));
+  f.dst_stride1 = uint32_t(rng.Uniform(1, 2 * max0));
+  f.dst_stride2 = uint32_t(rng.Uniform(1, 100));
+  f.src_stride1 = uint32_t(4 * rng.Uniform(1, c.g.rows));
+  f.src_stride2 = uint32_t(4 * rng.Uniform(1, 64));
+  const uint64_t depth = dst == 1 ? c.g.a_depth : c.g.b_depth;
+  const uint64_t dst_span =
+      uint64_t(f.count1 - 1) * f.dst_stride1 + uint64_t(f.count2 - 1) * f.dst_stride2 + f.count0;
+  f.dst_base = uint32_t(depth - dst_span + (dst_over ? 1 : 0));
+  const uint64_t entries = 4 * uint64_t(c.g.out_depth);
+  const uint64_t src_span = uint64_t(f.count1 - 1) * f.src_stride1 +
+                            uint64_t(f.count2 - 1) * f.src_stride2 + uint64_t(c.g.rows);
+  f.src_base = uint32_t((entries - src_span) / 4 * 4 + (src_over ? 4 : 0));
+  return golden::EncodeMove(f, {});
+}
+
 ErrCode RangeCode(uint32_t sram) {
   static constexpr ErrCode kCodes[] = {ErrCode::kARange, ErrCode::kBRange, ErrCode::kBiasRange,
                                        ErrCode::kRqRange, ErrCode::kOutRange};
@@ -418,17 +445,26 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
   // Validation errors in the middle: a race-free prefix that completes, the illegal descriptor,
   // and a tail that is never fetched. Every seed has the program codes 11..13; one more of the
   // other DMA rules at random.
-  std::vector<ErrCode> codes = {
-      ErrCode::kBadSram, ErrCode::kExtAlign, ErrCode::kExtRange,
-      rng.Pick<ErrCode>({ErrCode::kBadShape, ErrCode::kBadOpcode, ErrCode::kARange})};
-  for (ErrCode code : codes) {
+  std::vector<std::pair<Descriptor, ErrCode>> illegal;
+  for (ErrCode code :
+       {ErrCode::kBadSram, ErrCode::kExtAlign, ErrCode::kExtRange,
+        rng.Pick<ErrCode>({ErrCode::kBadShape, ErrCode::kBadOpcode, ErrCode::kARange})}) {
+    const Descriptor bad = IllegalDescriptor(c, code);
+    illegal.emplace_back(bad,
+                         code == ErrCode::kARange ? RangeCode(golden::DecodeDma(bad).sram) : code);
+  }
+  // MOVE's range rules one past their last legal value: the destination's last word, then the
+  // source's last entry.
+  const uint32_t move_dst = uint32_t(rng.Uniform(1, 2));
+  illegal.emplace_back(BoundaryMove(c, move_dst, true, false),
+                       move_dst == 1 ? ErrCode::kARange : ErrCode::kBRange);
+  illegal.emplace_back(BoundaryMove(c, uint32_t(rng.Uniform(1, 2)), rng.Chance(50), true),
+                       ErrCode::kOutRange);
+  for (const auto& [bad, want] : illegal) {
     ProgramKnobs k;
     k.dma = c.Knobs();
     std::vector<Descriptor> p = RandomProgram(rng, c.g, int(rng.Uniform(1, 8)), k);
     const int prefix = int(p.size());
-    const Descriptor bad = IllegalDescriptor(c, code);
-    ErrCode want = code;
-    if (code == ErrCode::kARange) want = RangeCode(golden::DecodeDma(bad).sram);
     const golden::ProgramError got = golden::Validate(c.g, bad);
     if (uint32_t(got) != uint32_t(want)) {
       throw std::logic_error(fmt::format("dma test generator bug: {} descriptor gives {}",
@@ -438,6 +474,37 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
     const std::vector<Descriptor> tail = RandomProgram(rng, c.g, 3, k);
     p.insert(p.end(), tail.begin(), tail.end());
     c.Emit(p, fmt::format("{} at descriptor {}", arch::ErrCodeName(want), prefix), want, prefix);
+  }
+  for (const bool to_dma : {false, true}) {
+    // An illegal descriptor fetched while its queue is full: four descriptors that WAIT for a
+    // token no descriptor gives fill the queue, so the engines are stuck when the fifth is
+    // validated; the validation error still wins over DEADLOCK (14.3), at the fifth's index.
+    std::vector<Descriptor> p;
+    for (int i = 0; i < golden::kQueueDepth; ++i) {
+      Descriptor d =
+          to_dma ? SmallDma(c, rng.Chance(50) ? Op::kLoad : Op::kStore, uint32_t(rng.Uniform(1, 5)))
+          : rng.Chance(50) ? RandomGemm(rng, c.g)
+                           : RandomMove(rng, c.g);
+      SetWait(d);
+      p.push_back(d);
+    }
+    const ErrCode code =
+        to_dma ? rng.Pick<ErrCode>({ErrCode::kExtAlign, ErrCode::kARange}) : ErrCode::kBadShape;
+    Descriptor bad;
+    if (to_dma) {
+      bad = IllegalDescriptor(c, code);
+    } else {
+      golden::GemmFields gemm = golden::DecodeGemm(RandomGemm(rng, c.g));
+      gemm.m = 0;
+      bad = golden::EncodeGemm(gemm, {});
+    }
+    const ErrCode want = code == ErrCode::kARange ? RangeCode(golden::DecodeDma(bad).sram) : code;
+    p.push_back(bad);
+    p.push_back(RandomGemm(rng, c.g));
+    c.Emit(p,
+           fmt::format("{} behind a full {} queue", arch::ErrCodeName(want),
+                       to_dma ? "DMA" : "compute"),
+           want, golden::kQueueDepth);
   }
   {
     // DEADLOCK: a GEMM that WAITs for a SIGNAL no descriptor gives, after a prefix that completes;
@@ -477,6 +544,8 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
     g.ext_addr = uint32_t(golden::UnitBytes(c.g, g.sram, g.out_int32) * 3);
     c.Emit({golden::EncodeDma(rng.Chance(50) ? Op::kLoad : Op::kStore, g, {})},
            "a transfer that ends at the last unit of its SRAM");
+    c.Emit({BoundaryMove(c, uint32_t(rng.Uniform(1, 2)), false, false)},
+           "a MOVE that ends at the last word of A or B and the last entries of out");
   }
   // Q_COUNT = 0: BAD_SHAPE at launch.
   c.Emit({}, "Q_COUNT 0", ErrCode::kBadShape, -1, 0);
