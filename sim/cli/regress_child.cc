@@ -11,7 +11,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <stdexcept>
 
 extern char** environ;
@@ -177,10 +176,15 @@ std::string SignalName(int sig) {
 }
 
 std::string SelfExecutable() {
-  std::error_code error;
-  const auto path = std::filesystem::read_symlink("/proc/self/exe", error);
-  if (error) throw std::runtime_error("cannot resolve /proc/self/exe: " + error.message());
-  return path.string();
+  // A descriptor of the running binary, held for the process's life: a rebuild during a long
+  // regression unlinks the file, and a path to it would then run the new binary or nothing.
+  static const std::string path = [] {
+    const int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+      throw std::runtime_error(fmt::format("cannot open /proc/self/exe: {}", std::strerror(errno)));
+    return fmt::format("/proc/{}/fd/{}", getpid(), fd);
+  }();
+  return path;
 }
 
 }  // namespace qacc::cli

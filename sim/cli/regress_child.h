@@ -60,7 +60,8 @@ void KillGroup(pid_t pid);
 // "SIGSEGV (11)"; "signal 42" for the unnamed ones.
 std::string SignalName(int sig);
 
-// This binary (/proc/self/exe).
+// This binary, as /proc/<pid>/fd/<n> of a descriptor this process holds open: the children run
+// the binary the regression started with even if the file is rebuilt meanwhile.
 std::string SelfExecutable();
 
 }  // namespace qacc::cli

@@ -58,6 +58,23 @@ TEST_F(RegressCli, BadArgumentsExit2NamingTheOption) {
   EXPECT_FALSE(fs::exists(dir_ / "calls.log"));  // nothing ran
 }
 
+// A rebuild during a long regression replaces the qacc file: the runs after it still start (each
+// is spawned through qacc's own memory-limit wrapper) from the binary the regression began with.
+TEST_F(RegressCli, RunsGoOnWhenTheBinaryIsReplaced) {
+  const fs::path copy = dir_ / "qacc";
+  fs::copy_file(QACC_BINARY, copy);
+  SetDelay(0.5);
+  const pid_t pid = StartRegress({"--child-command", fake_.string(), "--suite", "gemm", "--seeds",
+                                  "3", "-j", "1", "--tests", "gemm_random"},
+                                 dir_ / "err.txt", false, copy.string());
+  ASSERT_TRUE(WaitForText(dir_ / "calls.log", "cosim --test"));
+  fs::remove(copy);
+  std::ofstream(copy) << "#!/bin/sh\nexit 99\n";
+  fs::permissions(copy, fs::perms::owner_all);
+  EXPECT_EQ(WaitExitCode(pid), 0) << ReadWholeFile(dir_ / "err.txt");
+  EXPECT_EQ(Count(ReadWholeFile(dir_ / "calls.log"), "cosim --test"), 3u);
+}
+
 // --fail-fast (qacc validate's per-mutant regression): no run starts after the first failure, the
 // report lists the runs that ran and says so; --mutant and --coverage-dir reach every child (whose
 // own reproduce line, from qacc cosim, carries --mutant).

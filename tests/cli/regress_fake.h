@@ -98,12 +98,13 @@ inline size_t Count(const std::string& text, const std::string& what) {
   return count;
 }
 
-// Starts `qacc regress ARGS` in the background with stdout to /dev/null and stderr to `err`;
-// returns its pid. SIGINT, SIGTERM and SIGHUP reach it with their default dispositions, whatever
-// this process inherited, but for SIGHUP with `nohup`: ignored, as `nohup` starts it.
+// Starts `qacc regress ARGS` (`binary`: a copy of qacc) in the background with stdout to /dev/null
+// and stderr to `err`; returns its pid. SIGINT, SIGTERM and SIGHUP reach it with their default
+// dispositions, whatever this process inherited, but for SIGHUP with `nohup`: ignored, as `nohup`
+// starts it.
 inline pid_t StartRegress(const std::vector<std::string>& args, const std::filesystem::path& err,
-                          bool nohup = false) {
-  std::vector<std::string> argv = {QACC_BINARY, "regress"};
+                          bool nohup = false, const std::string& binary = QACC_BINARY) {
+  std::vector<std::string> argv = {binary, "regress"};
   argv.insert(argv.end(), args.begin(), args.end());
   std::vector<char*> c_argv;
   for (std::string& arg : argv) c_argv.push_back(arg.data());
