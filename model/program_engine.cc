@@ -157,7 +157,9 @@ void ProgramEngine::Step(ProgramCycle* observed) {
     return;
   }
   const uint64_t c = cycle_;
-  if (observed) *observed = ProgramCycle{};
+  // Every other field of `observed` is written at the end of the cycle (not cleared here: Step
+  // runs every cycle of a lockstep program).
+  if (observed) observed->gemm_start.valid = false;
   // After an EXT_FAULT the fetcher does nothing more (it still takes the beats in flight).
   if (stopped_ && (fetch_ == FetchState::kIssue || fetch_ == FetchState::kValidate ||
                    fetch_ == FetchState::kHold)) {

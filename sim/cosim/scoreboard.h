@@ -154,6 +154,10 @@ class Scoreboard {
   void CheckDmaSram(int64_t cycle, const DmaSramSample& rtl, const model::DmaSramAccess& model);
   void CheckMove(int64_t cycle, const MoveSample& rtl, const model::MoveRead& read,
                  const model::MoveWrite& write);
+  // Records a mismatch of `unit` in `cycle` (built only when there is one: the checks run every
+  // cycle).
+  void Report(CheckUnit unit, int64_t cycle, std::string what, std::string expected,
+              std::string actual);
   // The tile of an RTL beat at `cycle` with row `row`, whose row 0 of tile 0 comes at `first`.
   int64_t TileOf(int64_t cycle, int row, int64_t first) const;
 
@@ -175,6 +179,10 @@ class Scoreboard {
   std::optional<Mismatch> first_;
   std::array<std::optional<Mismatch>, kNumCheckUnits> first_of_;
   bool prev_done_ = false;
+  // CheckCommand's last cycle: mon_cmd_o's words, the model's registers, and whether they matched.
+  uint32_t cmd_words_[kCommandPortWords] = {};
+  arch::Command cmd_model_;
+  bool cmd_matched_ = false;
   bool program_ = false;  // a program runs: DONE at program_done_ only
   int64_t program_done_ = std::numeric_limits<int64_t>::max();
 };
