@@ -439,6 +439,15 @@ ErrCode RangeCode(uint32_t sram) {
   return kCodes[sram - 1];
 }
 
+// Fails the generator when golden's validation of `bad` is not `want`.
+void RequireError(const Context& c, const Descriptor& bad, ErrCode want) {
+  const golden::ProgramError got = golden::Validate(c.g, bad);
+  if (uint32_t(got) != uint32_t(want)) {
+    throw std::logic_error(fmt::format("dma test generator bug: {} descriptor gives {}",
+                                       arch::ErrCodeName(want), golden::ProgramErrorName(got)));
+  }
+}
+
 Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
   Context c(rng, config);
   c.Setup();
@@ -465,11 +474,7 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
     k.dma = c.Knobs();
     std::vector<Descriptor> p = RandomProgram(rng, c.g, int(rng.Uniform(1, 8)), k);
     const int prefix = int(p.size());
-    const golden::ProgramError got = golden::Validate(c.g, bad);
-    if (uint32_t(got) != uint32_t(want)) {
-      throw std::logic_error(fmt::format("dma test generator bug: {} descriptor gives {}",
-                                         arch::ErrCodeName(want), golden::ProgramErrorName(got)));
-    }
+    RequireError(c, bad, want);
     p.push_back(bad);
     const std::vector<Descriptor> tail = RandomProgram(rng, c.g, 3, k);
     p.insert(p.end(), tail.begin(), tail.end());
@@ -489,7 +494,7 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
       p.push_back(d);
     }
     const ErrCode code =
-        to_dma ? rng.Pick<ErrCode>({ErrCode::kExtAlign, ErrCode::kARange}) : ErrCode::kBadShape;
+        to_dma ? rng.Pick<ErrCode>({ErrCode::kExtRange, ErrCode::kARange}) : ErrCode::kBadShape;
     Descriptor bad;
     if (to_dma) {
       bad = IllegalDescriptor(c, code);
@@ -499,6 +504,7 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
       bad = golden::EncodeGemm(gemm, {});
     }
     const ErrCode want = code == ErrCode::kARange ? RangeCode(golden::DecodeDma(bad).sram) : code;
+    RequireError(c, bad, want);
     p.push_back(bad);
     p.push_back(RandomGemm(rng, c.g));
     c.Emit(p,
