@@ -56,10 +56,10 @@ if [ $# -gt 0 ]; then
 fi
 mkdir -p build
 : >build/ci_times.txt
-stage release 15 run_preset release
+stage release 25 run_preset release
 debug_stage() {
   run_preset debug
   same_tests_as_release
 }
-stage debug 25 debug_stage
-stage fuzz 10 bash scripts/fuzz.sh 10
+stage debug 40 debug_stage
+stage fuzz 15 bash scripts/fuzz.sh 10
