@@ -1,11 +1,10 @@
 // qacc bench: co-simulation speed on one fixed workload (default a 256x256x256 int8 GEMM on the
 // config's array; with --program the same layer compiled into a program of DMA and compute
 // descriptors launched with CTRL.RUN, data_movement.md 14): the bare Verilated loop (RTL only, same
-// host program), the same with the
-// --trace-fst build and tracing off, the lockstep co-simulation, and the model-only mode, measured
-// by one command (the best of --repeat interleaved runs of each), with their ratios. It prints
-// measurements only. A shape whose operands or result do not fit the config's SRAMs is refused
-// before anything runs (model/sram_fit.h).
+// host program), the same with the --trace-fst build and tracing off, the lockstep co-simulation,
+// and the model-only mode, measured by one command (the best of --repeat interleaved runs of
+// each), with their ratios. It prints measurements only. A shape whose operands or result do not
+// fit the config's SRAMs is refused before anything runs (model/sram_fit.h).
 #include <fmt/format.h>
 #include <sys/wait.h>
 #include <unistd.h>
