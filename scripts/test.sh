@@ -61,5 +61,5 @@ debug_stage() {
   run_preset debug
   same_tests_as_release
 }
-stage debug 40 debug_stage
-stage fuzz 15 bash scripts/fuzz.sh 10
+stage debug 50 debug_stage
+stage fuzz 12 bash scripts/fuzz.sh 10
