@@ -40,6 +40,9 @@ struct QueueSample {
 };
 inline constexpr int kMonQueueBits = 4 + 4 + 3 + 3 + 16 + 4 * 17;  // $bits(mon_q_t)
 inline constexpr int kMaxSramWordBytes = 8 * kMaxCols;              // the rq word
+// The DMA SRAM monitor's width in bytes for C columns: the widest word, rq's 8C (qacc_top
+// WordBytesMax).
+inline constexpr int DmaPortBytes(int cols) { return 8 * cols; }
 
 // The DMA's SRAM access of one cycle (mon_dma_*_o). Bytes are filled only with re or we.
 struct DmaSramSample {

@@ -483,8 +483,7 @@ void Scoreboard::CheckDmaSram(int64_t cycle, const DmaSramSample& r,
     }
     return;
   }
-  // The port's width: the widest word, rq's 8C bytes (qacc_top WordBytesMax).
-  for (int j = 0; j < 8 * config_.cols; ++j) {
+  for (int j = 0; j < DmaPortBytes(config_.cols); ++j) {
     const bool enabled = j >= e.offset && j < e.offset + e.bytes;
     if (r.be[j] != uint8_t(enabled)) {
       Report(CheckUnit::kDmaSram, cycle, fmt::format("DMA SRAM byte enable {}", j),

@@ -59,14 +59,16 @@ TEST_F(RegressCli, BadArgumentsExit2NamingTheOption) {
 }
 
 // A rebuild during a long regression replaces the qacc file: the runs after it still start (each
-// is spawned through qacc's own memory-limit wrapper) from the binary the regression began with.
+// is spawned through qacc's own memory-limit wrapper, asked for explicitly since a sanitizer build
+// defaults to none) from the binary the regression began with.
 TEST_F(RegressCli, RunsGoOnWhenTheBinaryIsReplaced) {
   const fs::path copy = dir_ / "qacc";
   fs::copy_file(QACC_BINARY, copy);
   SetDelay(0.5);
-  const pid_t pid = StartRegress({"--child-command", fake_.string(), "--suite", "gemm", "--seeds",
-                                  "3", "-j", "1", "--tests", "gemm_random"},
-                                 dir_ / "err.txt", false, copy.string());
+  const pid_t pid =
+      StartRegress({"--child-command", fake_.string(), "--suite", "gemm", "--seeds", "3", "-j", "1",
+                    "--tests", "gemm_random", "--memory-limit", "4096"},
+                   dir_ / "err.txt", false, copy.string());
   ASSERT_TRUE(WaitForText(dir_ / "calls.log", "cosim --test"));
   fs::remove(copy);
   std::ofstream(copy) << "#!/bin/sh\nexit 99\n";
