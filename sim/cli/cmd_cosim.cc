@@ -47,6 +47,7 @@ struct CosimArgs {
   std::string fault = "none";
   int64_t watchdog_cycles = 1000;
   int64_t quantum_cycles = 1024;
+  int threads = 1;
   int64_t mutant = 0;
   std::string coverage;  // Verilator coverage file
   OutputOptions output;
@@ -273,6 +274,11 @@ void RunCosim(const CosimArgs& args) {
   options.fault = *fault;
   options.watchdog_cycles = args.watchdog_cycles;
   options.quantum_cycles = args.quantum_cycles;
+  if (args.threads > 1 && args.model_only) {
+    throw UsageError(
+        "--threads 2: --model-only runs no RTL, so there is nothing for a second thread");
+  }
+  options.threads = args.threads;
   if (args.test.empty() == args.gemm.empty()) {
     throw UsageError("give either --test NAME or --gemm M,N,K (a compiled GEMM layer)");
   }
@@ -403,6 +409,8 @@ void RunCosim(const CosimArgs& args) {
       {"config", args.config},
       {"config_name", options.config.name},
       {"mode", args.model_only ? "model-only" : "lockstep"},
+      {"threads", options.threads},
+      {"rtl_thread_cycles", result.rtl_thread_cycles},
       {"tool", {{"version", ToolVersion()}, {"commit", ToolCommit()}}},
       {"pass", result.pass},
       {"suite", suite_name},
@@ -525,6 +533,11 @@ void RegisterCosimCommand(CLI::App& app) {
                   "Cycles between SystemC synchronisations (1: every cycle)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd->add_option("--threads", args->threads,
+                  "1, or 2: the RTL runs ahead on a second thread while the run waits for a "
+                  "command to end (same results, shorter wall time with a second core free)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 2));
   AddMutantOption(cmd, &args->mutant);
   cmd->add_option("--coverage", args->coverage,
                   "Write the RTL's Verilator line/toggle coverage of the run to FILE (needs an RTL "

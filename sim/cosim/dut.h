@@ -128,6 +128,9 @@ class Dut {
   // rising edge that ends the cycle. With tracing on, dumps both half cycles (cycle n at n ns).
   // The memory port is bridged to ext_memory() in every cycle (sim/cosim/axi_bridge.h).
   virtual void Cycle(int64_t cycle, RtlSample& sample) = 0;
+  // Makes the calling thread the one that runs Cycle from now on (Verilator's per-thread context:
+  // the RTL's assertions report through it). The constructing thread is bound at first.
+  virtual void BindThread() = 0;
 
   // The testbench's external memory on the RTL's memory port (docs/data_movement.md 15.2), and the
   // port's master outputs of the last cycle.

@@ -101,6 +101,8 @@ class DutImpl final : public Dut {
     }
   }
 
+  void BindThread() override { Verilated::threadContextp(context_.get()); }
+
   model::ExtMemory& ext_memory() override { return memory_; }
   const model::AxiMasterOut& axi_master() const override { return bridge_.master(); }
 

@@ -21,6 +21,7 @@
 #include "sim/cosim/coverage.h"
 #include "sim/cosim/dut.h"
 #include "sim/cosim/program_check.h"
+#include "sim/cosim/rtl_runahead.h"
 #include "sim/testgen/program.h"
 
 // libsystemc's main() refers to sc_main; qacc has its own main() and starts the kernel itself, so
@@ -156,6 +157,8 @@ class Engine {
   }
 
   int64_t cycle() const { return cycle_; }
+  // Cycles the RTL ran on the second thread (--threads 2).
+  int64_t runahead_cycles() const { return runahead_cycles_; }
   int64_t first_launch_cycle() const { return first_launch_cycle_; }
   // Cycles with BUSY over every command: the model's prediction, or what the RTL showed when it
   // runs alone.
@@ -173,8 +176,7 @@ class Engine {
   // One clock cycle of everything.
   void Tick() {
     if (cycle_ == trace_begin_) dut_.SetTracing(true);
-    dut_.SetApb(pins_);
-    dut_.Cycle(cycle_, sample_);
+    RtlCycle();
     if (coverage_ != nullptr) coverage_->OnCycle(cycle_, sample_);
     if (options_.fault != Fault::kNone) InjectFault();
     if (model_ == nullptr && sample_.busy) ++busy_cycles_;
@@ -201,6 +203,42 @@ class Engine {
     }
     ++cycle_;
     if (model_ != nullptr && !in_transfer_) model_->Advance(cycle_);
+  }
+
+  // The RTL's half of the cycle: from the second thread's ring while it runs ahead, else here.
+  void RtlCycle() {
+    if (runahead_ != nullptr) {
+      if (runahead_->Take(cycle_, sample_)) return;
+      EndRunahead();  // it stopped after cycle_ - 1: the RTL goes on from there, here
+    }
+    dut_.SetApb(pins_);
+    dut_.Cycle(cycle_, sample_);
+  }
+
+  // With --threads 2, the RTL runs ahead on a second thread while a wait for DONE lasts
+  // (rtl_runahead.h): cycles below `limit`, the wait's watchdog cycle. The engine's loop is the
+  // same either way; the scope ends the worker when the wait ends or throws.
+  class RunaheadScope {
+   public:
+    RunaheadScope(Engine& engine, int64_t limit) : engine_(engine) {
+      if (engine.options_.threads > 1 && engine.model_ != nullptr && engine.trace_begin_ < 0 &&
+          !engine.rtl_done()) {
+        engine.runahead_ =
+            std::make_unique<RtlRunahead>(engine.dut_, engine.pins_, engine.cycle_, limit);
+      }
+    }
+    ~RunaheadScope() { engine_.EndRunahead(); }
+    RunaheadScope(const RunaheadScope&) = delete;
+    RunaheadScope& operator=(const RunaheadScope&) = delete;
+
+   private:
+    Engine& engine_;
+  };
+
+  void EndRunahead() {
+    if (runahead_ == nullptr) return;
+    runahead_cycles_ += runahead_->produced();
+    runahead_.reset();
   }
 
   // Monitor-side faults: what the scoreboard sees differs from what the RTL did, once.
@@ -350,6 +388,7 @@ class Engine {
     if (launch_cycle_ < 0) return;
     if (program_launched_) return WaitProgramDone();
     const int64_t predicted = PredictedDone();
+    RunaheadScope runahead(*this, predicted + options_.watchdog_cycles);
     for (;;) {
       if (rtl_done() && cycle_ > predicted) return;
       if (cycle_ >= predicted + options_.watchdog_cycles)
@@ -363,6 +402,8 @@ class Engine {
   // no prediction: its watchdog is kRtlProgramWatchdog cycles from the launch.
   void WaitProgramDone() {
     constexpr int64_t kRtlProgramWatchdog = int64_t{1} << 28;
+    RunaheadScope runahead(*this, launch_cycle_ + kRtlProgramWatchdog);
+    bool limited = false;  // the runahead's limit is the model's watchdog cycle
     for (;;) {
       int64_t predicted = -1;
       const bool model_runs_it = model_ != nullptr && model_launch_cycle_ == launch_cycle_;
@@ -381,6 +422,10 @@ class Engine {
                           cycle_, command_, cycle_ - launch_cycle_)};
         }
       } else if (predicted >= 0) {
+        if (!limited && runahead_ != nullptr) {
+          runahead_->SetLimit(predicted + options_.watchdog_cycles);
+          limited = true;
+        }
         if (busy_recorded_ != launch_cycle_) {
           busy_cycles_ += predicted - launch_cycle_;
           busy_recorded_ = launch_cycle_;
@@ -500,6 +545,8 @@ class Engine {
   std::vector<int64_t> read_cycles_;
   std::function<void(int, const Engine&)> output_check_;
   Coverage* coverage_ = nullptr;
+  std::unique_ptr<RtlRunahead> runahead_;
+  int64_t runahead_cycles_ = 0;
   bool injected_ = false;
   bool delayed_ = false;
   RtlSample delayed_sample_;
@@ -676,6 +723,7 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
   result.cycles = engine->cycle();
   result.launch_cycle = engine->first_launch_cycle();
   result.command_cycles = engine->busy_cycles();
+  result.rtl_thread_cycles = engine->runahead_cycles();
   result.check_seconds = check_seconds;
   result.coverage = coverage.bins();
   if (!options.coverage_path.empty()) dut->WriteCoverage(options.coverage_path);

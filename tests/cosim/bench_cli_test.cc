@@ -47,6 +47,7 @@ TEST(BenchCli, ShapesExactlyAtTheLimitsRun) {
     ASSERT_EQ(r.exit_code, 0) << shape << "\n" << r.err;
     const nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_TRUE(j["lockstep"]["pass"].get<bool>()) << shape;
+    EXPECT_TRUE(j["lockstep_2_threads"]["pass"].get<bool>()) << shape;
     EXPECT_TRUE(j["model_only"]["pass"].get<bool>()) << shape;
     EXPECT_FALSE(j.contains("goals_met"));
   }
@@ -69,6 +70,8 @@ TEST(BenchCli, ProgramRunsACompiledLayer) {
   EXPECT_TRUE(j["lockstep"]["pass"].get<bool>());
   EXPECT_TRUE(j["model_only"]["pass"].get<bool>());
   EXPECT_EQ(j["rtl_only"]["cycles"], j["lockstep"]["cycles"]);
+  EXPECT_TRUE(j["lockstep_2_threads"]["pass"].get<bool>());
+  EXPECT_EQ(j["lockstep_2_threads"]["cycles"], j["lockstep"]["cycles"]);
   const CliResult bad = RunQacc("bench --program -m 8 -n 8 -k 9000 --repeat 1");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("--program: layer 'gemm': K = 9000"), std::string::npos) << bad.err;

@@ -70,6 +70,8 @@ void ExpectSchema(const Json& j) {
       {"config", Json::value_t::string},
       {"config_name", Json::value_t::string},
       {"mode", Json::value_t::string},
+      {"threads", Json::value_t::number_integer},
+      {"rtl_thread_cycles", Json::value_t::number_integer},
       {"tool", Json::value_t::object},
       {"pass", Json::value_t::boolean},
       {"m", Json::value_t::number_integer},
@@ -188,6 +190,50 @@ TEST(CosimCli, SameSeedSameResult) {
     j->erase("cycles_per_second");
   }
   EXPECT_EQ(a, b);
+}
+
+// --threads 2 runs the RTL ahead on a second thread while a command runs: every result but the
+// timing is that of one thread, for passing runs of each suite and shipped config, runs that fail
+// (a monitor fault, a late beat, a model one stage long) and a run the watchdog ends.
+TEST(CosimThreads, TwoThreadsGiveTheResultsOfOne) {
+  const std::vector<std::string> cases = {
+      "--test gemm_random --seed 7",
+      "--test gemm_edges --seed 3 --config " + ConfigPath("rect_4x16"),
+      "--test prog_layers --seed 2",
+      "--test dma_overlap --seed 3 --config " + ConfigPath("tall_16x4"),
+      "--test dma_errors --seed 1",
+      "--test dma_ext_fault --seed 2",
+      "--test gemm_relu6 --seed 1 --inject-fault mac-value",
+      "--test gemm_relu6 --seed 1 --inject-fault mac-late",
+      "--test gemm_random --seed 2 --inject-fault requant-latency",
+      "--test gemm_edges --seed 1 --inject-fault start-lost --watchdog-cycles 200",
+  };
+  for (const std::string& args : cases) {
+    SCOPED_TRACE(args);
+    const int exit = args.find("--inject-fault") == std::string::npos ? 0 : 1;
+    Json one = RunCosimJson(args, exit), two = RunCosimJson(args + " --threads 2", exit);
+    EXPECT_EQ(one["threads"], 1);
+    EXPECT_EQ(two["threads"], 2);
+    EXPECT_EQ(one["rtl_thread_cycles"], 0);
+    // The second thread ran the cycles of the waits for DONE (of a GEMM test's few hundred
+    // cycles, most load operands over APB: those stay on the engine's thread).
+    EXPECT_GT(two["rtl_thread_cycles"].get<int64_t>(), 0);
+    EXPECT_LE(two["rtl_thread_cycles"].get<int64_t>(), two["cycles"].get<int64_t>());
+    for (Json* j : {&one, &two}) {
+      for (const char* key :
+           {"wall_seconds", "cycles_per_second", "threads", "rtl_thread_cycles"}) {
+        j->erase(key);
+      }
+    }
+    EXPECT_EQ(one, two);
+  }
+  const testing::CliResult bad = RunQacc("cosim --test gemm_random --seed 1 --threads 3");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--threads"), std::string::npos) << bad.err;
+  const testing::CliResult model =
+      RunQacc("cosim --test gemm_random --seed 1 --threads 2 --model-only");
+  EXPECT_EQ(model.exit_code, 2);
+  EXPECT_NE(model.err.find("--threads 2: --model-only"), std::string::npos) << model.err;
 }
 
 // ---- Self-check of the checker: injected faults
