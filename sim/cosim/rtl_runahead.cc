@@ -58,7 +58,12 @@ void RtlRunahead::Run() {
       break;
     }
     RtlSample& sample = slots_[size_t(n % kSlots)];
-    dut_.Cycle(first_ + n, sample);
+    try {
+      dut_.Cycle(first_ + n, sample);
+    } catch (...) {  // thrown to the engine when it takes this cycle, as with one thread
+      error_ = std::current_exception();
+      break;
+    }
     const bool done = sample.done;
     produced_.store(n + 1, std::memory_order_release);
     if (done) break;
@@ -76,6 +81,7 @@ bool RtlRunahead::Take(int64_t cycle, RtlSample& sample) {
     // The worker sets finished_ after its last produced_: read them in that order.
     if (finished_.load(std::memory_order_acquire) &&
         produced_.load(std::memory_order_acquire) <= n) {
+      if (error_) std::rethrow_exception(error_);
       return false;
     }
     backoff.Pause();

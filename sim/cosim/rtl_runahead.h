@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <thread>
 
@@ -30,7 +31,7 @@ class RtlRunahead {
 
   // The sample of `cycle`, the next one in order, copied into `sample`; waits for the worker.
   // False when the worker has stopped before running `cycle`: the caller runs the RTL itself
-  // from there (its state is that after cycle - 1).
+  // from there (its state is that after cycle - 1). Throws what Dut::Cycle threw in `cycle`.
   bool Take(int64_t cycle, RtlSample& sample);
   // Lowers the limit (the engine learns a watchdog cycle later); cycles already run stay valid.
   void SetLimit(int64_t limit) { limit_.store(limit, std::memory_order_release); }
@@ -46,6 +47,7 @@ class RtlRunahead {
   const ApbPins pins_;
   const int64_t first_;
   std::unique_ptr<RtlSample[]> slots_;
+  std::exception_ptr error_;  // what the cycle after the last produced threw; read after finished_
   std::thread worker_;
   // Each counter on its own cache line: the worker writes produced_ and the engine consumed_ every
   // cycle, and a line both write would move between the cores twice a cycle. The worker reads
