@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Sets everything up, builds, and runs every test. Exits non-zero when any test fails.
 #   scripts/test.sh                      CI's stages in order: release, debug (AddressSanitizer and
-#                                        UBSan), fuzz (every libFuzzer harness for a few seconds)
-#   scripts/test.sh PRESET [ctest args]  one preset's tests only (release or debug)
+#                                        UBSan), tsan (ThreadSanitizer on the two-thread code), fuzz
+#                                        (every libFuzzer harness for a few seconds)
+#   scripts/test.sh PRESET [ctest args]  one preset's tests only (release, debug or tsan)
 # Tests labelled `slow` (long sweeps and regressions) run only with QACC_SLOW=1 in the environment.
 # Every stage prints its wall time and fails when it runs over its budget: CI has 90 minutes, and the
-# budgets (docs/sanitizers.md "CI time budget") keep the three stages well inside them as configs and
+# budgets (docs/sanitizers.md "CI time budget") keep the four stages well inside them as configs and
 # units are added.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -62,4 +63,5 @@ debug_stage() {
   same_tests_as_release
 }
 stage debug 50 debug_stage
-stage fuzz 12 bash scripts/fuzz.sh 10
+stage tsan 3 run_preset tsan
+stage fuzz 10 bash scripts/fuzz.sh 10
