@@ -66,8 +66,8 @@ struct CosimResult {
   int64_t cycles = 0;          // the whole run, reset and loading included
   int64_t command_cycles = 0;  // cycles with BUSY, summed over the commands: E of each (model)
   int64_t launch_cycle = 0;    // of the first command
-  int64_t rtl_thread_cycles =
-      0;  // of `cycles`, those the RTL ran on the second thread (--threads 2)
+  // Of `cycles`, those the RTL ran on the second thread (--threads 2).
+  int64_t rtl_thread_cycles = 0;
   double wall_seconds = 0;
   double check_seconds = 0;  // part of wall_seconds spent on the final golden comparison
   std::array<int64_t, kNumCheckUnits> mismatches{};

@@ -388,11 +388,11 @@ class Engine {
     if (launch_cycle_ < 0) return;
     if (program_launched_) return WaitProgramDone();
     const int64_t predicted = PredictedDone();
-    RunaheadScope runahead(*this, predicted + options_.watchdog_cycles);
+    const int64_t watchdog_cycle = predicted + options_.watchdog_cycles;
+    RunaheadScope runahead(*this, watchdog_cycle);
     for (;;) {
       if (rtl_done() && cycle_ > predicted) return;
-      if (cycle_ >= predicted + options_.watchdog_cycles)
-        throw EngineStop{WatchdogMessage(predicted)};
+      if (cycle_ >= watchdog_cycle) throw EngineStop{WatchdogMessage(predicted)};
       Tick();
     }
   }

@@ -38,9 +38,10 @@ class RtlRunahead {
   // Cycles the worker has run so far.
   int64_t produced() const { return produced_.load(std::memory_order_acquire); }
 
- private:
-  static constexpr int64_t kSlots = 64;  // about 80 KB of samples
+  // The ring: how far the worker runs ahead of the engine (about 84 KB of samples).
+  static constexpr int64_t kSlots = 64;
 
+ private:
   void Run();
 
   Dut& dut_;

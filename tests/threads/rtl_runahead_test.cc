@@ -136,7 +136,7 @@ TEST(RtlRunahead, LoweredLimitStopsTheWorker) {
   int64_t c = 10;
   while (runahead.Take(c, s)) ExpectSampleOf(c++, 0, -1, s);
   EXPECT_GE(c, 20);
-  EXPECT_LE(c, 10 + 64);
+  EXPECT_LE(c, 10 + RtlRunahead::kSlots);
   EXPECT_EQ(c, runahead.produced());
 }
 
@@ -147,11 +147,12 @@ TEST(RtlRunahead, DestructionStopsAWaitingWorker) {
   {
     RtlRunahead runahead(dut, ApbPins{}, 0, INT64_MAX);
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (runahead.produced() < 64 && std::chrono::steady_clock::now() < give_up) {
+    while (runahead.produced() < RtlRunahead::kSlots &&
+           std::chrono::steady_clock::now() < give_up) {
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    EXPECT_EQ(runahead.produced(), 64);  // the ring is full, and the worker waits
+    EXPECT_EQ(runahead.produced(), RtlRunahead::kSlots);  // the ring is full; the worker waits
   }
   EXPECT_EQ(dut.bound(), std::this_thread::get_id());
 }
