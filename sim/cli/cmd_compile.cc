@@ -115,8 +115,10 @@ const char* KindName(compiler::TensorPlacement::Kind kind) {
 const char* LayoutName(compiler::TensorPlacement::Layout layout) {
   using Layout = compiler::TensorPlacement::Layout;
   switch (layout) {
-    case Layout::kKMajor:
-      return "k-major";
+    case Layout::kRowPanels:
+      return "row panels";
+    case Layout::kColumnPanels:
+      return "column panels";
     case Layout::kRowMajor:
       return "row-major";
     case Layout::kPackedWords:
@@ -240,6 +242,7 @@ void RunCompile(const CompileCliOptions& o) {
                        {"element_bytes", t.element_bytes},
                        {"addr", t.addr},
                        {"pitch", t.pitch},
+                       {"panel", t.panel},
                        {"bytes", t.bytes}});
     human += fmt::format("    0x{:08x} {:>10} bytes  {} ({}, {} x {}, {})\n", t.addr, t.bytes,
                          t.name, KindName(t.kind), t.rows, t.cols, LayoutName(t.layout));

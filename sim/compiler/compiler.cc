@@ -145,9 +145,11 @@ struct LayerContext {
   WordRange a_space;              // A words free for this layer's slots and scratch
   OutputRoute route = OutputRoute::kFinal;
   std::optional<WordRange> a_next;   // kChain: where the next layer's A goes
-  uint32_t x_addr = 0, x_pitch = 0;  // A from external memory (K-major)
-  uint32_t y_addr = 0, y_pitch = 0;  // output: row-major (kFinal) or K-major (kExtIntermediate)
-  uint32_t w_addr = 0, w_pitch = 0, bias_addr = 0, rq_addr = 0;
+  uint32_t x_addr = 0, x_pitch = 0;  // A from external memory (row panels, pitch K * R)
+  // The output: row-major (kFinal) or row panels for the next layer (kExtIntermediate, N * R).
+  uint32_t y_addr = 0, y_pitch = 0;
+  uint32_t w_addr = 0, w_pitch = 0;  // column panels, pitch K * C
+  uint32_t bias_addr = 0, rq_addr = 0;
 };
 
 class LayerCompiler {
@@ -403,38 +405,33 @@ class LayerCompiler {
     }
   }
 
-  // A panels mb0 .. mb0 + ma - 1 of the K-major input: word k of panel p is the R bytes at
-  // x + k * pitch + (mb0 + p) * R. Inner loop over panels: consecutive units are consecutive bytes.
+  // A panels mb0 .. mb0 + ma - 1 of the input in row panels (16.1): panel p is K contiguous units
+  // at x + (mb0 + p) * pitch, one DMA row each, loaded in 16-beat bursts.
   void LoadA(const LayerContext& ctx, int mb0, int ma, uint32_t base) {
     golden::DmaFields f;
     f.sram = uint32_t(Sram::kA);
-    f.count0 = 1;
+    f.count0 = uint32_t(ctx.layer->k);
     f.count1 = uint32_t(ma);
     f.sram_stride1 = uint32_t(ctx.layer->k);
-    f.ext_stride1 = uint32_t(config_.rows);
-    f.count2 = uint32_t(ctx.layer->k);
-    f.sram_stride2 = 1;
-    f.ext_stride2 = ctx.x_pitch;
+    f.ext_stride1 = ctx.x_pitch;
     f.sram_base = base;
-    f.ext_addr = ctx.x_addr + uint32_t(mb0 * config_.rows);
+    f.ext_addr = ctx.x_addr + uint32_t(mb0) * ctx.x_pitch;
     Dma(Op::kLoad, f, {}, {{Sram::kA, base, base + uint64_t(ma) * uint64_t(ctx.layer->k)}});
   }
 
-  // B panels nb0 .. nb0 + nbc - 1 of the row-major weights, their bias and rq words.
+  // B panels nb0 .. nb0 + nbc - 1 of the weights in column panels (16.1), one DMA row of K units
+  // each, and their bias and rq words.
   void LoadB(const LayerContext& ctx, int nb0, int nbc, const Chunking& ch, int slot) {
     const GemmLayer& l = *ctx.layer;
     const uint32_t c = uint32_t(config_.cols), k = uint32_t(l.k);
     golden::DmaFields f;
     f.sram = uint32_t(Sram::kB);
-    f.count0 = 1;
+    f.count0 = k;
     f.count1 = uint32_t(nbc);
     f.sram_stride1 = k;
-    f.ext_stride1 = c;
-    f.count2 = k;
-    f.sram_stride2 = 1;
-    f.ext_stride2 = ctx.w_pitch;
+    f.ext_stride1 = ctx.w_pitch;
     f.sram_base = uint32_t(slot) * uint32_t(ch.nbc) * k;
-    f.ext_addr = ctx.w_addr + uint32_t(nb0) * c;
+    f.ext_addr = ctx.w_addr + uint32_t(nb0) * ctx.w_pitch;
     const std::vector<Range> slot_ranges = BSlotRanges(ch, slot, l);
     Dma(Op::kLoad, f, {}, {slot_ranges[0]});
     if (l.bias) {
@@ -486,19 +483,17 @@ class LayerCompiler {
     const int r = config_.rows, c = config_.cols;
     if (ctx.route == OutputRoute::kExtIntermediate) {
       // From the A scratch (word p * nbc * C + j = column nb0 * C + j of panel mb0 + p) to the
-      // K-major intermediate: row k' = nb0 * C + j, columns (mb0 + p) * R.
+      // intermediate in row panels: unit k' = nb0 * C + j of panel mb0 + p, so each panel's
+      // columns are one contiguous DMA row.
       const int cols = std::min(b.nbc * c, l.n - b.nb0 * c);
       golden::DmaFields f;
       f.sram = uint32_t(Sram::kA);
-      f.count0 = 1;
+      f.count0 = uint32_t(cols);
       f.count1 = uint32_t(b.ma);
       f.sram_stride1 = uint32_t(b.nbc * c);
-      f.ext_stride1 = uint32_t(r);
-      f.count2 = uint32_t(cols);
-      f.sram_stride2 = 1;
-      f.ext_stride2 = ctx.y_pitch;
+      f.ext_stride1 = ctx.y_pitch;
       f.sram_base = b.scratch_base;
-      f.ext_addr = ctx.y_addr + uint32_t(b.nb0 * c) * ctx.y_pitch + uint32_t(b.mb0 * r);
+      f.ext_addr = ctx.y_addr + uint32_t(b.mb0) * ctx.y_pitch + uint32_t(b.nb0 * c * r);
       Dma(Op::kStore, f, {b.scratch_range}, {});
       return;
     }
@@ -532,7 +527,7 @@ class LayerCompiler {
 
 TensorPlacement Place(ExtAllocator& ext, std::string name, TensorPlacement::Kind kind,
                       TensorPlacement::Layout layout, int layer, int rows, int cols,
-                      uint32_t element_bytes, uint32_t pitch, uint64_t bytes) {
+                      uint32_t element_bytes, uint32_t pitch, uint64_t bytes, uint32_t panel = 0) {
   TensorPlacement t;
   t.name = std::move(name);
   t.kind = kind;
@@ -542,6 +537,7 @@ TensorPlacement Place(ExtAllocator& ext, std::string name, TensorPlacement::Kind
   t.cols = cols;
   t.element_bytes = element_bytes;
   t.pitch = pitch;
+  t.panel = panel;
   t.addr = ext.Allocate(bytes, t.name);
   t.bytes = uint32_t(bytes);
   return t;
@@ -579,12 +575,13 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
   using Kind = TensorPlacement::Kind;
   using Layout = TensorPlacement::Layout;
 
-  // External memory: the input (K-major), then per layer its weights, bias, rq and, where it is
-  // not kept on chip, its output.
+  // External memory (16.1): the input in row panels, then per layer its weights in column panels,
+  // bias, rq and, where it is not kept on chip, its output.
   const GemmLayer& first = network.layers.front();
-  const uint32_t x_pitch = uint32_t(CeilDiv(uint64_t(first.m), uint64_t(r)) * uint64_t(r));
-  program.tensors.push_back(Place(ext, "x", Kind::kInput, Layout::kKMajor, -1, first.m, first.k, 1,
-                                  x_pitch, uint64_t(x_pitch) * uint64_t(first.k)));
+  const uint64_t x_pitch = uint64_t(first.k) * uint64_t(r);
+  program.tensors.push_back(Place(ext, "x", Kind::kInput, Layout::kRowPanels, -1, first.m, first.k,
+                                  1, uint32_t(x_pitch),
+                                  CeilDiv(uint64_t(first.m), uint64_t(r)) * x_pitch, uint32_t(r)));
   uint32_t x_addr = program.tensors.back().addr;
 
   std::optional<WordRange> a_in;
@@ -598,12 +595,14 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
     ctx.nb = int(CeilDiv(uint64_t(l.n), uint64_t(c)));
     ctx.a_in = a_in;
     ctx.x_addr = x_addr;
-    ctx.x_pitch = uint32_t(ctx.mb * r);
+    ctx.x_pitch = uint32_t(l.k) * uint32_t(r);
     const uint32_t n_pad = uint32_t(ctx.nb * c);
-    program.tensors.push_back(Place(ext, l.name + ".w", Kind::kWeights, Layout::kRowMajor, i, l.k,
-                                    l.n, 1, n_pad, uint64_t(n_pad) * uint64_t(l.k)));
+    const uint32_t w_pitch = uint32_t(l.k) * uint32_t(c);
+    program.tensors.push_back(Place(ext, l.name + ".w", Kind::kWeights, Layout::kColumnPanels, i,
+                                    l.k, l.n, 1, w_pitch, uint64_t(w_pitch) * uint64_t(ctx.nb),
+                                    uint32_t(c)));
     ctx.w_addr = program.tensors.back().addr;
-    ctx.w_pitch = n_pad;
+    ctx.w_pitch = w_pitch;
     if (l.bias) {
       program.tensors.push_back(Place(ext, l.name + ".bias", Kind::kBias, Layout::kPackedWords, i,
                                       1, l.n, 4, 0, uint64_t(n_pad) * 4));
@@ -661,11 +660,12 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
       ctx.y_addr = program.tensors.back().addr;
       ctx.y_pitch = n_pad * element;
     } else if (ctx.route == OutputRoute::kExtIntermediate) {
-      program.tensors.push_back(Place(ext, l.name + ".y", Kind::kIntermediate, Layout::kKMajor, i,
-                                      l.m, l.n, 1, ctx.x_pitch,
-                                      uint64_t(ctx.x_pitch) * uint64_t(l.n)));
+      const uint32_t y_pitch = uint32_t(l.n) * uint32_t(r);  // the next layer's x_pitch
+      program.tensors.push_back(Place(ext, l.name + ".y", Kind::kIntermediate, Layout::kRowPanels,
+                                      i, l.m, l.n, 1, y_pitch, uint64_t(y_pitch) * uint64_t(ctx.mb),
+                                      uint32_t(r)));
       ctx.y_addr = program.tensors.back().addr;
-      ctx.y_pitch = ctx.x_pitch;
+      ctx.y_pitch = y_pitch;
     }
     program.layers.emplace_back();
     lc.Emit(ctx, *plan, program.layers.back());

@@ -33,7 +33,12 @@ struct CompileOptions {
 struct TensorPlacement {
   enum class Kind : uint8_t { kInput, kWeights, kBias, kRq, kIntermediate, kOutput };
   enum class Layout : uint8_t {
-    kKMajor,       // element (m, k) at k * pitch + m (activations: the A operand)
+    // Activations (the A operand), in panels of `panel` rows, one panel every `pitch` bytes:
+    // element (r, c) at (r / panel) * pitch + c * panel + r % panel.
+    kRowPanels,
+    // Weights (the B operand), in panels of `panel` columns, one panel every `pitch` bytes:
+    // element (r, c) at (c / panel) * pitch + r * panel + c % panel.
+    kColumnPanels,
     kRowMajor,     // element (r, c) at r * pitch + c * element_bytes
     kPackedWords,  // bias (int32 per column) or rq (8 bytes per column), padded to whole words
   };
@@ -43,8 +48,9 @@ struct TensorPlacement {
   int layer = -1;          // the layer it belongs to (-1: the network input)
   int rows = 0, cols = 0;  // logical shape (bias and rq: 1 x N)
   uint32_t element_bytes = 1;
-  uint32_t addr = 0;   // byte address, a multiple of 64
-  uint32_t pitch = 0;  // bytes between rows (KMajor: between k)
+  uint32_t addr = 0;   // byte address, a multiple of 256
+  uint32_t pitch = 0;  // bytes between rows (panel layouts: between panels)
+  uint32_t panel = 0;  // panel layouts: rows (kRowPanels) or columns (kColumnPanels) per panel
   uint32_t bytes = 0;  // allocated bytes
 };
 

@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include <cstring>
 #include <stdexcept>
+#include <string>
 
 namespace qacc::compiler {
 
@@ -17,6 +17,17 @@ uint32_t Get32(const std::vector<uint8_t>& mem, size_t addr) {
   uint32_t v = 0;
   for (int b = 0; b < 4; ++b) v |= uint32_t(mem.at(addr + size_t(b))) << (8 * b);
   return v;
+}
+
+// The byte address of element (r, c) of a tensor in row or column panels (16.1).
+size_t PanelOffset(const TensorPlacement& t, size_t r, size_t c) {
+  if (t.layout == TensorPlacement::Layout::kRowPanels) {
+    return t.addr + r / t.panel * t.pitch + c * t.panel + r % t.panel;
+  }
+  if (t.layout == TensorPlacement::Layout::kColumnPanels) {
+    return t.addr + c / t.panel * t.pitch + r * t.panel + c % t.panel;
+  }
+  throw std::logic_error("tensor '" + t.name + "' is not in panels");
 }
 
 void CheckSize(const char* what, const std::string& layer, size_t got, size_t want) {
@@ -44,7 +55,7 @@ void WriteInputs(const CompiledProgram& program, const Network& network,
   const TensorPlacement& xt = program.tensor("x");
   for (int m = 0; m < first.m; ++m) {
     for (int k = 0; k < first.k; ++k) {
-      state.ext.at(xt.addr + size_t(k) * xt.pitch + size_t(m)) = x[size_t(m) * first.k + k];
+      state.ext.at(PanelOffset(xt, size_t(m), size_t(k))) = x[size_t(m) * first.k + k];
     }
   }
   for (size_t i = 0; i < layers.size(); ++i) {
@@ -53,7 +64,9 @@ void WriteInputs(const CompiledProgram& program, const Network& network,
     CheckSize("weights", l.name, d.w.size(), size_t(l.k) * size_t(l.n));
     const TensorPlacement& w = program.tensor(l.name + ".w");
     for (int k = 0; k < l.k; ++k) {
-      std::memcpy(&state.ext.at(w.addr + size_t(k) * w.pitch), &d.w[size_t(k) * l.n], size_t(l.n));
+      for (int n = 0; n < l.n; ++n) {
+        state.ext.at(PanelOffset(w, size_t(k), size_t(n))) = d.w[size_t(k) * l.n + n];
+      }
     }
     if (l.bias) {
       CheckSize("bias", l.name, d.bias.size(), size_t(l.n));

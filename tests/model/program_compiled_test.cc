@@ -206,5 +206,72 @@ TEST(ProgramCompiled, SkippingIsExact) {
   }
 }
 
+// Operands in panels (data_movement.md 16.1): every A or B LOAD moves whole panels, one DMA row of
+// K contiguous units each, so its reads are long bursts with at most two partly used beats per
+// panel. With one row per unit (the K-major and row-major layouts the compiler used before), every
+// unit narrower than a beat wastes the rest of it: twice the beats for A at 8 x 8 with 16-byte
+// beats.
+TEST(ProgramCompiled, OperandPanelsLoadAsContiguousRows) {
+  std::mt19937 rng(16);
+  for (const char* name : {"default", "rect_4x16", "tall_16x4"}) {
+    const arch::ArchConfig config = LoadConfig(name);
+    Network net;
+    net.layers.push_back(
+        RandomLayer(rng, "fc", 3 * config.rows + 1, 5 * config.cols - 1, 64, true));
+    for (bool db : {true, false}) {
+      const std::string what = std::string(name) + (db ? " db" : " single");
+      const CompiledProgram program = compiler::Compile(config, net, {db, true});
+      uint64_t runs = 0;  // contiguous runs of bytes the loads read: panels, bias and rq rows
+      for (const golden::Descriptor& d : program.descriptors) {
+        if (golden::DecodeHeader(d).op != uint32_t(golden::Op::kLoad)) continue;
+        const golden::DmaFields f = golden::DecodeDma(d);
+        if (f.sram == uint32_t(golden::Sram::kA) || f.sram == uint32_t(golden::Sram::kB)) {
+          runs += f.count1 * f.count2 * f.count0 / 64;  // panels of K = 64 units
+          EXPECT_EQ(f.count0, 64u) << what << ": a panel is one row of K units";
+        } else {
+          runs += uint64_t(f.count1) * f.count2;
+        }
+      }
+      const size_t ext_bytes = (size_t(program.ext_bytes) + 4095) / 4096 * 4096;
+      golden::MachineState state(GeometryOf(config), ext_bytes);
+      const compiler::RandomValues values = compiler::MakeRandomValues(net, rng());
+      compiler::WriteInputs(program, net, values.x, values.layers, state);
+      Images in(config, ext_bytes);
+      in.ext = state.ext;
+      const uint32_t count = uint32_t(program.descriptors.size());
+      const ModelOutcome m = RunModel(config, in, program.q_base, count, 20, 1);
+      ASSERT_EQ(m.result.error, ProgramError::kNone) << what;
+      const uint64_t d = uint64_t(config.mem_data_bytes);
+      EXPECT_LE(m.result.perf.rd_beats,
+                (program.bytes_loaded + uint64_t(count) * 64) / d + 2 * runs)
+          << what;
+    }
+  }
+}
+
+// The BERT-base FFN layer at sequence 128 on the default config (16 bytes per cycle each way, the
+// config's memory): B is streamed (8 A chunks reload it), and its 4 bytes per MAC cycle are hidden
+// behind compute with double buffering, so the MAC array is busy at least 95 % of the program.
+TEST(ProgramCompiled, BertFfnLayerIsComputeBoundOnTheDefaultConfig) {
+  std::mt19937 rng(128);
+  const arch::ArchConfig config = LoadConfig("default");
+  Network net;
+  net.layers.push_back(RandomLayer(rng, "ffn", 128, 768, 3072, true));
+  const CompiledProgram program = compiler::Compile(config, net, {true, true});
+  const size_t ext_bytes = (size_t(program.ext_bytes) + 4095) / 4096 * 4096;
+  golden::MachineState state(GeometryOf(config), ext_bytes);
+  const compiler::RandomValues values = compiler::MakeRandomValues(net, 1);
+  compiler::WriteInputs(program, net, values.x, values.layers, state);
+  Images in(config, ext_bytes);
+  in.ext = state.ext;
+  const ModelOutcome m = RunModel(config, in, program.q_base, uint32_t(program.descriptors.size()),
+                                  config.ext_mem_latency, config.ext_mem_interval);
+  ASSERT_EQ(m.result.error, ProgramError::kNone);
+  // 768 GEMMs of two 8 x 8 tiles of K = 3072.
+  EXPECT_EQ(m.result.perf.mac_busy, uint64_t{128 / 8} * (768 / 8) * 3072);
+  EXPECT_GE(double(m.result.perf.mac_busy), 0.95 * double(m.result.perf.cycles))
+      << m.result.perf.cycles << " cycles";
+}
+
 }  // namespace
 }  // namespace qacc::model::testing
