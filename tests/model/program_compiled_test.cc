@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "golden/program.h"
@@ -46,18 +47,26 @@ struct Counts {
   int programs = 0, overlapped = 0;
 };
 
+// What a host driver prepares for a compiled program: `values` packed into external memory (whole
+// 4 KiB pages), the SRAMs zero.
+Images InputImages(const arch::ArchConfig& config, const CompiledProgram& program,
+                   const Network& net, const compiler::RandomValues& values) {
+  const size_t ext_bytes = (size_t(program.ext_bytes) + 4095) / 4096 * 4096;
+  golden::MachineState state(GeometryOf(config), ext_bytes);
+  compiler::WriteInputs(program, net, values.x, values.layers, state);
+  Images in(config, ext_bytes);
+  in.ext = std::move(state.ext);
+  return in;
+}
+
 // Compiles `net`, runs it on golden and on the model under each timing, and compares.
 void CheckNetwork(const arch::ArchConfig& config, const Network& net,
                   const compiler::CompileOptions& options, uint64_t seed, const std::string& what,
                   Counts& counts) {
   const CompiledProgram program = compiler::Compile(config, net, options);
   const golden::AccelGeometry geometry = GeometryOf(config);
-  const size_t ext_bytes = (size_t(program.ext_bytes) + 4095) / 4096 * 4096;
-  golden::MachineState state(geometry, ext_bytes);
   const compiler::RandomValues values = compiler::MakeRandomValues(net, seed);
-  compiler::WriteInputs(program, net, values.x, values.layers, state);
-  Images in(config, ext_bytes);
-  in.ext = state.ext;
+  const Images in = InputImages(config, program, net, values);
   const uint32_t count = uint32_t(program.descriptors.size());
   const GoldenOutcome golden = RunGolden(config, in, program.q_base, count);
   ASSERT_EQ(golden.result.error, golden::ProgramError::kNone) << what;
@@ -81,7 +90,7 @@ void CheckNetwork(const arch::ArchConfig& config, const Network& net,
     ExpectMatchesGolden(m, golden, at);
     EXPECT_EQ(m.result.error, ProgramError::kNone) << at;
     EXPECT_EQ(m.result.retired, count) << at;
-    golden::MachineState after(geometry, ext_bytes);
+    golden::MachineState after(geometry, in.ext.size());
     after.ext = m.images.ext;
     EXPECT_EQ(compiler::ReadOutput(program, net, after), want) << at;
     const ProgramPerf& p = m.result.perf;
@@ -178,12 +187,7 @@ TEST(ProgramCompiled, SkippingIsExact) {
   net.layers.push_back(RandomLayer(rng, "fc2", 40, 24, 64, true));
   for (bool db : {true, false}) {
     const CompiledProgram program = compiler::Compile(config, net, {db, false});
-    const size_t ext_bytes = (size_t(program.ext_bytes) + 4095) / 4096 * 4096;
-    golden::MachineState state(GeometryOf(config), ext_bytes);
-    const compiler::RandomValues values = compiler::MakeRandomValues(net, 3);
-    compiler::WriteInputs(program, net, values.x, values.layers, state);
-    Images in(config, ext_bytes);
-    in.ext = state.ext;
+    const Images in = InputImages(config, program, net, compiler::MakeRandomValues(net, 3));
     const uint32_t count = uint32_t(program.descriptors.size());
     const ModelOutcome slow = RunModel(config, in, program.q_base, count, 20, 1, false);
     // The fast run, counting the cycles it skips.
@@ -232,12 +236,7 @@ TEST(ProgramCompiled, OperandPanelsLoadAsContiguousRows) {
           runs += uint64_t(f.count1) * f.count2;
         }
       }
-      const size_t ext_bytes = (size_t(program.ext_bytes) + 4095) / 4096 * 4096;
-      golden::MachineState state(GeometryOf(config), ext_bytes);
-      const compiler::RandomValues values = compiler::MakeRandomValues(net, rng());
-      compiler::WriteInputs(program, net, values.x, values.layers, state);
-      Images in(config, ext_bytes);
-      in.ext = state.ext;
+      const Images in = InputImages(config, program, net, compiler::MakeRandomValues(net, rng()));
       const uint32_t count = uint32_t(program.descriptors.size());
       const ModelOutcome m = RunModel(config, in, program.q_base, count, 20, 1);
       ASSERT_EQ(m.result.error, ProgramError::kNone) << what;
@@ -258,12 +257,7 @@ TEST(ProgramCompiled, BertFfnLayerIsComputeBoundOnTheDefaultConfig) {
   Network net;
   net.layers.push_back(RandomLayer(rng, "ffn", 128, 768, 3072, true));
   const CompiledProgram program = compiler::Compile(config, net, {true, true});
-  const size_t ext_bytes = (size_t(program.ext_bytes) + 4095) / 4096 * 4096;
-  golden::MachineState state(GeometryOf(config), ext_bytes);
-  const compiler::RandomValues values = compiler::MakeRandomValues(net, 1);
-  compiler::WriteInputs(program, net, values.x, values.layers, state);
-  Images in(config, ext_bytes);
-  in.ext = state.ext;
+  const Images in = InputImages(config, program, net, compiler::MakeRandomValues(net, 1));
   const ModelOutcome m = RunModel(config, in, program.q_base, uint32_t(program.descriptors.size()),
                                   config.ext_mem_latency, config.ext_mem_interval);
   ASSERT_EQ(m.result.error, ProgramError::kNone);
