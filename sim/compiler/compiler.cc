@@ -578,11 +578,12 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
   // External memory (16.1): the input in row panels, then per layer its weights in column panels,
   // bias, rq and, where it is not kept on chip, its output.
   const GemmLayer& first = network.layers.front();
-  const uint64_t x_pitch = uint64_t(first.k) * uint64_t(r);
-  program.tensors.push_back(Place(ext, "x", Kind::kInput, Layout::kRowPanels, -1, first.m, first.k,
-                                  1, uint32_t(x_pitch),
-                                  CeilDiv(uint64_t(first.m), uint64_t(r)) * x_pitch, uint32_t(r)));
-  uint32_t x_addr = program.tensors.back().addr;
+  const uint64_t input_pitch = uint64_t(first.k) * uint64_t(r);
+  program.tensors.push_back(Place(
+      ext, "x", Kind::kInput, Layout::kRowPanels, -1, first.m, first.k, 1, uint32_t(input_pitch),
+      CeilDiv(uint64_t(first.m), uint64_t(r)) * input_pitch, uint32_t(r)));
+  // Where the next layer's A is in external memory: the input, then each intermediate stored.
+  uint32_t x_addr = program.tensors.back().addr, x_pitch = program.tensors.back().pitch;
 
   std::optional<WordRange> a_in;
   for (int i = 0; i < layers; ++i) {
@@ -595,7 +596,7 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
     ctx.nb = int(CeilDiv(uint64_t(l.n), uint64_t(c)));
     ctx.a_in = a_in;
     ctx.x_addr = x_addr;
-    ctx.x_pitch = uint32_t(l.k) * uint32_t(r);
+    ctx.x_pitch = x_pitch;
     const uint32_t n_pad = uint32_t(ctx.nb * c);
     const uint32_t w_pitch = uint32_t(l.k) * uint32_t(c);
     program.tensors.push_back(Place(ext, l.name + ".w", Kind::kWeights, Layout::kColumnPanels, i,
@@ -660,7 +661,7 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
       ctx.y_addr = program.tensors.back().addr;
       ctx.y_pitch = n_pad * element;
     } else if (ctx.route == OutputRoute::kExtIntermediate) {
-      const uint32_t y_pitch = uint32_t(l.n) * uint32_t(r);  // the next layer's x_pitch
+      const uint32_t y_pitch = uint32_t(l.n) * uint32_t(r);
       program.tensors.push_back(Place(ext, l.name + ".y", Kind::kIntermediate, Layout::kRowPanels,
                                       i, l.m, l.n, 1, y_pitch, uint64_t(y_pitch) * uint64_t(ctx.mb),
                                       uint32_t(r)));
@@ -675,6 +676,7 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
     } else {
       a_in.reset();
       x_addr = ctx.y_addr;
+      x_pitch = ctx.y_pitch;
     }
   }
 

@@ -99,7 +99,7 @@ void CheckNetwork(const arch::ArchConfig& config, const Network& net,
     EXPECT_EQ(p.out_writes, out_writes) << at;
     EXPECT_EQ(p.wr_beats * uint64_t(config.mem_data_bytes) >= program.bytes_stored, true) << at;
     EXPECT_GE(p.rd_beats * uint64_t(config.mem_data_bytes),
-              program.bytes_loaded + uint64_t(count) * 64)
+              program.bytes_loaded + uint64_t(count) * golden::kDescriptorBytes)
         << at;
     ++counts.programs;
     counts.overlapped += p.overlap > 0;
@@ -216,12 +216,13 @@ TEST(ProgramCompiled, SkippingIsExact) {
 // unit narrower than a beat wastes the rest of it: twice the beats for A at 8 x 8 with 16-byte
 // beats.
 TEST(ProgramCompiled, OperandPanelsLoadAsContiguousRows) {
+  constexpr uint32_t kK = 64;
   std::mt19937 rng(16);
   for (const char* name : {"default", "rect_4x16", "tall_16x4"}) {
     const arch::ArchConfig config = LoadConfig(name);
     Network net;
     net.layers.push_back(
-        RandomLayer(rng, "fc", 3 * config.rows + 1, 5 * config.cols - 1, 64, true));
+        RandomLayer(rng, "fc", 3 * config.rows + 1, 5 * config.cols - 1, int(kK), true));
     for (bool db : {true, false}) {
       const std::string what = std::string(name) + (db ? " db" : " single");
       const CompiledProgram program = compiler::Compile(config, net, {db, true});
@@ -230,8 +231,8 @@ TEST(ProgramCompiled, OperandPanelsLoadAsContiguousRows) {
         if (golden::DecodeHeader(d).op != uint32_t(golden::Op::kLoad)) continue;
         const golden::DmaFields f = golden::DecodeDma(d);
         if (f.sram == uint32_t(golden::Sram::kA) || f.sram == uint32_t(golden::Sram::kB)) {
-          runs += f.count1 * f.count2 * f.count0 / 64;  // panels of K = 64 units
-          EXPECT_EQ(f.count0, 64u) << what << ": a panel is one row of K units";
+          runs += f.count1 * f.count2 * f.count0 / kK;  // panels of K units
+          EXPECT_EQ(f.count0, kK) << what << ": a panel is one row of K units";
         } else {
           runs += uint64_t(f.count1) * f.count2;
         }
@@ -242,7 +243,7 @@ TEST(ProgramCompiled, OperandPanelsLoadAsContiguousRows) {
       ASSERT_EQ(m.result.error, ProgramError::kNone) << what;
       const uint64_t d = uint64_t(config.mem_data_bytes);
       EXPECT_LE(m.result.perf.rd_beats,
-                (program.bytes_loaded + uint64_t(count) * 64) / d + 2 * runs)
+                (program.bytes_loaded + uint64_t(count) * golden::kDescriptorBytes) / d + 2 * runs)
           << what;
     }
   }
@@ -261,8 +262,8 @@ TEST(ProgramCompiled, BertFfnLayerIsComputeBoundOnTheDefaultConfig) {
   const ModelOutcome m = RunModel(config, in, program.q_base, uint32_t(program.descriptors.size()),
                                   config.ext_mem_latency, config.ext_mem_interval);
   ASSERT_EQ(m.result.error, ProgramError::kNone);
-  // 768 GEMMs of two 8 x 8 tiles of K = 3072.
-  EXPECT_EQ(m.result.perf.mac_busy, uint64_t{128 / 8} * (768 / 8) * 3072);
+  // Every R x C tile of the output is one pass of K = 3072.
+  EXPECT_EQ(m.result.perf.mac_busy, uint64_t(128 / config.rows) * (768 / config.cols) * 3072);
   EXPECT_GE(double(m.result.perf.mac_busy), 0.95 * double(m.result.perf.cycles))
       << m.result.perf.cycles << " cycles";
 }
