@@ -101,12 +101,14 @@ int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 bool IsValidOp(uint32_t op) { return op <= static_cast<uint32_t>(Op::kMove); }
 
-uint32_t Load32(const std::vector<uint8_t>& bytes, uint64_t offset) {
+template <typename Bytes>  // std::vector<uint8_t> or MemoryImage
+uint32_t Load32(const Bytes& bytes, uint64_t offset) {
   return uint32_t{bytes[offset]} | uint32_t{bytes[offset + 1]} << 8 |
          uint32_t{bytes[offset + 2]} << 16 | uint32_t{bytes[offset + 3]} << 24;
 }
 
-void Store32(std::vector<uint8_t>& bytes, uint64_t offset, uint32_t value) {
+template <typename Bytes>
+void Store32(Bytes& bytes, uint64_t offset, uint32_t value) {
   for (int i = 0; i < 4; ++i) bytes[offset + i] = static_cast<uint8_t>(value >> (8 * i));
 }
 
@@ -245,8 +247,9 @@ ProgramError ExecuteDma(const AccelGeometry& geometry, bool load, const DmaField
             (f.sram_base + i0 + i1 * f.sram_stride1 + i2 * f.sram_stride2) * unit;
         const uint64_t ext_byte = f.ext_addr + i0 * unit + i1 * f.ext_stride1 + i2 * f.ext_stride2;
         if (ext_byte + unit > state.ext.size()) return ProgramError::kExtFault;
-        uint8_t* dst = load ? &sram[sram_byte] : &state.ext[ext_byte];
-        const uint8_t* src = load ? &state.ext[ext_byte] : &sram[sram_byte];
+        // A LOAD reads the image without marking its pages written.
+        uint8_t* dst = load ? &sram[sram_byte] : state.ext.Span(ext_byte, unit);
+        const uint8_t* src = load ? std::as_const(state.ext).data() + ext_byte : &sram[sram_byte];
         std::copy(src, src + unit, dst);
         if (!rq) continue;
         for (uint32_t lane = 0; lane < unit; lane += kRqLaneBytes) {

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "golden/memory_image.h"
+
 namespace qacc::golden {
 
 // The hardware parameters the programs depend on (configs/*.json; docs/architecture.md 1).
@@ -120,7 +122,7 @@ ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d);
 // access at or above its size is an error response: EXT_FAULT).
 struct MachineState {
   std::vector<uint8_t> a, b, bias, rq, out;
-  std::vector<uint8_t> ext;
+  MemoryImage ext;
 
   // SRAMs of the geometry's sizes, all zero; `ext_bytes` of external memory, all zero.
   MachineState(const AccelGeometry& geometry, size_t ext_bytes);

@@ -25,39 +25,21 @@ ExtMemory::ExtMemory(uint64_t size_bytes, const ExtMemoryTiming& timing) : timin
     throw std::invalid_argument("external memory latency and interval must be at least 1");
   }
   size_ = size_bytes;
-}
-
-void ExtMemory::Materialize() const {
-  if (mem_.empty()) mem_.assign(size_, 0);
-}
-
-std::vector<uint8_t>& ExtMemory::image() {
-  Materialize();
-  return mem_;
-}
-
-const std::vector<uint8_t>& ExtMemory::image() const {
-  Materialize();
-  return mem_;
+  mem_ = golden::MemoryImage(size_bytes);
 }
 
 void ExtMemory::Write(uint64_t addr, const uint8_t* data, size_t n) {
   if (addr > size_ || n > size_ - addr) {
     throw std::out_of_range("external memory write past its end");
   }
-  Materialize();
-  if (n != 0) std::memcpy(mem_.data() + addr, data, n);
+  mem_.Write(addr, data, n);
 }
 
 void ExtMemory::Read(uint64_t addr, uint8_t* data, size_t n) const {
   if (addr > size_ || n > size_ - addr) {
     throw std::out_of_range("external memory read past its end");
   }
-  if (mem_.empty()) {
-    std::memset(data, 0, n);
-  } else if (n != 0) {
-    std::memcpy(data, mem_.data() + addr, n);
-  }
+  if (n != 0) std::memcpy(data, mem_.data() + addr, n);
 }
 
 uint64_t ExtMemory::NextReadBeatCycle() const {
@@ -87,7 +69,7 @@ AxiSlaveOut ExtMemory::Outputs() const {
     out.r_valid = true;
     out.r_last = head.done + 1 == head.beats;
     out.r_resp = head.error ? kAxiSlvErr : kAxiOkay;
-    if (!head.error && !mem_.empty()) {  // an untouched memory reads 0
+    if (!head.error) {
       std::memcpy(out.r_data.data(), mem_.data() + head.addr + uint64_t(head.done) * d, d);
     }
   }
@@ -149,10 +131,10 @@ void ExtMemory::Commit(const AxiMasterOut& m) {
     const bool last = burst->done + 1 == burst->beats;
     if (m.w_last != last) Violation("w_last does not mark the last beat of the burst");
     if (!burst->error) {
-      Materialize();
       const uint64_t base = burst->addr + uint64_t(burst->done) * d;
+      uint8_t* beat = mem_.Span(base, uint64_t(d));
       for (int j = 0; j < d; ++j) {
-        if ((m.w_strb >> j) & 1) mem_[base + j] = m.w_data[j];
+        if ((m.w_strb >> j) & 1) beat[j] = m.w_data[j];
       }
     }
     have_write_beat_ = true;

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "golden/memory_image.h"
 #include "model/arch_spec.h"
 
 namespace qacc::model {
@@ -69,10 +70,9 @@ class ExtMemory {
   ExtMemory(uint64_t size_bytes, const ExtMemoryTiming& timing);
 
   // ---- Backdoor (host side: programs, tensors, results). Throws std::out_of_range outside.
-  // The whole image, `size` bytes (allocated zeroed at the first access that needs it, so that a
-  // run that never uses the memory does not pay for it).
-  std::vector<uint8_t>& image();
-  const std::vector<uint8_t>& image() const;
+  // The whole image, `size` bytes, zero at construction (it costs only for the pages written).
+  golden::MemoryImage& image() { return mem_; }
+  const golden::MemoryImage& image() const { return mem_; }
   uint64_t size() const { return size_; }
   void Write(uint64_t addr, const uint8_t* data, size_t n);
   void Read(uint64_t addr, uint8_t* data, size_t n) const;
@@ -117,10 +117,8 @@ class ExtMemory {
   void Violation(const std::string& what);
   bool BurstLegal(uint32_t addr, int beats, const char* channel);
 
-  void Materialize() const;
-
   uint64_t size_ = 0;
-  mutable std::vector<uint8_t> mem_;  // empty until Materialize()
+  golden::MemoryImage mem_;
   ExtMemoryTiming timing_;
   uint64_t cycle_ = 0;
   std::deque<Burst> reads_, writes_;

@@ -64,7 +64,7 @@ struct TimingRun {
   int latency = 0, interval = 0;
   model::ProgramRunResult result;
   double wall_seconds = 0;
-  std::vector<uint8_t> ext;  // the first program.ext_bytes bytes of the memory afterwards
+  golden::MemoryImage ext;  // the first program.ext_bytes bytes of the memory afterwards
 };
 
 TimingRun RunTiming(const arch::ArchConfig& config, const compiler::CompiledProgram& program,
@@ -85,7 +85,8 @@ TimingRun RunTiming(const arch::ArchConfig& config, const compiler::CompiledProg
                                  uint32_t(program.descriptors.size()));
   run.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  run.ext.assign(memory.image().begin(), memory.image().begin() + program.ext_bytes);
+  run.ext = golden::MemoryImage(program.ext_bytes);
+  run.ext.Write(0, memory.image().data(), program.ext_bytes);
   return run;
 }
 

@@ -9,11 +9,11 @@ namespace qacc::compiler {
 
 namespace {
 
-void Put32(std::vector<uint8_t>& mem, size_t addr, uint32_t v) {
+void Put32(golden::MemoryImage& mem, size_t addr, uint32_t v) {
   for (int b = 0; b < 4; ++b) mem.at(addr + size_t(b)) = uint8_t(v >> (8 * b));
 }
 
-uint32_t Get32(const std::vector<uint8_t>& mem, size_t addr) {
+uint32_t Get32(const golden::MemoryImage& mem, size_t addr) {
   uint32_t v = 0;
   for (int b = 0; b < 4; ++b) v |= uint32_t(mem.at(addr + size_t(b))) << (8 * b);
   return v;

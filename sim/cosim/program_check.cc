@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "sim/compiler/compiler.h"
@@ -40,6 +41,16 @@ std::string Difference(const std::vector<uint8_t>& want, const std::vector<uint8
   *first = size_t(it.first - want.begin());
   size_t count = 0;
   for (size_t i = *first; i < want.size(); ++i) count += want[i] != got[i];
+  return fmt::format("{} bytes differ", count);
+}
+
+std::string Difference(const golden::MemoryImage& want, const golden::MemoryImage& got,
+                       size_t* first) {
+  uint64_t count = 0;
+  const std::optional<uint64_t> at = golden::FirstDifference(want, got, &count);
+  if (!at) return {};
+  if (want.size() != got.size()) return fmt::format("sizes {} and {}", want.size(), got.size());
+  *first = size_t(*at);
   return fmt::format("{} bytes differ", count);
 }
 
@@ -107,7 +118,7 @@ void CheckProgramAgainstGolden(const arch::ArchConfig& config, const sim::Progra
   }
 }
 
-void CompareExtImages(const std::vector<uint8_t>& rtl, const std::vector<uint8_t>& model,
+void CompareExtImages(const golden::MemoryImage& rtl, const golden::MemoryImage& model,
                       int64_t cycle, int command, Scoreboard& scoreboard) {
   size_t first = 0;
   const std::string diff = Difference(model, rtl, &first);

@@ -32,7 +32,7 @@ void CheckProgramAgainstGolden(const arch::ArchConfig& config, const sim::Progra
 
 // The external memory images of the RTL and the model, byte for byte: one mismatch (the first
 // differing byte and the count) under kExtMem.
-void CompareExtImages(const std::vector<uint8_t>& rtl, const std::vector<uint8_t>& model,
+void CompareExtImages(const golden::MemoryImage& rtl, const golden::MemoryImage& model,
                       int64_t cycle, int command, Scoreboard& scoreboard);
 
 }  // namespace qacc::cosim

@@ -29,7 +29,7 @@ CheckedProgram CompileChecked(const arch::ArchConfig& config, const compiler::Ne
   }
   golden::MachineState state(geometry, compiled.ext_bytes);
   compiler::WriteInputs(compiled, network, values.x, values.layers, state);
-  out.image = state.ext;
+  out.image = state.ext.Bytes(0, state.ext.size());
 
   // Golden against the layers on whole matrices: the last link of the chain a lockstep run checks.
   const auto count = uint32_t(compiled.descriptors.size());

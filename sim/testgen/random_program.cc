@@ -187,7 +187,7 @@ golden::MachineState RandomState(Rng& rng, const golden::AccelGeometry& geometry
   }
   s.out = RandomBytes(rng, s.out.size());
   const std::vector<uint8_t> data = RandomBytes(rng, size_t(data_bytes));
-  std::copy(data.begin(), data.end(), s.ext.begin());
+  s.ext.Write(0, data);
   return s;
 }
 

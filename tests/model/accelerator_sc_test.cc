@@ -178,9 +178,9 @@ TEST(Accelerator, ProgramMatchesGoldenAndTheProgramEngine) {
   };
   constexpr uint32_t kQBase = 0x1000;
   golden::MachineState want(testing::GeometryOf(config), size);
-  std::copy(data.begin(), data.end(), want.ext.begin() + 0x10000);
+  want.ext.Write(0x10000, data);
   golden::StoreProgram(program, kQBase, want);
-  acc.WriteExternal(0, want.ext);
+  acc.WriteExternal(0, want.ext.Bytes(0, size));
   const golden::ProgramResult golden_result =
       golden::RunQueue(testing::GeometryOf(config), kQBase, uint32_t(program.size()), want);
 
@@ -193,7 +193,7 @@ TEST(Accelerator, ProgramMatchesGoldenAndTheProgramEngine) {
   EXPECT_EQ(golden_result.error, golden::ProgramError::kNone);
   EXPECT_EQ(result.retired, 4u);
   EXPECT_EQ(result.done_cycle - result.launch_cycle, int64_t(result.cycles));
-  EXPECT_EQ(acc.ReadExternal(0, uint32_t(size)), want.ext);
+  EXPECT_EQ(acc.ReadExternal(0, uint32_t(size)), want.ext.Bytes(0, size));
   EXPECT_EQ(acc.DumpMemory(arch::Region::kOut), want.out);
 
   // The program engine alone on the same memories: the same cycles and counters.

@@ -131,7 +131,7 @@ TEST(ExtMemory, ResponsesInOrderOnePerCycle) {
 
 TEST(ExtMemory, AccessesBeyondTheSizeAnswerSlvErr) {
   ExtMemory mem(4096, {16, 2, 1});
-  std::fill(mem.image().begin(), mem.image().end(), 0x5A);
+  mem.image().Fill(0x5A);
   int sent = 0;
   const Seen seen = RunCycles(mem, 30, [&](uint64_t c, const AxiSlaveOut& s) {
     AxiMasterOut m;

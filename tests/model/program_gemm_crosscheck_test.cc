@@ -257,7 +257,7 @@ TEST_P(ProgramGemmCrosscheck, DmaBytesEqualHostWindowAccess) {
     golden::DmaFields f;
     f.sram = sram, f.out_int32 = true, f.count0 = units, f.sram_base = 3;
     MachineState state(g, 2 * units * unit);
-    for (uint8_t& b : state.ext) b = static_cast<uint8_t>(rng());
+    for (uint64_t i = 0; i < state.ext.size(); ++i) state.ext[i] = static_cast<uint8_t>(rng());
     Srams srams(config);
     for (uint32_t i = 0; i < units * unit; i += 4) {
       uint32_t word = 0;

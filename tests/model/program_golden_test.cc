@@ -47,7 +47,8 @@ class Generator {
   // 0), as a window write leaves them.
   Images MakeImages() {
     Images im(c_, kExtBytes);
-    for (auto* image : {&im.ext, &im.a, &im.b, &im.bias, &im.out}) {
+    for (uint64_t i = 0; i < im.ext.size(); ++i) im.ext[i] = uint8_t(rng_());
+    for (auto* image : {&im.a, &im.b, &im.bias, &im.out}) {
       for (uint8_t& byte : *image) byte = uint8_t(rng_());
     }
     auto rq_lane = [&](uint8_t* lane) {
@@ -57,7 +58,7 @@ class Generator {
       lane[5] = lane[6] = lane[7] = 0;
     };
     for (size_t i = 0; i < im.rq.size(); i += 8) rq_lane(&im.rq[i]);
-    for (size_t i = kRqBegin; i < kRqEnd; i += 8) rq_lane(&im.ext[i]);
+    for (size_t i = kRqBegin; i < kRqEnd; i += 8) rq_lane(im.ext.Span(i, 8));
     return im;
   }
 

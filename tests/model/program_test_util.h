@@ -51,7 +51,8 @@ inline golden::AccelGeometry GeometryOf(const arch::ArchConfig& c) {
 // The memories a program runs on: the external memory and the five SRAM images (window layout,
 // as golden::MachineState and model::Srams hold them).
 struct Images {
-  std::vector<uint8_t> ext, a, b, bias, rq, out;
+  golden::MemoryImage ext;
+  std::vector<uint8_t> a, b, bias, rq, out;
 
   Images(const arch::ArchConfig& config, size_t ext_bytes)
       : ext(ext_bytes),
@@ -66,7 +67,7 @@ struct Images {
 };
 
 inline void PutProgram(const std::vector<golden::Descriptor>& program, uint32_t q_base,
-                       std::vector<uint8_t>& ext) {
+                       golden::MemoryImage& ext) {
   for (size_t i = 0; i < program.size(); ++i) {
     for (int w = 0; w < golden::kDescriptorWords; ++w) {
       for (int b = 0; b < 4; ++b) {
@@ -149,6 +150,15 @@ inline std::string FirstDifference(const std::vector<uint8_t>& got,
   return "equal";
 }
 
+inline std::string ExtDifference(const golden::MemoryImage& got, const golden::MemoryImage& want) {
+  uint64_t count = 0;
+  const auto first = golden::FirstDifference(got, want, &count);
+  if (!first) return "equal";
+  if (got.size() != want.size()) return "sizes differ";
+  return "byte " + std::to_string(*first) + ": " + std::to_string(got[*first]) + " instead of " +
+         std::to_string(want[*first]) + ", " + std::to_string(count) + " bytes differ";
+}
+
 // The model against golden (data_movement.md 18): error and index always; the retired count and
 // every memory unless the error is EXT_FAULT (14.3: which descriptors ran depends on timing).
 inline void ExpectMatchesGolden(const ModelOutcome& m, const GoldenOutcome& g,
@@ -163,7 +173,7 @@ inline void ExpectMatchesGolden(const ModelOutcome& m, const GoldenOutcome& g,
   if (g.result.error == golden::ProgramError::kExtFault) return;
   EXPECT_EQ(int64_t(m.result.retired), int64_t(g.result.retired)) << what;
   EXPECT_TRUE(m.images.ext == g.images.ext)
-      << what << ": ext " << FirstDifference(m.images.ext, g.images.ext);
+      << what << ": ext " << ExtDifference(m.images.ext, g.images.ext);
   EXPECT_TRUE(m.images.a == g.images.a)
       << what << ": A " << FirstDifference(m.images.a, g.images.a);
   EXPECT_TRUE(m.images.b == g.images.b)

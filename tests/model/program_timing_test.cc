@@ -115,7 +115,8 @@ Images Filled(const arch::ArchConfig& config, uint32_t seed) {
     x ^= x << 13, x ^= x >> 17, x ^= x << 5;
     return uint8_t(x);
   };
-  for (auto* image : {&images.ext, &images.a, &images.b, &images.bias, &images.out}) {
+  for (uint64_t i = 0; i < images.ext.size(); ++i) images.ext[i] = next();
+  for (auto* image : {&images.a, &images.b, &images.bias, &images.out}) {
     for (uint8_t& byte : *image) byte = next();
   }
   return images;

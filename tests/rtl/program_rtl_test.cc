@@ -264,10 +264,12 @@ void ExpectSameMemories(const MachineState& want, const MachineState& got,
         << what << ": " << name << " SRAM byte " << (it.first - w.begin()) << " expected "
         << int(*it.first) << ", RTL " << int(*it.second);
   }
-  const auto it = std::mismatch(want.ext.begin(), want.ext.end(), got.ext.begin());
-  EXPECT_TRUE(it.first == want.ext.end())
-      << what << ": external byte " << fmt::format("{:#x}", it.first - want.ext.begin())
-      << " expected " << int(*it.first) << ", RTL " << int(*it.second);
+  ASSERT_EQ(want.ext.size(), got.ext.size()) << what;
+  const std::optional<uint64_t> first = golden::FirstDifference(want.ext, got.ext);
+  EXPECT_FALSE(first.has_value()) << what << ": external byte "
+                                  << fmt::format("{:#x}", first.value_or(0)) << " expected "
+                                  << int(want.ext[first.value_or(0)]) << ", RTL "
+                                  << int(got.ext[first.value_or(0)]);
 }
 
 // Runs `program` (stored at q_base of `initial`) on the RTL and on golden; compares.

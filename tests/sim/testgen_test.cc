@@ -497,7 +497,7 @@ std::vector<GoldenRun> ReplayOnGolden(const Program& program, const arch::ArchCo
     if (op.kind == HostOp::Kind::kExtWrite) {
       const ExtBlob& blob = program.ext_blobs[size_t(op.index)];
       EXPECT_LE(blob.addr + blob.bytes.size(), state.ext.size());
-      std::copy(blob.bytes.begin(), blob.bytes.end(), state.ext.begin() + blob.addr);
+      state.ext.Write(blob.addr, blob.bytes);
     }
     if (op.kind != HostOp::Kind::kStart || !program.commands[size_t(op.index)].is_program) {
       continue;

@@ -53,16 +53,19 @@ void FillRandom(std::vector<uint8_t>& bytes, std::mt19937& rng) {
   for (uint8_t& b : bytes) b = static_cast<uint8_t>(rng());
 }
 void FillRandom(MachineState& state, std::mt19937& rng) {
-  for (auto* image : {&state.a, &state.b, &state.bias, &state.rq, &state.out, &state.ext}) {
+  for (auto* image : {&state.a, &state.b, &state.bias, &state.rq, &state.out}) {
     FillRandom(*image, rng);
   }
+  for (uint64_t i = 0; i < state.ext.size(); ++i) state.ext[i] = static_cast<uint8_t>(rng());
 }
 
-uint32_t Get32(const std::vector<uint8_t>& bytes, uint64_t offset) {
+template <typename Bytes>  // std::vector<uint8_t> or MemoryImage
+uint32_t Get32(const Bytes& bytes, uint64_t offset) {
   return uint32_t{bytes.at(offset)} | uint32_t{bytes.at(offset + 1)} << 8 |
          uint32_t{bytes.at(offset + 2)} << 16 | uint32_t{bytes.at(offset + 3)} << 24;
 }
-void Put32(std::vector<uint8_t>& bytes, uint64_t offset, uint32_t value) {
+template <typename Bytes>
+void Put32(Bytes& bytes, uint64_t offset, uint32_t value) {
   for (int i = 0; i < 4; ++i) bytes.at(offset + i) = static_cast<uint8_t>(value >> (8 * i));
 }
 
@@ -987,7 +990,7 @@ TEST(ProgramDmaTest, LoadThenStoreRoundTrips) {
             Put32(state.ext, lane * 8 + 4, static_cast<uint32_t>(shift));
           }
         }
-        const std::vector<uint8_t> original = state.ext;
+        const MemoryImage original = state.ext;
         DmaFields f;
         f.sram = sram;
         f.out_int32 = out32;
@@ -1581,7 +1584,7 @@ TEST(ProgramMoveTest, ChainedLayersEqualMatrixMath) {
     }
 
     StoreProgram(program, 0, state);
-    const std::vector<uint8_t> ext_before = state.ext;
+    const MemoryImage ext_before = state.ext;
     const std::vector<uint8_t> out_before = state.out;
 
     // The matrices: Y = layer 1's int8 result, then layer 2 on it.
@@ -1845,7 +1848,7 @@ TEST(ProgramQueueTest, DescriptorFetchBeyondExternalMemory) {
   StoreProgram(program, 0x400, big);
   MachineState state(kQ, 0x400 + 2 * 64 + 60);
   state.a = big.a, state.b = big.b, state.out = big.out;
-  std::copy_n(big.ext.begin(), state.ext.size(), state.ext.begin());
+  state.ext.Write(0, big.ext.data(), state.ext.size());
   const MachineState initial = state;
   const ProgramResult result = RunQueue(kQ, 0x400, 3, state);
   EXPECT_EQ(result.error, ProgramError::kExtFault);
