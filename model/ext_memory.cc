@@ -25,21 +25,29 @@ ExtMemory::ExtMemory(uint64_t size_bytes, const ExtMemoryTiming& timing) : timin
     throw std::invalid_argument("external memory latency and interval must be at least 1");
   }
   size_ = size_bytes;
-  mem_ = golden::MemoryImage(size_bytes);
+}
+
+golden::MemoryImage& ExtMemory::Mapped() const {
+  if (mem_.empty()) mem_ = golden::MemoryImage(size_);
+  return mem_;
 }
 
 void ExtMemory::Write(uint64_t addr, const uint8_t* data, size_t n) {
   if (addr > size_ || n > size_ - addr) {
     throw std::out_of_range("external memory write past its end");
   }
-  mem_.Write(addr, data, n);
+  Mapped().Write(addr, data, n);
 }
 
 void ExtMemory::Read(uint64_t addr, uint8_t* data, size_t n) const {
   if (addr > size_ || n > size_ - addr) {
     throw std::out_of_range("external memory read past its end");
   }
-  if (n != 0) std::memcpy(data, mem_.data() + addr, n);
+  if (mem_.empty()) {
+    std::memset(data, 0, n);  // never written
+  } else if (n != 0) {
+    std::memcpy(data, mem_.data() + addr, n);
+  }
 }
 
 uint64_t ExtMemory::NextReadBeatCycle() const {
@@ -69,7 +77,7 @@ AxiSlaveOut ExtMemory::Outputs() const {
     out.r_valid = true;
     out.r_last = head.done + 1 == head.beats;
     out.r_resp = head.error ? kAxiSlvErr : kAxiOkay;
-    if (!head.error) {
+    if (!head.error && !mem_.empty()) {  // an unmapped memory reads 0
       std::memcpy(out.r_data.data(), mem_.data() + head.addr + uint64_t(head.done) * d, d);
     }
   }
@@ -132,7 +140,7 @@ void ExtMemory::Commit(const AxiMasterOut& m) {
     if (m.w_last != last) Violation("w_last does not mark the last beat of the burst");
     if (!burst->error) {
       const uint64_t base = burst->addr + uint64_t(burst->done) * d;
-      uint8_t* beat = mem_.Span(base, uint64_t(d));
+      uint8_t* beat = Mapped().Span(base, uint64_t(d));
       for (int j = 0; j < d; ++j) {
         if ((m.w_strb >> j) & 1) beat[j] = m.w_data[j];
       }

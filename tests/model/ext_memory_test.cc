@@ -3,8 +3,10 @@
 #include "model/ext_memory.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdint>
+#include <fstream>
 #include <random>
 #include <vector>
 
@@ -223,6 +225,35 @@ TEST(ExtMemory, IdleEqualsCommitPerCycle) {
     EXPECT_EQ(a.cycle(), b.cycle());
     EXPECT_EQ(a.read_beats(), b.read_beats());
   }
+}
+
+// This process's virtual size (/proc/self/statm), which RLIMIT_AS bounds.
+uint64_t VirtualBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages = 0;
+  statm >> pages;
+  return pages * uint64_t(sysconf(_SC_PAGESIZE));
+}
+
+// A run that never uses the memory (a GEMM test) reserves none of it: `qacc regress` runs under
+// RLIMIT_AS, and a 4 GiB ext_mem (the largest) would not fit three times. Reads of it see zeros.
+TEST(ExtMemory, ReservesNoAddressSpaceUntilItIsWritten) {
+  constexpr uint64_t kSize = uint64_t{4} << 30;
+  const uint64_t before = VirtualBytes();
+  ExtMemory mem(kSize, {16, 2, 1});
+  uint8_t bytes[4] = {1, 1, 1, 1};
+  mem.Read(kSize - 4, bytes, 4);
+  EXPECT_EQ(bytes[0] | bytes[1] | bytes[2] | bytes[3], 0);
+  AxiMasterOut m;
+  m.ar_valid = true, m.ar_addr = 0x100, m.ar_len = 0;
+  mem.Commit(m);
+  mem.Idle(1);
+  EXPECT_TRUE(mem.Outputs().r_valid);
+  EXPECT_EQ(mem.Outputs().r_data, Beat{});
+  EXPECT_LT(VirtualBytes() - before, uint64_t{1} << 30);
+  mem.Write(kSize - 1, bytes, 1);
+  EXPECT_GE(VirtualBytes() - before, kSize);
+  EXPECT_EQ(mem.image().marked_pages(), 1u);
 }
 
 }  // namespace
