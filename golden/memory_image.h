@@ -3,7 +3,7 @@
 // mapping, which the kernel backs with zero pages until a page is stored to; a bitmap marks every
 // 4 KiB page that a mutable access of this class reached. Copies and comparisons visit only marked
 // pages: an unmarked page holds zeros. Three 16 MiB images per co-simulation run (RTL side, model,
-// golden) otherwise cost more than a short program's simulation (docs/cosim.md, "Speed").
+// golden) otherwise cost as much as a short program's simulation (docs/cosim.md, "Speed").
 #ifndef QACC_GOLDEN_MEMORY_IMAGE_H_
 #define QACC_GOLDEN_MEMORY_IMAGE_H_
 
@@ -57,7 +57,7 @@ class MemoryImage {
   }
   void Fill(uint8_t value);
 
-  // Pages marked written (for tests of this class and for reports).
+  // Pages marked written (for tests).
   uint64_t marked_pages() const;
 
   bool operator==(const MemoryImage& other) const;
