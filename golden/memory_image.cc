@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -15,6 +16,16 @@ namespace {
 
 uint64_t Pages(uint64_t size) {
   return (size + MemoryImage::kPageBytes - 1) / MemoryImage::kPageBytes;
+}
+
+// Adds the bytes in [begin, end) where a and b differ to `count`, keeping the first in `first`.
+void CountDifferences(const uint8_t* a, const uint8_t* b, uint64_t begin, uint64_t end,
+                      std::optional<uint64_t>& first, uint64_t& count) {
+  for (uint64_t i = begin; i < end; ++i) {
+    if (a[i] == b[i]) continue;
+    if (!first) first = i;
+    ++count;
+  }
 }
 
 // Private and anonymous: zero pages until written; MAP_NORESERVE because a 4 GiB image is mostly
@@ -29,17 +40,26 @@ uint8_t* Map(uint64_t size) {
 
 }  // namespace
 
+template <typename Visit>
+bool MemoryImage::EveryMarkedPage(const MemoryImage& other, Visit&& visit) const {
+  for (size_t w = 0; w < marked_.size(); ++w) {
+    for (uint64_t bits = marked_[w] | other.marked_[w]; bits != 0; bits &= bits - 1) {
+      const uint64_t offset = (w * 64 + uint64_t(__builtin_ctzll(bits))) * kPageBytes;
+      if (!visit(offset, std::min(kPageBytes, size_ - offset))) return false;
+    }
+  }
+  return true;
+}
+
 MemoryImage::MemoryImage(uint64_t size)
     : size_(size), bytes_(Map(size)), marked_((Pages(size) + 63) / 64, 0) {}
 
 MemoryImage::MemoryImage(const MemoryImage& other)
     : size_(other.size_), bytes_(Map(other.size_)), marked_(other.marked_) {
-  for (size_t w = 0; w < marked_.size(); ++w) {
-    for (uint64_t bits = marked_[w]; bits != 0; bits &= bits - 1) {
-      const uint64_t offset = (w * 64 + uint64_t(__builtin_ctzll(bits))) * kPageBytes;
-      std::memcpy(bytes_ + offset, other.bytes_ + offset, std::min(kPageBytes, size_ - offset));
-    }
-  }
+  other.EveryMarkedPage(other, [&](uint64_t offset, uint64_t n) {
+    std::memcpy(bytes_ + offset, other.bytes_ + offset, n);
+    return true;
+  });
 }
 
 MemoryImage::MemoryImage(MemoryImage&& other) noexcept
@@ -114,17 +134,6 @@ uint64_t MemoryImage::marked_pages() const {
   return n;
 }
 
-template <typename Visit>
-bool MemoryImage::EveryMarkedPage(const MemoryImage& other, Visit&& visit) const {
-  for (size_t w = 0; w < marked_.size(); ++w) {
-    for (uint64_t bits = marked_[w] | other.marked_[w]; bits != 0; bits &= bits - 1) {
-      const uint64_t offset = (w * 64 + uint64_t(__builtin_ctzll(bits))) * kPageBytes;
-      if (!visit(offset, std::min(kPageBytes, size_ - offset))) return false;
-    }
-  }
-  return true;
-}
-
 bool MemoryImage::operator==(const MemoryImage& other) const {
   if (size_ != other.size_) return false;
   return EveryMarkedPage(other, [&](uint64_t offset, uint64_t n) {
@@ -140,11 +149,7 @@ std::optional<uint64_t> FirstDifference(const MemoryImage& a, const MemoryImage&
     const MemoryImage& longer = a.size_ < b.size_ ? b : a;
     std::optional<uint64_t> first;
     uint64_t n = 0;
-    for (uint64_t i = 0; i < shorter.size_; ++i) {
-      if (shorter.bytes_[i] == longer.bytes_[i]) continue;
-      if (!first) first = i;
-      ++n;
-    }
+    CountDifferences(shorter.bytes_, longer.bytes_, 0, shorter.size_, first, n);
     if (!first) first = shorter.size_;
     if (count != nullptr) *count = n + (longer.size_ - shorter.size_);
     return first;
@@ -152,11 +157,8 @@ std::optional<uint64_t> FirstDifference(const MemoryImage& a, const MemoryImage&
   std::optional<uint64_t> first;
   uint64_t n = 0;
   a.EveryMarkedPage(b, [&](uint64_t offset, uint64_t bytes) {
-    if (std::memcmp(a.bytes_ + offset, b.bytes_ + offset, bytes) == 0) return true;
-    for (uint64_t i = offset; i < offset + bytes; ++i) {
-      if (a.bytes_[i] == b.bytes_[i]) continue;
-      if (!first) first = i;
-      ++n;
+    if (std::memcmp(a.bytes_ + offset, b.bytes_ + offset, bytes) != 0) {
+      CountDifferences(a.bytes_, b.bytes_, offset, offset + bytes, first, n);
     }
     return true;
   });

@@ -46,10 +46,10 @@ std::string Difference(const std::vector<uint8_t>& want, const std::vector<uint8
 
 std::string Difference(const golden::MemoryImage& want, const golden::MemoryImage& got,
                        size_t* first) {
+  if (want.size() != got.size()) return fmt::format("sizes {} and {}", want.size(), got.size());
   uint64_t count = 0;
   const std::optional<uint64_t> at = golden::FirstDifference(want, got, &count);
   if (!at) return {};
-  if (want.size() != got.size()) return fmt::format("sizes {} and {}", want.size(), got.size());
   *first = size_t(*at);
   return fmt::format("{} bytes differ", count);
 }
