@@ -371,7 +371,8 @@ void RegisterCompileCommand(CLI::App& app) {
       "Lower a chain of GEMM layers into a program of DMA and compute descriptors "
       "(docs/data_movement.md 16)");
   cmd->add_option("network", options->network_path,
-                  "Network JSON: {\"layers\": [{\"name\", \"m\", \"n\", \"k\", ...}]}")
+                  "Network JSON (docs/compiler.md): {\"layers\": [{\"name\", \"m\", \"n\", "
+                  "\"k\", ...}]}")
       ->check(kNonEmpty);
   cmd->add_option("--gemm", options->gemm, "One GEMM layer M,N,K instead of a network file")
       ->delimiter(',')

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
+#include <string>
 
 #include "golden/gemm.h"
 #include "golden/requant.h"
@@ -115,6 +116,7 @@ Network ParseNetwork(std::string_view json_text, std::string_view source) {
       l.k = network.layers.back().n;
     }
     bool has_scale = false, has_mult = false;
+    bool has_m = false, has_n = false, has_k = false;
     for (auto it = j.begin(); it != j.end(); ++it) {
       // Named references, not a structured binding: C++17 lambdas cannot capture those.
       const std::string& key = it.key();
@@ -139,10 +141,13 @@ Network ParseNetwork(std::string_view json_text, std::string_view source) {
         l.name = value.get<std::string>();
       } else if (key == "m") {
         l.m = int(integer(1, kMaxRowsOrCols));
+        has_m = true;
       } else if (key == "n") {
         l.n = int(integer(1, kMaxRowsOrCols));
+        has_n = true;
       } else if (key == "k") {
         l.k = int(integer(1, kMaxDim));
+        has_k = true;
       } else if (key == "a_unsigned") {
         l.a_unsigned = boolean();
       } else if (key == "b_unsigned") {
@@ -187,6 +192,16 @@ Network ParseNetwork(std::string_view json_text, std::string_view source) {
             "clamp_max)",
             at));
       }
+    }
+    // Dimensions are never guessed: the first layer gives all three, a later one its N (its M and
+    // K are the previous layer's M and N, and may be repeated).
+    const std::string layer = fmt::format("{} ('{}')", where, l.name);
+    if (i == 0 && !(has_m && has_k)) {
+      throw fail(fmt::format("{}: {} is missing; the first layer gives m, n and k", layer,
+                             has_m ? "k" : "m"));
+    }
+    if (!has_n) {
+      throw fail(fmt::format("{}: n is missing; every layer gives its n (output columns)", layer));
     }
     if (has_scale && (has_mult || j.contains("shift"))) {
       throw fail(where + ": give either scale or mult and shift, not both");

@@ -44,8 +44,9 @@ void ValidateNetwork(const Network& network);
 // Parses the JSON form (docs/compiler.md):
 //   {"name": "ffn", "layers": [{"name": "fc1", "m": 128, "n": 3072, "k": 768, "bias": true, ...},
 //                              {"name": "fc2", "n": 768, ...}]}
-// m and k of a later layer default to the previous layer's m and n. Unknown keys are errors.
-// Throws std::invalid_argument naming `source` and the key.
+// Dimensions are never guessed: the first layer must give m, n and k, every later one its n (its m
+// and k are the previous layer's m and n). Unknown keys are errors. Throws std::invalid_argument
+// naming `source`, the layer and the key.
 Network ParseNetwork(std::string_view json_text, std::string_view source = "<json>");
 
 }  // namespace qacc::compiler

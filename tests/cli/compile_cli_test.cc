@@ -47,6 +47,31 @@ TEST(CompileCli, ChainFromANetworkFileStaysOnChip) {
   std::filesystem::remove_all(dir);
 }
 
+// docs/compiler.md's example network is the file it names, and compiles into a program that
+// passes its golden check.
+TEST(CompileCli, TheDocumentedExampleNetworkCompilesAndPassesItsCheck) {
+  const std::string path = "docs/examples/networks/mlp.json";
+  const std::string doc = ReadWholeFile(std::string(QACC_SOURCE_DIR) + "/docs/compiler.md");
+  const size_t open = doc.find("```json\n");
+  ASSERT_NE(open, std::string::npos) << "docs/compiler.md has no ```json block";
+  const size_t close = doc.find("```", open + 8);
+  ASSERT_NE(close, std::string::npos);
+  EXPECT_EQ(doc.substr(open + 8, close - open - 8),
+            ReadWholeFile(std::string(QACC_SOURCE_DIR) + "/" + path));
+  // The output the page shows is a real run's.
+  const std::string shown = "$ qacc compile " + path + " --check\n";
+  const size_t output = doc.find(shown);
+  ASSERT_NE(output, std::string::npos) << "docs/compiler.md does not show: " << shown;
+  const size_t output_end = doc.find("```", output);
+  const CliResult check = RunQacc("compile " + path + " --check", QACC_SOURCE_DIR);
+  ASSERT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_EQ(doc.substr(output + shown.size(), output_end - output - shown.size()), check.out);
+  EXPECT_NE(check.out.find("golden check (seed 1): PASS"), std::string::npos) << check.out;
+  const CliResult r = RunQacc("compile " + path + " --timing --check", QACC_SOURCE_DIR);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("model check: PASS"), std::string::npos) << r.out;
+}
+
 TEST(CompileCli, ALayerThatCannotFitIsExitTwoAndNoFile) {
   const auto dir = ScratchDir("compile_bad");
   const auto program = dir / "p.bin";

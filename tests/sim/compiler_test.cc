@@ -227,6 +227,13 @@ TEST(Network, ParseAndValidateNameTheField) {
   };
   EXPECT_EQ(error(R"({"layers": [{"m": 0, "n": 1, "k": 1}]})"),
             "net.json: layers[0].m = 0 is outside 1..1048576");
+  // Dimensions are never guessed: the first layer gives m, n and k, every layer its n.
+  EXPECT_EQ(error(R"({"layers": [{"name": "fc1", "n": 4, "k": 5}]})"),
+            "net.json: layers[0] ('fc1'): m is missing; the first layer gives m, n and k");
+  EXPECT_EQ(error(R"({"layers": [{"m": 4, "n": 4}]})"),
+            "net.json: layers[0] ('layer0'): k is missing; the first layer gives m, n and k");
+  EXPECT_EQ(error(R"({"layers": [{"m": 4, "n": 4, "k": 2}, {"name": "b", "k": 4}]})"),
+            "net.json: layers[1] ('b'): n is missing; every layer gives its n (output columns)");
   EXPECT_EQ(error(R"({"layers": [{"m": 1, "n": 1, "k": 1, "tile": 3}]})").substr(0, 35),
             "net.json: unknown key 'layers[0].ti");
   EXPECT_EQ(error(R"({"layers": [{"name": "a", "m": 2, "n": 3, "k": 1},
