@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "golden/progress.h"
 #include "golden/quant.h"
 
 namespace qacc::golden {
@@ -75,6 +76,7 @@ MseSearch GridSearch(const std::vector<Side>& sides, double step, int num_candid
     const double s = threshold / static_cast<double>(qmax);
     double error = 0.0;
     for (const Side& side : sides) error += side.SquaredError(s);
+    ReportProgress("MSE search", "thresholds", uint64_t(c), uint64_t(num_candidates));
     if (error < best_error) {
       best_error = error;
       best.candidate = c;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "golden/gemm.h"
+#include "golden/progress.h"
 #include "golden/requant.h"
 
 namespace qacc::golden {
@@ -544,6 +545,7 @@ class QueueRun {
   void Retire(Engine e) {
     completion_order_.push_back(engine(e).queue.front());
     engine(e).queue.pop_front();
+    ReportProgress("golden program", "descriptors", completion_order_.size(), count_);
   }
 
   // Reads (once), validates and pushes the next descriptor. Returns whether one was pushed.

@@ -8,6 +8,8 @@
 #include <random>
 #include <stdexcept>
 
+#include "golden/progress.h"
+
 namespace qacc::golden {
 
 namespace {
@@ -214,7 +216,7 @@ SoftmaxErrorReport AnalyzeSoftmaxError(const SoftmaxTables& tables,
   const SoftmaxParams& params = tables.params;
   SoftmaxErrorReport report;
   int64_t worst = -1;
-  for (const SoftmaxTestRow& row : SoftmaxTestRows(params.in, params.n, options)) {
+  auto add_row = [&](const SoftmaxTestRow& row) {
     const std::vector<int32_t> actual = SoftmaxRowBins(tables, row);
     const std::vector<double> probability = SoftmaxProbabilityBins(params.in, row);
     if (report.families.empty() || report.families.back().first != row.family) {
@@ -232,6 +234,21 @@ SoftmaxErrorReport AnalyzeSoftmaxError(const SoftmaxTables& tables,
         report.worst = {DescribeRow(row), row.bins[b].first, actual[b], expected};
       }
     }
+  };
+  // The rows of SoftmaxTestRows in its order, the random ones drawn one at a time from the same
+  // stream: a row of n codes holds up to 2^bits bins, and 10^5 rows kept at once took 420 MB.
+  SoftmaxErrorOptions fixed_rows = options;
+  fixed_rows.random_rows = 0;
+  const std::vector<SoftmaxTestRow> adversarial = SoftmaxTestRows(params.in, params.n, fixed_rows);
+  const uint64_t total = uint64_t(std::max(options.random_rows, 0)) + adversarial.size();
+  std::mt19937_64 rng(options.seed);
+  for (int i = 0; i < options.random_rows; ++i) {
+    add_row(RandomRow(params.in, params.n, rng, i, options.seed));
+    ReportProgress("error rows", "rows", uint64_t(i) + 1, total);
+  }
+  for (size_t i = 0; i < adversarial.size(); ++i) {
+    add_row(adversarial[i]);
+    ReportProgress("error rows", "rows", uint64_t(options.random_rows) + i + 1, total);
   }
   for (const auto& [name, stats] : report.families) {
     (name == "random" ? report.random : report.adversarial).Merge(stats);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "golden/progress.h"
 #include "model/perf.h"
 
 namespace qacc::model {
@@ -513,7 +514,11 @@ ProgramRunResult RunProgram(const arch::ArchConfig& config, ExtMemory& memory, S
   ProgramEngine engine(config, memory, srams, q_base, q_count, options.initial_cmd);
   const bool skip = options.skip_idle && !options.observer;
   ProgramCycle cycle;
-  while (!engine.finished()) {
+  for (uint64_t step = 0; !engine.finished(); ++step) {
+    // A sign of life for a terminal (golden/progress.h).
+    if (step % 4096 == 0) {
+      golden::ReportProgress("model", "descriptors", engine.register_state().retired, q_count);
+    }
     if (skip) engine.SkipIdle();
     if (options.observer) {
       engine.Step(&cycle);

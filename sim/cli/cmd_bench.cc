@@ -25,6 +25,7 @@
 #include "model/sram_fit.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/progress.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/network.h"
 #include "sim/cosim/cosim.h"
@@ -103,6 +104,9 @@ LockstepTiming LockstepInChild(const cosim::CosimOptions& options, const sim::Pr
   if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
     close(fds[0]);
+    // The parent's progress line is the parent's: its mutex may have been held by its drawing
+    // thread, which the fork did not copy.
+    const golden::ProgressScope no_progress(nullptr);
     LockstepTiming t;
     try {
       const cosim::CosimResult r = cosim::RunLockstep(options, program);
@@ -126,6 +130,7 @@ LockstepTiming LockstepInChild(const cosim::CosimOptions& options, const sim::Pr
 }
 
 void RunBench(const BenchArgs& args) {
+  TerminalProgress progress("qacc bench");  // which run of which mode, on a terminal
   cosim::CosimOptions options;
   try {
     options.config = arch::LoadArchConfig(args.config);
@@ -168,15 +173,24 @@ void RunBench(const BenchArgs& args) {
     if (run == 0 || !l.pass || (best.pass && l.wall_seconds < best.wall_seconds)) best = l;
   };
   for (int run = 0; run < args.repeat; ++run) {
+    auto stage = [&](const char* mode) {
+      progress.Status(fmt::format("run {} of {}: {}", run + 1, args.repeat, mode), true);
+    };
+    stage("RTL only");
     const cosim::RtlOnlyResult b = cosim::RunRtlOnly(options, program);
     if (run == 0 || b.wall_seconds < bare.wall_seconds) bare = b;
+    stage("RTL only, --trace-fst build");
     const cosim::RtlOnlyResult t = cosim::RunRtlOnly(options, program, traced_options);
     if (run == 0 || t.wall_seconds < traced.wall_seconds) traced = t;
+    stage("model only");
     const cosim::CosimResult mo = cosim::RunModelOnly(options, program);
     if (run == 0 || mo.wall_seconds < model_only.wall_seconds) model_only = mo;
+    stage("lockstep");
     keep_best(lockstep, LockstepInChild(options, program), run);
+    stage("lockstep, --threads 2");
     keep_best(lockstep2, LockstepInChild(options2, program), run);
   }
+  progress.Done();
 
   auto cps = [](int64_t cycles, double seconds) {
     return seconds > 0 ? double(cycles) / seconds : 0.0;

@@ -13,6 +13,7 @@
 #include "golden/npy.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/progress.h"
 
 namespace qacc::cli {
 
@@ -209,13 +210,16 @@ nlohmann::json JsonReport(const CalibrateArgs& args, const LoadedTensor& tensor,
 
 void Run(const CalibrateArgs& args) {
   const golden::CalibrationOptions options = ToOptions(args);
+  TerminalProgress progress("qacc calibrate");  // a large tensor takes seconds, on a terminal
   const LoadedTensor tensor = Load(args);
+  progress.Status(fmt::format("{} over {} values", args.method, tensor.values.size()));
   golden::CalibrationResult result;
   try {
     result = golden::Calibrate(tensor.values, options);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("{}: {}", args.file, e.what()));
   }
+  progress.Done();
   Emit(args.output, HumanReport(args, tensor, options, result),
        JsonReport(args, tensor, options, result));
 }

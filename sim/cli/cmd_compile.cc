@@ -22,6 +22,7 @@
 #include "model/srams.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/progress.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/ext_image.h"
 #include "sim/compiler/reference.h"
@@ -161,6 +162,7 @@ std::string ProgramBytes(const compiler::CompiledProgram& program) {
 }
 
 void RunCompile(const CompileCliOptions& o) {
+  TerminalProgress progress("qacc compile");  // --check and --timing, on a terminal
   arch::ArchConfig config;
   try {
     config = arch::LoadArchConfig(o.config_path);
@@ -358,6 +360,7 @@ void RunCompile(const CompileCliOptions& o) {
     json["timing"] = t;
   }
   if (!o.program_path.empty()) WriteFileAtomically(o.program_path, ProgramBytes(program));
+  progress.Done();
   Emit(o.output, human, json);
   if (!pass) std::exit(1);
 }

@@ -20,6 +20,7 @@
 #include "model/arch.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/progress.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/network.h"
 #include "sim/cosim/cosim.h"
@@ -282,6 +283,8 @@ void RunCosim(const CosimArgs& args) {
   if (args.test.empty() == args.gemm.empty()) {
     throw UsageError("give either --test NAME or --gemm M,N,K (a compiled GEMM layer)");
   }
+  // On a terminal, a line that follows the golden run of a compiled program and the lockstep.
+  TerminalProgress progress("qacc cosim");
   sim::Program program;
   std::string test_name = args.test, suite_name;
   if (!args.gemm.empty()) {
@@ -473,6 +476,7 @@ void RunCosim(const CosimArgs& args) {
     if (!waves_note.empty()) human += fmt::format("  waves: {}\n", waves_note);
     human += fmt::format("  reproduce: {}\n", reproduce);
   }
+  progress.Done();
   Emit(args.output, human, json);
   if (!result.pass) std::exit(1);
 }

@@ -18,6 +18,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
 #include "sim/cli/hex_image.h"
+#include "sim/cli/progress.h"
 
 namespace qacc::cli {
 
@@ -157,11 +158,13 @@ void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
   const golden::SoftmaxParams& p = tables.params;
   const golden::SoftmaxTableStats& st = tables.stats;
   const golden::SoftmaxTableBytes bytes = golden::SoftmaxMemory(p);
+  TerminalProgress progress("qacc softmax-tables");  // the error rows, on a terminal
   const golden::SoftmaxErrorOptions error_options{o.error_rows, o.seed, true};
   const golden::SoftmaxErrorReport report = golden::AnalyzeSoftmaxError(tables, error_options);
   std::optional<int> min_acc;
   if (o.min_acc_bits_bound >= 0)
     min_acc = golden::MinAccBits(p, o.min_acc_bits_bound, error_options);
+  progress.Done();
   const OutputUse use = MeasureOutputUse(p.out);
 
   // ---- JSON ----

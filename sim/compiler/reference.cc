@@ -4,6 +4,7 @@
 #include <random>
 
 #include "golden/gemm.h"
+#include "golden/progress.h"
 #include "golden/requant.h"
 
 namespace qacc::compiler {
@@ -32,6 +33,7 @@ std::vector<int32_t> ReferenceOutput(const Network& network, const std::vector<u
   std::vector<uint8_t> a = x;
   std::vector<int32_t> y;
   for (size_t i = 0; i < network.layers.size(); ++i) {
+    golden::ReportProgress("reference", "layers", i, network.layers.size());  // a sign of life
     const GemmLayer& l = network.layers[i];
     Matrix<int32_t> acc;
     if (l.a_unsigned) {

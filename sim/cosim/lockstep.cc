@@ -14,6 +14,7 @@
 #include <tlm>
 
 #include "golden/gemm.h"
+#include "golden/progress.h"
 #include "model/accel_state.h"
 #include "model/model_only.h"
 #include "model/qacc_tlm.h"
@@ -188,6 +189,7 @@ class Engine {
         // checked from here on, and its end fixes the cycle DONE rises.
         program = &model_->state().ObserveCycle(cycle_, /*keep_registers=*/in_transfer_);
         if (program->gemm_start.valid) scoreboard_->SetProgramGemm(&model_->Beats());
+        retired_ += int(program->dma_retire.valid) + int(program->compute_retire.valid);
         if (program->last && program_launched_) scoreboard_->ExpectDone(cycle_ + 1);
       }
       scoreboard_->Check(cycle_, sample_);
@@ -197,12 +199,27 @@ class Engine {
         scoreboard_->CheckProgramCycle(cycle_, sample_, *program);
       }
     }
+    if ((cycle_ & 4095) == 0) ReportLife();
     if (cycle_ == trace_end_) {
       dut_.SetTracing(false);
       throw EngineStop{};
     }
     ++cycle_;
     if (model_ != nullptr && !in_transfer_) model_->Advance(cycle_);
+  }
+
+  // A sign of life for a terminal (golden/progress.h): the descriptors retired of the programs'
+  // (the model's, which the scoreboard holds the RTL to), else the cycles.
+  void ReportLife() const {
+    uint64_t descriptors = 0;
+    for (const sim::ProgramCommand& c : program_.commands) {
+      if (c.is_program) descriptors += c.q_count;
+    }
+    if (descriptors > 0 && model_ != nullptr) {
+      golden::ReportProgress("lockstep", "descriptors", retired_, descriptors);
+    } else {
+      golden::ReportProgress("lockstep", "cycles", uint64_t(cycle_), 0);
+    }
   }
 
   // The RTL's half of the cycle: from the second thread's ring while it runs ahead, else here.
@@ -547,6 +564,7 @@ class Engine {
   Coverage* coverage_ = nullptr;
   std::unique_ptr<RtlRunahead> runahead_;
   int64_t runahead_cycles_ = 0;
+  uint64_t retired_ = 0;  // descriptors the model's programs retired so far
   bool injected_ = false;
   bool delayed_ = false;
   RtlSample delayed_sample_;

@@ -1,0 +1,154 @@
+// What qacc writes while a long command runs (issue 37, item 10): on a terminal a progress line on
+// standard error, redrawn in place and erased at the end; in a file or a pipe nothing of it. The
+// terminal is a pseudo-terminal (tests/cli/pty_runner.h); the commands are sized to run one to two
+// seconds, past the first drawing at 0.2 s.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/cli/cli_runner.h"
+#include "tests/cli/pty_runner.h"
+
+namespace qacc::testing {
+namespace {
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  std::stringstream in(text);
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A terminal's line as it finally reads: the text after its last "\r", the blanks that erased a
+// progress line removed.
+std::string AsShown(const std::string& line) {
+  std::string shown = line.substr(line.rfind('\r') == std::string::npos ? 0 : line.rfind('\r') + 1);
+  while (!shown.empty() && (shown.back() == ' ' || shown.back() == '\b')) shown.pop_back();
+  return shown;
+}
+
+// The progress line was drawn (after a "\r") with `text`, and erased at the end: what follows its
+// last drawing is blanks and "\r" up to the command's own output, if any.
+void ExpectDrawnAndErased(const std::string& terminal, const std::string& text) {
+  const size_t drawn = terminal.rfind("\r" + text);
+  ASSERT_NE(drawn, std::string::npos) << "no progress line with '" << text << "':\n" << terminal;
+  const size_t erase = terminal.find('\r', drawn + 1);
+  ASSERT_NE(erase, std::string::npos) << terminal;
+  const size_t end = terminal.find('\r', erase + 1);
+  ASSERT_NE(end, std::string::npos) << "the line was not erased:\n" << terminal;
+  EXPECT_EQ(terminal.substr(erase + 1, end - erase - 1).find_first_not_of(' '), std::string::npos)
+      << terminal;
+}
+
+constexpr const char* kLongSoftmax =
+    "softmax-tables --n 65536 --in-bits 8 --in-amax 8 --out-bits 8 --error-rows 3000 --json";
+
+TEST(Progress, SoftmaxTablesShowsItsErrorRowsOnATerminalOnly) {
+  const TerminalResult t = RunQaccOnTerminal(kLongSoftmax);
+  ASSERT_EQ(t.exit_code, 0) << t.terminal;
+  ExpectDrawnAndErased(t.terminal, "qacc softmax-tables: error rows ");
+  EXPECT_TRUE(std::regex_search(t.terminal,
+                                std::regex(R"(error rows \d+/4275 rows \(\d+\.\d %\), \d+\.\d s)")))
+      << t.terminal;
+  // Standard output is as without a terminal, and in a file standard error gets nothing.
+  const CliResult plain = RunQacc(kLongSoftmax);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err, "");
+  EXPECT_EQ(t.out, plain.out);
+}
+
+TEST(Progress, CosimGemmShowsTheLockstepDescriptors) {
+  const TerminalResult t = RunQaccOnTerminal("cosim --gemm 320,320,320 --seed 1");
+  ASSERT_EQ(t.exit_code, 0) << t.terminal;
+  ExpectDrawnAndErased(t.terminal, "qacc cosim: lockstep ");
+  EXPECT_TRUE(std::regex_search(t.terminal, std::regex(R"(lockstep \d+/\d+ descriptors \()")))
+      << t.terminal;
+  EXPECT_NE(t.out.find("  PASS\n"), std::string::npos) << t.out;
+}
+
+// --dry-run of a large layer runs the golden executor on the compiled program (2 s at 2048^3).
+TEST(Progress, CosimDryRunShowsTheGoldenProgram) {
+  const std::string args = "cosim --gemm 2048,2048,2048 --seed 1 --dry-run";
+  const TerminalResult t = RunQaccOnTerminal(args);
+  ASSERT_EQ(t.exit_code, 0) << t.terminal;
+  ExpectDrawnAndErased(t.terminal, "qacc cosim: golden program ");
+  EXPECT_TRUE(std::regex_search(t.terminal, std::regex(R"(golden program \d+/49216 descriptors)")))
+      << t.terminal;
+  const CliResult plain = RunQacc(args);
+  EXPECT_EQ(plain.exit_code, 0);
+  EXPECT_EQ(plain.err, "");
+}
+
+TEST(Progress, CompileCheckShowsTheGoldenProgram) {
+  const TerminalResult t = RunQaccOnTerminal("compile --gemm 2048,2048,2048 --check");
+  ASSERT_EQ(t.exit_code, 0) << t.terminal;
+  ExpectDrawnAndErased(t.terminal, "qacc compile: golden program ");
+  EXPECT_NE(t.out.find("golden check (seed 1): PASS"), std::string::npos) << t.out;
+}
+
+// 8 million float32 activations in an .npy file: the MSE search over them takes about a second.
+TEST(Progress, CalibrateShowsItsSearch) {
+  const auto dir = ScratchDir("calibrate_progress");
+  const auto path = dir / "act.npy";
+  {
+    constexpr size_t kValues = 8'000'000;
+    std::string header =
+        "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(kValues) + ",), }";
+    header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+    std::ofstream out(path, std::ios::binary);
+    out.write("\x93NUMPY\x01\x00", 8);
+    const uint16_t size = uint16_t(header.size());
+    out.put(char(size & 0xff)).put(char(size >> 8)) << header;
+    std::mt19937 rng(1);
+    std::normal_distribution<float> normal;
+    std::vector<float> values(kValues);
+    for (float& v : values) v = normal(rng);
+    out.write(reinterpret_cast<const char*>(values.data()), std::streamsize(kValues * 4));
+  }
+  const std::string args = "calibrate " + path.string() + " --method mse";
+  const TerminalResult t = RunQaccOnTerminal(args);
+  ASSERT_EQ(t.exit_code, 0) << t.terminal;
+  ExpectDrawnAndErased(t.terminal, "qacc calibrate: ");
+  EXPECT_NE(t.terminal.find("qacc calibrate: mse over 8000000 values, "), std::string::npos)
+      << t.terminal;
+  const CliResult plain = RunQacc(args);
+  EXPECT_EQ(plain.err, "");
+  EXPECT_EQ(t.out, plain.out);
+  std::filesystem::remove_all(dir);
+}
+
+// qacc bench names the mode it measures as it starts it.
+TEST(Progress, BenchNamesEachMode) {
+  const TerminalResult t = RunQaccOnTerminal("bench -m 64 -n 64 -k 64 --repeat 1");
+  ASSERT_EQ(t.exit_code, 0) << t.terminal;
+  for (const char* mode : {"RTL only", "model only", "lockstep", "lockstep, --threads 2"}) {
+    EXPECT_NE(t.terminal.find(std::string("\rqacc bench: run 1 of 1: ") + mode + ", "),
+              std::string::npos)
+        << mode << "\n"
+        << t.terminal;
+  }
+  ExpectDrawnAndErased(t.terminal, "qacc bench: run 1 of 1: lockstep, --threads 2");
+  EXPECT_NE(t.out.find("lockstep (quantum 1024)"), std::string::npos) << t.out;
+}
+
+// A terminal narrower than the line: the line is cut to it (a wrapped line cannot be redrawn).
+TEST(Progress, TheLineFitsTheTerminal) {
+  const TerminalResult t = RunQaccOnTerminal(kLongSoftmax, false, 30);
+  ASSERT_EQ(t.exit_code, 0) << t.terminal;
+  for (const std::string& line : Lines(t.terminal)) {
+    std::stringstream parts(line);
+    for (std::string part; std::getline(parts, part, '\r');) {
+      EXPECT_LT(AsShown(part).size(), 30u) << "'" << part << "'";
+    }
+  }
+}
+
+}  // namespace
+}  // namespace qacc::testing
