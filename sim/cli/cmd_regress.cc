@@ -21,6 +21,7 @@
 #include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +50,7 @@
 #include "model/arch.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/progress.h"
 #include "sim/cli/regress_child.h"
 #include "sim/cli/regress_report.h"
 #include "sim/testgen/rng.h"
@@ -360,12 +362,78 @@ void WaitForChildren(const std::vector<Child>& active, Clock::duration timeout) 
        static_cast<int>(std::clamp<int64_t>(until_timeout.count(), 0, max_sleep_ms)));
 }
 
+// Whether two file descriptors write to the same file (`> log 2>&1`, one pipe for both).
+bool SameFile(int fd1, int fd2) {
+  struct stat a = {};
+  struct stat b = {};
+  return fstat(fd1, &a) == 0 && fstat(fd2, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+// What a regression shows while it runs. A batch log (`qacc regress ... > log 2>&1`, as CI and
+// scripts/run.sh run it) must hold whole lines, never a progress line torn into a row of the table
+// on the other, buffered, stream; a terminal gets a live display.
+//  * Standard error is a terminal: one status line there, redrawn in place (runs finished, passed,
+//    failed, running, seconds); each failure's line is printed above it, and the table's rows
+//    (flushed as each run finishes) are written past it.
+//  * Otherwise nothing is redrawn: the table's rows go out whole, one per finished run, flushed
+//    (RegressReports), and the line of each finished run goes to standard error only when the
+//    table does not already tell it there: the table is in a file (-o), or standard output is
+//    another file than standard error.
+class RunDisplay {
+ public:
+  RunDisplay(const std::string& summary_path, uint64_t total)
+      : live_("qacc regress"), total_(total) {
+    const bool table_live_on_stderr =
+        summary_path.empty() || (summary_path == "-" && SameFile(STDOUT_FILENO, STDERR_FILENO));
+    run_lines_ = !live_.enabled() && !table_live_on_stderr;
+  }
+
+  // A run of the interrupted session resumed (--resume): counted, not shown.
+  void Recorded(bool passed) {
+    passed_ += passed;
+    failed_ += !passed;
+  }
+  // Around RegressReports::Add, which writes the table's rows: the status line out of their way.
+  void BeforeRows() { live_.Hide(); }
+  // "[3/190] FAIL gemm_n1 seed 1 (0.01 s): 4 mismatches ...", before the run goes to the reports.
+  std::string Line(const Run& run, uint64_t done) const {
+    return fmt::format("[{}/{}] {:<7} {} seed {} ({:.2f} s){}\n", done, total_,
+                       run.passed() ? "PASS" : "FAIL", run.test, run.seed, run.wall_seconds,
+                       run.passed() ? "" : ": " + run.message);
+  }
+  // After the run's rows: its line (see the class comment) and the status.
+  void Finished(bool passed, const std::string& line, uint64_t done, size_t running) {
+    passed_ += passed;
+    failed_ += !passed;
+    if (run_lines_) {
+      std::fputs(line.c_str(), stderr);
+    } else if (!passed && live_.enabled()) {
+      live_.Print(stderr, line);
+    }
+    Update(done, running, /*now=*/true);
+  }
+  // The status line (a terminal only): drawn at most every 0.2 s unless `now`.
+  void Update(uint64_t done, size_t running, bool now = false) {
+    if (!live_.enabled()) return;
+    live_.Status(fmt::format("{}/{} runs ({:.1f} %), {} passed, {} failed, {} running", done,
+                             total_, total_ ? 100.0 * double(done) / double(total_) : 100.0,
+                             passed_, failed_, running),
+                 now);
+  }
+  void Done() { live_.Done(); }
+
+ private:
+  TerminalProgress live_;
+  uint64_t total_ = 0, passed_ = 0, failed_ = 0;
+  bool run_lines_ = false;
+};
+
 // Runs the schedule but for the runs of `prior` (an interrupted session's, --resume) with at most
-// `jobs` children at a time; prints one progress line per finished run on stderr and hands the
-// runs, the prior ones too, to `reports` in schedule order. Returns the signal that stopped it
+// `jobs` children at a time; shows each finished run on `display` and hands the runs, the prior
+// ones too, to `reports` in schedule order. Returns the signal that stopped it
 // before its end, or 0. The runs in flight then are killed and not recorded: they did not run.
 int Execute(const std::vector<std::string>& tests, const RegressOptions& options,
-            std::map<uint64_t, Run> prior, RegressReports& reports) {
+            std::map<uint64_t, Run> prior, RegressReports& reports, RunDisplay& display) {
   const auto timeout = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(options.timeout_seconds));
   const uint64_t total = uint64_t(options.seeds) * tests.size();
@@ -374,6 +442,7 @@ int Execute(const std::vector<std::string>& tests, const RegressOptions& options
   for (const auto& [index, run] : prior) {
     recorded.insert(index);
     failed = failed || !run.passed();
+    display.Recorded(run.passed());
   }
   uint64_t next = 0, done = prior.size();
   InOrder in_order(std::move(prior), reports);
@@ -381,11 +450,12 @@ int Execute(const std::vector<std::string>& tests, const RegressOptions& options
   std::map<uint64_t, Run> running;  // by schedule index
   auto finish = [&](uint64_t index, Run run) {
     ++done;
-    fmt::print(stderr, "[{}/{}] {:<7} {} seed {} ({:.2f} s){}\n", done, total,
-               run.passed() ? "PASS" : "FAIL", run.test, run.seed, run.wall_seconds,
-               run.passed() ? "" : ": " + run.message);
     failed = failed || !run.passed();
+    const std::string line = display.Line(run, done);
+    const bool passed = run.passed();
+    display.BeforeRows();
     in_order.Add(index, std::move(run));
+    display.Finished(passed, line, done, running.size());
   };
   auto launchable = [&] {
     while (next < total && recorded.count(next) > 0) ++next;
@@ -406,6 +476,7 @@ int Execute(const std::vector<std::string>& tests, const RegressOptions& options
       ++next;
     }
     if (active.empty()) continue;
+    display.Update(done, active.size());
     WaitForChildren(active, timeout);
     for (size_t i = 0; i < active.size() && g_stop_signal == 0;) {
       Child& child = active[i];
@@ -751,7 +822,9 @@ void RunRegress(RegressOptions& options) {
   RegressReports reports(info, SummaryPath(options), options.json_path, options.junit_path,
                          prior_coverage);
   const auto start = Clock::now();
-  const int stopped_by = Execute(tests, options, std::move(prior), reports);
+  RunDisplay display(SummaryPath(options), info.total_runs);
+  const int stopped_by = Execute(tests, options, std::move(prior), reports, display);
+  display.Done();
   const double wall = prior_wall + std::chrono::duration<double>(Clock::now() - start).count();
   reports.Finish(wall, stopped_by == 0 ? "" : SignalName(stopped_by));
   if (stopped_by != 0) {

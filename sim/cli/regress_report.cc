@@ -602,6 +602,9 @@ RegressReports::~RegressReports() {
 void RegressReports::WriteSummary(const std::string& text) {
   if (summary_) {
     summary_->Write(text);
+    // Whole rows as the runs finish, never half of one where standard error writes too (a log of
+    // `qacc regress > log 2>&1`).
+    if (summary_->is_stdout()) std::fflush(stdout);
   } else {
     std::fputs(text.c_str(), stderr);
   }

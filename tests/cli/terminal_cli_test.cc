@@ -1,7 +1,8 @@
-// What qacc writes while a long command runs (issue 37, item 10): on a terminal a progress line on
-// standard error, redrawn in place and erased at the end; in a file or a pipe nothing of it. The
-// terminal is a pseudo-terminal (tests/cli/pty_runner.h); the commands are sized to run one to two
-// seconds, past the first drawing at 0.2 s.
+// What qacc writes while a long command runs (issue 37, items 10 and 12): on a terminal a progress
+// line on standard error, redrawn in place and erased at the end; in a file or a pipe nothing but
+// whole lines, never a progress line torn into a row of a table on the other stream. The terminal
+// is a pseudo-terminal (tests/cli/pty_runner.h); the commands are sized to run one to two seconds,
+// past the first drawing at 0.2 s.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -15,6 +16,7 @@
 
 #include "tests/cli/cli_runner.h"
 #include "tests/cli/pty_runner.h"
+#include "tests/cli/regress_fake.h"
 
 namespace qacc::testing {
 namespace {
@@ -148,6 +150,80 @@ TEST(Progress, TheLineFitsTheTerminal) {
       EXPECT_LT(AsShown(part).size(), 30u) << "'" << part << "'";
     }
   }
+}
+
+class RegressOutput : public RegressFixture {};
+
+// The table's rows: test, seed, result, cycles, cycles/s, wall seconds.
+const std::regex kRow(R"(\S+ +\d+  (pass|fail|crash|timeout|oom|usage) +\d+ +\d+ +\d+\.\d\d)");
+
+// `qacc regress ... > log 2>&1`, as CI and scripts/run.sh run it: every line of the log is whole,
+// and says each run once (the table), not twice (a progress line and a row).
+TEST_F(RegressOutput, OneLogForBothStreamsHoldsWholeLinesEachRunOnce) {
+  const auto log = dir_ / "log";
+  // 2 x 60 runs: the table (about 9 KB) is longer than a stdio buffer.
+  const std::string command = std::string(QACC_BINARY) + " regress --child-command " +
+                              fake_.string() +
+                              " --suite gemm --tests gemm_random,gemm_n1 --seeds 60 -j 2 --json " +
+                              (dir_ / "r.json").string() + " >" + log.string() + " 2>&1";
+  const int status = std::system(command.c_str());
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 1);  // gemm_n1 fails
+  const std::vector<std::string> lines = Lines(ReadWholeFile(log));
+  int rows = 0;
+  const std::regex other(
+      R"((|test +seed +result +cycles +cycles/s +wall s|\d+ runs: \d+ passed, \d+ failed; .*)"
+      R"(|coverage: .*|  hole: .*|FAIL gemm_n1 seed \d+: .*|  reproduce: qacc cosim .*))");
+  for (const std::string& line : lines) {
+    if (std::regex_match(line, kRow)) {
+      ++rows;
+    } else {
+      EXPECT_TRUE(std::regex_match(line, other)) << "a torn or unexpected line: '" << line << "'";
+    }
+  }
+  EXPECT_EQ(rows, 120);
+}
+
+// Standard output and standard error in two files: the table in one, a line per finished run in
+// the other, both whole.
+TEST_F(RegressOutput, TwoFilesGetTheTableAndTheRunLines) {
+  const CliResult r = Regress("--suite gemm --tests gemm_random,gemm_n1 --seeds 3");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  int rows = 0;
+  for (const std::string& line : Lines(r.out)) rows += std::regex_match(line, kRow);
+  EXPECT_EQ(rows, 6) << r.out;
+  const std::vector<std::string> err = Lines(r.err);
+  ASSERT_EQ(err.size(), 6u) << r.err;
+  for (const std::string& line : err) {
+    EXPECT_TRUE(std::regex_match(line, std::regex(R"(\[\d/6\] (PASS|FAIL) +gemm_\S+ seed \d .*)")))
+        << line;
+  }
+}
+
+// On a terminal: a status line redrawn in place, each failure's line above it, the table's rows
+// written past it; at the end the line is erased and every line reads whole.
+TEST_F(RegressOutput, ATerminalGetsALiveStatusLine) {
+  SetDelay(0.15);
+  const TerminalResult t =
+      RunQaccOnTerminal("regress --child-command " + fake_.string() +
+                            " --suite gemm --tests gemm_random,gemm_n1 --seeds 4",
+                        /*stdout_on_terminal=*/true);
+  EXPECT_EQ(t.exit_code, 1) << t.terminal;
+  EXPECT_TRUE(std::regex_search(
+      t.terminal,
+      std::regex(R"(\rqacc regress: \d/8 runs \(\d+\.\d %\), \d passed, \d failed, \d running, )"
+                 R"(\d+\.\d s)")))
+      << t.terminal;
+  int rows = 0, failures = 0;
+  for (const std::string& line : Lines(t.terminal)) {
+    const std::string shown = AsShown(line);
+    rows += std::regex_match(shown, kRow);
+    failures += std::regex_match(shown, std::regex(R"(\[\d/8\] FAIL +gemm_n1 seed \d .*)"));
+    EXPECT_EQ(shown.find("qacc regress:"), std::string::npos) << "not erased: " << line;
+    EXPECT_EQ(shown.find("] PASS"), std::string::npos) << "a passing run told twice: " << line;
+  }
+  EXPECT_EQ(rows, 8) << t.terminal;
+  EXPECT_EQ(failures, 4) << t.terminal;
 }
 
 }  // namespace
