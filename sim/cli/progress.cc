@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <utility>
 
 namespace qacc::cli {
@@ -14,6 +15,18 @@ namespace {
 
 // Often enough to look alive, rarely enough to cost nothing (a drawing is one write of a line).
 constexpr std::chrono::milliseconds kDrawInterval{200};
+
+// kDrawInterval, or QACC_PROGRESS_INTERVAL_MS (1..10000) from the environment: the tests draw
+// every few milliseconds, so that runs of a fraction of a second show their stages, also in the
+// slower sanitizer builds.
+std::chrono::milliseconds DrawInterval() {
+  const char* text = std::getenv("QACC_PROGRESS_INTERVAL_MS");
+  if (text == nullptr) return kDrawInterval;
+  char* end = nullptr;
+  const long ms = std::strtol(text, &end, 10);
+  return *text != '\0' && *end == '\0' && ms >= 1 && ms <= 10000 ? std::chrono::milliseconds(ms)
+                                                                 : kDrawInterval;
+}
 
 // The terminal's width: a longer line would wrap, and "\r" would return to its last part only.
 size_t TerminalColumns() {
@@ -95,7 +108,8 @@ void TerminalProgress::Done() {
 
 void TerminalProgress::Tick() {
   std::unique_lock<std::mutex> lock(mutex_);
-  while (!wake_.wait_for(lock, kDrawInterval, [this] { return stopped_; })) {
+  const std::chrono::milliseconds interval = DrawInterval();
+  while (!wake_.wait_for(lock, interval, [this] { return stopped_; })) {
     if (!paused_) DrawLocked();
   }
 }

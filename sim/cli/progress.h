@@ -1,12 +1,12 @@
 // qacc's sign of life on a terminal: one line on standard error, redrawn in place ("\r") every
-// 0.2 s by a thread of its own, saying what runs, how far it is (done of total and the percentage
-// when the total is known) and the seconds so far:
+// 0.2 s (QACC_PROGRESS_INTERVAL_MS, for tests) by a thread of its own, saying what runs, how far it
+// is (done of total and the percentage when the total is known) and the seconds so far:
 //   qacc cosim: lockstep 1234/8704 descriptors (14.2 %), 6.4 s
-// The first drawing waits 0.2 s, so a short command draws nothing; Done() (or the destructor)
-// erases the line, so the command's own output reads as without it. Only when standard error is a
-// terminal: in a file or a pipe nothing is written at all, and a log holds the command's whole
-// lines only. While it lives it observes the loops that report through golden/progress.h; a step
-// that reports nothing still shows its seconds growing.
+// The first drawing waits one interval, so a short command draws nothing; Done() (or the
+// destructor) erases the line, so the command's own output reads as without it. Only when standard
+// error is a terminal: in a file or a pipe nothing is written at all, and a log holds the command's
+// whole lines only. While it lives it observes the loops that report through golden/progress.h; a
+// step that reports nothing still shows its seconds growing.
 #ifndef QACC_SIM_CLI_PROGRESS_H_
 #define QACC_SIM_CLI_PROGRESS_H_
 

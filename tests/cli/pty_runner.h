@@ -21,13 +21,14 @@ struct TerminalResult {
   std::string out;       // standard output, when it went to a file
 };
 
-// `args` as for RunQacc. The terminal is `columns` wide.
+// `args` as for RunQacc. The terminal is `columns` wide; a progress line is redrawn every 10 ms
+// (QACC_PROGRESS_INTERVAL_MS), so that runs of a few tenths of a second show their stages.
 inline TerminalResult RunQaccOnTerminal(const std::string& args, bool stdout_on_terminal = false,
                                         unsigned short columns = 200) {
   const auto dir = ScratchDir("pty");
   const auto out_path = dir / "stdout";
-  const std::string command =
-      std::string(QACC_BINARY) + " " + args + (stdout_on_terminal ? "" : " >" + out_path.string());
+  const std::string command = "QACC_PROGRESS_INTERVAL_MS=10 " + std::string(QACC_BINARY) + " " +
+                              args + (stdout_on_terminal ? "" : " >" + out_path.string());
   winsize size{};
   size.ws_row = 40;
   size.ws_col = columns;
