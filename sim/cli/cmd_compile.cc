@@ -24,6 +24,7 @@
 #include "sim/cli/common.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/ext_image.h"
+#include "sim/compiler/launches.h"
 #include "sim/compiler/reference.h"
 
 namespace qacc::cli {
@@ -44,6 +45,7 @@ struct CompileCliOptions {
   CLI::Option* mem_latency_option = nullptr;
   CLI::Option* mem_interval_option = nullptr;
   std::string seed_text = "1";
+  int64_t max_launch = arch::kMaxQCount;  // descriptors per launch (data_movement.md 14.4)
   OutputOptions output;
 };
 
@@ -57,6 +59,15 @@ int MemOption(const CLI::Option* option, int64_t value, int config_value, const 
     throw UsageError(fmt::format("{}: {} is out of range, allowed 1..{}", name, value, max));
   }
   return int(value);
+}
+
+// The launches of a compiled program as the model runs them (data_movement.md 14.4).
+std::vector<model::ProgramLaunchSpec> ModelLaunches(const compiler::CompiledProgram& program) {
+  std::vector<model::ProgramLaunchSpec> launches;
+  for (const compiler::Launch& l : program.launches) {
+    launches.push_back({program.q_base + l.first * golden::kDescriptorBytes, l.count, l.first});
+  }
+  return launches;
 }
 
 // The model's run of a compiled program (--timing).
@@ -81,8 +92,7 @@ TimingRun RunTiming(const arch::ArchConfig& config, const compiler::CompiledProg
   memory.Write(0, inputs.ext.data(), program.ext_bytes);
   model::Srams srams(config);
   const auto start = std::chrono::steady_clock::now();
-  run.result = model::RunProgram(config, memory, srams, program.q_base,
-                                 uint32_t(program.descriptors.size()));
+  run.result = model::RunLaunches(config, memory, srams, ModelLaunches(program));
   run.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.ext = golden::MemoryImage(program.ext_bytes);
@@ -183,6 +193,7 @@ void RunCompile(const CompileCliOptions& o) {
   compiler::CompileOptions copts;
   copts.double_buffer = !o.no_double_buffer;
   copts.chain_on_chip = !o.no_chain;
+  copts.max_launch_descriptors = uint32_t(o.max_launch);
   compiler::CompiledProgram program;
   try {
     program = compiler::Compile(config, network, copts);
@@ -197,6 +208,13 @@ void RunCompile(const CompileCliOptions& o) {
   json["chain_on_chip"] = copts.chain_on_chip;
   json["descriptors"] = program.descriptors.size();
   json["q_base"] = program.q_base;
+  nlohmann::json launches = nlohmann::json::array();
+  for (const compiler::Launch& l : program.launches) {
+    launches.push_back({{"first", l.first},
+                        {"count", l.count},
+                        {"q_base", program.q_base + l.first * golden::kDescriptorBytes}});
+  }
+  json["launches"] = launches;
   json["ext_bytes"] = program.ext_bytes;
   json["loads"] = program.loads;
   json["stores"] = program.stores;
@@ -251,6 +269,16 @@ void RunCompile(const CompileCliOptions& o) {
   human += fmt::format("    0x{:08x} {:>10} bytes  program ({} descriptors)\n", program.q_base,
                        program.descriptors.size() * golden::kDescriptorBytes,
                        program.descriptors.size());
+  if (program.launches.size() > 1) {
+    // Longer than Q_COUNT holds: the host runs it in several launches (data_movement.md 14.4).
+    human += fmt::format("  launches: {} (at most {} descriptors each; {} cycles per relaunch)\n",
+                         program.launches.size(), arch::kMaxQCount, arch::kRelaunchCycles);
+    for (const compiler::Launch& l : program.launches) {
+      human += fmt::format("    Q_BASE 0x{:08x} Q_COUNT {:>5}  descriptors {}..{}\n",
+                           program.q_base + l.first * golden::kDescriptorBytes, l.count, l.first,
+                           l.first + l.count - 1);
+    }
+  }
   json["tensors"] = tensors;
 
   bool pass = true;
@@ -267,9 +295,10 @@ void RunCompile(const CompileCliOptions& o) {
   std::optional<golden::MachineState> golden_after;
   if (o.check) {
     golden::MachineState& state = golden_after.emplace(*inputs);
-    const auto races = golden::RaceCheck(geometry, program.descriptors, program.q_base);
-    const golden::ProgramResult result =
-        golden::RunQueue(geometry, program.q_base, uint32_t(program.descriptors.size()), state);
+    const auto races = compiler::RaceCheckLaunches(geometry, program.descriptors, program.q_base,
+                                                   program.launches);
+    const compiler::LaunchesResult result =
+        compiler::RunLaunches(geometry, program.q_base, program.launches, state);
     const std::vector<int32_t> got = compiler::ReadOutput(program, network, state);
     int64_t mismatches = 0;
     for (size_t i = 0; i < got.size(); ++i) mismatches += got[i] != want[i];
@@ -279,6 +308,7 @@ void RunCompile(const CompileCliOptions& o) {
                      {"error", golden::ProgramErrorName(result.error)},
                      {"error_index", result.error_index},
                      {"retired", result.retired},
+                     {"launches_run", result.launches_run},
                      {"races", races.size()},
                      {"mismatches", mismatches}};
     human += fmt::format(
@@ -317,6 +347,8 @@ void RunCompile(const CompileCliOptions& o) {
                         {"wr_beats", p.wr_beats},
                         {"read_bytes", p.rd_beats * d},
                         {"write_bytes", p.wr_beats * d},
+                        {"launches", program.launches.size()},
+                        {"relaunch_cycles", (program.launches.size() - 1) * arch::kRelaunchCycles},
                         {"wall_seconds", run.wall_seconds}};
     human += fmt::format(
         "timing (model; memory latency {}, interval {}: {:.3g} bytes/cycle each way): {} cycles, "
@@ -335,6 +367,12 @@ void RunCompile(const CompileCliOptions& o) {
         Percent(p.dma_busy, p.cycles), p.overlap, compute_only, dma_only, idle, p.dma_wait,
         p.compute_wait, p.port_stall, p.rd_beats * d, p.rd_beats, p.wr_beats * d, p.wr_beats,
         run.wall_seconds);
+    if (program.launches.size() > 1) {
+      human += fmt::format("  {} launches: the cycles include {} relaunches of {} cycles (the host "
+                           "driver between launches, data_movement.md 14.4)\n",
+                           program.launches.size(), program.launches.size() - 1,
+                           arch::kRelaunchCycles);
+    }
     pass = pass && ran;
     if (o.check) {
       // The model's external memory against the golden executor's (all of it) and its output
@@ -398,6 +436,11 @@ void RegisterCompileCommand(CLI::App& app) {
       cmd->add_option("--mem-interval", options->mem_interval,
                       "With --timing: cycles per memory beat, 1..64 (bandwidth data_bytes / "
                       "interval; default: the config's ext_mem.interval)");
+  cmd->add_option("--max-launch", options->max_launch,
+                  "At most N descriptors per launch (Q_COUNT); a longer program runs as several "
+                  "launches (data_movement.md 14.4)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{arch::kMaxQCount}));
   cmd->add_option("--seed", options->seed_text,
                   std::string("Seed of the --check values, ") + kSeedRange);
   AddOutputOptions(cmd, &options->output);

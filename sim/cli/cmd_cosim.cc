@@ -35,6 +35,8 @@ struct CosimArgs {
   std::string test;
   std::vector<int> gemm;  // --gemm M,N,K: a compiled GEMM layer instead of a suite test
   bool no_double_buffer = false, no_chain = false;
+  int64_t max_launch = arch::kMaxQCount;  // --max-launch: descriptors per launch (14.4)
+  CLI::Option* max_launch_option = nullptr;
   std::string seed_text;
   std::string config = DefaultConfigPath();
   std::string waves;
@@ -122,6 +124,24 @@ nlohmann::json ProgramJson(const std::optional<model::ProgramRunResult>& r) {
           {"port_stall", p.port_stall},
           {"rd_beats", p.rd_beats},
           {"wr_beats", p.wr_beats}};
+}
+
+// A compiled program's launches (data_movement.md 14.4) as one: counters and Q_RETIRED summed, the
+// last launch's error, and the cycles from the first launch's cycle 0 to the last one's end (the
+// host's relaunches included). One launch is itself.
+std::optional<model::ProgramRunResult> WholeProgram(const cosim::CosimResult& r) {
+  if (r.programs.size() < 2) return r.program;
+  model::ProgramRunResult whole;
+  for (const cosim::CosimResult::ProgramEnd& p : r.programs) {
+    model::AddPerf(whole.perf, p.result.perf);
+    whole.retired += p.result.retired;
+    whole.error = p.result.error;
+    whole.error_index = p.result.error_index;
+  }
+  const cosim::CosimResult::ProgramEnd& last = r.programs.back();
+  whole.perf.cycles =
+      uint64_t(last.launch_cycle - r.programs.front().launch_cycle) + last.result.perf.cycles;
+  return whole;
 }
 
 std::string ProgramText(const model::ProgramRunResult& r) {
@@ -282,6 +302,9 @@ void RunCosim(const CosimArgs& args) {
   if (args.test.empty() == args.gemm.empty()) {
     throw UsageError("give either --test NAME or --gemm M,N,K (a compiled GEMM layer)");
   }
+  if (args.gemm.empty() && args.max_launch_option->count() > 0) {
+    throw UsageError("--max-launch: only with --gemm (a compiled program)");
+  }
   sim::Program program;
   std::string test_name = args.test, suite_name;
   if (!args.gemm.empty()) {
@@ -294,6 +317,7 @@ void RunCosim(const CosimArgs& args) {
     compiler::CompileOptions copts;
     copts.double_buffer = !args.no_double_buffer;
     copts.chain_on_chip = !args.no_chain;
+    copts.max_launch_descriptors = uint32_t(args.max_launch);
     try {
       program = sim::CompiledNetworkProgram(options.config, network, copts, seed);
     } catch (const std::invalid_argument& e) {
@@ -340,20 +364,32 @@ void RunCosim(const CosimArgs& args) {
   const cosim::CosimResult result =
       args.model_only ? cosim::RunModelOnly(options, program) : cosim::RunLockstep(options, program);
   // One command: its description; a program: how many commands of each kind.
-  int legal = 0;
-  for (const sim::ProgramCommand& c : program.commands) legal += c.job >= 0 ? 1 : 0;
+  // A program launched with CTRL.RUN is neither a legal nor an illegal command of part 1.
+  int legal = 0, programs = 0;
+  for (const sim::ProgramCommand& c : program.commands) {
+    legal += c.job >= 0 ? 1 : 0;
+    programs += c.is_program ? 1 : 0;
+  }
+  const int illegal = int(program.commands.size()) - legal - programs;
   std::string command =
       program.commands.size() == 1
           ? program.commands[0].description
-          : fmt::format("program of {} commands ({} legal, {} illegal)", program.commands.size(),
-                        legal, program.commands.size() - size_t(legal));
+      : legal + illegal == 0
+          ? fmt::format("{} launches (CTRL.RUN); the first: {}", programs,
+                        program.commands[0].description)
+          : fmt::format("program of {} commands ({} legal, {} illegal{})", program.commands.size(),
+                        legal, illegal,
+                        programs > 0 ? fmt::format(", {} programs", programs) : "");
   if (result.launch_cycle > 0) command += fmt::format(", launched at cycle {}", result.launch_cycle);
   const std::string what =
       args.gemm.empty()
           ? "--test " + ShellQuote(args.test)
-          : fmt::format("--gemm {},{},{}{}{}", args.gemm[0], args.gemm[1], args.gemm[2],
+          : fmt::format("--gemm {},{},{}{}{}{}", args.gemm[0], args.gemm[1], args.gemm[2],
                         args.no_double_buffer ? " --no-double-buffer" : "",
-                        args.no_chain ? " --no-chain" : "");
+                        args.no_chain ? " --no-chain" : "",
+                        args.max_launch_option->count() > 0
+                            ? fmt::format(" --max-launch {}", args.max_launch)
+                            : "");
   std::string reproduce =
       fmt::format("qacc cosim {} --seed {} --config {}{}", what, seed, ShellQuote(args.config),
                   args.model_only ? " --model-only" : "");
@@ -427,7 +463,8 @@ void RunCosim(const CosimArgs& args) {
       {"mismatches", mismatches},
       {"first_mismatch", MismatchJson(result.first, program)},
       {"first_mismatches", firsts},
-      {"program", ProgramJson(result.program)},
+      {"program", ProgramJson(args.gemm.empty() ? result.program : WholeProgram(result))},
+      {"launches", result.programs.size()},
       {"coverage",
        result.coverage.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.coverage)},
       {"waves", waves_json},
@@ -440,7 +477,14 @@ void RunCosim(const CosimArgs& args) {
   human += fmt::format("  command: {}\n", command);
   human += fmt::format("  {} cycles (command {}), {:.3f} s, {:.0f} cycles/s\n", result.cycles,
                        result.command_cycles, result.wall_seconds, cps);
-  if (result.program) human += ProgramText(*result.program);
+  if (!args.gemm.empty() && result.programs.size() > 1) {
+    human += fmt::format("  {} launches (the host relaunches {} cycles after each DONE, "
+                         "data_movement.md 14.4)\n",
+                         result.programs.size(), arch::kRelaunchCycles);
+  }
+  const std::optional<model::ProgramRunResult> shown =
+      args.gemm.empty() ? result.program : WholeProgram(result);
+  if (shown) human += ProgramText(*shown);
   int64_t total = 0;
   for (int64_t c : result.mismatches) total += c;
   if (result.pass) {
@@ -505,6 +549,12 @@ void RegisterCosimCommand(CLI::App& app) {
                 "With --gemm: compile with one slot per operand (no overlap of DMA and compute)");
   cmd->add_flag("--no-chain", args->no_chain,
                 "With --gemm: send every intermediate through external memory");
+  args->max_launch_option =
+      cmd->add_option("--max-launch", args->max_launch,
+                      fmt::format("With --gemm: at most N descriptors per launch; a longer program "
+                                  "runs as several (data_movement.md 14.4)"))
+          ->capture_default_str()
+          ->check(CLI::Range(int64_t{1}, int64_t{arch::kMaxQCount}));
   cmd->add_option("--seed", args->seed_text, fmt::format("Random seed of the test, {}", kSeedRange))
       ->required();
   cmd->add_option("--config", args->config, "Architecture config JSON")->capture_default_str();

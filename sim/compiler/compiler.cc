@@ -57,15 +57,21 @@ class Emitter {
     ops_.push_back(std::move(op));
   }
 
-  std::vector<Descriptor> Finish() {
+  // The descriptors with their tokens, for launches of `max_launch` descriptors each (the last
+  // one shorter; data_movement.md 14.4). The end of a launch orders everything before it before
+  // everything after it, so a dependency on a descriptor of an earlier launch needs no token, and
+  // no token is outstanding at a launch boundary: any index can be one.
+  std::vector<Descriptor> Finish(uint32_t max_launch) {
     int last_signal[2] = {-1, -1};  // per producing engine: the latest descriptor given SIGNAL
     for (int i = 0; i < int(ops_.size()); ++i) {
       PlannedOp& op = ops_[size_t(i)];
       const int other = op.engine == Engine::kDma ? 1 : 0;
-      // The latest descriptor of the other engine that conflicts; those up to last_signal are
-      // ordered already, so the scan stops there.
+      const int launch_start = i - i % int(max_launch);
+      // The latest descriptor of the other engine in this launch that conflicts; those up to
+      // last_signal are ordered already, so the scan stops there.
       int need = -1;
-      for (int j = i - 1; j > last_signal[other] && need < 0; --j) {
+      const int ordered = std::max(last_signal[other], launch_start - 1);
+      for (int j = i - 1; j > ordered && need < 0; --j) {
         const PlannedOp& prev = ops_[size_t(j)];
         if (prev.engine == op.engine) continue;
         if (Conflict(prev.writes, op.reads) || Conflict(prev.writes, op.writes) ||
@@ -680,7 +686,16 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
     }
   }
 
-  program.descriptors = emitter.Finish();
+  const uint32_t max_launch = options.max_launch_descriptors;
+  if (max_launch < 1 || max_launch > arch::kMaxQCount) {
+    throw std::invalid_argument(fmt::format(
+        "descriptors per launch: {} is out of range, allowed 1..{}", max_launch, arch::kMaxQCount));
+  }
+  program.descriptors = emitter.Finish(max_launch);
+  for (size_t begin = 0; begin < program.descriptors.size(); begin += max_launch) {
+    program.launches.push_back(
+        {uint32_t(begin), uint32_t(std::min<size_t>(max_launch, program.descriptors.size() - begin))});
+  }
   program.q_base =
       ext.Allocate(uint64_t(program.descriptors.size()) * golden::kDescriptorBytes, "the program");
   program.ext_bytes = uint32_t(std::min<uint64_t>(ext.size(), 0xFFFFFFFFu));

@@ -804,7 +804,7 @@ Program GenLayers(Rng& rng, const arch::ArchConfig& config) {
           double_buffer ? "on" : "off", p.descriptors.size(), p.loads, p.stores, p.gemms, p.moves,
           b_chunks);
       b.WriteExt(0, checked.image);
-      b.RunAndCheck(p.q_base, uint32_t(p.descriptors.size()), ErrCode::kNone, what, rng.Chance(50));
+      RunCompiled(b, p, what, rng.Chance(50));
     }
   }
   return b.Take();
