@@ -240,7 +240,11 @@ void RunCompile(const CompileCliOptions& o) {
                       {"b_resident", p.b_resident},
                       {"input_on_chip", p.input_on_chip},
                       {"output_on_chip", p.output_on_chip},
-                      {"slots", {{"a", p.a_slots}, {"b", p.b_slots}, {"out", p.out_slots}}}});
+                      {"slots", {{"a", p.a_slots}, {"b", p.b_slots}, {"out", p.out_slots}}},
+                      {"double_buffer", copts.double_buffer && p.single_buffered_because.empty()},
+                      {"single_buffered_because", p.single_buffered_because.empty()
+                                                      ? nlohmann::json(nullptr)
+                                                      : nlohmann::json(p.single_buffered_because)}});
     human += fmt::format(
         "  layer {}: {} GEMM commands ({} A chunks of {} panels{}, {} B chunks of {} panels{}); "
         "input {}, output {}\n",
@@ -248,6 +252,14 @@ void RunCompile(const CompileCliOptions& o) {
         p.b_chunks, p.b_panels_per_chunk, p.b_resident ? ", resident" : "",
         p.input_on_chip ? "on chip" : "from external memory",
         p.output_on_chip ? "kept on chip (MOVE)" : "to external memory");
+    if (!p.single_buffered_because.empty()) {
+      // The compiler's message names the layer; the line above already does.
+      const std::string prefix = fmt::format("layer '{}': ", p.name);
+      const std::string& why = p.single_buffered_because;
+      human += fmt::format("    double buffering off for this layer: it fits only with one slot "
+                           "per operand ({})\n",
+                           why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why);
+    }
   }
   json["layers"] = layers;
   nlohmann::json tensors = nlohmann::json::array();

@@ -69,6 +69,9 @@ struct LayerPlan {
   bool input_on_chip = false;   // A came from the previous layer by MOVE
   bool output_on_chip = false;  // the output went to the next layer by MOVE
   int a_slots = 0, b_slots = 0, out_slots = 0;
+  // Not empty when double buffering was asked for but this layer fits only with one slot per
+  // operand: why two do not fit (the compiler's message for that plan).
+  std::string single_buffered_because;
 };
 
 struct CompiledProgram {

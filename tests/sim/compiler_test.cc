@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -206,6 +207,55 @@ TEST(Compiler, RefusesLayersThatCannotBeSplit) {
     EXPECT_EQ(std::string(e.what()),
               "layer 'wide': K = 5000 exceeds the B SRAM depth 4096 (one panel of K words must "
               "fit; K is never split)");
+  }
+}
+
+// K at an SRAM's depth fits only with one slot per operand: double buffering is turned off for
+// that layer (and said why), the program still computes the layer, and a layer that fits
+// double-buffered keeps it.
+TEST(Compiler, FallsBackToOneSlotWhereOnlyThatFits) {
+  std::mt19937 rng(8192);
+  const arch::ArchConfig config = Config("default");
+  struct Case {
+    int m, n, k;
+    std::string because;  // the reason's beginning; empty: double-buffered
+  };
+  for (const Case& c :
+       {Case{9, 8, 8192,
+             "layer 'gemm': 2 A slots of one panel (K = 8192 words each) do not fit in the 8192 "
+             "A SRAM words available"},
+        Case{8, 9, 8192,
+             "layer 'gemm': 2 B slots of one column of tiles do not fit: each needs 8192 B words"},
+        Case{17, 17, 4096, ""}}) {
+    Network net = GemmNetwork(c.m, c.n, c.k);
+    net.layers[0] = RandomLayer(rng, "gemm", c.m, c.n, c.k, true);
+    const std::string what = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
+                             std::to_string(c.k);
+    const Outcome o = CompileAndRun(config, net, {true, true}, rng);
+    ExpectCorrect(o, what);
+    const LayerPlan& p = o.program.layers[0];
+    // The B message goes on with the bias and rq words of the random layer's mode.
+    EXPECT_EQ(p.single_buffered_because.substr(0, c.because.size()), c.because) << what;
+    EXPECT_EQ(p.single_buffered_because.empty(), c.because.empty()) << what;
+    if (!c.because.empty()) {
+      EXPECT_LE(std::max({p.a_slots, p.b_slots, p.out_slots}), 1) << what;
+    } else {
+      EXPECT_EQ(p.out_slots, 2) << what;
+    }
+  }
+}
+
+// When one slot does not fit either, the message names that limit.
+TEST(Compiler, RefusalsNameTheLimitOfOneSlot) {
+  arch::ArchConfig config = Tiny(8, 8);
+  config.out_depth = 1;  // an int8 tile needs R / 4 = 2 output words
+  try {
+    Compile(config, GemmNetwork(8, 8, 8));
+    FAIL() << "compiled with out depth 1";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "layer 'gemm': 1 output slot of one tile do not fit: each needs 2 output words (out "
+              "depth 1)");
   }
 }
 
