@@ -79,6 +79,7 @@ void ExpectSchema(const Json& j) {
       {"k", Json::value_t::number_integer},
       {"command", Json::value_t::string},
       {"commands", Json::value_t::number_integer},
+      {"launches", Json::value_t::number_integer},
       {"launch_cycle", Json::value_t::number_integer},
       {"cycles", Json::value_t::number_integer},
       {"command_cycles", Json::value_t::number_integer},
