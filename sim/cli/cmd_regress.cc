@@ -475,7 +475,8 @@ void CheckOutputs(const RegressOptions& options) {
   }
 }
 
-// The deepest directory of `dir` and its parents that exists ("/" does).
+// The deepest of `dir` and its parents that exists ("/" does); it may be a file, which
+// CheckCoverageDir refuses.
 std::filesystem::path NearestExistingDir(const std::string& dir) {
   std::error_code error;
   std::filesystem::path path = std::filesystem::absolute(dir, error).lexically_normal();
@@ -629,8 +630,9 @@ void MakeCoverageDir(const RegressOptions& options) {
   for (const std::filesystem::path& part : dir.lexically_relative(existing)) {
     if (part.empty() || part == ".") continue;
     path /= part;
-    if (!std::filesystem::create_directory(path, error) || error) break;
-    made.push_back(path);
+    const bool created = std::filesystem::create_directory(path, error);
+    if (error) break;
+    if (created) made.push_back(path);  // else made meanwhile by someone else: not ours to remove
   }
   if (error || !std::filesystem::is_directory(dir)) {
     for (auto it = made.rbegin(); it != made.rend(); ++it) std::filesystem::remove(*it, error);
