@@ -25,6 +25,7 @@
 #include "model/sram_fit.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/path_identity.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/network.h"
 #include "sim/cosim/cosim.h"
@@ -126,6 +127,7 @@ LockstepTiming LockstepInChild(const cosim::CosimOptions& options, const sim::Pr
 }
 
 void RunBench(const BenchArgs& args) {
+  CheckOutputsDistinct({{"--config", args.config}}, {{"--output", args.output.output_path}});
   cosim::CosimOptions options;
   try {
     options.config = arch::LoadArchConfig(args.config);

@@ -22,6 +22,7 @@
 #include "model/srams.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/path_identity.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/ext_image.h"
 #include "sim/compiler/launches.h"
@@ -45,6 +46,7 @@ struct CompileCliOptions {
   CLI::Option* mem_latency_option = nullptr;
   CLI::Option* mem_interval_option = nullptr;
   std::string seed_text = "1";
+  bool seed_given = false;
   int64_t max_launch = arch::kMaxQCount;  // descriptors per launch (data_movement.md 14.4)
   OutputOptions output;
 };
@@ -152,11 +154,7 @@ compiler::Network LoadNetwork(const CompileCliOptions& o) {
       throw UsageError(fmt::format("--gemm: {}", e.what()));
     }
   }
-  std::ifstream in(o.network_path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("NETWORK: cannot read {}", o.network_path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return compiler::ParseNetwork(text.str(), o.network_path);
+  return compiler::ParseNetwork(ReadInputFile(o.network_path, "NETWORK"), o.network_path);
 }
 
 std::string ProgramBytes(const compiler::CompiledProgram& program) {
@@ -178,6 +176,9 @@ void RunCompile(const CompileCliOptions& o) {
     throw UsageError(fmt::format("--config: {}", e.what()));
   }
   const uint64_t seed = ParseSeed(o.seed_text, "--seed");
+  if (o.seed_given && !o.check && !o.timing) {
+    throw UsageError("--seed: only with --check or --timing (it seeds their random values)");
+  }
   const int latency = MemOption(o.mem_latency_option, o.mem_latency, config.ext_mem_latency,
                                 "--mem-latency", kMaxMemLatency);
   const int interval = MemOption(o.mem_interval_option, o.mem_interval, config.ext_mem_interval,
@@ -185,6 +186,8 @@ void RunCompile(const CompileCliOptions& o) {
   if (!o.timing && (o.mem_latency_option->count() || o.mem_interval_option->count())) {
     throw UsageError("--mem-latency and --mem-interval: only with --timing");
   }
+  CheckOutputsDistinct({{"NETWORK", o.network_path}, {"--config", o.config_path}},
+                       {{"--program", o.program_path}, {"--output", o.output.output_path}});
   if (!o.program_path.empty()) CheckOutputPath(o.program_path, "--program");
   if (!o.output.output_path.empty() && o.output.output_path != "-") {
     CheckOutputPath(o.output.output_path, "--output");
@@ -423,11 +426,10 @@ void RegisterCompileCommand(CLI::App& app) {
   cmd->add_option("network", options->network_path,
                   "Network JSON: {\"layers\": [{\"name\", \"m\", \"n\", \"k\", ...}]}")
       ->check(kNonEmpty);
-  cmd->add_option("--gemm", options->gemm, "One GEMM layer M,N,K instead of a network file")
-      ->delimiter(',')
-      ->expected(3)
-      ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--config", options->config_path, "Architecture config JSON")->check(kNonEmpty);
+  AddGemmOption(cmd, &options->gemm, "One GEMM layer instead of a network file");
+  cmd->add_option("--config", options->config_path, "Architecture config JSON")
+      ->check(kNonEmpty)
+      ->capture_default_str();
   cmd->add_flag("--no-double-buffer", options->no_double_buffer,
                 "One slot per operand: no overlap of DMA and compute");
   cmd->add_flag("--no-chain", options->no_chain, "Send every intermediate through external memory");
@@ -453,10 +455,15 @@ void RegisterCompileCommand(CLI::App& app) {
                   "launches (data_movement.md 14.4)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{arch::kMaxQCount}));
-  cmd->add_option("--seed", options->seed_text,
-                  std::string("Seed of the --check values, ") + kSeedRange);
+  cmd->add_option(
+         "--seed", options->seed_text,
+         std::string("With --check or --timing: seed of their random values, ") + kSeedRange)
+      ->capture_default_str();
   AddOutputOptions(cmd, &options->output);
-  cmd->callback([options]() { RunCompile(*options); });
+  cmd->callback([options, cmd]() {
+    options->seed_given = cmd->count("--seed") > 0;
+    RunCompile(*options);
+  });
 }
 
 }  // namespace qacc::cli

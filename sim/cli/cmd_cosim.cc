@@ -20,6 +20,7 @@
 #include "model/arch.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/path_identity.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/network.h"
 #include "sim/cosim/cosim.h"
@@ -42,6 +43,7 @@ struct CosimArgs {
   std::string waves;
   bool waves_given = false;  // --waves "" is an error, not "no waves"
   int64_t waves_window = 50;
+  bool waves_window_given = false;
   std::string waves_cycles;  // "A..B": trace these cycles, pass or fail
   bool waves_all = false;    // trace every cycle, pass or fail
   bool dry_run = false;
@@ -223,6 +225,15 @@ WavesPlan PlanWaves(const CosimArgs& args) {
     throw UsageError(
         fmt::format("{} needs --waves FILE", args.waves_all ? "--waves-all" : "--waves-cycles"));
   }
+  if (args.waves_window_given && !plan.requested) {
+    throw UsageError("--waves-window needs --waves FILE");
+  }
+  if (args.waves_window_given && plan.any_run) {
+    throw UsageError(
+        fmt::format("--waves-window: the cycles around the first mismatch; not with {}, which "
+                    "chooses the cycles",
+                    args.waves_all ? "--waves-all" : "--waves-cycles"));
+  }
   return plan;
 }
 
@@ -281,6 +292,9 @@ void RunCosim(const CosimArgs& args) {
   if (args.model_only && (waves.requested || *fault != cosim::Fault::kNone)) {
     throw UsageError("--waves and --inject-fault need the RTL: not with --model-only");
   }
+  CheckOutputsDistinct({{"--config", args.config}}, {{"--waves", args.waves},
+                                                     {"--coverage", args.coverage},
+                                                     {"--output", args.output.output_path}});
   if (waves.requested) CheckOutputPath(args.waves, "--waves");
   if (!args.output.output_path.empty() && args.output.output_path != "-") {
     CheckOutputPath(args.output.output_path, "--output");
@@ -302,8 +316,12 @@ void RunCosim(const CosimArgs& args) {
   if (args.test.empty() == args.gemm.empty()) {
     throw UsageError("give either --test NAME or --gemm M,N,K (a compiled GEMM layer)");
   }
+  if (args.gemm.empty() && (args.no_double_buffer || args.no_chain)) {
+    throw UsageError(fmt::format("{}: only with --gemm (a suite test's program is fixed)",
+                                 args.no_double_buffer ? "--no-double-buffer" : "--no-chain"));
+  }
   if (args.gemm.empty() && args.max_launch_option->count() > 0) {
-    throw UsageError("--max-launch: only with --gemm (a compiled program)");
+    throw UsageError("--max-launch: only with --gemm (a suite test's program is fixed)");
   }
   sim::Program program;
   std::string test_name = args.test, suite_name;
@@ -539,12 +557,9 @@ void RegisterCosimCommand(CLI::App& app) {
       "cosim", "Run one test in lockstep co-simulation (RTL + SystemC model + golden)");
   cmd->add_option("--test", args->test,
                   "Test of any suite: " + TestList() + " (`qacc regress --list` describes them)");
-  cmd->add_option("--gemm", args->gemm,
-                  "Instead of --test: a GEMM layer M,N,K compiled into one program (qacc compile) "
-                  "with random values of --seed, run with CTRL.RUN")
-      ->delimiter(',')
-      ->expected(3)
-      ->check(CLI::Range(1, 1 << 20));
+  AddGemmOption(cmd, &args->gemm,
+                "Instead of --test: a GEMM layer compiled into one program (qacc compile) with "
+                "random values of --seed, run with CTRL.RUN");
   cmd->add_flag("--no-double-buffer", args->no_double_buffer,
                 "With --gemm: compile with one slot per operand (no overlap of DMA and compute)");
   cmd->add_flag("--no-chain", args->no_chain,
@@ -562,7 +577,8 @@ void RegisterCosimCommand(CLI::App& app) {
       "--waves", args->waves,
       "Write an FST of the RTL to FILE: by default only when the run fails, the cycles "
       "around the first mismatch; always says whether it was written");
-  cmd->add_option("--waves-window", args->waves_window, "Cycles traced before and after it")
+  cmd->add_option("--waves-window", args->waves_window,
+                  "With --waves: cycles traced before and after the first mismatch")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_option("--waves-cycles", args->waves_cycles,
@@ -594,8 +610,9 @@ void RegisterCosimCommand(CLI::App& app) {
                   "build with coverage: qacc validate makes one)")
       ->check(kNonEmpty);
   AddOutputOptions(cmd, &args->output);
-  cmd->callback([args, waves] {
+  cmd->callback([args, waves, cmd] {
     args->waves_given = waves->count() > 0;
+    args->waves_window_given = cmd->count("--waves-window") > 0;
     RunCosim(*args);
   });
 }
