@@ -233,21 +233,22 @@ void RunCompile(const CompileCliOptions& o) {
       copts.double_buffer ? "on" : "off", copts.chain_on_chip ? "on" : "off");
   nlohmann::json layers = nlohmann::json::array();
   for (const compiler::LayerPlan& p : program.layers) {
-    layers.push_back({{"name", p.name},
-                      {"steps", p.steps},
-                      {"a_panels_per_chunk", p.a_panels_per_chunk},
-                      {"b_panels_per_chunk", p.b_panels_per_chunk},
-                      {"a_chunks", p.a_chunks},
-                      {"b_chunks", p.b_chunks},
-                      {"a_resident", p.a_resident},
-                      {"b_resident", p.b_resident},
-                      {"input_on_chip", p.input_on_chip},
-                      {"output_on_chip", p.output_on_chip},
-                      {"slots", {{"a", p.a_slots}, {"b", p.b_slots}, {"out", p.out_slots}}},
-                      {"double_buffer", copts.double_buffer && p.single_buffered_because.empty()},
-                      {"single_buffered_because", p.single_buffered_because.empty()
-                                                      ? nlohmann::json(nullptr)
-                                                      : nlohmann::json(p.single_buffered_because)}});
+    layers.push_back(
+        {{"name", p.name},
+         {"steps", p.steps},
+         {"a_panels_per_chunk", p.a_panels_per_chunk},
+         {"b_panels_per_chunk", p.b_panels_per_chunk},
+         {"a_chunks", p.a_chunks},
+         {"b_chunks", p.b_chunks},
+         {"a_resident", p.a_resident},
+         {"b_resident", p.b_resident},
+         {"input_on_chip", p.input_on_chip},
+         {"output_on_chip", p.output_on_chip},
+         {"slots", {{"a", p.a_slots}, {"b", p.b_slots}, {"out", p.out_slots}}},
+         {"double_buffer", copts.double_buffer && p.single_buffered_because.empty()},
+         {"single_buffered_because", p.single_buffered_because.empty()
+                                         ? nlohmann::json(nullptr)
+                                         : nlohmann::json(p.single_buffered_because)}});
     human += fmt::format(
         "  layer {}: {} GEMM commands ({} A chunks of {} panels{}, {} B chunks of {} panels{}); "
         "input {}, output {}\n",
@@ -259,9 +260,10 @@ void RunCompile(const CompileCliOptions& o) {
       // The compiler's message names the layer; the line above already does.
       const std::string prefix = fmt::format("layer '{}': ", p.name);
       const std::string& why = p.single_buffered_because;
-      human += fmt::format("    double buffering off for this layer: it fits only with one slot "
-                           "per operand ({})\n",
-                           why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why);
+      human += fmt::format(
+          "    double buffering off for this layer: it fits only with one slot "
+          "per operand ({})\n",
+          why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why);
     }
   }
   json["layers"] = layers;
@@ -383,10 +385,10 @@ void RunCompile(const CompileCliOptions& o) {
         p.compute_wait, p.port_stall, p.rd_beats * d, p.rd_beats, p.wr_beats * d, p.wr_beats,
         run.wall_seconds);
     if (program.launches.size() > 1) {
-      human += fmt::format("  {} launches: the cycles include {} relaunches of {} cycles (the host "
-                           "driver between launches, data_movement.md 14.4)\n",
-                           program.launches.size(), program.launches.size() - 1,
-                           arch::kRelaunchCycles);
+      human += fmt::format(
+          "  {} launches: the cycles include {} relaunches of {} cycles (the host "
+          "driver between launches, data_movement.md 14.4)\n",
+          program.launches.size(), program.launches.size() - 1, arch::kRelaunchCycles);
     }
     pass = pass && ran;
     if (o.check) {

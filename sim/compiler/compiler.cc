@@ -206,8 +206,9 @@ class LayerCompiler {
       throw CompileError(fmt::format(
           "{}: {} B slot{} of one column of tiles do not fit: each needs {} B words{}{} (B depth "
           "{}{}{})",
-          who, ch.sb, ch.sb == 1 ? "" : "s", k, l.bias ? ", 1 bias word" : "", l.per_channel ? ", 1 rq word" : "",
-          config_.b_depth, l.bias ? fmt::format(", bias depth {}", config_.bias_depth) : "",
+          who, ch.sb, ch.sb == 1 ? "" : "s", k, l.bias ? ", 1 bias word" : "",
+          l.per_channel ? ", 1 rq word" : "", config_.b_depth,
+          l.bias ? fmt::format(", bias depth {}", config_.bias_depth) : "",
           l.per_channel ? fmt::format(", rq depth {}", config_.rq_depth) : ""));
     }
     // A: resident (or on chip already) when it fits with the scratch the output route needs.
@@ -263,9 +264,10 @@ class LayerCompiler {
       // Name the limit that one panel and one column of tiles exceed.
       auto plural = [](int n) { return n == 1 ? "" : "s"; };
       if (!out_fits(1, 1)) {
-        throw CompileError(fmt::format(
-            "{}: {} output slot{} of one tile do not fit: each needs {} output words (out depth {})",
-            who, ch.so, plural(ch.so), out_words_per_tile, config_.out_depth));
+        throw CompileError(
+            fmt::format("{}: {} output slot{} of one tile do not fit: each needs {} output words "
+                        "(out depth {})",
+                        who, ch.so, plural(ch.so), out_words_per_tile, config_.out_depth));
       }
       std::string need;
       if (!ctx.a_in) {
@@ -273,8 +275,8 @@ class LayerCompiler {
         need = fmt::format("{} A slot{} of one panel (K = {} words each)", slots, plural(slots), k);
       }
       if (scratch) {
-        need += fmt::format("{}{} A scratch slot{} of {} words", need.empty() ? "" : " and ",
-                            ch.so, plural(ch.so), c);
+        need += fmt::format("{}{} A scratch slot{} of {} words", need.empty() ? "" : " and ", ch.so,
+                            plural(ch.so), c);
       }
       throw CompileError(fmt::format("{}: {} do not fit in the {} A SRAM words available", who,
                                      need, ctx.a_space.words));
@@ -720,7 +722,8 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
   program.descriptors = emitter.Finish(max_launch);
   for (size_t begin = 0; begin < program.descriptors.size(); begin += max_launch) {
     program.launches.push_back(
-        {uint32_t(begin), uint32_t(std::min<size_t>(max_launch, program.descriptors.size() - begin))});
+        {uint32_t(begin),
+         uint32_t(std::min<size_t>(max_launch, program.descriptors.size() - begin))});
   }
   program.q_base =
       ext.Allocate(uint64_t(program.descriptors.size()) * golden::kDescriptorBytes, "the program");

@@ -76,7 +76,7 @@ struct LayerPlan {
 
 struct CompiledProgram {
   std::vector<golden::Descriptor> descriptors;
-  uint32_t q_base = 0;     // where the program goes in external memory
+  uint32_t q_base = 0;  // where the program goes in external memory
   // How the host runs it: one CTRL.RUN per launch, in order (data_movement.md 14.4); one launch
   // unless the program is longer than Q_COUNT holds.
   std::vector<Launch> launches;

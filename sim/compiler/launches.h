@@ -31,9 +31,9 @@ std::vector<bool> CutPoints(const std::vector<golden::Descriptor>& program);
 // after a launch that ends with an error. Indices are the program's (launch.first added).
 struct LaunchesResult {
   golden::ProgramError error = golden::ProgramError::kNone;
-  int launch = -1;              // the launch that ended with `error` (-1: none)
-  int64_t error_index = -1;     // its Q_ERR_INDEX + first
-  int64_t retired = 0;          // Q_RETIRED summed over the launches run
+  int launch = -1;           // the launch that ended with `error` (-1: none)
+  int64_t error_index = -1;  // its Q_ERR_INDEX + first
+  int64_t retired = 0;       // Q_RETIRED summed over the launches run
   int launches_run = 0;
 };
 LaunchesResult RunLaunches(const golden::AccelGeometry& geometry, uint32_t q_base,

@@ -88,9 +88,8 @@ Program CompiledNetworkProgram(const arch::ArchConfig& config, const compiler::N
   RunCompiled(builder, compiled,
               fmt::format("program '{}': {} descriptors ({} LOAD, {} GEMM, {} MOVE, {} STORE); "
                           "double buffering {}, chaining {}",
-                          network.name, compiled.descriptors.size(), compiled.loads,
-                          compiled.gemms, compiled.moves, compiled.stores,
-                          options.double_buffer ? "on" : "off",
+                          network.name, compiled.descriptors.size(), compiled.loads, compiled.gemms,
+                          compiled.moves, compiled.stores, options.double_buffer ? "on" : "off",
                           options.chain_on_chip ? "on" : "off"),
               /*irq_enable=*/true);
   return builder.Take();

@@ -38,9 +38,9 @@ CheckedProgram CompileChecked(const arch::ArchConfig& config, const compiler::Ne
                               const compiler::RandomValues& values,
                               const std::vector<int32_t>& reference);
 
-// The host's run of a compiled program whose image is in place: one RUN per launch (data_movement.md
-// 14.4), each checked against golden when it is DONE (CheckProgram), the driver's STATUS read
-// between launches, and every register and SRAM after the last (RunAndCheck).
+// The host's run of a compiled program whose image is in place: one RUN per launch
+// (data_movement.md 14.4), each checked against golden when it is DONE (CheckProgram), the driver's
+// STATUS read between launches, and every register and SRAM after the last (RunAndCheck).
 void RunCompiled(ProgramBuilder& builder, const compiler::CompiledProgram& compiled,
                  const std::string& description, bool irq_enable);
 

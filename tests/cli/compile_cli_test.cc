@@ -53,8 +53,8 @@ TEST(CompileCli, ChainFromANetworkFileStaysOnChip) {
 TEST(CompileCli, ALongProgramRunsAsSeveralLaunches) {
   const auto dir = ScratchDir("compile_long");
   const auto program = dir / "p.bin";
-  const CliResult r = RunQacc("compile --gemm 540000,8,8 --check --timing --json --program " +
-                              program.string());
+  const CliResult r =
+      RunQacc("compile --gemm 540000,8,8 --check --timing --json --program " + program.string());
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const nlohmann::json j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["descriptors"], 67765);
@@ -62,8 +62,7 @@ TEST(CompileCli, ALongProgramRunsAsSeveralLaunches) {
   EXPECT_EQ(j["launches"][0]["count"], 65535);
   EXPECT_EQ(j["launches"][1]["first"], 65535);
   EXPECT_EQ(j["launches"][1]["count"], 2230);
-  EXPECT_EQ(j["launches"][1]["q_base"].get<uint64_t>(),
-            j["q_base"].get<uint64_t>() + 64u * 65535);
+  EXPECT_EQ(j["launches"][1]["q_base"].get<uint64_t>(), j["q_base"].get<uint64_t>() + 64u * 65535);
   EXPECT_TRUE(j["check"]["pass"].get<bool>()) << j["check"].dump();
   EXPECT_EQ(j["check"]["retired"], 67765);
   EXPECT_EQ(j["check"]["launches_run"], 2);

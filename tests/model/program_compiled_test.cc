@@ -122,8 +122,7 @@ void CheckNetwork(const arch::ArchConfig& config, const Network& net,
        {Timing{config.ext_mem_latency, config.ext_mem_interval}, Timing{1, 1}, Timing{45, 4}}) {
     const std::string at =
         what + " Lm " + std::to_string(t.latency) + " Iv " + std::to_string(t.interval);
-    const ModelOutcome m =
-        RunModel(config, in, ModelLaunches(program), t.latency, t.interval);
+    const ModelOutcome m = RunModel(config, in, ModelLaunches(program), t.latency, t.interval);
     ExpectMatchesGolden(m, golden, at);
     EXPECT_EQ(m.result.error, ProgramError::kNone) << at;
     EXPECT_EQ(m.result.retired, count) << at;

@@ -38,8 +38,8 @@ Outcome CompileAndRun(const arch::ArchConfig& config, const Network& net,
   golden::MachineState state(geometry, o.program.ext_bytes);
   const RandomValues values = MakeRandomValues(net, rng());
   WriteInputs(o.program, net, values.x, values.layers, state);
-  o.races = RaceCheckLaunches(geometry, o.program.descriptors, o.program.q_base,
-                              o.program.launches);
+  o.races =
+      RaceCheckLaunches(geometry, o.program.descriptors, o.program.q_base, o.program.launches);
   o.result = RunLaunches(geometry, o.program.q_base, o.program.launches, state);
   o.got = ReadOutput(o.program, net, state);
   o.want = ReferenceOutput(net, values.x, values.layers);
@@ -229,8 +229,8 @@ TEST(Compiler, FallsBackToOneSlotWhereOnlyThatFits) {
         Case{17, 17, 4096, ""}}) {
     Network net = GemmNetwork(c.m, c.n, c.k);
     net.layers[0] = RandomLayer(rng, "gemm", c.m, c.n, c.k, true);
-    const std::string what = std::to_string(c.m) + "x" + std::to_string(c.n) + "x" +
-                             std::to_string(c.k);
+    const std::string what =
+        std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
     const Outcome o = CompileAndRun(config, net, {true, true}, rng);
     ExpectCorrect(o, what);
     const LayerPlan& p = o.program.layers[0];
@@ -299,16 +299,16 @@ TEST(Launches, AnyLaunchLengthGivesTheSameResult) {
       int k = 1 + int(rng() % 40);
       for (int i = 0; i < layers; ++i) {
         const int n = 1 + int(rng() % 50);
-        net.layers.push_back(RandomLayer(rng, "l" + std::to_string(i), 1 + int(rng() % 60), n, k,
-                                         i + 1 == layers));
+        net.layers.push_back(
+            RandomLayer(rng, "l" + std::to_string(i), 1 + int(rng() % 60), n, k, i + 1 == layers));
         if (i > 0) net.layers[size_t(i)].m = net.layers[0].m;
         k = n;
       }
       for (uint32_t max : {1u, 2u, 3u, 7u, 1u + uint32_t(rng() % 40)}) {
         CompileOptions options{trial % 2 == 0, trial % 3 != 0};
         options.max_launch_descriptors = max;
-        const std::string what = config.name + " trial " + std::to_string(trial) + " max " +
-                                 std::to_string(max);
+        const std::string what =
+            config.name + " trial " + std::to_string(trial) + " max " + std::to_string(max);
         const Outcome o = CompileAndRun(config, net, options, rng);
         ExpectCorrect(o, what);
         const std::vector<bool> cut = CutPoints(o.program.descriptors);
