@@ -216,7 +216,8 @@ NpyDtype ParseDtype(const std::string& descr, std::string_view name) {
   for (const DtypeInfo& info : kDtypes) {
     supported += fmt::format("{}'{}' ({})", supported.empty() ? "" : ", ", info.descr, info.name);
   }
-  Fail(name, fmt::format("unsupported dtype '{}'; supported: {}", descr, supported));
+  throw NpyDtypeError(
+      fmt::format("{}: unsupported dtype '{}'; supported: {}", name, descr, supported), descr);
 }
 
 size_t ItemSize(NpyDtype dtype) { return Info(dtype).size; }

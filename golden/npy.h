@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace qacc::golden {
@@ -22,6 +23,14 @@ namespace qacc::golden {
 // the file name.
 struct NpyError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
+};
+
+// A dtype that is not read at all ('<i8', '<c8', ...). `descr` is the header's spelling: a caller
+// that takes only some of the supported dtypes names its own list instead of the message's.
+struct NpyDtypeError : NpyError {
+  NpyDtypeError(const std::string& message, std::string dtype_descr)
+      : NpyError(message), descr(std::move(dtype_descr)) {}
+  std::string descr;
 };
 
 enum class NpyDtype {

@@ -2,6 +2,7 @@
 // and 4).
 #include "model/arch.h"
 
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -32,10 +33,11 @@ std::string Brief(const nlohmann::json& value) {
 }
 
 // Reads an integer at object[key] into *out when present. `path` is the dotted JSON key for
-// messages.
+// messages; `rule` says what the field allows, as ValidateIn says it ("is not one of 4, 8, 16,
+// 32"): a value beyond T's range fails with it, not with T's range, which no field allows.
 template <typename T>
 void ReadInt(const nlohmann::json& object, const char* key, const std::string& path,
-             std::string_view source, T* out) {
+             std::string_view source, T* out, const std::string& rule) {
   const auto it = object.find(key);
   if (it == object.end()) return;
   if (!it->is_number_integer()) Fail(source, path, "must be an integer, got " + Brief(*it));
@@ -44,12 +46,32 @@ void ReadInt(const nlohmann::json& object, const char* key, const std::string& p
   const bool in_range = it->is_number_unsigned()
                             ? it->get<uint64_t>() <= uint64_t{kMax}
                             : it->get<int64_t>() >= kMin && it->get<int64_t>() <= kMax;
-  if (!in_range) {
-    Fail(source, path,
-         Brief(*it) + " is out of range, allowed " + std::to_string(kMin) + ".." +
-             std::to_string(kMax));
-  }
+  if (!in_range) Fail(source, path, Brief(*it) + " " + rule);
   *out = static_cast<T>(it->get<int64_t>());
+}
+
+// What each field allows, in the words of ValidateIn's messages (which follow the value).
+constexpr const char* kDimRule = "is not one of 4, 8, 16, 32";
+constexpr const char* kDataBytesRule = "is not one of 8, 16, 32, 64";
+constexpr const char* kOutstandingRule = "is out of range, allowed 1..8";
+constexpr const char* kExtSizeRule = "is not allowed: a multiple of 4096 in 4096..4294967296";
+constexpr const char* kExtLatencyRule = "is out of range, allowed 1..1024";
+constexpr const char* kExtIntervalRule = "is out of range, allowed 1..64";
+
+std::string FixedRule(int expected) {
+  return "is not the spec's value " + std::to_string(expected) +
+         " (allowed: " + std::to_string(expected) + ")";
+}
+
+// `product`: the SRAM's size in bytes as a formula ("a_depth * rows").
+constexpr const char* kADepthProduct = "a_depth * rows";
+constexpr const char* kBDepthProduct = "b_depth * cols";
+constexpr const char* kBiasDepthProduct = "bias_depth * 4 * cols";
+constexpr const char* kRqDepthProduct = "rq_depth * 8 * cols";
+constexpr const char* kOutDepthProduct = "out_depth * 4 * cols";
+
+std::string DepthRule(const char* product) {
+  return std::string("is illegal: must be a power of 2 with ") + product + " <= 2^20";
 }
 
 void ReadString(const nlohmann::json& object, const char* key, std::string_view source,
@@ -82,34 +104,28 @@ const nlohmann::json* CheckObject(const nlohmann::json& parent, const char* key,
   return object;
 }
 
-void CheckDepth(uint32_t depth, uint32_t word_bytes, const char* key, const char* rule,
+void CheckDepth(uint32_t depth, uint32_t word_bytes, const char* key, const char* product,
                 std::string_view source) {
   if (!IsPowerOfTwo(depth) || uint64_t{depth} * word_bytes > kWindowSize) {
     Fail(source, key,
-         std::to_string(depth) + " is illegal: must be a power of 2 with " + rule + " <= 2^20 (" +
-             std::to_string(word_bytes) + " bytes per word)");
+         std::to_string(depth) + " " + DepthRule(product) + " (" + std::to_string(word_bytes) +
+             " bytes per word)");
   }
 }
 
 void CheckFixed(int value, int expected, const char* key, std::string_view source) {
-  if (value != expected) {
-    Fail(source, key,
-         std::to_string(value) + " is not the spec's value " + std::to_string(expected) +
-             " (allowed: " + std::to_string(expected) + ")");
-  }
+  if (value != expected) Fail(source, key, std::to_string(value) + " " + FixedRule(expected));
 }
 
 void ValidateIn(const ArchConfig& c, std::string_view source) {
   const auto legal_dim = [](int v) { return v == 4 || v == 8 || v == 16 || v == 32; };
-  if (!legal_dim(c.rows))
-    Fail(source, "array.rows", std::to_string(c.rows) + " is not one of 4, 8, 16, 32");
-  if (!legal_dim(c.cols))
-    Fail(source, "array.cols", std::to_string(c.cols) + " is not one of 4, 8, 16, 32");
-  CheckDepth(c.a_depth, c.a_word_bytes(), "sram.a_depth", "a_depth * rows", source);
-  CheckDepth(c.b_depth, c.b_word_bytes(), "sram.b_depth", "b_depth * cols", source);
-  CheckDepth(c.bias_depth, c.bias_word_bytes(), "sram.bias_depth", "bias_depth * 4 * cols", source);
-  CheckDepth(c.rq_depth, c.rq_word_bytes(), "sram.rq_depth", "rq_depth * 8 * cols", source);
-  CheckDepth(c.out_depth, c.out_word_bytes(), "sram.out_depth", "out_depth * 4 * cols", source);
+  if (!legal_dim(c.rows)) Fail(source, "array.rows", std::to_string(c.rows) + " " + kDimRule);
+  if (!legal_dim(c.cols)) Fail(source, "array.cols", std::to_string(c.cols) + " " + kDimRule);
+  CheckDepth(c.a_depth, c.a_word_bytes(), "sram.a_depth", kADepthProduct, source);
+  CheckDepth(c.b_depth, c.b_word_bytes(), "sram.b_depth", kBDepthProduct, source);
+  CheckDepth(c.bias_depth, c.bias_word_bytes(), "sram.bias_depth", kBiasDepthProduct, source);
+  CheckDepth(c.rq_depth, c.rq_word_bytes(), "sram.rq_depth", kRqDepthProduct, source);
+  CheckDepth(c.out_depth, c.out_word_bytes(), "sram.out_depth", kOutDepthProduct, source);
   CheckFixed(c.addr_bits, kAddrBits, "bus.addr_bits", source);
   CheckFixed(c.acc_bits, kAccBits, "acc_bits", source);
   CheckFixed(c.latency.cmd_setup, kCmdSetupLatency, "latency.cmd_setup", source);
@@ -119,23 +135,19 @@ void ValidateIn(const ArchConfig& c, std::string_view source) {
   CheckFixed(c.latency.out_write, kOutWriteLatency, "latency.out_write", source);
   const int d = c.mem_data_bytes;
   if (d != 8 && d != 16 && d != 32 && d != 64)
-    Fail(source, "mem.data_bytes", std::to_string(d) + " is not one of 8, 16, 32, 64");
+    Fail(source, "mem.data_bytes", std::to_string(d) + " " + kDataBytesRule);
   if (c.mem_max_outstanding < 1 || c.mem_max_outstanding > 8)
     Fail(source, "mem.max_outstanding",
-         std::to_string(c.mem_max_outstanding) + " is out of range, allowed 1..8");
+         std::to_string(c.mem_max_outstanding) + " " + kOutstandingRule);
   constexpr uint64_t kPage = 4096, kMaxExt = uint64_t{1} << 32;
   if (c.ext_mem_size_bytes < kPage || c.ext_mem_size_bytes > kMaxExt ||
       c.ext_mem_size_bytes % kPage != 0) {
-    Fail(source, "ext_mem.size_bytes",
-         std::to_string(c.ext_mem_size_bytes) +
-             " is not allowed: a multiple of 4096 in 4096..4294967296");
+    Fail(source, "ext_mem.size_bytes", std::to_string(c.ext_mem_size_bytes) + " " + kExtSizeRule);
   }
   if (c.ext_mem_latency < 1 || c.ext_mem_latency > 1024)
-    Fail(source, "ext_mem.latency",
-         std::to_string(c.ext_mem_latency) + " is out of range, allowed 1..1024");
+    Fail(source, "ext_mem.latency", std::to_string(c.ext_mem_latency) + " " + kExtLatencyRule);
   if (c.ext_mem_interval < 1 || c.ext_mem_interval > 64)
-    Fail(source, "ext_mem.interval",
-         std::to_string(c.ext_mem_interval) + " is out of range, allowed 1..64");
+    Fail(source, "ext_mem.interval", std::to_string(c.ext_mem_interval) + " " + kExtIntervalRule);
 }
 
 }  // namespace
@@ -185,52 +197,63 @@ ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) 
                    "ext_mem"});
   ReadString(*root, "name", source, &c.name);
   ReadString(*root, "description", source, &c.description);
-  ReadInt(*root, "acc_bits", "acc_bits", source, &c.acc_bits);
+  ReadInt(*root, "acc_bits", "acc_bits", source, &c.acc_bits, FixedRule(kAccBits));
   if (const auto* o = CheckObject(*root, "array", "array", source, {"rows", "cols"})) {
-    ReadInt(*o, "rows", "array.rows", source, &c.rows);
-    ReadInt(*o, "cols", "array.cols", source, &c.cols);
+    ReadInt(*o, "rows", "array.rows", source, &c.rows, kDimRule);
+    ReadInt(*o, "cols", "array.cols", source, &c.cols, kDimRule);
   }
   if (const auto* o = CheckObject(*root, "sram", "sram", source,
                                   {"a_depth", "b_depth", "bias_depth", "rq_depth", "out_depth"})) {
-    ReadInt(*o, "a_depth", "sram.a_depth", source, &c.a_depth);
-    ReadInt(*o, "b_depth", "sram.b_depth", source, &c.b_depth);
-    ReadInt(*o, "bias_depth", "sram.bias_depth", source, &c.bias_depth);
-    ReadInt(*o, "rq_depth", "sram.rq_depth", source, &c.rq_depth);
-    ReadInt(*o, "out_depth", "sram.out_depth", source, &c.out_depth);
+    ReadInt(*o, "a_depth", "sram.a_depth", source, &c.a_depth, DepthRule(kADepthProduct));
+    ReadInt(*o, "b_depth", "sram.b_depth", source, &c.b_depth, DepthRule(kBDepthProduct));
+    ReadInt(*o, "bias_depth", "sram.bias_depth", source, &c.bias_depth,
+            DepthRule(kBiasDepthProduct));
+    ReadInt(*o, "rq_depth", "sram.rq_depth", source, &c.rq_depth, DepthRule(kRqDepthProduct));
+    ReadInt(*o, "out_depth", "sram.out_depth", source, &c.out_depth, DepthRule(kOutDepthProduct));
   }
   if (const auto* o = CheckObject(*root, "bus", "bus", source, {"addr_bits"})) {
-    ReadInt(*o, "addr_bits", "bus.addr_bits", source, &c.addr_bits);
+    ReadInt(*o, "addr_bits", "bus.addr_bits", source, &c.addr_bits, FixedRule(kAddrBits));
   }
   if (const auto* o = CheckObject(*root, "latency", "latency", source,
                                   {"cmd_setup", "sram_read", "mac_edge", "requant", "out_write"})) {
-    ReadInt(*o, "cmd_setup", "latency.cmd_setup", source, &c.latency.cmd_setup);
-    ReadInt(*o, "sram_read", "latency.sram_read", source, &c.latency.sram_read);
-    ReadInt(*o, "mac_edge", "latency.mac_edge", source, &c.latency.mac_edge);
-    ReadInt(*o, "requant", "latency.requant", source, &c.latency.requant);
-    ReadInt(*o, "out_write", "latency.out_write", source, &c.latency.out_write);
+    ReadInt(*o, "cmd_setup", "latency.cmd_setup", source, &c.latency.cmd_setup,
+            FixedRule(kCmdSetupLatency));
+    ReadInt(*o, "sram_read", "latency.sram_read", source, &c.latency.sram_read,
+            FixedRule(kSramReadLatency));
+    ReadInt(*o, "mac_edge", "latency.mac_edge", source, &c.latency.mac_edge,
+            FixedRule(kMacEdgeLatency));
+    ReadInt(*o, "requant", "latency.requant", source, &c.latency.requant,
+            FixedRule(kRequantLatency));
+    ReadInt(*o, "out_write", "latency.out_write", source, &c.latency.out_write,
+            FixedRule(kOutWriteLatency));
   }
   if (const auto* o = CheckObject(*root, "mem", "mem", source, {"data_bytes", "max_outstanding"})) {
-    ReadInt(*o, "data_bytes", "mem.data_bytes", source, &c.mem_data_bytes);
-    ReadInt(*o, "max_outstanding", "mem.max_outstanding", source, &c.mem_max_outstanding);
+    ReadInt(*o, "data_bytes", "mem.data_bytes", source, &c.mem_data_bytes, kDataBytesRule);
+    ReadInt(*o, "max_outstanding", "mem.max_outstanding", source, &c.mem_max_outstanding,
+            kOutstandingRule);
   }
   if (const auto* o = CheckObject(*root, "ext_mem", "ext_mem", source,
                                   {"size_bytes", "latency", "interval"})) {
     // Read as int64_t (ReadInt's range check is signed); a negative size fails ValidateIn's range.
     int64_t size_bytes = static_cast<int64_t>(c.ext_mem_size_bytes);
-    ReadInt(*o, "size_bytes", "ext_mem.size_bytes", source, &size_bytes);
+    ReadInt(*o, "size_bytes", "ext_mem.size_bytes", source, &size_bytes, kExtSizeRule);
     if (size_bytes < 0) {
-      Fail(source, "ext_mem.size_bytes",
-           std::to_string(size_bytes) + " is not allowed: a multiple of 4096 in 4096..4294967296");
+      Fail(source, "ext_mem.size_bytes", std::to_string(size_bytes) + " " + kExtSizeRule);
     }
     c.ext_mem_size_bytes = static_cast<uint64_t>(size_bytes);
-    ReadInt(*o, "latency", "ext_mem.latency", source, &c.ext_mem_latency);
-    ReadInt(*o, "interval", "ext_mem.interval", source, &c.ext_mem_interval);
+    ReadInt(*o, "latency", "ext_mem.latency", source, &c.ext_mem_latency, kExtLatencyRule);
+    ReadInt(*o, "interval", "ext_mem.interval", source, &c.ext_mem_interval, kExtIntervalRule);
   }
   ValidateIn(c, source);
   return c;
 }
 
 ArchConfig LoadArchConfig(const std::string& path) {
+  std::error_code error;
+  // An ifstream opens a directory, then reads nothing: it would pass for an empty document.
+  if (std::filesystem::is_directory(path, error)) {
+    throw std::invalid_argument(path + " is a directory, expected a configuration file");
+  }
   std::ifstream in(path);
   if (!in) throw std::invalid_argument(path + ": cannot open the configuration file");
   std::ostringstream text;

@@ -51,6 +51,11 @@ inline constexpr int kMaxBurstBeats = 16;
 inline constexpr int kAxiPageBytes = 4096;              // no memory burst crosses a multiple of it
 // STORE write buffer (data_movement.md 17.5)
 inline constexpr int kWrBufBeats = 32;
+inline constexpr int kQCountBits = 16;                  // Q_COUNT field: descriptors of one launch
+// descriptors of one launch at most; a longer program is several (data_movement.md 14.4)
+inline constexpr uint32_t kMaxQCount = 0xFFFF;
+// host driver: first cycle with DONE -> next launch's cycle 0 (data_movement.md 14.4)
+inline constexpr int64_t kRelaunchCycles = 9;
 
 // ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency"
 inline constexpr int kCmdSetupLatency = 1;  // Ls: launch -> first A/B SRAM read

@@ -530,4 +530,50 @@ ProgramRunResult RunProgram(const arch::ArchConfig& config, ExtMemory& memory, S
   return engine.result();
 }
 
+void AddPerf(ProgramPerf& sum, const ProgramPerf& part) {
+  sum.cycles += part.cycles;
+  sum.mac_busy += part.mac_busy;
+  sum.rq_busy += part.rq_busy;
+  sum.out_writes += part.out_writes;
+  sum.feed_stall += part.feed_stall;
+  sum.dma_busy += part.dma_busy;
+  sum.compute_busy += part.compute_busy;
+  sum.dma_wait += part.dma_wait;
+  sum.compute_wait += part.compute_wait;
+  sum.port_stall += part.port_stall;
+  sum.rd_beats += part.rd_beats;
+  sum.wr_beats += part.wr_beats;
+  sum.overlap += part.overlap;
+}
+
+ProgramRunResult RunLaunches(const arch::ArchConfig& config, ExtMemory& memory, Srams& srams,
+                             const std::vector<ProgramLaunchSpec>& launches,
+                             const ProgramRunOptions& options) {
+  ProgramRunResult total;
+  for (size_t l = 0; l < launches.size(); ++l) {
+    if (l > 0) {
+      // The memory is at the cycle DONE became visible (the one after the program's last); the
+      // driver's accesses (STATUS read, Q_BASE, Q_COUNT, CTRL.RUN) keep the port idle.
+      memory.Idle(uint64_t(arch::kRelaunchCycles));
+      total.perf.cycles += uint64_t(arch::kRelaunchCycles);
+    }
+    const ProgramLaunchSpec& launch = launches[l];
+    if (launch.q_count > arch::kMaxQCount) {
+      throw std::invalid_argument("RunLaunches: launch " + std::to_string(l) + " has " +
+                                  std::to_string(launch.q_count) + " descriptors, Q_COUNT holds " +
+                                  std::to_string(arch::kMaxQCount));
+    }
+    const ProgramRunResult r =
+        RunProgram(config, memory, srams, launch.q_base, launch.q_count, options);
+    AddPerf(total.perf, r.perf);
+    total.retired += r.retired;
+    if (r.error != ProgramError::kNone) {
+      total.error = r.error;
+      total.error_index = r.error_index + int64_t(launch.first);
+      break;
+    }
+  }
+  return total;
+}
+
 }  // namespace qacc::model

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <vector>
 
 #include "model/arch.h"
 #include "model/compute_engine.h"
@@ -204,6 +205,26 @@ struct ProgramRunOptions {
 ProgramRunResult RunProgram(const arch::ArchConfig& config, ExtMemory& memory, Srams& srams,
                             uint32_t q_base, uint32_t q_count,
                             const ProgramRunOptions& options = {});
+
+// One launch of a program of several (data_movement.md 14.4): Q_BASE and Q_COUNT, and the index
+// of its first descriptor in the whole program.
+struct ProgramLaunchSpec {
+  uint32_t q_base = 0, q_count = 0;
+  uint32_t first = 0;
+};
+
+// Runs the launches in order as the host driver does (14.4): each one's cycle 0 comes
+// arch::kRelaunchCycles after the cycle in which the previous one's DONE became visible, the memory
+// idle in between; it stops after a launch that ends with an error. The result: that launch's
+// error with its Q_ERR_INDEX plus `first` (the program's index), Q_RETIRED and every counter summed
+// over the launches run, and perf.cycles the span from the first launch's cycle 0 to the last one's
+// end: the sum of their PERF_CYCLES plus kRelaunchCycles per relaunch.
+ProgramRunResult RunLaunches(const arch::ArchConfig& config, ExtMemory& memory, Srams& srams,
+                             const std::vector<ProgramLaunchSpec>& launches,
+                             const ProgramRunOptions& options = {});
+
+// Adds `part`'s counters to `sum` (every field, cycles included).
+void AddPerf(ProgramPerf& sum, const ProgramPerf& part);
 
 }  // namespace qacc::model
 

@@ -45,6 +45,11 @@ package qacc_pkg;
   localparam int unsigned MAX_BURST_BEATS     = 16;
   localparam int unsigned AXI_PAGE_BYTES      = 4096;           // no memory burst crosses a multiple of it
   localparam int unsigned WR_BUF_BEATS        = 32;             // STORE write buffer (data_movement.md 17.5)
+  localparam int unsigned Q_COUNT_W           = 16;             // Q_COUNT field: descriptors of one launch
+  // descriptors of one launch at most; a longer program is several (data_movement.md 14.4)
+  localparam logic [31:0] MAX_Q_COUNT         = 32'h0000_FFFF;
+  // host driver: first cycle with DONE -> next launch's cycle 0 (data_movement.md 14.4)
+  localparam longint      RELAUNCH_CYCLES     = 9;
 
   // ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency" ----------------------------------------
   localparam int unsigned CMD_SETUP_LATENCY = 1;  // Ls: launch -> first A/B SRAM read

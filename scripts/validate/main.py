@@ -4,7 +4,8 @@ Steps: lint of every config; the RTL unit tests; the lockstep regression of ever
 build with Verilator coverage (functional bins and line/toggle points); with --base, the same at the base revision
 and the differences (coverage lost line by line, commands whose cycle count changed); mutation analysis on a
 mutant schemata (one Verilated model per config holding every mutant behind a run-time selector). Reports: text
-on the terminal, --json FILE, --report DIR (a static HTML page). Exit 0 when every step passes and every
+on standard output, or one JSON document with --json, as every qacc subcommand prints them; -o FILE writes it to
+FILE instead; --report DIR writes a static HTML page. Exit 0 when every step passes and every
 threshold holds, 1 otherwise, 2 on a usage error."""
 
 import argparse
@@ -43,7 +44,9 @@ def parse_args(argv):
     p.add_argument("--seeds", type=int, default=5, help="seeds per test, 1..1000 (default 5, the main job's)")
     p.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="parallel jobs, 1..64")
     p.add_argument("--configs", help="comma-separated configs/*.json names (default: every config)")
-    p.add_argument("--json", metavar="FILE", help="write the report as JSON to FILE")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON document instead of text")
+    p.add_argument("-o", "--output", metavar="FILE",
+                   help="write the report (text, or JSON with --json) to FILE instead of standard output, atomically")
     p.add_argument("--report", metavar="DIR", help="write the HTML report to DIR/index.html")
     scope = p.add_argument_group("mutation analysis (without one of --base, --all, --mutants, --ids it is "
                                  "skipped)")
@@ -62,7 +65,12 @@ def parse_args(argv):
     p.add_argument("--skip", default="", help="comma-separated steps to skip: lint, unit, regression, mutation")
     p.add_argument("--work", default=os.path.join(SOURCE_DIR, "build", "validate"),
                    help="work directory for builds and run outputs (default build/validate)")
-    args = p.parse_args(argv)
+    args, extra = p.parse_known_args(argv)
+    if extra:
+        # `--json FILE` took a file name before --json became a flag, as in every qacc subcommand.
+        hint = (" (--json takes no file: it prints JSON; --json -o FILE writes it to FILE)"
+                if "--json" in argv and not extra[0].startswith("-") else "")
+        raise UsageError(f"unrecognized arguments: {' '.join(extra)}{hint}")
 
     def bounded(name, value, lo, hi):
         if value is not None and not lo <= value <= hi:
@@ -97,12 +105,22 @@ def parse_args(argv):
         args.suite_list = ["all"]
     if not args.suite_list:
         raise UsageError("--suites: no suite named")
-    for option, path in (("--json", args.json), ("--report", args.report)):
+    if args.output == "-":
+        args.output = None
+    if args.list_mutants and (args.json or args.output is not None):
+        raise UsageError("--json and --output: they give the report of a validation; --list-mutants prints the "
+                         "mutants and stops")
+    if args.output is not None and (args.output == "" or os.path.isdir(args.output)):
+        raise UsageError(f"--output: '{args.output}' is not a file name")
+    for option, path in (("--output", args.output), ("--report", args.report)):
         if path is not None:
-            target = os.path.dirname(os.path.abspath(path)) if option == "--json" else os.path.abspath(path)
+            target = os.path.dirname(os.path.abspath(path)) if option == "--output" else os.path.abspath(path)
             probe = target if os.path.isdir(target) else os.path.dirname(target)
             if not os.access(probe, os.W_OK):
                 raise UsageError(f"{option}: {path} cannot be written (directory {probe} is not writable)")
+    if args.output is not None and args.report is not None and \
+            os.path.abspath(args.output) == os.path.abspath(os.path.join(args.report, "index.html")):
+        raise UsageError(f"--output and --report: both write {args.output}; give each output its own file")
     args.id_set = None
     if args.ids is not None:
         args.id_set = set()
@@ -669,10 +687,11 @@ def main(argv=None):
     v.step("mutation", v.mutation)
     v.doc["wall_seconds"] = round(time.monotonic() - start, 1)
     verdict = report.verdict(v.doc, args.min_mutation_score, args.min_coverage)
-    text = report.text(v.doc)
-    print(text)
-    if args.json:
-        report.write_atomic(args.json, json.dumps(v.doc, indent=2, default=list) + "\n")
+    text = json.dumps(v.doc, indent=2, default=list) + "\n" if args.json else report.text(v.doc) + "\n"
+    if args.output:
+        report.write_atomic(args.output, text)
+    else:
+        sys.stdout.write(text)
     if args.report:
         os.makedirs(args.report, exist_ok=True)
         report.write_atomic(os.path.join(args.report, "index.html"), report.html(v.doc, SOURCE_DIR))

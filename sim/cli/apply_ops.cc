@@ -59,6 +59,11 @@ RequantSetup MakeRequantSetup(const std::vector<double>& scales,
     throw UsageError(fmt::format("--rounding: '{}' is not one of {}", rounding_name,
                                  golden::RequantRoundingChoices()));
   }
+  if (scales.empty() && multipliers.empty() && shifts.empty()) {
+    throw UsageError(
+        "--scale or --multiplier/--shift: required: the real multiplier(s) S_acc / S_y, or their "
+        "Q31 multiplier and shift");
+  }
   RequantSetup setup;
   setup.out = out;
   if (!scales.empty()) {
@@ -126,6 +131,11 @@ RequantSetup MakeTpuMlirRequantSetup(const std::vector<double>& scales,
   setup.out = out;
   setup.tpu_mlir = true;
   setup.tpu_rounding = *rounding;
+  if (scales.empty() && multipliers.empty() && rshifts.empty()) {
+    throw UsageError(
+        "--scale or --multiplier/--rshift: required: the real multiplier(s) S_acc / S_y, or their "
+        "multiplier and right shift");
+  }
   if (!scales.empty()) {
     if (!multipliers.empty() || !rshifts.empty()) {
       throw UsageError("--scale and --multiplier/--rshift: give one of them");
@@ -255,6 +265,17 @@ ApplyResult ApplyAvgPool(const CodeTensor& input, const golden::AvgPoolParams& p
 ApplyResult ApplyPad(const CodeTensor& input, const golden::QuantSpec& spec,
                      const golden::PadAmounts& pads, double value) {
   const golden::Tensor4<int32_t> x = ToNhwc(input);
+  // Each factor is below 2^33, the product is computed in double: no overflow.
+  const double out_h = double(x.dims[1]) + pads.top + pads.bottom;
+  const double out_w = double(x.dims[2]) + pads.left + pads.right;
+  const double elements = double(x.dims[0]) * out_h * out_w * double(x.dims[3]);
+  if (elements > double(kMaxPadOutputElements)) {
+    throw UsageError(fmt::format(
+        "--pad: {},{},{},{} makes the output of shape ({}, {:.0f}, {:.0f}, {}) {:.0f} codes; at "
+        "most {} (2^26) are allowed",
+        pads.top, pads.bottom, pads.left, pads.right, x.dims[0], out_h, out_w, x.dims[3], elements,
+        kMaxPadOutputElements));
+  }
   golden::Tensor4<int32_t> y;
   int32_t code = 0;
   try {

@@ -70,6 +70,12 @@ ApplyResult ApplyAdd(const CodeTensor& a, const CodeTensor& b, const golden::Add
 // (padded taps, when counted, are real 0).
 ApplyResult ApplyAvgPool(const CodeTensor& input, const golden::AvgPoolParams& params);
 
+// The largest output of pad: 2^26 codes (a 1x1024x1024x64 activation). Each output code is held
+// about five times over (the golden tensor, the codes, the float reference, the .npy values and
+// bytes: some 32 bytes), so this bounds the memory at about 2 GB; a larger --pad is a usage error
+// naming it, not a std::bad_alloc.
+inline constexpr int64_t kMaxPadOutputElements = int64_t{1} << 26;
+
 // Pad of a 4-D NHWC tensor with `value` (real); output spec = input spec. The reference is the
 // input code itself, or value / S + Z for a padded element.
 ApplyResult ApplyPad(const CodeTensor& input, const golden::QuantSpec& spec,

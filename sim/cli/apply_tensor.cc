@@ -21,6 +21,12 @@ CodeTensor ReadCodes(const std::string& path, const std::string& option, int64_t
   golden::NpyArray array;
   try {
     array = golden::ReadNpy(path);
+  } catch (const golden::NpyDtypeError& e) {
+    // Its message lists float32 and float64 too, which apply refuses.
+    throw UsageError(fmt::format(
+        "{}: {}: unsupported dtype '{}'; expected integer codes: int8, uint8, int16, uint16 or "
+        "int32 (little-endian)",
+        option, path, e.descr));
   } catch (const golden::NpyError& e) {
     throw UsageError(fmt::format("{}: {}", option, e.what()));
   }

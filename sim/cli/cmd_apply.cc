@@ -32,6 +32,7 @@
 #include "sim/cli/apply_tensor.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/path_identity.h"
 #include "sim/cli/spec_options.h"
 
 namespace qacc::cli {
@@ -64,6 +65,13 @@ void AddCommonOptions(CLI::App* cmd, ApplyCommon* common) {
   cmd->add_flag("--report", common->report,
                 "Report the error against the float operator on the dequantized input");
   cmd->add_flag("--json", common->json, "Print the summary (and report) as one JSON document");
+}
+
+// Before any input is read: the output file can be written and is none of the inputs.
+void CheckOutput(const ApplyCommon& common, const std::string& input2 = "") {
+  CheckOutputsDistinct({{"input", common.input}, {"input2", input2}},
+                       {{"--output", common.output}});
+  CheckOutputPath(common.output, "--output");
 }
 
 // Writes the output codes; prints the summary and, with --report, the error report.
@@ -130,7 +138,7 @@ void RunRequant(const RequantArgs& args) {
                                          args.max_multiplier, args.tpu_rounding, MakeSpec(args.out))
                : MakeRequantSetup(args.scales, args.multipliers, args.shifts, args.rounding,
                                   MakeSpec(args.out));
-  CheckOutputPath(args.common.output, "--output");
+  CheckOutput(args.common);
   const CodeTensor input =
       ReadCodes(args.common.input, "input", INT32_MIN, INT32_MAX, "the int32 accumulators");
   const ApplyResult result = ApplyRequant(input, setup, args.axis);
@@ -223,6 +231,7 @@ struct LutArgs {
   std::string compat = "none";
   SpecArgs in{"in"}, out{"out"};
   const CLI::Option* round_option = nullptr;
+  const CLI::Option* alpha_option = nullptr;
 };
 
 // The original's parameters (golden::SeedLutParams): amax only, one narrow flag, truncation.
@@ -259,6 +268,9 @@ golden::LutSpec SeedLutSpec(const LutArgs& args) {
 void RunLut(const LutArgs& args) {
   const golden::Elementwise f =
       Build("--func", [&] { return golden::GetElementwise(args.func, args.alpha); });
+  if (args.alpha_option->count() > 0 && !f.takes_alpha()) {
+    throw UsageError(fmt::format("--alpha: applies to leaky_relu only, not {}", args.func));
+  }
   golden::LutSpec spec;
   if (SeedCompat(args.compat)) {
     spec = SeedLutSpec(args);
@@ -269,7 +281,7 @@ void RunLut(const LutArgs& args) {
     spec.rounding = ParseRounding(args.round);
   }
   const golden::Lut lut = Build("lut", [&] { return golden::BuildLut(f, spec); });
-  CheckOutputPath(args.common.output, "--output");
+  CheckOutput(args.common);
   const golden::QuantSpec& in = lut.in();
   const CodeTensor input =
       ReadCodes(args.common.input, "input", in.qmin(), in.qmax(),
@@ -291,9 +303,10 @@ void RegisterLut(CLI::App* apply) {
       "lut", "Elementwise function by table lookup: quantize(f(dequantize(q))) for every code");
   AddCommonOptions(cmd, &args->common);
   cmd->add_option("--func", args->func, "Function: " + golden::ElementwiseChoices())->required();
-  cmd->add_option("--alpha", args->alpha, "leaky_relu negative slope (default 0.01)")
-      ->check(kFinite);
-  AddSpecOptions(cmd, &args->in, /*scale_needed=*/true);
+  args->alpha_option =
+      cmd->add_option("--alpha", args->alpha, "leaky_relu only: negative slope (default 0.01)")
+          ->check(kFinite);
+  AddSpecOptions(cmd, &args->in, /*scale_needed=*/true, golden::kMaxLutInBits);
   AddSpecOptions(cmd, &args->out, /*scale_needed=*/false);
   args->round_option = cmd->add_option(
       "--round", args->round,
@@ -311,11 +324,12 @@ struct SoftmaxArgs {
   std::string round = "nearest", div = "nearest", offset = "rowmax";
   std::string compat = "none";
   SpecArgs in{"in"}, out{"out"};
+  std::vector<const CLI::Option*> seed_fixed;  // --round, --div, --offset: --compat seed fixes them
 };
 
 void RunSoftmax(const SoftmaxArgs& args) {
   const golden::QuantSpec in = MakeSpec(args.in), out = MakeSpec(args.out);
-  CheckOutputPath(args.common.output, "--output");
+  CheckOutput(args.common);
   const CodeTensor input =
       ReadCodes(args.common.input, "input", in.qmin(), in.qmax(),
                 fmt::format("the {}-bit {}{} input codes", in.bits, in.narrow ? "narrow " : "",
@@ -333,7 +347,17 @@ void RunSoftmax(const SoftmaxArgs& args) {
                                                 : golden::RoundingMode::kHalfAwayFromZero;
   params.div_rounding = *golden::ParseDivRounding(args.div);
   params.offset = *golden::ParseSoftmaxOffset(args.offset);
-  if (SeedCompat(args.compat)) params = golden::WithSeedCompat(params);
+  if (SeedCompat(args.compat)) {
+    for (const CLI::Option* given : args.seed_fixed) {
+      if (given->count() > 0) {
+        throw UsageError(fmt::format(
+            "{}: not with --compat seed, which fixes the original's trunc tables, floor division "
+            "and qmax offset",
+            given->get_name()));
+      }
+    }
+    params = golden::WithSeedCompat(params);
+  }
   const golden::SoftmaxTables tables =
       Build(fmt::format("softmax of rows of {} (the last axis of {})", input.shape.back(),
                         args.common.input),
@@ -353,16 +377,20 @@ void RegisterSoftmax(CLI::App* apply) {
   CLI::App* cmd = apply->add_subcommand(
       "softmax", "Two-table integer softmax of every row along the last axis");
   AddCommonOptions(cmd, &args->common);
-  AddSpecOptions(cmd, &args->in, /*scale_needed=*/true);
+  AddSpecOptions(cmd, &args->in, /*scale_needed=*/true, golden::kSoftmaxMaxInBits);
   AddSpecOptions(cmd, &args->out, /*scale_needed=*/true);
   cmd->add_option("--acc-bits", args->acc_bits, "Accumulator bits, 8..32 (default 32)")
       ->check(CLI::Range(8, 32));
-  cmd->add_option("--round", args->round, "Table rounding: nearest (default) or trunc")
-      ->check(CLI::IsMember({"trunc", "nearest"}));
-  cmd->add_option("--div", args->div, "Division rounding: nearest (default) or floor")
-      ->check(CLI::IsMember({"floor", "nearest"}));
-  cmd->add_option("--offset", args->offset, "Exponent offset: rowmax (default) or qmax")
-      ->check(CLI::IsMember({"qmax", "rowmax"}));
+  args->seed_fixed = {
+      cmd->add_option("--round", args->round,
+                      "Table rounding: nearest (default) or trunc; not with --compat seed")
+          ->check(CLI::IsMember({"trunc", "nearest"})),
+      cmd->add_option("--div", args->div,
+                      "Division rounding: nearest (default) or floor; not with --compat seed")
+          ->check(CLI::IsMember({"floor", "nearest"})),
+      cmd->add_option("--offset", args->offset,
+                      "Exponent offset: rowmax (default) or qmax; not with --compat seed")
+          ->check(CLI::IsMember({"qmax", "rowmax"}))};
   cmd->add_option("--compat", args->compat,
                   "seed: the arithmetic of the original Python code of the softmax article "
                   "(docs/softmax.md); none (default): exact");
@@ -396,7 +424,7 @@ void RunAdd(const AddArgs& args) {
   const golden::AddParams params = Build("add", [&] {
     return golden::MakeAddParams(MakeSpec(args.a), MakeSpec(args.b), MakeSpec(args.out), *form);
   });
-  CheckOutputPath(args.common.output, "--output");
+  CheckOutput(args.common, args.input2);
   const CodeTensor a = ReadCodes(args.common.input, "input", params.a.qmin(), params.a.qmax(),
                                  CodesRange(params.a, "a"));
   const CodeTensor b =
@@ -468,7 +496,7 @@ void RunAvgPool(const AvgPoolArgs& args) {
     return golden::MakeAvgPoolParams(MakeSpec(args.in), MakeSpec(args.out), g,
                                      args.multiplier_bits);
   });
-  CheckOutputPath(args.common.output, "--output");
+  CheckOutput(args.common);
   const CodeTensor input = ReadCodes(args.common.input, "input", params.in.qmin(), params.in.qmax(),
                                      CodesRange(params.in, "input"));
   const std::string details = fmt::format(
@@ -509,7 +537,7 @@ struct PadArgs {
 void RunPad(const PadArgs& args) {
   const golden::QuantSpec spec = MakeSpec(args.in);
   const golden::PadAmounts pads = Pads(args.pad);
-  CheckOutputPath(args.common.output, "--output");
+  CheckOutput(args.common);
   const CodeTensor input =
       ReadCodes(args.common.input, "input", spec.qmin(), spec.qmax(), CodesRange(spec, "input"));
   ApplyResult result = ApplyPad(input, spec, pads, args.value);
@@ -524,7 +552,10 @@ void RegisterPad(CLI::App* apply) {
   CLI::App* cmd = apply->add_subcommand(
       "pad", "Pad H and W of an NHWC tensor with the code of a real value (output spec = input's)");
   AddCommonOptions(cmd, &args->common);
-  cmd->add_option("--pad", args->pad, "Padding P or TOP,BOTTOM,LEFT,RIGHT")
+  cmd->add_option("--pad", args->pad,
+                  fmt::format("Padding P or TOP,BOTTOM,LEFT,RIGHT, each >= 0; the output has at "
+                              "most {} (2^26) codes",
+                              kMaxPadOutputElements))
       ->required()
       ->delimiter(',');
   cmd->add_option("--value", args->value, "Real value of the padding (default 0: the zero point)")

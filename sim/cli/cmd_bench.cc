@@ -25,6 +25,7 @@
 #include "model/sram_fit.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/path_identity.h"
 #include "sim/cli/progress.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/network.h"
@@ -130,6 +131,7 @@ LockstepTiming LockstepInChild(const cosim::CosimOptions& options, const sim::Pr
 }
 
 void RunBench(const BenchArgs& args) {
+  CheckOutputsDistinct({{"--config", args.config}}, {{"--output", args.output.output_path}});
   TerminalProgress progress("qacc bench");  // which run of which mode, on a terminal
   cosim::CosimOptions options;
   try {

@@ -13,6 +13,7 @@
 #include "golden/npy.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/path_identity.h"
 #include "sim/cli/progress.h"
 
 namespace qacc::cli {
@@ -72,7 +73,16 @@ LoadedTensor Load(const CalibrateArgs& args) {
     tensor.shape = {static_cast<int64_t>(tensor.values.size())};
     return tensor;
   }
-  golden::NpyArray array = golden::ReadNpy(args.file);
+  golden::NpyArray array;
+  try {
+    array = golden::ReadNpy(args.file);
+  } catch (const golden::NpyDtypeError& e) {
+    // Its message lists the integer dtypes too, which calibrate refuses.
+    throw UsageError(fmt::format(
+        "{}: unsupported dtype '{}'; calibrate reads real-valued activations: float32 or float64 "
+        "(little-endian)",
+        args.file, e.descr));
+  }
   if (golden::IsIntegerDtype(array.dtype)) {
     throw UsageError(fmt::format(
         "{}: dtype {} holds integer codes; calibrate reads real-valued activations (float32 or "
@@ -210,6 +220,7 @@ nlohmann::json JsonReport(const CalibrateArgs& args, const LoadedTensor& tensor,
 
 void Run(const CalibrateArgs& args) {
   const golden::CalibrationOptions options = ToOptions(args);
+  CheckOutputsDistinct({{"FILE", args.file}}, {{"--output", args.output.output_path}});
   TerminalProgress progress("qacc calibrate");  // a large tensor takes seconds, on a terminal
   const LoadedTensor tensor = Load(args);
   progress.Status(fmt::format("{} over {} values", args.method, tensor.values.size()));

@@ -22,9 +22,11 @@
 #include "model/srams.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/path_identity.h"
 #include "sim/cli/progress.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/ext_image.h"
+#include "sim/compiler/launches.h"
 #include "sim/compiler/reference.h"
 
 namespace qacc::cli {
@@ -45,6 +47,8 @@ struct CompileCliOptions {
   CLI::Option* mem_latency_option = nullptr;
   CLI::Option* mem_interval_option = nullptr;
   std::string seed_text = "1";
+  bool seed_given = false;
+  int64_t max_launch = arch::kMaxQCount;  // descriptors per launch (data_movement.md 14.4)
   OutputOptions output;
 };
 
@@ -58,6 +62,15 @@ int MemOption(const CLI::Option* option, int64_t value, int config_value, const 
     throw UsageError(fmt::format("{}: {} is out of range, allowed 1..{}", name, value, max));
   }
   return int(value);
+}
+
+// The launches of a compiled program as the model runs them (data_movement.md 14.4).
+std::vector<model::ProgramLaunchSpec> ModelLaunches(const compiler::CompiledProgram& program) {
+  std::vector<model::ProgramLaunchSpec> launches;
+  for (const compiler::Launch& l : program.launches) {
+    launches.push_back({program.q_base + l.first * golden::kDescriptorBytes, l.count, l.first});
+  }
+  return launches;
 }
 
 // The model's run of a compiled program (--timing).
@@ -82,8 +95,7 @@ TimingRun RunTiming(const arch::ArchConfig& config, const compiler::CompiledProg
   memory.Write(0, inputs.ext.data(), program.ext_bytes);
   model::Srams srams(config);
   const auto start = std::chrono::steady_clock::now();
-  run.result = model::RunProgram(config, memory, srams, program.q_base,
-                                 uint32_t(program.descriptors.size()));
+  run.result = model::RunLaunches(config, memory, srams, ModelLaunches(program));
   run.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.ext = golden::MemoryImage(program.ext_bytes);
@@ -143,11 +155,7 @@ compiler::Network LoadNetwork(const CompileCliOptions& o) {
       throw UsageError(fmt::format("--gemm: {}", e.what()));
     }
   }
-  std::ifstream in(o.network_path, std::ios::binary);
-  if (!in) throw UsageError(fmt::format("NETWORK: cannot read {}", o.network_path));
-  std::stringstream text;
-  text << in.rdbuf();
-  return compiler::ParseNetwork(text.str(), o.network_path);
+  return compiler::ParseNetwork(ReadInputFile(o.network_path, "NETWORK"), o.network_path);
 }
 
 std::string ProgramBytes(const compiler::CompiledProgram& program) {
@@ -170,6 +178,9 @@ void RunCompile(const CompileCliOptions& o) {
     throw UsageError(fmt::format("--config: {}", e.what()));
   }
   const uint64_t seed = ParseSeed(o.seed_text, "--seed");
+  if (o.seed_given && !o.check && !o.timing) {
+    throw UsageError("--seed: only with --check or --timing (it seeds their random values)");
+  }
   const int latency = MemOption(o.mem_latency_option, o.mem_latency, config.ext_mem_latency,
                                 "--mem-latency", kMaxMemLatency);
   const int interval = MemOption(o.mem_interval_option, o.mem_interval, config.ext_mem_interval,
@@ -177,6 +188,8 @@ void RunCompile(const CompileCliOptions& o) {
   if (!o.timing && (o.mem_latency_option->count() || o.mem_interval_option->count())) {
     throw UsageError("--mem-latency and --mem-interval: only with --timing");
   }
+  CheckOutputsDistinct({{"NETWORK", o.network_path}, {"--config", o.config_path}},
+                       {{"--program", o.program_path}, {"--output", o.output.output_path}});
   if (!o.program_path.empty()) CheckOutputPath(o.program_path, "--program");
   if (!o.output.output_path.empty() && o.output.output_path != "-") {
     CheckOutputPath(o.output.output_path, "--output");
@@ -185,6 +198,7 @@ void RunCompile(const CompileCliOptions& o) {
   compiler::CompileOptions copts;
   copts.double_buffer = !o.no_double_buffer;
   copts.chain_on_chip = !o.no_chain;
+  copts.max_launch_descriptors = uint32_t(o.max_launch);
   compiler::CompiledProgram program;
   try {
     program = compiler::Compile(config, network, copts);
@@ -199,6 +213,13 @@ void RunCompile(const CompileCliOptions& o) {
   json["chain_on_chip"] = copts.chain_on_chip;
   json["descriptors"] = program.descriptors.size();
   json["q_base"] = program.q_base;
+  nlohmann::json launches = nlohmann::json::array();
+  for (const compiler::Launch& l : program.launches) {
+    launches.push_back({{"first", l.first},
+                        {"count", l.count},
+                        {"q_base", program.q_base + l.first * golden::kDescriptorBytes}});
+  }
+  json["launches"] = launches;
   json["ext_bytes"] = program.ext_bytes;
   json["loads"] = program.loads;
   json["stores"] = program.stores;
@@ -214,17 +235,22 @@ void RunCompile(const CompileCliOptions& o) {
       copts.double_buffer ? "on" : "off", copts.chain_on_chip ? "on" : "off");
   nlohmann::json layers = nlohmann::json::array();
   for (const compiler::LayerPlan& p : program.layers) {
-    layers.push_back({{"name", p.name},
-                      {"steps", p.steps},
-                      {"a_panels_per_chunk", p.a_panels_per_chunk},
-                      {"b_panels_per_chunk", p.b_panels_per_chunk},
-                      {"a_chunks", p.a_chunks},
-                      {"b_chunks", p.b_chunks},
-                      {"a_resident", p.a_resident},
-                      {"b_resident", p.b_resident},
-                      {"input_on_chip", p.input_on_chip},
-                      {"output_on_chip", p.output_on_chip},
-                      {"slots", {{"a", p.a_slots}, {"b", p.b_slots}, {"out", p.out_slots}}}});
+    layers.push_back(
+        {{"name", p.name},
+         {"steps", p.steps},
+         {"a_panels_per_chunk", p.a_panels_per_chunk},
+         {"b_panels_per_chunk", p.b_panels_per_chunk},
+         {"a_chunks", p.a_chunks},
+         {"b_chunks", p.b_chunks},
+         {"a_resident", p.a_resident},
+         {"b_resident", p.b_resident},
+         {"input_on_chip", p.input_on_chip},
+         {"output_on_chip", p.output_on_chip},
+         {"slots", {{"a", p.a_slots}, {"b", p.b_slots}, {"out", p.out_slots}}},
+         {"double_buffer", copts.double_buffer && p.single_buffered_because.empty()},
+         {"single_buffered_because", p.single_buffered_because.empty()
+                                         ? nlohmann::json(nullptr)
+                                         : nlohmann::json(p.single_buffered_because)}});
     human += fmt::format(
         "  layer {}: {} GEMM commands ({} A chunks of {} panels{}, {} B chunks of {} panels{}); "
         "input {}, output {}\n",
@@ -232,6 +258,15 @@ void RunCompile(const CompileCliOptions& o) {
         p.b_chunks, p.b_panels_per_chunk, p.b_resident ? ", resident" : "",
         p.input_on_chip ? "on chip" : "from external memory",
         p.output_on_chip ? "kept on chip (MOVE)" : "to external memory");
+    if (!p.single_buffered_because.empty()) {
+      // The compiler's message names the layer; the line above already does.
+      const std::string prefix = fmt::format("layer '{}': ", p.name);
+      const std::string& why = p.single_buffered_because;
+      human += fmt::format(
+          "    double buffering off for this layer: it fits only with one slot "
+          "per operand ({})\n",
+          why.rfind(prefix, 0) == 0 ? why.substr(prefix.size()) : why);
+    }
   }
   json["layers"] = layers;
   nlohmann::json tensors = nlohmann::json::array();
@@ -253,6 +288,16 @@ void RunCompile(const CompileCliOptions& o) {
   human += fmt::format("    0x{:08x} {:>10} bytes  program ({} descriptors)\n", program.q_base,
                        program.descriptors.size() * golden::kDescriptorBytes,
                        program.descriptors.size());
+  if (program.launches.size() > 1) {
+    // Longer than Q_COUNT holds: the host runs it in several launches (data_movement.md 14.4).
+    human += fmt::format("  launches: {} (at most {} descriptors each; {} cycles per relaunch)\n",
+                         program.launches.size(), arch::kMaxQCount, arch::kRelaunchCycles);
+    for (const compiler::Launch& l : program.launches) {
+      human += fmt::format("    Q_BASE 0x{:08x} Q_COUNT {:>5}  descriptors {}..{}\n",
+                           program.q_base + l.first * golden::kDescriptorBytes, l.count, l.first,
+                           l.first + l.count - 1);
+    }
+  }
   json["tensors"] = tensors;
 
   bool pass = true;
@@ -269,9 +314,10 @@ void RunCompile(const CompileCliOptions& o) {
   std::optional<golden::MachineState> golden_after;
   if (o.check) {
     golden::MachineState& state = golden_after.emplace(*inputs);
-    const auto races = golden::RaceCheck(geometry, program.descriptors, program.q_base);
-    const golden::ProgramResult result =
-        golden::RunQueue(geometry, program.q_base, uint32_t(program.descriptors.size()), state);
+    const auto races = compiler::RaceCheckLaunches(geometry, program.descriptors, program.q_base,
+                                                   program.launches);
+    const compiler::LaunchesResult result =
+        compiler::RunLaunches(geometry, program.q_base, program.launches, state);
     const std::vector<int32_t> got = compiler::ReadOutput(program, network, state);
     int64_t mismatches = 0;
     for (size_t i = 0; i < got.size(); ++i) mismatches += got[i] != want[i];
@@ -281,6 +327,7 @@ void RunCompile(const CompileCliOptions& o) {
                      {"error", golden::ProgramErrorName(result.error)},
                      {"error_index", result.error_index},
                      {"retired", result.retired},
+                     {"launches_run", result.launches_run},
                      {"races", races.size()},
                      {"mismatches", mismatches}};
     human += fmt::format(
@@ -319,6 +366,8 @@ void RunCompile(const CompileCliOptions& o) {
                         {"wr_beats", p.wr_beats},
                         {"read_bytes", p.rd_beats * d},
                         {"write_bytes", p.wr_beats * d},
+                        {"launches", program.launches.size()},
+                        {"relaunch_cycles", (program.launches.size() - 1) * arch::kRelaunchCycles},
                         {"wall_seconds", run.wall_seconds}};
     human += fmt::format(
         "timing (model; memory latency {}, interval {}: {:.3g} bytes/cycle each way): {} cycles, "
@@ -337,6 +386,12 @@ void RunCompile(const CompileCliOptions& o) {
         Percent(p.dma_busy, p.cycles), p.overlap, compute_only, dma_only, idle, p.dma_wait,
         p.compute_wait, p.port_stall, p.rd_beats * d, p.rd_beats, p.wr_beats * d, p.wr_beats,
         run.wall_seconds);
+    if (program.launches.size() > 1) {
+      human += fmt::format(
+          "  {} launches: the cycles include {} relaunches of {} cycles (the host "
+          "driver between launches, data_movement.md 14.4)\n",
+          program.launches.size(), program.launches.size() - 1, arch::kRelaunchCycles);
+    }
     pass = pass && ran;
     if (o.check) {
       // The model's external memory against the golden executor's (all of it) and its output
@@ -377,11 +432,10 @@ void RegisterCompileCommand(CLI::App& app) {
                   "Network JSON (docs/compiler.md): {\"layers\": [{\"name\", \"m\", \"n\", "
                   "\"k\", ...}]}")
       ->check(kNonEmpty);
-  cmd->add_option("--gemm", options->gemm, "One GEMM layer M,N,K instead of a network file")
-      ->delimiter(',')
-      ->expected(3)
-      ->check(CLI::Range(1, 1 << 20));
-  cmd->add_option("--config", options->config_path, "Architecture config JSON")->check(kNonEmpty);
+  AddGemmOption(cmd, &options->gemm, "One GEMM layer instead of a network file");
+  cmd->add_option("--config", options->config_path, "Architecture config JSON")
+      ->check(kNonEmpty)
+      ->capture_default_str();
   cmd->add_flag("--no-double-buffer", options->no_double_buffer,
                 "One slot per operand: no overlap of DMA and compute");
   cmd->add_flag("--no-chain", options->no_chain, "Send every intermediate through external memory");
@@ -402,10 +456,20 @@ void RegisterCompileCommand(CLI::App& app) {
       cmd->add_option("--mem-interval", options->mem_interval,
                       "With --timing: cycles per memory beat, 1..64 (bandwidth data_bytes / "
                       "interval; default: the config's ext_mem.interval)");
-  cmd->add_option("--seed", options->seed_text,
-                  std::string("Seed of the --check values, ") + kSeedRange);
+  cmd->add_option("--max-launch", options->max_launch,
+                  "At most N descriptors per launch (Q_COUNT); a longer program runs as several "
+                  "launches (data_movement.md 14.4)")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{arch::kMaxQCount}));
+  cmd->add_option(
+         "--seed", options->seed_text,
+         std::string("With --check or --timing: seed of their random values, ") + kSeedRange)
+      ->capture_default_str();
   AddOutputOptions(cmd, &options->output);
-  cmd->callback([options]() { RunCompile(*options); });
+  cmd->callback([options, cmd]() {
+    options->seed_given = cmd->count("--seed") > 0;
+    RunCompile(*options);
+  });
 }
 
 }  // namespace qacc::cli

@@ -20,6 +20,7 @@
 #include "model/arch.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/path_identity.h"
 #include "sim/cli/progress.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/network.h"
@@ -36,11 +37,14 @@ struct CosimArgs {
   std::string test;
   std::vector<int> gemm;  // --gemm M,N,K: a compiled GEMM layer instead of a suite test
   bool no_double_buffer = false, no_chain = false;
+  int64_t max_launch = arch::kMaxQCount;  // --max-launch: descriptors per launch (14.4)
+  CLI::Option* max_launch_option = nullptr;
   std::string seed_text;
   std::string config = DefaultConfigPath();
   std::string waves;
   bool waves_given = false;  // --waves "" is an error, not "no waves"
   int64_t waves_window = 50;
+  bool waves_window_given = false;
   std::string waves_cycles;  // "A..B": trace these cycles, pass or fail
   bool waves_all = false;    // trace every cycle, pass or fail
   bool dry_run = false;
@@ -125,6 +129,24 @@ nlohmann::json ProgramJson(const std::optional<model::ProgramRunResult>& r) {
           {"wr_beats", p.wr_beats}};
 }
 
+// A compiled program's launches (data_movement.md 14.4) as one: counters and Q_RETIRED summed, the
+// last launch's error, and the cycles from the first launch's cycle 0 to the last one's end (the
+// host's relaunches included). One launch is itself.
+std::optional<model::ProgramRunResult> WholeProgram(const cosim::CosimResult& r) {
+  if (r.programs.size() < 2) return r.program;
+  model::ProgramRunResult whole;
+  for (const cosim::CosimResult::ProgramEnd& p : r.programs) {
+    model::AddPerf(whole.perf, p.result.perf);
+    whole.retired += p.result.retired;
+    whole.error = p.result.error;
+    whole.error_index = p.result.error_index;
+  }
+  const cosim::CosimResult::ProgramEnd& last = r.programs.back();
+  whole.perf.cycles =
+      uint64_t(last.launch_cycle - r.programs.front().launch_cycle) + last.result.perf.cycles;
+  return whole;
+}
+
 std::string ProgramText(const model::ProgramRunResult& r) {
   const model::ProgramPerf& p = r.perf;
   const ProgramSplit s = SplitOf(p);
@@ -204,6 +226,15 @@ WavesPlan PlanWaves(const CosimArgs& args) {
     throw UsageError(
         fmt::format("{} needs --waves FILE", args.waves_all ? "--waves-all" : "--waves-cycles"));
   }
+  if (args.waves_window_given && !plan.requested) {
+    throw UsageError("--waves-window needs --waves FILE");
+  }
+  if (args.waves_window_given && plan.any_run) {
+    throw UsageError(
+        fmt::format("--waves-window: the cycles around the first mismatch; not with {}, which "
+                    "chooses the cycles",
+                    args.waves_all ? "--waves-all" : "--waves-cycles"));
+  }
   return plan;
 }
 
@@ -262,6 +293,9 @@ void RunCosim(const CosimArgs& args) {
   if (args.model_only && (waves.requested || *fault != cosim::Fault::kNone)) {
     throw UsageError("--waves and --inject-fault need the RTL: not with --model-only");
   }
+  CheckOutputsDistinct({{"--config", args.config}}, {{"--waves", args.waves},
+                                                     {"--coverage", args.coverage},
+                                                     {"--output", args.output.output_path}});
   if (waves.requested) CheckOutputPath(args.waves, "--waves");
   if (!args.output.output_path.empty() && args.output.output_path != "-") {
     CheckOutputPath(args.output.output_path, "--output");
@@ -283,6 +317,13 @@ void RunCosim(const CosimArgs& args) {
   if (args.test.empty() == args.gemm.empty()) {
     throw UsageError("give either --test NAME or --gemm M,N,K (a compiled GEMM layer)");
   }
+  if (args.gemm.empty() && (args.no_double_buffer || args.no_chain)) {
+    throw UsageError(fmt::format("{}: only with --gemm (a suite test's program is fixed)",
+                                 args.no_double_buffer ? "--no-double-buffer" : "--no-chain"));
+  }
+  if (args.gemm.empty() && args.max_launch_option->count() > 0) {
+    throw UsageError("--max-launch: only with --gemm (a suite test's program is fixed)");
+  }
   // On a terminal, a line that follows the golden run of a compiled program and the lockstep.
   TerminalProgress progress("qacc cosim");
   sim::Program program;
@@ -297,6 +338,7 @@ void RunCosim(const CosimArgs& args) {
     compiler::CompileOptions copts;
     copts.double_buffer = !args.no_double_buffer;
     copts.chain_on_chip = !args.no_chain;
+    copts.max_launch_descriptors = uint32_t(args.max_launch);
     try {
       program = sim::CompiledNetworkProgram(options.config, network, copts, seed);
     } catch (const std::invalid_argument& e) {
@@ -343,20 +385,32 @@ void RunCosim(const CosimArgs& args) {
   const cosim::CosimResult result =
       args.model_only ? cosim::RunModelOnly(options, program) : cosim::RunLockstep(options, program);
   // One command: its description; a program: how many commands of each kind.
-  int legal = 0;
-  for (const sim::ProgramCommand& c : program.commands) legal += c.job >= 0 ? 1 : 0;
+  // A program launched with CTRL.RUN is neither a legal nor an illegal command of part 1.
+  int legal = 0, programs = 0;
+  for (const sim::ProgramCommand& c : program.commands) {
+    legal += c.job >= 0 ? 1 : 0;
+    programs += c.is_program ? 1 : 0;
+  }
+  const int illegal = int(program.commands.size()) - legal - programs;
   std::string command =
       program.commands.size() == 1
           ? program.commands[0].description
-          : fmt::format("program of {} commands ({} legal, {} illegal)", program.commands.size(),
-                        legal, program.commands.size() - size_t(legal));
+      : legal + illegal == 0
+          ? fmt::format("{} launches (CTRL.RUN); the first: {}", programs,
+                        program.commands[0].description)
+          : fmt::format("program of {} commands ({} legal, {} illegal{})", program.commands.size(),
+                        legal, illegal,
+                        programs > 0 ? fmt::format(", {} programs", programs) : "");
   if (result.launch_cycle > 0) command += fmt::format(", launched at cycle {}", result.launch_cycle);
   const std::string what =
       args.gemm.empty()
           ? "--test " + ShellQuote(args.test)
-          : fmt::format("--gemm {},{},{}{}{}", args.gemm[0], args.gemm[1], args.gemm[2],
+          : fmt::format("--gemm {},{},{}{}{}{}", args.gemm[0], args.gemm[1], args.gemm[2],
                         args.no_double_buffer ? " --no-double-buffer" : "",
-                        args.no_chain ? " --no-chain" : "");
+                        args.no_chain ? " --no-chain" : "",
+                        args.max_launch_option->count() > 0
+                            ? fmt::format(" --max-launch {}", args.max_launch)
+                            : "");
   std::string reproduce =
       fmt::format("qacc cosim {} --seed {} --config {}{}", what, seed, ShellQuote(args.config),
                   args.model_only ? " --model-only" : "");
@@ -430,7 +484,8 @@ void RunCosim(const CosimArgs& args) {
       {"mismatches", mismatches},
       {"first_mismatch", MismatchJson(result.first, program)},
       {"first_mismatches", firsts},
-      {"program", ProgramJson(result.program)},
+      {"program", ProgramJson(args.gemm.empty() ? result.program : WholeProgram(result))},
+      {"launches", result.programs.size()},
       {"coverage",
        result.coverage.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.coverage)},
       {"waves", waves_json},
@@ -443,7 +498,14 @@ void RunCosim(const CosimArgs& args) {
   human += fmt::format("  command: {}\n", command);
   human += fmt::format("  {} cycles (command {}), {:.3f} s, {:.0f} cycles/s\n", result.cycles,
                        result.command_cycles, result.wall_seconds, cps);
-  if (result.program) human += ProgramText(*result.program);
+  if (!args.gemm.empty() && result.programs.size() > 1) {
+    human += fmt::format("  {} launches (the host relaunches {} cycles after each DONE, "
+                         "data_movement.md 14.4)\n",
+                         result.programs.size(), arch::kRelaunchCycles);
+  }
+  const std::optional<model::ProgramRunResult> shown =
+      args.gemm.empty() ? result.program : WholeProgram(result);
+  if (shown) human += ProgramText(*shown);
   int64_t total = 0;
   for (int64_t c : result.mismatches) total += c;
   if (result.pass) {
@@ -499,16 +561,19 @@ void RegisterCosimCommand(CLI::App& app) {
       "cosim", "Run one test in lockstep co-simulation (RTL + SystemC model + golden)");
   cmd->add_option("--test", args->test,
                   "Test of any suite: " + TestList() + " (`qacc regress --list` describes them)");
-  cmd->add_option("--gemm", args->gemm,
-                  "Instead of --test: a GEMM layer M,N,K compiled into one program (qacc compile) "
-                  "with random values of --seed, run with CTRL.RUN")
-      ->delimiter(',')
-      ->expected(3)
-      ->check(CLI::Range(1, 1 << 20));
+  AddGemmOption(cmd, &args->gemm,
+                "Instead of --test: a GEMM layer compiled into one program (qacc compile) with "
+                "random values of --seed, run with CTRL.RUN");
   cmd->add_flag("--no-double-buffer", args->no_double_buffer,
                 "With --gemm: compile with one slot per operand (no overlap of DMA and compute)");
   cmd->add_flag("--no-chain", args->no_chain,
                 "With --gemm: send every intermediate through external memory");
+  args->max_launch_option =
+      cmd->add_option("--max-launch", args->max_launch,
+                      fmt::format("With --gemm: at most N descriptors per launch; a longer program "
+                                  "runs as several (data_movement.md 14.4)"))
+          ->capture_default_str()
+          ->check(CLI::Range(int64_t{1}, int64_t{arch::kMaxQCount}));
   cmd->add_option("--seed", args->seed_text, fmt::format("Random seed of the test, {}", kSeedRange))
       ->required();
   cmd->add_option("--config", args->config, "Architecture config JSON")->capture_default_str();
@@ -516,7 +581,8 @@ void RegisterCosimCommand(CLI::App& app) {
       "--waves", args->waves,
       "Write an FST of the RTL to FILE: by default only when the run fails, the cycles "
       "around the first mismatch; always says whether it was written");
-  cmd->add_option("--waves-window", args->waves_window, "Cycles traced before and after it")
+  cmd->add_option("--waves-window", args->waves_window,
+                  "With --waves: cycles traced before and after the first mismatch")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 20));
   cmd->add_option("--waves-cycles", args->waves_cycles,
@@ -548,8 +614,9 @@ void RegisterCosimCommand(CLI::App& app) {
                   "build with coverage: qacc validate makes one)")
       ->check(kNonEmpty);
   AddOutputOptions(cmd, &args->output);
-  cmd->callback([args, waves] {
+  cmd->callback([args, waves, cmd] {
     args->waves_given = waves->count() > 0;
+    args->waves_window_given = cmd->count("--waves-window") > 0;
     RunCosim(*args);
   });
 }

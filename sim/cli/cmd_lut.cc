@@ -28,6 +28,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
 #include "sim/cli/hex_image.h"
+#include "sim/cli/path_identity.h"
 
 namespace qacc::cli {
 
@@ -293,6 +294,7 @@ std::string LutHexImage(const golden::Lut& lut) {
 
 void RunLut(const LutOptions& o) {
   CheckCombinations(o);
+  CheckOutputsDistinct({}, {{"--hex", o.hex_path}, {"--output", o.output.output_path}});
   std::optional<golden::Elementwise> found;
   try {
     found = golden::GetElementwise(o.func, o.alpha);

@@ -50,6 +50,7 @@
 #include "model/arch.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/path_identity.h"
 #include "sim/cli/progress.h"
 #include "sim/cli/regress_child.h"
 #include "sim/cli/regress_report.h"
@@ -530,26 +531,45 @@ std::string Hostname() {
   return gethostname(name, sizeof name - 1) == 0 ? name : "unknown";
 }
 
-// Reports must not overwrite each other: one path per report, at most one on stdout.
-void CheckDistinctOutputs(const RegressOptions& options) {
-  const std::pair<const char*, std::string> outputs[] = {{"--output", options.output_path},
-                                                         {"--json", options.json_path},
-                                                         {"--junit", options.junit_path}};
-  for (size_t i = 0; i < std::size(outputs); ++i) {
-    for (size_t j = i + 1; j < std::size(outputs); ++j) {
-      const std::string& a = outputs[i].second;
-      const std::string& b = outputs[j].second;
-      if (a.empty() || b.empty()) continue;
-      std::error_code error;
-      const bool same = a == "-" || b == "-" ? a == b
-                                             : std::filesystem::weakly_canonical(a, error) ==
-                                                   std::filesystem::weakly_canonical(b, error);
-      if (same) {
-        throw UsageError(fmt::format(
-            "{} and {}: both write {}; give each report its own {}", outputs[i].first,
-            outputs[j].first, a == "-" ? "standard output" : a, a == "-" ? "destination" : "file"));
-      }
-    }
+// Reports must not overwrite each other (one path per report, at most one on stdout) nor the
+// config and the report being resumed, which --json replaces by default (that is what --resume
+// means); each path must be writable. Checked before anything is created.
+void CheckOutputs(const RegressOptions& options) {
+  const std::vector<NamedPath> reports = {{"--output", options.output_path},
+                                          {"--json", options.json_path},
+                                          {"--junit", options.junit_path}};
+  CheckOutputsDistinct({{"--config", options.config_path}}, reports);
+  CheckOutputsDistinct({{"--resume", options.resume_path}},
+                       {{"--output", options.output_path}, {"--junit", options.junit_path}});
+  for (const NamedPath& report : reports) {
+    if (!report.path.empty() && report.path != "-") CheckOutputPath(report.path, report.option);
+  }
+}
+
+// The deepest of `dir` and its parents that exists ("/" does); it may be a file, which
+// CheckCoverageDir refuses.
+std::filesystem::path NearestExistingDir(const std::string& dir) {
+  std::error_code error;
+  std::filesystem::path path = std::filesystem::absolute(dir, error).lexically_normal();
+  while (!std::filesystem::exists(path, error) && path.has_relative_path()) {
+    path = path.parent_path();
+  }
+  return path;
+}
+
+// --coverage-dir DIR is created, with its parents, only once every argument is checked: here it
+// must be a directory or creatable in the nearest existing one. Creates nothing.
+void CheckCoverageDir(const RegressOptions& options) {
+  if (options.coverage_dir.empty()) return;
+  const std::filesystem::path existing = NearestExistingDir(options.coverage_dir);
+  std::error_code error;
+  if (!std::filesystem::is_directory(existing, error)) {
+    throw UsageError(fmt::format("--coverage-dir: {}: {} is not a directory", options.coverage_dir,
+                                 existing.string()));
+  }
+  if (access(existing.c_str(), W_OK | X_OK) != 0) {
+    throw UsageError(fmt::format("--coverage-dir: cannot write in {}: {}", existing.string(),
+                                 std::strerror(errno)));
   }
 }
 
@@ -558,7 +578,11 @@ void CheckDistinctOutputs(const RegressOptions& options) {
 // runs.
 void Preflight(const std::vector<std::string>& tests, const RegressOptions& options) {
   const Run first = ScheduledRun(tests, options, 0);
-  std::vector<std::string> args = LaunchArgs(first, options);
+  // The coverage directory is not created yet: the check run probes its coverage file in the
+  // directory that will hold it (CheckCoverageDir), so that it checks the RTL build's coverage.
+  RegressOptions check = options;
+  if (!check.coverage_dir.empty()) check.coverage_dir = NearestExistingDir(check.coverage_dir);
+  std::vector<std::string> args = LaunchArgs(first, check);
   args.push_back("--dry-run");
   Child child = Spawn(args, 0);
   int status = 0;
@@ -583,16 +607,18 @@ void Preflight(const std::vector<std::string>& tests, const RegressOptions& opti
                                        why.empty() ? "no message" : why));
 }
 
-std::string ListSuites() {
+std::string ListSuites(const std::string& only) {
+  if (!only.empty()) SuiteTests(only);  // an unknown name is an error naming --suite
   std::string text;
   for (const sim::Suite& suite : sim::Suites()) {
+    if (!only.empty() && only != "all" && suite.name != only) continue;
     text +=
         fmt::format("{}suite {}: {}\n", text.empty() ? "" : "\n", suite.name, suite.description);
     for (const sim::TestInfo& info : suite.tests) {
       text += fmt::format("  {:<20} {}\n", info.name, info.description);
     }
   }
-  text += "\nsuite all: every suite above, in this order\n";
+  if (only.empty() || only == "all") text += "\nsuite all: every suite above, in this order\n";
   return text;
 }
 
@@ -662,11 +688,25 @@ RegressInfo Describe(const RegressOptions& options, const std::vector<std::strin
   return info;
 }
 
+// Creates --coverage-dir and its missing parents (CheckCoverageDir has checked that it can); when
+// that fails after all, removes the directories it made.
 void MakeCoverageDir(const RegressOptions& options) {
   if (options.coverage_dir.empty()) return;
+  const std::filesystem::path dir =
+      std::filesystem::absolute(options.coverage_dir).lexically_normal();
+  const std::filesystem::path existing = NearestExistingDir(options.coverage_dir);
+  std::vector<std::filesystem::path> made;
   std::error_code error;
-  std::filesystem::create_directories(options.coverage_dir, error);
-  if (error || !std::filesystem::is_directory(options.coverage_dir)) {
+  std::filesystem::path path = existing;
+  for (const std::filesystem::path& part : dir.lexically_relative(existing)) {
+    if (part.empty() || part == ".") continue;
+    path /= part;
+    const bool created = std::filesystem::create_directory(path, error);
+    if (error) break;
+    if (created) made.push_back(path);  // else made meanwhile by someone else: not ours to remove
+  }
+  if (error || !std::filesystem::is_directory(dir)) {
+    for (auto it = made.rbegin(); it != made.rend(); ++it) std::filesystem::remove(*it, error);
     throw UsageError(fmt::format("--coverage-dir: cannot create the directory {}: {}",
                                  options.coverage_dir,
                                  error ? error.message() : "not a directory"));
@@ -792,9 +832,18 @@ void RunRegress(RegressOptions& options) {
     UseRecordedArguments(resume->info, options);
   }
   if (options.list) {
+    for (const std::string& name : options.given) {
+      if (name != "--list" && name != "--suite" && name != "--output" &&
+          name != "--child-command") {
+        throw UsageError(fmt::format(
+            "{}: not with --list, which only lists the suites and their tests (--suite NAME: "
+            "one suite; -o FILE: to a file)",
+            name));
+      }
+    }
     OutputOptions output;
     output.output_path = options.output_path == "-" ? "" : options.output_path;
-    Emit(output, ListSuites(), nullptr);
+    Emit(output, ListSuites(options.suite), nullptr);
     return;
   }
   const std::vector<std::string> tests = CheckArguments(options);
@@ -809,9 +858,12 @@ void RunRegress(RegressOptions& options) {
     info.timestamp = resume->info.timestamp;  // the regression's start, in its first session
     info.hostname = resume->info.hostname;
   }
-  CheckDistinctOutputs(options);
-  MakeCoverageDir(options);
+  // Nothing is created before every argument is checked: a failed command leaves no file and no
+  // directory.
+  CheckOutputs(options);
+  CheckCoverageDir(options);
   Preflight(tests, options);
+  MakeCoverageDir(options);
   if (resume) {
     fmt::print(stderr, "qacc regress: resuming {}: {} of {} runs recorded, {} to run\n",
                options.resume_path, prior.size(), info.total_runs, info.total_runs - prior.size());
@@ -850,7 +902,8 @@ void RegisterRegressCommand(CLI::App& app) {
       "regress",
       "Run a test suite as many (test, seed) pairs, each as its own `qacc cosim` process, J at a "
       "time; print a summary, write JUnit/JSON reports, exit 1 on any failure");
-  cmd->add_flag("--list", options->list, "List the suites and their tests, and stop");
+  cmd->add_flag("--list", options->list,
+                "List the suites and their tests (with --suite: that suite's), and stop");
   cmd->add_flag("--require-coverage", options->require_coverage,
                 "Exit 1 unless the passing lockstep runs hit every functional coverage bin");
   cmd->add_option("--suite", options->suite,
@@ -880,8 +933,7 @@ void RegisterRegressCommand(CLI::App& app) {
   cmd->add_option("--timeout", options->timeout_seconds,
                   "Seconds per run before the child is killed and recorded as a failure (default "
                   "300)")
-      ->check(kPositiveFinite)
-      ->check(CLI::Range(0.0, kMaxTimeoutSeconds));
+      ->check(PositiveAtMost(kMaxTimeoutSeconds));
   cmd->add_option("--seed-base", options->seed_base_text,
                   fmt::format("First seed (default 1); seeds are {}", kSeedRange));
   cmd->add_flag(

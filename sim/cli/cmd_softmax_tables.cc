@@ -18,6 +18,7 @@
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
 #include "sim/cli/hex_image.h"
+#include "sim/cli/path_identity.h"
 #include "sim/cli/progress.h"
 
 namespace qacc::cli {
@@ -149,6 +150,11 @@ std::string SpecText(const golden::QuantSpec& spec, double amax) {
 }
 
 void RunSoftmaxTables(const SoftmaxTablesOptions& o) {
+  if (!o.hex_prefix.empty()) {
+    CheckOutputsDistinct({}, {{"--hex-prefix", o.hex_prefix + "_exp.hex"},
+                              {"--hex-prefix", o.hex_prefix + "_numerator.hex"},
+                              {"--output", o.output.output_path}});
+  }
   golden::SoftmaxTables tables;
   try {
     tables = golden::BuildSoftmaxTables(ParamsFrom(o));

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace qacc::cli {
 
@@ -46,6 +47,15 @@ extern const CLI::Validator kNonNegativeFinite;  // finite and >= 0
 extern const CLI::Validator kFinite;          // finite (rejects nan, inf)
 // For file-name options: an empty name is an error, not "no file".
 extern const CLI::Validator kNonEmpty;
+// finite, > 0 and <= max (one range in --help: "FLOAT in (0, max]")
+CLI::Validator PositiveAtMost(double max);
+
+// --gemm M,N,K of compile and cosim: one GEMM layer. M and N are split over commands by the
+// compiler (1..2^20, as compiler::ValidateNetwork allows), K is one command's CMD_K field
+// (1..arch::kMaxDim = 65535). One argument: `--gemm 16,16,16 net.json` leaves net.json to the
+// positional argument. Sets `dims` to {M, N, K}; a bad text names --gemm and the ranges.
+inline constexpr int kMaxGemmRowsOrCols = 1 << 20;
+CLI::Option* AddGemmOption(CLI::App* cmd, std::vector<int>* dims, const std::string& help);
 
 // CLI11 converts an integer option with strtoll/strtoull in base 0: "010" is 8 (octal), and a
 // decimal beyond 64 bits saturates silently ("99999999999999999999" is INT64_MAX). Adds to every
@@ -71,6 +81,11 @@ uint64_t ParseSeed(const std::string& text, const std::string& option);
 // directory, and a file can be created in its directory (probed with a temporary file, so that
 // read-only and pseudo file systems are caught too). Throws UsageError naming `option`.
 void CheckOutputPath(const std::string& path, const std::string& option);
+
+// The whole content of the input file `path`; throws UsageError naming `option` when it is a
+// directory ("NETWORK: nets is a directory, expected a file") or cannot be read ("NETWORK: cannot
+// read n.json: No such file or directory").
+std::string ReadInputFile(const std::string& path, const std::string& option);
 
 // configs/default.json of the data directory (install_layout.h: the installed copy, or the source
 // tree in a build tree): the config of cosim, bench and regress by default.

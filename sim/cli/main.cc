@@ -36,18 +36,24 @@ int main(int argc, char** argv) {
   qacc::cli::ReadIntegersInDecimal(app);
 
   try {
-    // CLI11 reports an unknown first word as "A subcommand is required"; name it instead.
-    if (argc > 1 && argv[1][0] != '-') {
+    // CLI11 reports an unknown subcommand as "A subcommand is required" (`qacc sotfmax`, `qacc
+    // apply sotfmax`); name it instead. The words before the first option walk down the subcommands
+    // that need one.
+    const CLI::App* parent = &app;
+    for (int i = 1; i < argc && argv[i][0] != '-' && parent->get_require_subcommand_min() > 0;
+         ++i) {
+      const CLI::App* found = nullptr;
       std::string names;
-      bool known = false;
-      for (const CLI::App* sub : app.get_subcommands({})) {
-        known = known || sub->check_name(argv[1]);
+      for (const CLI::App* sub : parent->get_subcommands({})) {
+        if (sub->check_name(argv[i])) found = sub;
         names += (names.empty() ? "" : ", ") + sub->get_name();
       }
-      if (!known) {
+      if (found == nullptr) {
         throw qacc::cli::UsageError(
-            fmt::format("unknown subcommand '{}', expected one of: {}", argv[1], names));
+            fmt::format("unknown subcommand '{}'{}, expected one of: {}", argv[i],
+                        parent == &app ? "" : " of " + parent->get_name(), names));
       }
+      parent = found;
     }
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -6,26 +6,30 @@
 
 namespace qacc::cli {
 
-void AddSpecOptions(CLI::App* cmd, SpecArgs* spec, bool scale_needed) {
+void AddSpecOptions(CLI::App* cmd, SpecArgs* spec, bool scale_needed, int max_bits) {
   const std::string& p = spec->prefix;
   spec->scale_needed = scale_needed;
-  cmd->add_option(spec->Opt("bits"), spec->bits, fmt::format("Bits of the {} codes, 2..16", p))
+  const std::string required =
+      scale_needed ? fmt::format("; this or {} is required", spec->Opt("amax")) : "";
+  cmd->add_option(spec->Opt("bits"), spec->bits,
+                  fmt::format("Bits of the {} codes, {}..{}", p, golden::kMinQuantBits, max_bits))
       ->capture_default_str()
-      ->check(CLI::Range(golden::kMinQuantBits, golden::kMaxQuantBits));
+      ->check(CLI::Range(golden::kMinQuantBits, max_bits));
   cmd->add_flag(spec->Opt("unsigned"), spec->is_unsigned,
                 fmt::format("Unsigned {} codes 0..2^bits-1 (default signed)", p));
   cmd->add_flag(spec->Opt("narrow"), spec->narrow,
                 fmt::format("Narrow signed {} range: qmin = -2^(bits-1) + 1", p));
-  spec->scale_option = cmd->add_option(spec->Opt("scale"), spec->scale,
-                                       fmt::format("Scale of the {} codes (real = S (q - Z))", p))
-                           ->check(kPositiveFinite);
+  spec->scale_option =
+      cmd->add_option(spec->Opt("scale"), spec->scale,
+                      fmt::format("Scale of the {} codes (real = S (q - Z)){}", p, required))
+          ->check(kPositiveFinite);
   spec->zp_option = cmd->add_option(spec->Opt("zp"), spec->zp,
                                     fmt::format("Zero point of the {} codes (default 0)", p));
   spec->amax_option =
       cmd->add_option(spec->Opt("amax"), spec->amax,
                       fmt::format("Symmetric {} range: scale = amax / qmax, zero point 0 (instead "
-                                  "of --{}-scale)",
-                                  p, p))
+                                  "of --{}-scale{})",
+                                  p, p, scale_needed ? "; one of them is required" : ""))
           ->check(kPositiveFinite);
 }
 

@@ -1,5 +1,5 @@
 // Command-line options of one quantized tensor format (golden::QuantSpec), under a prefix:
-//   --PREFIX-bits B (2..16, default 8), --PREFIX-unsigned, --PREFIX-narrow,
+//   --PREFIX-bits B (2..16 or less, default 8), --PREFIX-unsigned, --PREFIX-narrow,
 //   --PREFIX-scale S [--PREFIX-zp Z] or --PREFIX-amax A (symmetric: S = A / qmax, Z = 0).
 // Used by `qacc apply`, whose operators take one to three such formats ("in", "a", "b", "out").
 #ifndef QACC_SIM_CLI_SPEC_OPTIONS_H_
@@ -30,8 +30,11 @@ struct SpecArgs {
 };
 
 // `scale_needed`: the format's scale matters (else a missing scale means 1: only the codes are
-// used).
-void AddSpecOptions(CLI::App* cmd, SpecArgs* spec, bool scale_needed);
+// used), and --help says that --PREFIX-scale or --PREFIX-amax is required. `max_bits`: the widest
+// codes the operator takes (lut and softmax inputs address an int8-indexed table: 8), the range
+// that --PREFIX-bits enforces and --help shows.
+void AddSpecOptions(CLI::App* cmd, SpecArgs* spec, bool scale_needed,
+                    int max_bits = golden::kMaxQuantBits);
 
 // The spec; throws UsageError naming the option and its range.
 golden::QuantSpec MakeSpec(const SpecArgs& spec);

@@ -57,15 +57,21 @@ class Emitter {
     ops_.push_back(std::move(op));
   }
 
-  std::vector<Descriptor> Finish() {
+  // The descriptors with their tokens, for launches of `max_launch` descriptors each (the last
+  // one shorter; data_movement.md 14.4). The end of a launch orders everything before it before
+  // everything after it, so a dependency on a descriptor of an earlier launch needs no token, and
+  // no token is outstanding at a launch boundary: any index can be one.
+  std::vector<Descriptor> Finish(uint32_t max_launch) {
     int last_signal[2] = {-1, -1};  // per producing engine: the latest descriptor given SIGNAL
     for (int i = 0; i < int(ops_.size()); ++i) {
       PlannedOp& op = ops_[size_t(i)];
       const int other = op.engine == Engine::kDma ? 1 : 0;
-      // The latest descriptor of the other engine that conflicts; those up to last_signal are
-      // ordered already, so the scan stops there.
+      const int launch_start = i - i % int(max_launch);
+      // The latest descriptor of the other engine in this launch that conflicts; those up to
+      // last_signal are ordered already, so the scan stops there.
       int need = -1;
-      for (int j = i - 1; j > last_signal[other] && need < 0; --j) {
+      const int ordered = std::max(last_signal[other], launch_start - 1);
+      for (int j = i - 1; j > ordered && need < 0; --j) {
         const PlannedOp& prev = ops_[size_t(j)];
         if (prev.engine == op.engine) continue;
         if (Conflict(prev.writes, op.reads) || Conflict(prev.writes, op.writes) ||
@@ -158,12 +164,13 @@ class LayerCompiler {
                 CompiledProgram& program)
       : config_(config), options_(options), e_(emitter), program_(program) {}
 
-  // Chooses chunk sizes for the layer; throws CompileError when nothing fits.
-  Chunking Plan(const LayerContext& ctx) const {
+  // Chooses chunk sizes for the layer with two slots per streamed operand and output
+  // (`double_buffer`) or one; throws CompileError naming the limit when nothing fits.
+  Chunking Plan(const LayerContext& ctx, bool double_buffer) const {
     const GemmLayer& l = *ctx.layer;
     const int r = config_.rows, c = config_.cols;
     const uint32_t k = uint32_t(l.k);
-    const int streams = options_.double_buffer ? 2 : 1;
+    const int streams = double_buffer ? 2 : 1;
     const std::string who = fmt::format("layer '{}'", l.name);
     if (!ctx.a_in && k > ctx.a_space.words) {
       throw CompileError(fmt::format(
@@ -196,12 +203,13 @@ class LayerCompiler {
       while (ch.nbc < ctx.nb && b_fits(ch.nbc + 1, ch.sb)) ++ch.nbc;
     }
     if (ch.nbc == 0) {
-      throw CompileError(
-          fmt::format("{}: one column of tiles does not fit: it needs {} B words, {} bias words "
-                      "and {} rq words "
-                      "per slot (B depth {}, bias depth {}, rq depth {})",
-                      who, k, l.bias ? 1 : 0, l.per_channel ? 1 : 0, config_.b_depth,
-                      config_.bias_depth, config_.rq_depth));
+      throw CompileError(fmt::format(
+          "{}: {} B slot{} of one column of tiles do not fit: each needs {} B words{}{} (B depth "
+          "{}{}{})",
+          who, ch.sb, ch.sb == 1 ? "" : "s", k, l.bias ? ", 1 bias word" : "",
+          l.per_channel ? ", 1 rq word" : "", config_.b_depth,
+          l.bias ? fmt::format(", bias depth {}", config_.bias_depth) : "",
+          l.per_channel ? fmt::format(", rq depth {}", config_.rq_depth) : ""));
     }
     // A: resident (or on chip already) when it fits with the scratch the output route needs.
     auto a_words = [&](int ma, int sa, int nbc) {
@@ -253,11 +261,25 @@ class LayerCompiler {
       }
     }
     if (ch.ma == 0 || ch.nbc == 0 || !fits()) {
-      throw CompileError(
-          fmt::format("{}: one tile does not fit: it needs {} output words in each of {} slots "
-                      "(out depth {}){}",
-                      who, out_words_per_tile, ch.so, config_.out_depth,
-                      scratch ? fmt::format(" and {} A scratch words per slot", c) : ""));
+      // Name the limit that one panel and one column of tiles exceed.
+      auto plural = [](int n) { return n == 1 ? "" : "s"; };
+      if (!out_fits(1, 1)) {
+        throw CompileError(
+            fmt::format("{}: {} output slot{} of one tile do not fit: each needs {} output words "
+                        "(out depth {})",
+                        who, ch.so, plural(ch.so), out_words_per_tile, config_.out_depth));
+      }
+      std::string need;
+      if (!ctx.a_in) {
+        const int slots = std::max(ch.sa, 1);
+        need = fmt::format("{} A slot{} of one panel (K = {} words each)", slots, plural(slots), k);
+      }
+      if (scratch) {
+        need += fmt::format("{}{} A scratch slot{} of {} words", need.empty() ? "" : " and ", ch.so,
+                            plural(ch.so), c);
+      }
+      throw CompileError(fmt::format("{}: {} do not fit in the {} A SRAM words available", who,
+                                     need, ctx.a_space.words));
     }
     if (ctx.a_in && ch.ma < ctx.mb) ch.a_resident = true;  // on chip, used a chunk at a time
     return ch;
@@ -631,27 +653,38 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
       }
       return WordRange{lo, hi > lo ? hi - lo : 0};
     };
-    std::optional<Chunking> plan;
-    if (!last && options.chain_on_chip && !l.out_int32) {
-      // The next layer's A at the end of the SRAM away from this layer's on-chip input.
-      const bool at_top = !a_in || a_in->base == 0;
-      if (next_words <= config.a_depth - (a_in ? a_in->words : 0)) {
-        WordRange next{at_top ? config.a_depth - next_words : 0, next_words};
-        ctx.route = OutputRoute::kChain;
-        ctx.a_next = next;
-        ctx.a_space = space_without(next);
-        try {
-          plan = lc.Plan(ctx);
-        } catch (const CompileError&) {
-          plan.reset();
+    // The chunking with two slots per streamed operand and output, or one: the output chained on
+    // chip when it fits, else to external memory. Throws the last route's CompileError.
+    auto plan_with = [&](bool double_buffer) {
+      if (!last && options.chain_on_chip && !l.out_int32) {
+        // The next layer's A at the end of the SRAM away from this layer's on-chip input.
+        const bool at_top = !a_in || a_in->base == 0;
+        if (next_words <= config.a_depth - (a_in ? a_in->words : 0)) {
+          WordRange next{at_top ? config.a_depth - next_words : 0, next_words};
+          ctx.route = OutputRoute::kChain;
+          ctx.a_next = next;
+          ctx.a_space = space_without(next);
+          try {
+            return lc.Plan(ctx, double_buffer);
+          } catch (const CompileError&) {
+          }
         }
       }
-    }
-    if (!plan) {
       ctx.route = last ? OutputRoute::kFinal : OutputRoute::kExtIntermediate;
       ctx.a_next.reset();
       ctx.a_space = space_without(std::nullopt);
-      plan = lc.Plan(ctx);
+      return lc.Plan(ctx, double_buffer);
+    };
+    std::optional<Chunking> plan;
+    std::string single_buffered_because;
+    try {
+      plan = plan_with(options.double_buffer);
+    } catch (const CompileError& e) {
+      // A layer that fits only with one slot each (K above half a depth) runs single-buffered; a
+      // layer that does not fit that way either is refused with that limit.
+      if (!options.double_buffer) throw;
+      plan = plan_with(false);
+      single_buffered_because = e.what();
     }
     if (ctx.route == OutputRoute::kFinal) {
       const uint32_t element = l.out_int32 ? 4 : 1;
@@ -669,6 +702,7 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
       ctx.y_pitch = y_pitch;
     }
     program.layers.emplace_back();
+    program.layers.back().single_buffered_because = single_buffered_because;
     lc.Emit(ctx, *plan, program.layers.back());
 
     if (ctx.route == OutputRoute::kChain) {
@@ -680,7 +714,17 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
     }
   }
 
-  program.descriptors = emitter.Finish();
+  const uint32_t max_launch = options.max_launch_descriptors;
+  if (max_launch < 1 || max_launch > arch::kMaxQCount) {
+    throw std::invalid_argument(fmt::format(
+        "descriptors per launch: {} is out of range, allowed 1..{}", max_launch, arch::kMaxQCount));
+  }
+  program.descriptors = emitter.Finish(max_launch);
+  for (size_t begin = 0; begin < program.descriptors.size(); begin += max_launch) {
+    program.launches.push_back(
+        {uint32_t(begin),
+         uint32_t(std::min<size_t>(max_launch, program.descriptors.size() - begin))});
+  }
   program.q_base =
       ext.Allocate(uint64_t(program.descriptors.size()) * golden::kDescriptorBytes, "the program");
   program.ext_bytes = uint32_t(std::min<uint64_t>(ext.size(), 0xFFFFFFFFu));

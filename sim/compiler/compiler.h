@@ -13,6 +13,7 @@
 
 #include "golden/program.h"
 #include "model/arch.h"
+#include "sim/compiler/launches.h"
 #include "sim/compiler/network.h"
 
 namespace qacc::compiler {
@@ -27,6 +28,10 @@ struct CompileOptions {
   bool double_buffer =
       true;  // two slots per streamed operand and output, overlapping DMA and compute
   bool chain_on_chip = true;  // keep an intermediate in the A SRAM (MOVE) when it fits
+  // The longest launch, 1..arch::kMaxQCount (what Q_COUNT holds): the program is cut into launches
+  // of this many descriptors (the last one shorter), its tokens derived launch by launch
+  // (launches.h). Lower values split small programs (tests, --max-launch).
+  uint32_t max_launch_descriptors = arch::kMaxQCount;
 };
 
 // Where a tensor lives in external memory (16.1).
@@ -64,11 +69,17 @@ struct LayerPlan {
   bool input_on_chip = false;   // A came from the previous layer by MOVE
   bool output_on_chip = false;  // the output went to the next layer by MOVE
   int a_slots = 0, b_slots = 0, out_slots = 0;
+  // Not empty when double buffering was asked for but this layer fits only with one slot per
+  // operand: why two do not fit (the compiler's message for that plan).
+  std::string single_buffered_because;
 };
 
 struct CompiledProgram {
   std::vector<golden::Descriptor> descriptors;
-  uint32_t q_base = 0;     // where the program goes in external memory
+  uint32_t q_base = 0;  // where the program goes in external memory
+  // How the host runs it: one CTRL.RUN per launch, in order (data_movement.md 14.4); one launch
+  // unless the program is longer than Q_COUNT holds.
+  std::vector<Launch> launches;
   uint32_t ext_bytes = 0;  // external memory the tensors and the program need
   std::vector<TensorPlacement> tensors;
   std::vector<LayerPlan> layers;

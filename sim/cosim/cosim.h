@@ -14,6 +14,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/arch.h"
 #include "model/gemm_job.h"
@@ -79,6 +80,13 @@ struct CosimResult {
   // The model's outcome of the last program (CTRL.RUN) that ended: error, Q_RETIRED and the
   // counters of data_movement.md 17.8 (in lockstep equal to the RTL's, which the bus reads check).
   std::optional<model::ProgramRunResult> program;
+  // Every program that ended, in launch order, with the absolute cycle of its cycle 0: a compiled
+  // program longer than one launch (data_movement.md 14.4) is several.
+  struct ProgramEnd {
+    int64_t launch_cycle = 0;
+    model::ProgramRunResult result;
+  };
+  std::vector<ProgramEnd> programs;
 };
 
 CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program);

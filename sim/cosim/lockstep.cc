@@ -132,6 +132,7 @@ class Engine {
           break;
         case sim::HostOp::Kind::kWaitDone:
           WaitDone();
+          RecordProgramEnd();
           break;
         case sim::HostOp::Kind::kIdle:
           for (int64_t i = 0; i < op.cycles; ++i) Tick();
@@ -164,6 +165,7 @@ class Engine {
   // Cycles with BUSY over every command: the model's prediction, or what the RTL showed when it
   // runs alone.
   int64_t busy_cycles() const { return busy_cycles_; }
+  const std::vector<CosimResult::ProgramEnd>& programs() const { return programs_; }
   bool rtl_done() const { return rtl_done_cycle_ >= 0; }
   const std::vector<uint8_t>& rtl_out() const { return rtl_out_; }
   const std::vector<uint8_t>& model_out() const { return model_out_; }
@@ -414,6 +416,14 @@ class Engine {
     }
   }
 
+  // After a wait for DONE: the model's outcome of the program it ended, once.
+  void RecordProgramEnd() {
+    if (model_ == nullptr || !program_launched_ || model_launch_cycle_ != launch_cycle_) return;
+    if (!programs_.empty() && programs_.back().launch_cycle == launch_cycle_) return;
+    const auto& program = model_->state().last_program();
+    if (program && program->ended) programs_.push_back({program->launch_cycle, program->result});
+  }
+
   // A program: idle bus until the RTL and the model have both ended it (the model's end is known
   // once it has run that far); the watchdog counts from the model's done cycle. The RTL alone has
   // no prediction: its watchdog is kRtlProgramWatchdog cycles from the launch.
@@ -550,6 +560,7 @@ class Engine {
   int64_t first_launch_cycle_ = -1;
   int64_t rtl_done_cycle_ = -1;
   int64_t busy_cycles_ = 0;
+  std::vector<CosimResult::ProgramEnd> programs_;
   int command_ = -1;
   bool in_transfer_ = false;
   int64_t trace_begin_ = -1, trace_end_ = -1;
@@ -740,6 +751,7 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
   }
   result.cycles = engine->cycle();
   result.launch_cycle = engine->first_launch_cycle();
+  result.programs = engine->programs();
   result.command_cycles = engine->busy_cycles();
   result.rtl_thread_cycles = engine->runahead_cycles();
   result.check_seconds = check_seconds;
@@ -816,6 +828,10 @@ CosimResult RunModelOnly(const CosimOptions& options, const sim::Program& progra
           const bool counted = state.last_program()->ended;
           const int64_t done = state.FinishProgram();
           if (!counted) result.command_cycles += done - state.last_program()->launch_cycle;
+          const int64_t launch = state.last_program()->launch_cycle;
+          if (result.programs.empty() || result.programs.back().launch_cycle != launch) {
+            result.programs.push_back({launch, state.last_program()->result});
+          }
           cycle = std::max(cycle, done + 1);
         } else if (state.last_launch()) {
           cycle = std::max(cycle, state.last_launch()->done_cycle + 1);

@@ -1,14 +1,16 @@
 // A compiled network as a co-simulation program (sim::Program): the host compiler (sim/compiler)
 // lowers it for the config, random values (a seed) fill its tensors, the whole image goes into the
-// external memory by backdoor, one CTRL.RUN launches it, and the end-of-program checks of
-// data_movement.md 18 follow (every register, the external images of RTL and model, golden, every
-// SRAM). The golden executor's result is checked against the layers computed on whole matrices
-// (compiler::ReferenceOutput) here, when the program is made: so a passing run chains RTL = model =
-// golden = reference.
+// external memory by backdoor, one CTRL.RUN per launch runs it (one launch unless it is longer than
+// Q_COUNT holds, data_movement.md 14.4), and the end-of-program checks of data_movement.md 18
+// follow each launch (the external images of RTL and model, golden), with every register and
+// every SRAM after the last. The golden executor's result is checked against the layers computed
+// on whole matrices (compiler::ReferenceOutput) here, when the program is made: so a passing run
+// chains RTL = model = golden = reference.
 #ifndef QACC_SIM_TESTGEN_COMPILED_PROGRAM_H_
 #define QACC_SIM_TESTGEN_COMPILED_PROGRAM_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "model/arch.h"
@@ -36,8 +38,14 @@ CheckedProgram CompileChecked(const arch::ArchConfig& config, const compiler::Ne
                               const compiler::RandomValues& values,
                               const std::vector<int32_t>& reference);
 
-// The program of CompileChecked with the values of `seed`: its image by backdoor, one RUN (with
-// IRQ_EN), RunAndCheck. Throws as CompileChecked.
+// The host's run of a compiled program whose image is in place: one RUN per launch
+// (data_movement.md 14.4), each checked against golden when it is DONE (CheckProgram), the driver's
+// STATUS read between launches, and every register and SRAM after the last (RunAndCheck).
+void RunCompiled(ProgramBuilder& builder, const compiler::CompiledProgram& compiled,
+                 const std::string& description, bool irq_enable);
+
+// The program of CompileChecked with the values of `seed`: its image by backdoor, then
+// RunCompiled with IRQ_EN. Throws as CompileChecked.
 Program CompiledNetworkProgram(const arch::ArchConfig& config, const compiler::Network& network,
                                const compiler::CompileOptions& options, uint64_t seed);
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <utility>
 
 namespace qacc::sim {
@@ -155,6 +156,12 @@ void ProgramBuilder::WriteExt(uint32_t addr, std::vector<uint8_t> bytes) {
 
 int ProgramBuilder::Run(uint32_t q_base, uint32_t q_count, arch::ErrCode error,
                         const std::string& description, bool irq_enable) {
+  // Q_COUNT keeps 16 bits: a longer program would run as its count modulo 2^16 (14.4).
+  if (q_count > arch::kMaxQCount) {
+    throw std::invalid_argument(fmt::format(
+        "a launch of {} descriptors: Q_COUNT holds at most {}; split the program (14.4)", q_count,
+        arch::kMaxQCount));
+  }
   Write(arch::kRegsBase + arch::reg::kQBase, q_base);
   Write(arch::kRegsBase + arch::reg::kQCount, q_count);
   ProgramCommand command;
@@ -165,6 +172,8 @@ int ProgramBuilder::Run(uint32_t q_base, uint32_t q_count, arch::ErrCode error,
   command.q_count = q_count;
   return AddLaunch(std::move(command), arch::kCtrlRun, irq_enable);
 }
+
+void ProgramBuilder::ReadStatusBeforeRelaunch() { Read(arch::kRegsBase + arch::reg::kStatus); }
 
 void ProgramBuilder::CheckProgram(int command) {
   HostOp op;

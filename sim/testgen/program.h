@@ -118,6 +118,9 @@ class ProgramBuilder {
   // `error` (kNone: every descriptor retires). Returns the command index; WaitDone() completes it.
   int Run(uint32_t q_base, uint32_t q_count, arch::ErrCode error, const std::string& description,
           bool irq_enable = false);
+  // The host driver between two launches of one program (data_movement.md 14.4): once DONE, it
+  // reads STATUS (an error ends the program) before it writes Q_BASE, Q_COUNT and CTRL.RUN (Run).
+  void ReadStatusBeforeRelaunch();
   // The end-of-program checks of data_movement.md 18 for command `command`: the external memory
   // images and golden (kCheckProgram); RunAndCheck adds every register read and every SRAM.
   void CheckProgram(int command);

@@ -68,6 +68,26 @@ std::vector<int64_t> RandomCodes(size_t count, int64_t lo, int64_t hi, uint32_t 
 }
 
 // ---- requant
+// A padding whose output would not fit in memory is a usage error naming --pad and the limit, not
+// "internal error: std::bad_alloc" (issue 37); within the limit it runs.
+TEST_F(ApplyCli, PadBeyondTheOutputLimitIsAUsageError) {
+  const std::string x = Write("x.npy", {1, 2, 3, 4}, {1, 2, 2, 1}, NpyDtype::kInt8);
+  ExpectUsageError("pad " + x + " --pad 30000 --in-scale 0.02",
+                   "--pad: 30000,30000,30000,30000 makes the output of shape (1, 60002, 60002, 1) "
+                   "3600240004 codes; at most 67108864 (2^26) are allowed");
+  // 2 x (2 + 4095) x (2 + 8190) x 1 = 67125248 codes, 2^26 + 16384.
+  const std::string wide =
+      Write("wide.npy", std::vector<int64_t>(8, 0), {2, 2, 2, 1}, NpyDtype::kInt8);
+  ExpectUsageError("pad " + wide + " --pad 2047,2048,4095,4095 --in-scale 0.02",
+                   "(2, 4097, 8192, 1) 67125248 codes; at most 67108864 (2^26) are allowed");
+  const CliResult ok =
+      RunQacc("apply pad " + x + " -o " + Path("y.npy") + " --pad 1,0,2,0 --in-scale 0.02");
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  std::vector<int64_t> shape;
+  Read("y.npy", &shape);
+  EXPECT_EQ(shape, (std::vector<int64_t>{1, 3, 4, 1}));
+}
+
 TEST_F(ApplyCli, RequantPerTensorMatchesGemmlowp) {
   const std::vector<int64_t> acc = RandomCodes(5 * 7, -3000000, 3000000, 1);
   const std::string in = Write("acc.npy", acc, {5, 7}, NpyDtype::kInt32);

@@ -72,6 +72,65 @@ TEST(CompileCli, TheDocumentedExampleNetworkCompilesAndPassesItsCheck) {
   EXPECT_NE(r.out.find("model check: PASS"), std::string::npos) << r.out;
 }
 
+// Issue 37, item 1: a program longer than Q_COUNT holds (67 765 descriptors) ran its count
+// modulo 2^16 and failed its check with error NONE. It runs as two launches (data_movement.md
+// 14.4) on golden and on the model, and the program file holds every descriptor.
+TEST(CompileCli, ALongProgramRunsAsSeveralLaunches) {
+  const auto dir = ScratchDir("compile_long");
+  const auto program = dir / "p.bin";
+  const CliResult r =
+      RunQacc("compile --gemm 540000,8,8 --check --timing --json --program " + program.string());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["descriptors"], 67765);
+  ASSERT_EQ(j["launches"].size(), 2u);
+  EXPECT_EQ(j["launches"][0]["count"], 65535);
+  EXPECT_EQ(j["launches"][1]["first"], 65535);
+  EXPECT_EQ(j["launches"][1]["count"], 2230);
+  EXPECT_EQ(j["launches"][1]["q_base"].get<uint64_t>(), j["q_base"].get<uint64_t>() + 64u * 65535);
+  EXPECT_TRUE(j["check"]["pass"].get<bool>()) << j["check"].dump();
+  EXPECT_EQ(j["check"]["retired"], 67765);
+  EXPECT_EQ(j["check"]["launches_run"], 2);
+  EXPECT_EQ(j["timing"]["error"], "NONE");
+  EXPECT_EQ(j["timing"]["retired"], 67765);
+  EXPECT_TRUE(j["timing"]["check"]["pass"].get<bool>());
+  EXPECT_EQ(std::filesystem::file_size(program), 64u * 67765);
+  const CliResult human = RunQacc("compile --gemm 540000,8,8");
+  ASSERT_EQ(human.exit_code, 0) << human.err;
+  EXPECT_NE(human.out.find("launches: 2 (at most 65535 descriptors each; 9 cycles per relaunch)"),
+            std::string::npos)
+      << human.out;
+  for (const char* bad : {"0", "65536"}) {
+    const CliResult b = RunQacc(std::string("compile --gemm 8,8,8 --max-launch ") + bad);
+    EXPECT_EQ(b.exit_code, 2) << bad;
+    EXPECT_NE(b.err.find("--max-launch: Value " + std::string(bad) + " not in range 1 to 65535"),
+              std::string::npos)
+        << b.err;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Issue 37, item 5: K at the SRAM depth was refused with a message blaming the output SRAM or
+// "B words per slot"; such a layer fits with one slot per operand, and compiles so, saying why.
+TEST(CompileCli, KAtTheDepthCompilesSingleBuffered) {
+  for (const char* gemm : {"9,8,8192", "8,9,8192"}) {
+    const CliResult r = RunQacc(std::string("compile --check --gemm ") + gemm);
+    ASSERT_EQ(r.exit_code, 0) << gemm << ": " << r.err;
+    EXPECT_NE(r.out.find("double buffering off for this layer: it fits only with one slot per "
+                         "operand (2 "),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("golden check (seed 1): PASS"), std::string::npos) << r.out;
+    const nlohmann::json j =
+        nlohmann::json::parse(RunQacc(std::string("compile --json --gemm ") + gemm).out);
+    EXPECT_EQ(j["layers"][0]["double_buffer"], false);
+    EXPECT_TRUE(j["layers"][0]["single_buffered_because"].is_string());
+  }
+  const nlohmann::json j = nlohmann::json::parse(RunQacc("compile --json --gemm 9,8,4096").out);
+  EXPECT_EQ(j["layers"][0]["double_buffer"], true);
+  EXPECT_TRUE(j["layers"][0]["single_buffered_because"].is_null());
+}
+
 TEST(CompileCli, ALayerThatCannotFitIsExitTwoAndNoFile) {
   const auto dir = ScratchDir("compile_bad");
   const auto program = dir / "p.bin";

@@ -307,6 +307,64 @@ TEST_F(RegressCli, ListNamesEverySuiteAndTest) {
   }
 }
 
+// --list --suite lists that suite; an unknown suite and an option that --list would ignore are
+// errors (issue 37: `--list --suite bogus` listed every suite).
+TEST_F(RegressCli, ListWithSuiteListsThatSuiteAndRefusesWhatItWouldIgnore) {
+  const CliResult dma = RunQacc("regress --list --suite dma");
+  ASSERT_EQ(dma.exit_code, 0) << dma.err;
+  EXPECT_NE(dma.out.find("suite dma"), std::string::npos) << dma.out;
+  EXPECT_EQ(dma.out.find("suite gemm"), std::string::npos) << dma.out;
+  EXPECT_EQ(dma.out.find("suite all"), std::string::npos) << dma.out;
+  const CliResult all = RunQacc("regress --list --suite all");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_EQ(all.out, RunQacc("regress --list").out);
+  for (const auto& [args, message] :
+       {std::pair{"--list --suite bogus", "--suite: unknown suite 'bogus'"},
+        std::pair{"--list --suite gemm --seeds 3", "--seeds: not with --list"},
+        std::pair{"--list --model-only", "--model-only: not with --list"}}) {
+    const CliResult r = RunQacc(std::string("regress ") + args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
+  }
+}
+
+// A regression that stops on a bad argument creates nothing: --coverage-dir and its parents are
+// made only once every argument, the report paths and the check run (`qacc cosim --dry-run`) have
+// passed (issue 37: the directory was made, then the check run failed, exit 2).
+TEST_F(RegressCli, AFailedRegressionCreatesNoCoverageDirectory) {
+  const fs::path cov = dir_ / "new" / "cov";
+  const CliResult junit = Regress("--suite gemm --seeds 1 --tests gemm_random --coverage-dir " +
+                                  cov.string() + " --junit /nonexistent/dir/r.xml");
+  EXPECT_EQ(junit.exit_code, 2) << junit.err;
+  EXPECT_NE(junit.err.find("--junit: directory /nonexistent/dir does not exist"), std::string::npos)
+      << junit.err;
+  EXPECT_FALSE(fs::exists(dir_ / "new"));
+  const fs::path file = dir_ / "file";
+  std::ofstream(file) << "x";
+  const CliResult not_dir =
+      Regress("--suite gemm --seeds 1 --coverage-dir " + (file / "cov").string());
+  EXPECT_EQ(not_dir.exit_code, 2) << not_dir.err;
+  EXPECT_NE(not_dir.err.find("--coverage-dir: " + (file / "cov").string() + ": " + file.string() +
+                             " is not a directory"),
+            std::string::npos)
+      << not_dir.err;
+  if (HasCosim()) {
+    // The real check run: the release RTL build has no Verilator coverage.
+    const CliResult real =
+        RunQacc("regress --suite gemm --seeds 1 --tests gemm_k1 --coverage-dir " + cov.string());
+    EXPECT_EQ(real.exit_code, 2) << real.err;
+    EXPECT_NE(real.err.find("has no Verilator coverage"), std::string::npos) << real.err;
+    EXPECT_TRUE(real.out.empty()) << real.out;
+    EXPECT_FALSE(fs::exists(dir_ / "new"));
+  }
+  // With every argument right, the directory is made, parents included.
+  const CliResult ok =
+      Regress("--suite gemm --seeds 1 --tests gemm_random --coverage-dir " + cov.string());
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_TRUE(fs::is_directory(cov));
+}
+
 TEST_F(RegressCli, ReportsNameConfigToolAndTime) {
   const fs::path junit = dir_ / "r.xml", json = dir_ / "r.json";
   const fs::path config = fs::path(QACC_SOURCE_DIR) / "configs" / "rect_4x16.json";

@@ -162,6 +162,28 @@ std::multiset<std::pair<std::string, std::string>> Calls(const std::string& log)
   return calls;
 }
 
+// A resumed regression that stops on a bad argument does not create the coverage directory its
+// report names (issue 37).
+TEST_F(RegressResume, AFailedResumeCreatesNoCoverageDirectory) {
+  std::vector<std::string> args = Args("part");
+  args.push_back("--coverage-dir");
+  args.push_back(Path("cov/deep"));
+  ASSERT_EQ(Interrupt(args, 5, SIGINT), 128 + SIGINT);
+  ASSERT_TRUE(fs::is_directory(dir_ / "cov" / "deep"));
+  fs::remove_all(dir_ / "cov");
+  const CliResult r = RunQacc("regress --resume " + Path("part.json") + " --child-command " +
+                              fake_.string() + " --junit /nonexistent/dir/r.xml");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--junit: directory /nonexistent/dir does not exist"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "cov"));
+  // The same resume with a writable JUnit path runs and makes the directory.
+  const CliResult ok = RunQacc("regress --resume " + Path("part.json") + " --child-command " +
+                               fake_.string() + " --junit " + Path("part.xml"));
+  EXPECT_EQ(ok.exit_code, 1) << ok.err;  // gemm_n1 and gemm_k1 fail
+  EXPECT_TRUE(fs::is_directory(dir_ / "cov" / "deep"));
+}
+
 TEST_F(RegressResume, InterruptedRegressionResumesToTheUninterruptedReports) {
   RunWhole();
   const nlohmann::json whole = Json(Path("full.json"));

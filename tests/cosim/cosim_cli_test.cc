@@ -79,6 +79,7 @@ void ExpectSchema(const Json& j) {
       {"k", Json::value_t::number_integer},
       {"command", Json::value_t::string},
       {"commands", Json::value_t::number_integer},
+      {"launches", Json::value_t::number_integer},
       {"launch_cycle", Json::value_t::number_integer},
       {"cycles", Json::value_t::number_integer},
       {"command_cycles", Json::value_t::number_integer},
@@ -474,6 +475,58 @@ TEST(CosimCompiled, GemmLayerPassesWithItsCycleSplit) {
     EXPECT_EQ(m["reproduce"].get<std::string>().find("--gemm 20,30,40"),
               std::string("qacc cosim ").size());
   }
+}
+
+// A program longer than one launch (data_movement.md 14.4) runs as several CTRL.RUNs in lockstep,
+// each checked against golden, and its cycles, from the first launch to the last DONE, are those
+// compile --timing gives with the spec's relaunch cost: the host driver's bus accesses between
+// two launches take kRelaunchCycles. On a memory of latency 1 that gives a beat every 64 cycles,
+// launches of one descriptor each end right after their last read beat, so when the next
+// launch's first beat may come depends on the relaunch's length to the cycle.
+TEST(CosimCompiled, LongProgramsRunAsSeveralLaunches) {
+  const auto dir = testing::ScratchDir("launches");
+  Json config = Json::parse(testing::ReadWholeFile(ConfigPath("default")));
+  config["name"] = "slow_memory";
+  config["ext_mem"]["latency"] = 1;
+  config["ext_mem"]["interval"] = 64;
+  const std::string slow = (dir / "slow.json").string();
+  std::ofstream(slow) << config.dump(2);
+  struct Case {
+    std::string config;
+    int max_launch, launches;
+  };
+  for (const Case& c : {Case{ConfigPath("default"), 7, 2}, Case{slow, 1, 11}}) {
+    const std::string layer = fmt::format("--gemm 64,64,64 --seed 3 --max-launch {} --config {}",
+                                          c.max_launch, c.config);
+    const std::string& config_path = c.config;
+    const Json j = RunCosimJson(layer, 0);
+    EXPECT_EQ(j["pass"], true) << j.dump();
+    EXPECT_EQ(j["launches"], c.launches) << j.dump();  // 11 descriptors
+    const Json& p = j["program"];
+    EXPECT_EQ(p["retired"], 11);
+    const testing::CliResult timing = RunQacc("compile " + layer + " --timing --check --json");
+    ASSERT_EQ(timing.exit_code, 0) << timing.err;
+    const Json t = Json::parse(timing.out)["timing"];
+    EXPECT_EQ(t["launches"], c.launches);
+    EXPECT_EQ(t["relaunch_cycles"], (c.launches - 1) * arch::kRelaunchCycles);
+    EXPECT_EQ(p["cycles"], t["cycles"]) << config_path;
+    EXPECT_EQ(p["dma_busy"], t["dma_busy"]) << config_path;
+    EXPECT_EQ(RunCosimJson(layer + " --model-only", 0)["program"], p) << config_path;
+  }
+  std::filesystem::remove_all(dir);
+  const testing::CliResult r = RunQacc("cosim --test gemm_k1 --seed 1 --max-launch 7");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--max-launch: only with --gemm"), std::string::npos) << r.err;
+}
+
+// At the limit of Q_COUNT: 65 536 descriptors run as a launch of 65 535 (Q_RETIRED reaches its
+// largest value) and one of 1, in lockstep.
+TEST(CosimCompiled, ProgramOfQCountPlusOneDescriptors) {
+  // M = 8 p rows, N = K = 8: p STOREs, 2 ceil(p / 512) + 1 LOADs and GEMMs (compiler_test.cc).
+  const Json j = RunCosimJson("--gemm 522232,8,8 --seed 1", 0);
+  EXPECT_EQ(j["pass"], true);
+  EXPECT_EQ(j["launches"], 2);
+  EXPECT_EQ(j["program"]["retired"], 65536);
 }
 
 TEST(CosimCompiled, TestOrGemmIsRequiredAndExclusive) {

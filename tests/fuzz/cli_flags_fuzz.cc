@@ -118,6 +118,8 @@ const std::map<std::string, Range>& Ranges() {
       {"* --b-zp", Int64()},
       {"apply lut --alpha", Finite()},
       {"apply softmax --acc-bits", Int(8, 32)},
+      {"apply lut --in-bits", Int(2, 8)},  // the table is addressed by an int8 code
+      {"apply softmax --in-bits", Int(2, 8)},
       {"apply requant --scale", NonNegative()},
       {"apply requant --multiplier", Int64()},  // 0 or 2^30..2^31-1: MakeRequantSetup
       {"apply requant --shift", Int64()},       // -31..30: MakeRequantSetup
@@ -132,7 +134,7 @@ const std::map<std::string, Range>& Ranges() {
       {"apply pad --value", Finite()},
       {"regress --seeds", Int(1, 9223372036854775807.0L)},
       {"regress --jobs", Int(1, 1024)},
-      {"regress --timeout", Positive()},
+      {"regress --timeout", {Range::kFloat, 0, 1e6, true}},
       {"regress --mutant", Int(0, 1073741824)},
       {"regress --memory-limit", Int(0, 1073741824)},
   };

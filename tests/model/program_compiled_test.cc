@@ -5,6 +5,7 @@
 // sees no protocol violation, and the counters add up.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -15,6 +16,7 @@
 #include "model/program_engine.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/ext_image.h"
+#include "sim/compiler/launches.h"
 #include "sim/compiler/network.h"
 #include "sim/compiler/reference.h"
 #include "tests/model/program_test_util.h"
@@ -44,7 +46,7 @@ arch::ArchConfig Tiny(int rows, int cols, int data_bytes, int max_outstanding) {
 }
 
 struct Counts {
-  int programs = 0, overlapped = 0;
+  int programs = 0, overlapped = 0, split = 0;
 };
 
 // What a host driver prepares for a compiled program: `values` packed into external memory (whole
@@ -59,6 +61,40 @@ Images InputImages(const arch::ArchConfig& config, const CompiledProgram& progra
   return in;
 }
 
+// The launches of a compiled program as the model takes them (data_movement.md 14.4).
+std::vector<ProgramLaunchSpec> ModelLaunches(const CompiledProgram& program) {
+  std::vector<ProgramLaunchSpec> launches;
+  for (const compiler::Launch& l : program.launches) {
+    launches.push_back({program.q_base + l.first * golden::kDescriptorBytes, l.count, l.first});
+  }
+  return launches;
+}
+
+// Golden's run of every launch in order (compiler::RunLaunches) on the images.
+GoldenOutcome RunGoldenLaunches(const arch::ArchConfig& config, const Images& in,
+                                const CompiledProgram& program) {
+  golden::MachineState state(GeometryOf(config), in.ext.size());
+  state.ext = in.ext;
+  state.a = in.a;
+  state.b = in.b;
+  state.bias = in.bias;
+  state.rq = in.rq;
+  state.out = in.out;
+  const compiler::LaunchesResult r =
+      compiler::RunLaunches(GeometryOf(config), program.q_base, program.launches, state);
+  GoldenOutcome o{{}, in};
+  o.result.error = r.error;
+  o.result.error_index = int(r.error_index);
+  o.result.retired = int(r.retired);
+  o.images.ext = state.ext;
+  o.images.a = state.a;
+  o.images.b = state.b;
+  o.images.bias = state.bias;
+  o.images.rq = state.rq;
+  o.images.out = state.out;
+  return o;
+}
+
 // Compiles `net`, runs it on golden and on the model under each timing, and compares.
 void CheckNetwork(const arch::ArchConfig& config, const Network& net,
                   const compiler::CompileOptions& options, uint64_t seed, const std::string& what,
@@ -68,7 +104,7 @@ void CheckNetwork(const arch::ArchConfig& config, const Network& net,
   const compiler::RandomValues values = compiler::MakeRandomValues(net, seed);
   const Images in = InputImages(config, program, net, values);
   const uint32_t count = uint32_t(program.descriptors.size());
-  const GoldenOutcome golden = RunGolden(config, in, program.q_base, count);
+  const GoldenOutcome golden = RunGoldenLaunches(config, in, program);
   ASSERT_EQ(golden.result.error, golden::ProgramError::kNone) << what;
   const std::vector<int32_t> want = compiler::ReferenceOutput(net, values.x, values.layers);
   // The per-GEMM counters of 3.2 summed over the program's GEMMs.
@@ -86,7 +122,7 @@ void CheckNetwork(const arch::ArchConfig& config, const Network& net,
        {Timing{config.ext_mem_latency, config.ext_mem_interval}, Timing{1, 1}, Timing{45, 4}}) {
     const std::string at =
         what + " Lm " + std::to_string(t.latency) + " Iv " + std::to_string(t.interval);
-    const ModelOutcome m = RunModel(config, in, program.q_base, count, t.latency, t.interval);
+    const ModelOutcome m = RunModel(config, in, ModelLaunches(program), t.latency, t.interval);
     ExpectMatchesGolden(m, golden, at);
     EXPECT_EQ(m.result.error, ProgramError::kNone) << at;
     EXPECT_EQ(m.result.retired, count) << at;
@@ -101,7 +137,13 @@ void CheckNetwork(const arch::ArchConfig& config, const Network& net,
     EXPECT_GE(p.rd_beats * uint64_t(config.mem_data_bytes),
               program.bytes_loaded + uint64_t(count) * golden::kDescriptorBytes)
         << at;
+    // A relaunch idles the port kRelaunchCycles after a DONE: the span of several launches is at
+    // least their busy cycles plus those (14.4).
+    EXPECT_GE(p.cycles, uint64_t(program.launches.size() - 1) * uint64_t(arch::kRelaunchCycles) +
+                            std::max(p.compute_busy, p.dma_busy))
+        << at;
     ++counts.programs;
+    counts.split += program.launches.size() > 1;
     counts.overlapped += p.overlap > 0;
     if (::testing::Test::HasFailure()) return;
   }
@@ -176,6 +218,36 @@ TEST(ProgramCompiled, ChainsOnChipAndThroughExternalMemory) {
       }
     }
   }
+}
+
+// Programs cut into launches of a few descriptors (data_movement.md 14.4) leave every memory as
+// golden's run of the same launches and compute the layers, under every timing: the memories
+// carry over from one launch to the next, and the tokens of each launch are its own.
+TEST(ProgramCompiled, LaunchesOfAnyLength) {
+  std::mt19937 rng(144);
+  Counts counts;
+  for (const arch::ArchConfig& config :
+       {LoadConfig("default"), LoadConfig("rect_4x16"), Tiny(4, 4, 16, 4), Tiny(8, 4, 8, 2)}) {
+    for (int trial = 0; trial < 3; ++trial) {
+      Network net;
+      const int layers = 1 + int(rng() % 2);
+      const int m = 1 + int(rng() % 40);
+      int k = 1 + int(rng() % 30);
+      for (int i = 0; i < layers; ++i) {
+        const int n = 1 + int(rng() % 30);
+        net.layers.push_back(RandomLayer(rng, "l" + std::to_string(i), m, n, k, i + 1 == layers));
+        k = n;
+      }
+      compiler::CompileOptions options{trial != 1, trial != 2};
+      options.max_launch_descriptors = 1 + uint32_t(rng() % 6);
+      CheckNetwork(config, net, options, rng(),
+                   config.name + " trial " + std::to_string(trial) + " launches of " +
+                       std::to_string(options.max_launch_descriptors),
+                   counts);
+      if (HasFailure()) return;
+    }
+  }
+  EXPECT_GT(counts.split * 4, counts.programs * 3) << counts.split << " of " << counts.programs;
 }
 
 // Skipping idle cycles changes nothing on a compiled program either (every cycle, every counter).

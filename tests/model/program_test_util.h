@@ -85,10 +85,11 @@ struct ModelOutcome {
   std::vector<ProgramCycle> trace;  // every cycle, when traced
 };
 
-// Runs the program at `q_base` (already in images.ext) on the model.
-inline ModelOutcome RunModel(const arch::ArchConfig& config, const Images& in, uint32_t q_base,
-                             uint32_t q_count, int latency, int interval, bool skip = true,
-                             bool trace = false) {
+// Runs the program's launches (already in images.ext) on the model, as the host driver does
+// (RunLaunches, data_movement.md 14.4).
+inline ModelOutcome RunModel(const arch::ArchConfig& config, const Images& in,
+                             const std::vector<ProgramLaunchSpec>& launches, int latency,
+                             int interval, bool skip = true, bool trace = false) {
   ExtMemory memory(in.ext.size(), {config.mem_data_bytes, latency, interval});
   memory.image() = in.ext;
   Srams srams(config);
@@ -101,7 +102,7 @@ inline ModelOutcome RunModel(const arch::ArchConfig& config, const Images& in, u
   ProgramRunOptions options;
   options.skip_idle = skip;
   if (trace) options.observer = [&o](const ProgramCycle& c) { o.trace.push_back(c); };
-  o.result = RunProgram(config, memory, srams, q_base, q_count, options);
+  o.result = RunLaunches(config, memory, srams, launches, options);
   o.images.ext = memory.image();
   o.images.a = srams.image(arch::Region::kA);
   o.images.b = srams.image(arch::Region::kB);
@@ -110,6 +111,14 @@ inline ModelOutcome RunModel(const arch::ArchConfig& config, const Images& in, u
   o.images.out = srams.image(arch::Region::kOut);
   o.violation = memory.violation();
   return o;
+}
+
+// Runs the program at `q_base` (already in images.ext) on the model: one launch.
+inline ModelOutcome RunModel(const arch::ArchConfig& config, const Images& in, uint32_t q_base,
+                             uint32_t q_count, int latency, int interval, bool skip = true,
+                             bool trace = false) {
+  return RunModel(config, in, {ProgramLaunchSpec{q_base, q_count, 0}}, latency, interval, skip,
+                  trace);
 }
 
 struct GoldenOutcome {

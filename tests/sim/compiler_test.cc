@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,7 +25,7 @@ namespace {
 
 struct Outcome {
   CompiledProgram program;
-  golden::ProgramResult result;
+  LaunchesResult result;
   std::vector<int32_t> got, want;
   std::vector<golden::Race> races;
 };
@@ -37,9 +38,9 @@ Outcome CompileAndRun(const arch::ArchConfig& config, const Network& net,
   golden::MachineState state(geometry, o.program.ext_bytes);
   const RandomValues values = MakeRandomValues(net, rng());
   WriteInputs(o.program, net, values.x, values.layers, state);
-  o.races = golden::RaceCheck(geometry, o.program.descriptors, o.program.q_base);
-  o.result =
-      golden::RunQueue(geometry, o.program.q_base, uint32_t(o.program.descriptors.size()), state);
+  o.races =
+      RaceCheckLaunches(geometry, o.program.descriptors, o.program.q_base, o.program.launches);
+  o.result = RunLaunches(geometry, o.program.q_base, o.program.launches, state);
   o.got = ReadOutput(o.program, net, state);
   o.want = ReferenceOutput(net, values.x, values.layers);
   return o;
@@ -49,7 +50,8 @@ void ExpectCorrect(const Outcome& o, const std::string& what) {
   ASSERT_EQ(o.result.error, golden::ProgramError::kNone)
       << what << ": " << golden::ProgramErrorName(o.result.error) << " at descriptor "
       << o.result.error_index;
-  EXPECT_EQ(o.result.retired, int(o.program.descriptors.size())) << what;
+  EXPECT_EQ(o.result.retired, int64_t(o.program.descriptors.size())) << what;
+  EXPECT_EQ(o.result.launches_run, int(o.program.launches.size())) << what;
   EXPECT_TRUE(o.races.empty()) << what << ": " << o.races.size() << " races, the first between "
                                << o.races[0].first << " and " << o.races[0].second;
   ASSERT_EQ(o.got.size(), o.want.size()) << what;
@@ -205,6 +207,164 @@ TEST(Compiler, RefusesLayersThatCannotBeSplit) {
     EXPECT_EQ(std::string(e.what()),
               "layer 'wide': K = 5000 exceeds the B SRAM depth 4096 (one panel of K words must "
               "fit; K is never split)");
+  }
+}
+
+// K at an SRAM's depth fits only with one slot per operand: double buffering is turned off for
+// that layer (and said why), the program still computes the layer, and a layer that fits
+// double-buffered keeps it.
+TEST(Compiler, FallsBackToOneSlotWhereOnlyThatFits) {
+  std::mt19937 rng(8192);
+  const arch::ArchConfig config = Config("default");
+  struct Case {
+    int m, n, k;
+    std::string because;  // the reason's beginning; empty: double-buffered
+  };
+  for (const Case& c :
+       {Case{9, 8, 8192,
+             "layer 'gemm': 2 A slots of one panel (K = 8192 words each) do not fit in the 8192 "
+             "A SRAM words available"},
+        Case{8, 9, 8192,
+             "layer 'gemm': 2 B slots of one column of tiles do not fit: each needs 8192 B words"},
+        Case{17, 17, 4096, ""}}) {
+    Network net = GemmNetwork(c.m, c.n, c.k);
+    net.layers[0] = RandomLayer(rng, "gemm", c.m, c.n, c.k, true);
+    const std::string what =
+        std::to_string(c.m) + "x" + std::to_string(c.n) + "x" + std::to_string(c.k);
+    const Outcome o = CompileAndRun(config, net, {true, true}, rng);
+    ExpectCorrect(o, what);
+    const LayerPlan& p = o.program.layers[0];
+    // The B message goes on with the bias and rq words of the random layer's mode.
+    EXPECT_EQ(p.single_buffered_because.substr(0, c.because.size()), c.because) << what;
+    EXPECT_EQ(p.single_buffered_because.empty(), c.because.empty()) << what;
+    if (!c.because.empty()) {
+      EXPECT_LE(std::max({p.a_slots, p.b_slots, p.out_slots}), 1) << what;
+    } else {
+      EXPECT_EQ(p.out_slots, 2) << what;
+    }
+  }
+}
+
+// When one slot does not fit either, the message names that limit.
+TEST(Compiler, RefusalsNameTheLimitOfOneSlot) {
+  arch::ArchConfig config = Tiny(8, 8);
+  config.out_depth = 1;  // an int8 tile needs R / 4 = 2 output words
+  try {
+    Compile(config, GemmNetwork(8, 8, 8));
+    FAIL() << "compiled with out depth 1";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "layer 'gemm': 1 output slot of one tile do not fit: each needs 2 output words (out "
+              "depth 1)");
+  }
+}
+
+// ---- Launches (data_movement.md 14.4)
+
+golden::Descriptor WithTokens(golden::Descriptor d, bool wait, bool signal) {
+  d[15] |= (wait ? 1u << 8 : 0u) | (signal ? 1u << 9 : 0u);
+  return d;
+}
+
+// CutPoints against hand-counted tokens: a cut is legal only where every SIGNAL given so far has
+// been taken, in both directions.
+TEST(Launches, CutPointsAreWhereNoTokenIsOutstanding) {
+  const golden::Descriptor load = golden::EncodeDma(golden::Op::kLoad, {}, {});
+  const golden::Descriptor store = golden::EncodeDma(golden::Op::kStore, {}, {});
+  const golden::Descriptor gemm = golden::EncodeGemm({}, {});
+  const std::vector<golden::Descriptor> program = {
+      WithTokens(load, false, true),   // 0: d2c 1
+      WithTokens(load, false, false),  // 1
+      WithTokens(gemm, true, true),    // 2: takes d2c, gives c2d
+      WithTokens(gemm, false, false),  // 3
+      WithTokens(store, true, false),  // 4: takes c2d
+      WithTokens(gemm, false, false),  // 5
+      WithTokens(load, false, true),   // 6: d2c 1 until the end
+      WithTokens(gemm, false, false),  // 7
+  };
+  // The end of the program ends its last launch whatever it holds.
+  EXPECT_EQ(CutPoints(program),
+            (std::vector<bool>{true, false, false, false, false, true, true, false, true}));
+}
+
+// A program cut into launches of any length computes the same result: each launch is race free
+// and ends without error, every boundary is a cut point, and only the last launch is short.
+TEST(Launches, AnyLaunchLengthGivesTheSameResult) {
+  std::mt19937 rng(144);
+  int split = 0;
+  for (const auto& config : {Tiny(4, 4), Tiny(8, 4), Config("default")}) {
+    for (int trial = 0; trial < 6; ++trial) {
+      Network net;
+      const int layers = 1 + int(rng() % 3);
+      int k = 1 + int(rng() % 40);
+      for (int i = 0; i < layers; ++i) {
+        const int n = 1 + int(rng() % 50);
+        net.layers.push_back(
+            RandomLayer(rng, "l" + std::to_string(i), 1 + int(rng() % 60), n, k, i + 1 == layers));
+        if (i > 0) net.layers[size_t(i)].m = net.layers[0].m;
+        k = n;
+      }
+      for (uint32_t max : {1u, 2u, 3u, 7u, 1u + uint32_t(rng() % 40)}) {
+        CompileOptions options{trial % 2 == 0, trial % 3 != 0};
+        options.max_launch_descriptors = max;
+        const std::string what =
+            config.name + " trial " + std::to_string(trial) + " max " + std::to_string(max);
+        const Outcome o = CompileAndRun(config, net, options, rng);
+        ExpectCorrect(o, what);
+        const std::vector<bool> cut = CutPoints(o.program.descriptors);
+        uint32_t next = 0;
+        for (size_t l = 0; l < o.program.launches.size(); ++l) {
+          const Launch& launch = o.program.launches[l];
+          EXPECT_EQ(launch.first, next) << what;
+          EXPECT_TRUE(cut[launch.first]) << what << ": launch " << l;
+          EXPECT_EQ(launch.count, l + 1 == o.program.launches.size()
+                                      ? o.program.descriptors.size() - launch.first
+                                      : max)
+              << what;
+          EXPECT_LE(launch.count, max) << what;
+          next += launch.count;
+        }
+        EXPECT_EQ(next, o.program.descriptors.size()) << what;
+        split += o.program.launches.size() > 1;
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(split, 50);
+}
+
+// The limit itself: a GEMM with 65 535 descriptors is one launch, one with 65 536 is two (the
+// second of one descriptor), and both compute the layer. M = 8 p rows at K = N = 8 on the default
+// config gives p STOREs, ceil(p / 512) A loads and GEMMs and one B load.
+TEST(Launches, AtTheQCountLimit) {
+  const arch::ArchConfig config = Config("default");
+  std::mt19937 rng(65535);
+  for (const int descriptors : {65535, 65536}) {
+    int lo = 65000, hi = 65600;  // row panels; the count grows with them
+    while (lo < hi) {
+      const int mid = (lo + hi) / 2;
+      if (Compile(config, GemmNetwork(8 * mid, 8, 8)).descriptors.size() < size_t(descriptors)) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    Network net = GemmNetwork(8 * lo, 8, 8);
+    const Outcome o = CompileAndRun(config, net, {}, rng);
+    ASSERT_EQ(o.program.descriptors.size(), size_t(descriptors)) << "M = " << 8 * lo;
+    ExpectCorrect(o, std::to_string(descriptors) + " descriptors");
+    if (descriptors == 65535) {
+      ASSERT_EQ(o.program.launches.size(), 1u);
+    } else {
+      ASSERT_EQ(o.program.launches.size(), 2u);
+      EXPECT_EQ(o.program.launches[1].first, 65535u);
+      EXPECT_EQ(o.program.launches[1].count, 1u);
+    }
+  }
+  CompileOptions options;
+  for (uint32_t bad : {0u, 65536u}) {
+    options.max_launch_descriptors = bad;
+    EXPECT_THROW(Compile(config, GemmNetwork(8, 8, 8), options), std::invalid_argument) << bad;
   }
 }
 

@@ -89,7 +89,8 @@ TEST(ArchConfig, Errors) {
   ExpectConfigError(R"({"sram": {"a_depth": 262144}})", "sram.a_depth", "<= 2^20");
   ExpectConfigError(R"({"sram": {"out_depth": 65536}})", "sram.out_depth", "<= 2^20");
   ExpectConfigError(R"({"sram": {"rq_depth": 0}})", "sram.rq_depth", "power of 2");
-  ExpectConfigError(R"({"sram": {"b_depth": -4}})", "sram.b_depth", "out of range");
+  ExpectConfigError(R"({"sram": {"b_depth": -4}})", "sram.b_depth",
+                    "-4 is illegal: must be a power of 2 with b_depth * cols <= 2^20");
   ExpectConfigError(R"({"bus": {"addr_bits": 32}})", "bus.addr_bits", "allowed: 24");
   ExpectConfigError(R"({"acc_bits": 16})", "acc_bits", "allowed: 32");
   ExpectConfigError(R"({"latency": {"requant": 3}})", "latency.requant", "allowed: 4");
@@ -118,6 +119,16 @@ TEST(ArchConfig, Errors) {
   ExpectConfigError(R"({"array": 8})", "array", "object");
   ExpectConfigError(R"({"array": )", "<document>", "parse error");
   EXPECT_THROW(LoadArchConfig(ConfigPath("no_such_config")), std::invalid_argument);
+  // A directory opened as a file reads as empty: it was "JSON parse error ... unexpected end of
+  // input".
+  try {
+    LoadArchConfig(std::string(QACC_SOURCE_DIR) + "/configs");
+    ADD_FAILURE() << "a directory was read as a config";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("configs is a directory, expected a configuration file"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 // Fuzzing findings (tests/fuzz/corpus/arch_config/regression-*, docs/fuzzing.md): each was a crash,
@@ -137,11 +148,18 @@ TEST(ArchConfig, FuzzFindings) {
   // The empty key was named as nothing.
   ExpectConfigError(R"({"": 1})", "test.json: \"\": unknown key", "");
   ExpectConfigError(R"({"array": {"": 1}})", "test.json: array.\"\": unknown key", "");
-  // Above INT64_MAX the value wrapped: "-1 is out of range".
+  // Above INT64_MAX the value wrapped: "-1 is out of range". A value beyond the field's C++ type
+  // named the type's range ("allowed -2147483648..2147483647"), which no field allows (issue 37).
   ExpectConfigError(R"({"array": {"rows": 18446744073709551615}})", "array.rows",
-                    "18446744073709551615 is out of range, allowed -2147483648..2147483647");
+                    "18446744073709551615 is not one of 4, 8, 16, 32");
+  ExpectConfigError(R"({"array": {"rows": 1099511627776}})", "array.rows",
+                    "1099511627776 is not one of 4, 8, 16, 32");
   ExpectConfigError(R"({"sram": {"a_depth": 4294967296}})", "sram.a_depth",
-                    "4294967296 is out of range, allowed 0..4294967295");
+                    "4294967296 is illegal: must be a power of 2 with a_depth * rows <= 2^20");
+  ExpectConfigError(R"({"mem": {"max_outstanding": -3000000000}})", "mem.max_outstanding",
+                    "-3000000000 is out of range, allowed 1..8");
+  ExpectConfigError(R"({"latency": {"requant": 4294967296}})", "latency.requant",
+                    "4294967296 is not the spec's value 4 (allowed: 4)");
   // A deeply nested value was serialised whole into the message: stack overflow.
   const int depth = 1000000;
   ExpectConfigError("{\"name\": " + std::string(depth, '[') + std::string(depth, ']') + "}", "name",

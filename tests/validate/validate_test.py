@@ -3,6 +3,7 @@
 schemata writer, the coverage summary, the verdict and the yosys equivalence check. Run by CTest (labels unit,
 validate): validate.unit runs every class but the yosys one (--no-yosys), validate.yosys_equivalence runs that
 one (--yosys) and exits 77, skipped, when yosys is not installed."""
+import json
 import os
 import shutil
 import subprocess
@@ -408,7 +409,9 @@ class CliTest(unittest.TestCase):
                              (["--min-mutation-score", "101"], "--min-mutation-score: 101.0 is out of range"),
                              (["--skip", "build"], "--skip: unknown step 'build'"),
                              (["--base", "no-such-revision"], "--base: 'no-such-revision' is not a commit"),
-                             (["--json", "/nonexistent/dir/x.json"], "--json: /nonexistent/dir/x.json cannot be"),
+                             (["-o", "/nonexistent/dir/x.json"], "--output: /nonexistent/dir/x.json cannot be"),
+                             (["--json", "x.json"], "--json takes no file: it prints JSON; --json -o FILE"),
+                             (["--list-mutants", "--json"], "--list-mutants prints the mutants and stops"),
                              (["--ids", "5-3"], "--ids: '5-3' is not a mutant number or range N-M (N <= M)"),
                              (["--ids", "x"], "--ids: 'x' is not a mutant number"),
                              (["--ids", "0"], "--ids: 0 is out of range; allowed 1..100000"),
@@ -416,6 +419,28 @@ class CliTest(unittest.TestCase):
             p = self.run_validate(*args)
             self.assertEqual(p.returncode, 2, args)
             self.assertIn(needle, p.stderr, args)
+
+    def test_json_prints_json_and_output_writes_a_file_as_in_every_subcommand(self):
+        # README: every subcommand but regress prints one JSON document with --json and writes to a file
+        # with -o (issue 37: validate --json took a file). Every step skipped: only the report is made.
+        with tempfile.TemporaryDirectory() as tmp:
+            base = ["--skip", "lint,unit,regression,mutation", "--work", os.path.join(tmp, "work")]
+            p = self.run_validate(*base, "--json")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            doc = json.loads(p.stdout)
+            self.assertEqual([step["status"] for step in doc["steps"]], ["skipped"] * 4)
+            text = self.run_validate(*base)
+            self.assertIn("qacc validate: PASS", text.stdout)
+            out = os.path.join(tmp, "v.json")
+            p = self.run_validate(*base, "--json", "-o", out)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(p.stdout, "")
+            with open(out) as f:
+                self.assertEqual(json.load(f)["steps"], doc["steps"])
+            p = self.run_validate(*base, "-o", out)
+            self.assertEqual(p.stdout, "")
+            with open(out) as f:
+                self.assertIn("qacc validate: PASS", f.read())
 
     def test_ids_select_mutants_by_number(self):
         p = self.run_validate("--ids", "3,7-9", "--list-mutants")
