@@ -28,6 +28,7 @@
 #include "sim/compiler/ext_image.h"
 #include "sim/compiler/launches.h"
 #include "sim/compiler/reference.h"
+#include "sim/testgen/compiled_program.h"
 
 namespace qacc::cli {
 
@@ -64,15 +65,6 @@ int MemOption(const CLI::Option* option, int64_t value, int config_value, const 
   return int(value);
 }
 
-// The launches of a compiled program as the model runs them (data_movement.md 14.4).
-std::vector<model::ProgramLaunchSpec> ModelLaunches(const compiler::CompiledProgram& program) {
-  std::vector<model::ProgramLaunchSpec> launches;
-  for (const compiler::Launch& l : program.launches) {
-    launches.push_back({program.q_base + l.first * golden::kDescriptorBytes, l.count, l.first});
-  }
-  return launches;
-}
-
 // The model's run of a compiled program (--timing).
 struct TimingRun {
   int latency = 0, interval = 0;
@@ -95,7 +87,7 @@ TimingRun RunTiming(const arch::ArchConfig& config, const compiler::CompiledProg
   memory.Write(0, inputs.ext.data(), program.ext_bytes);
   model::Srams srams(config);
   const auto start = std::chrono::steady_clock::now();
-  run.result = model::RunLaunches(config, memory, srams, ModelLaunches(program));
+  run.result = model::RunLaunches(config, memory, srams, sim::ModelLaunches(program));
   run.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run.ext = golden::MemoryImage(program.ext_bytes);

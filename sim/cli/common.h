@@ -51,10 +51,10 @@ extern const CLI::Validator kNonEmpty;
 CLI::Validator PositiveAtMost(double max);
 
 // --gemm M,N,K of compile and cosim: one GEMM layer. M and N are split over commands by the
-// compiler (1..2^20, as compiler::ValidateNetwork allows), K is one command's CMD_K field
+// compiler (1..compiler::kMaxRowsOrCols, as compiler::ValidateNetwork allows), K is one command's
+// CMD_K field
 // (1..arch::kMaxDim = 65535). One argument: `--gemm 16,16,16 net.json` leaves net.json to the
 // positional argument. Sets `dims` to {M, N, K}; a bad text names --gemm and the ranges.
-inline constexpr int kMaxGemmRowsOrCols = 1 << 20;
 CLI::Option* AddGemmOption(CLI::App* cmd, std::vector<int>* dims, const std::string& help);
 
 // CLI11 converts an integer option with strtoll/strtoull in base 0: "010" is 8 (octal), and a

@@ -9,13 +9,13 @@
 
 #include "golden/gemm.h"
 #include "golden/requant.h"
+#include "model/arch.h"
 
 namespace qacc::compiler {
 
 namespace {
 
-constexpr int kMaxDim = 65535;           // K: one command's CMD_K field
-constexpr int kMaxRowsOrCols = 1 << 20;  // M, N: split over commands; bounded by 32-bit addresses
+constexpr int kMaxDim = int(arch::kMaxDim);  // K: one command's CMD_K field
 
 [[noreturn]] void Fail(const GemmLayer& l, const std::string& what) {
   throw std::invalid_argument(fmt::format("layer '{}': {}", l.name, what));

@@ -11,6 +11,10 @@
 
 namespace qacc::compiler {
 
+// Largest M and N of a layer: the compiler splits them over commands; bounded by the 32-bit
+// external addresses of the tensors. K is one command's CMD_K field (arch::kMaxDim).
+inline constexpr int kMaxRowsOrCols = 1 << 20;
+
 struct GemmLayer {
   std::string name = "gemm";
   int m = 1, n = 1, k = 1;  // M x K input times K x N weights

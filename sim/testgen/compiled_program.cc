@@ -56,6 +56,14 @@ CheckedProgram CompileChecked(const arch::ArchConfig& config, const compiler::Ne
   return out;
 }
 
+std::vector<model::ProgramLaunchSpec> ModelLaunches(const compiler::CompiledProgram& compiled) {
+  std::vector<model::ProgramLaunchSpec> launches;
+  for (const compiler::Launch& l : compiled.launches) {
+    launches.push_back({compiled.q_base + l.first * golden::kDescriptorBytes, l.count, l.first});
+  }
+  return launches;
+}
+
 void RunCompiled(ProgramBuilder& builder, const compiler::CompiledProgram& compiled,
                  const std::string& description, bool irq_enable) {
   const size_t launches = compiled.launches.size();

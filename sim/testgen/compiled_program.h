@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "model/arch.h"
+#include "model/program_engine.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/network.h"
 #include "sim/compiler/reference.h"
@@ -37,6 +38,9 @@ CheckedProgram CompileChecked(const arch::ArchConfig& config, const compiler::Ne
                               const compiler::CompileOptions& options,
                               const compiler::RandomValues& values,
                               const std::vector<int32_t>& reference);
+
+// The launches of a compiled program as the model runs them (model::RunLaunches, 14.4).
+std::vector<model::ProgramLaunchSpec> ModelLaunches(const compiler::CompiledProgram& compiled);
 
 // The host's run of a compiled program whose image is in place: one RUN per launch
 // (data_movement.md 14.4), each checked against golden when it is DONE (CheckProgram), the driver's

@@ -19,6 +19,7 @@
 #include "sim/compiler/launches.h"
 #include "sim/compiler/network.h"
 #include "sim/compiler/reference.h"
+#include "sim/testgen/compiled_program.h"
 #include "tests/model/program_test_util.h"
 
 namespace qacc::model::testing {
@@ -61,38 +62,18 @@ Images InputImages(const arch::ArchConfig& config, const CompiledProgram& progra
   return in;
 }
 
-// The launches of a compiled program as the model takes them (data_movement.md 14.4).
-std::vector<ProgramLaunchSpec> ModelLaunches(const CompiledProgram& program) {
-  std::vector<ProgramLaunchSpec> launches;
-  for (const compiler::Launch& l : program.launches) {
-    launches.push_back({program.q_base + l.first * golden::kDescriptorBytes, l.count, l.first});
-  }
-  return launches;
-}
-
 // Golden's run of every launch in order (compiler::RunLaunches) on the images.
 GoldenOutcome RunGoldenLaunches(const arch::ArchConfig& config, const Images& in,
                                 const CompiledProgram& program) {
-  golden::MachineState state(GeometryOf(config), in.ext.size());
-  state.ext = in.ext;
-  state.a = in.a;
-  state.b = in.b;
-  state.bias = in.bias;
-  state.rq = in.rq;
-  state.out = in.out;
-  const compiler::LaunchesResult r =
-      compiler::RunLaunches(GeometryOf(config), program.q_base, program.launches, state);
-  GoldenOutcome o{{}, in};
-  o.result.error = r.error;
-  o.result.error_index = int(r.error_index);
-  o.result.retired = int(r.retired);
-  o.images.ext = state.ext;
-  o.images.a = state.a;
-  o.images.b = state.b;
-  o.images.bias = state.bias;
-  o.images.rq = state.rq;
-  o.images.out = state.out;
-  return o;
+  return RunGoldenOn(config, in, [&](golden::MachineState& state) {
+    const compiler::LaunchesResult r =
+        compiler::RunLaunches(GeometryOf(config), program.q_base, program.launches, state);
+    golden::ProgramResult result;
+    result.error = r.error;
+    result.error_index = int(r.error_index);
+    result.retired = int(r.retired);
+    return result;
+  });
 }
 
 // Compiles `net`, runs it on golden and on the model under each timing, and compares.
@@ -122,7 +103,7 @@ void CheckNetwork(const arch::ArchConfig& config, const Network& net,
        {Timing{config.ext_mem_latency, config.ext_mem_interval}, Timing{1, 1}, Timing{45, 4}}) {
     const std::string at =
         what + " Lm " + std::to_string(t.latency) + " Iv " + std::to_string(t.interval);
-    const ModelOutcome m = RunModel(config, in, ModelLaunches(program), t.latency, t.interval);
+    const ModelOutcome m = RunModel(config, in, sim::ModelLaunches(program), t.latency, t.interval);
     ExpectMatchesGolden(m, golden, at);
     EXPECT_EQ(m.result.error, ProgramError::kNone) << at;
     EXPECT_EQ(m.result.retired, count) << at;

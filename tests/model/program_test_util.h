@@ -126,17 +126,18 @@ struct GoldenOutcome {
   Images images;
 };
 
-inline GoldenOutcome RunGolden(const arch::ArchConfig& config, const Images& in, uint32_t q_base,
-                               uint32_t q_count) {
-  const golden::AccelGeometry geometry = GeometryOf(config);
-  golden::MachineState state(geometry, in.ext.size());
+// Golden's `run(state)` (returning a golden::ProgramResult) on the images: its result and the
+// memories after it.
+template <typename Run>
+GoldenOutcome RunGoldenOn(const arch::ArchConfig& config, const Images& in, Run run) {
+  golden::MachineState state(GeometryOf(config), in.ext.size());
   state.ext = in.ext;
   state.a = in.a;
   state.b = in.b;
   state.bias = in.bias;
   state.rq = in.rq;
   state.out = in.out;
-  GoldenOutcome o{golden::RunQueue(geometry, q_base, q_count, state), in};
+  GoldenOutcome o{run(state), in};
   o.images.ext = state.ext;
   o.images.a = state.a;
   o.images.b = state.b;
@@ -144,6 +145,13 @@ inline GoldenOutcome RunGolden(const arch::ArchConfig& config, const Images& in,
   o.images.rq = state.rq;
   o.images.out = state.out;
   return o;
+}
+
+inline GoldenOutcome RunGolden(const arch::ArchConfig& config, const Images& in, uint32_t q_base,
+                               uint32_t q_count) {
+  return RunGoldenOn(config, in, [&](golden::MachineState& state) {
+    return golden::RunQueue(GeometryOf(config), q_base, q_count, state);
+  });
 }
 
 // The first differing byte of two images, for messages.
