@@ -69,10 +69,14 @@ endfunction()
 # ---- RTL sources: rtl/files.f lists them once, in compile order ---------------------------------------------------
 # Sets `out_var` to the files of <rtl_dir>/files.f with their paths. rtl_dir may be a copy of rtl/ (the mutant
 # schemata builds of qacc validate point QACC_COSIM_RTL_DIR at one): its own files.f is read.
+# The paths are relative to the calling directory's source folder, where verilate() runs Verilator: Verilator
+# writes the names it is given into the C++ it generates (assertion messages), and an absolute name would differ
+# between two clones and make every Verilated file miss the compiler cache (docs/sanitizers.md "Caches").
 function(qacc_rtl_sources rtl_dir out_var)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${rtl_dir}/files.f)
   file(STRINGS ${rtl_dir}/files.f files REGEX "^[^/ ]")
-  list(TRANSFORM files PREPEND ${rtl_dir}/)
+  file(RELATIVE_PATH relative_dir ${CMAKE_CURRENT_SOURCE_DIR} ${rtl_dir})
+  list(TRANSFORM files PREPEND ${relative_dir}/)
   set(${out_var} ${files} PARENT_SCOPE)
 endfunction()
 

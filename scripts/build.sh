@@ -3,7 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-release}
-# The debug preset links a SystemC built with the sanitizers (docs/sanitizers.md), cached in build/.
+# The debug preset links a SystemC built with the sanitizers (docs/sanitizers.md), cached outside the clone and
+# linked as build/systemc-sanitized.
 [ "$preset" = debug ] && bash scripts/systemc_sanitized.sh "$PWD/build/systemc-sanitized"
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"

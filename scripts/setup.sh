@@ -7,6 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libgtest-dev libgmock-dev libbenchmark-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev
+  ccache  # the compiler cache (cmake/qacc_ccache.cmake, docs/sanitizers.md "Caches")
   libgemmlowp-dev
   libsystemc-dev verilator
   yosys  # qacc validate: equivalence proofs of surviving mutants (scripts/validate/yosys_equiv.py)

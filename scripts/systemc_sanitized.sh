@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Builds SystemC from Debian's own source package (the version libsystemc-dev installs) with
 # AddressSanitizer and UndefinedBehaviorSanitizer, for the `debug` preset. Usage:
-#   scripts/systemc_sanitized.sh PREFIX
-# The result is cached: when PREFIX/.stamp names the same source and flags, nothing is done.
+#   scripts/systemc_sanitized.sh LINK
+# The library is built once per key (the source version, the flags, the compiler and this script) into the
+# cache folder outside the clone ($QACC_CACHE_DIR, else $XDG_CACHE_HOME/qacc, else ~/.cache/qacc; the same as
+# cmake/qacc_ccache.cmake's) as systemc-sanitized/<key hash>, and LINK (the preset's build/systemc-sanitized) is
+# made a symbolic link to it. A folder is used only when its .stamp names the whole key, which is written
+# last: a build that was interrupted, or one for another key, is never used. docs/sanitizers.md "Caches".
 #
 # Why (docs/sanitizers.md): Debian's libsystemc runs SC_THREADs on QuickThreads coroutines. Its
 # switches tell ASan the new stack only in yield(): a process that ends (abort()) and every switch
@@ -11,7 +15,14 @@
 # __asan_handle_no_return") and LeakSanitizer does not scan the main stack at exit (false leaks).
 # With ENABLE_PTHREADS every process is a real thread, whose stack ASan and LSan know.
 set -euo pipefail
-prefix=${1:?usage: scripts/systemc_sanitized.sh PREFIX}
+link=${1:?usage: scripts/systemc_sanitized.sh LINK}
+if [ -n "${QACC_CACHE_DIR:-}" ]; then
+  cache_root=$QACC_CACHE_DIR
+elif [ -n "${XDG_CACHE_HOME:-}" ]; then
+  cache_root=$XDG_CACHE_HOME/qacc
+else
+  cache_root=$HOME/.cache/qacc
+fi
 
 version=$(dpkg-query -W -f='${Version}' libsystemc-dev)  # e.g. 2.3.4-2
 upstream=${version%-*}
@@ -22,8 +33,16 @@ pool=http://deb.debian.org/debian/pool/main/s/systemc
 # check reports it; both are SystemC's idiom, not qacc's. qacc's own code, including the SystemC
 # headers it compiles, keeps every check (the debug preset's flags).
 flags="-fsanitize=address,undefined -fno-sanitize=alignment,vptr -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
-stamp="systemc ${version} pthreads c++17 ${flags}"
+script_hash=$(sha256sum "$0" | cut -c1-16)
+stamp="systemc ${version} pthreads c++17 ${flags}; $(c++ --version | head -1); script ${script_hash}"
+prefix=$cache_root/systemc-sanitized/$(echo "$stamp" | sha256sum | cut -c1-16)
+point_link() {
+  mkdir -p "$(dirname "$link")"
+  rm -rf "$link"
+  ln -s "$prefix" "$link"
+}
 if [ -f "$prefix/.stamp" ] && [ "$(cat "$prefix/.stamp")" = "$stamp" ]; then
+  point_link
   echo "systemc_sanitized: cached in $prefix ($stamp)"
   exit 0
 fi
@@ -48,4 +67,5 @@ cmake -S "systemc-${upstream}" -B build -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 cmake --build build -j "$(nproc)" --target systemc >/dev/null
 cmake --install build >/dev/null
 echo "$stamp" >"$prefix/.stamp"
+point_link
 echo "systemc_sanitized: built $stamp in $prefix"

@@ -6,13 +6,14 @@
 #include <string>
 #include <system_error>
 
+#include "sim/build_paths.h"
 #include "sim/cli/common.h"
 
 namespace qacc::cli {
 
 namespace fs = std::filesystem;
 
-// QACC_SOURCE_DIR: the source tree of the build. QACC_DATA_FROM_BIN: the installed data directory
+// QACC_SOURCE_DIR: the source tree of the build (sim/build_paths.h). QACC_DATA_FROM_BIN: the installed data directory
 // relative to the installed bin directory ("../share/qacc" for the default GNU layout).
 
 fs::path DataDir() {

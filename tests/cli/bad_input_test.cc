@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/build_paths.h"
 #include "tests/cli/cli_runner.h"
 
 namespace qacc::testing {

@@ -12,6 +12,8 @@
 #include <sstream>
 #include <string>
 
+#include "tests/qacc_binary.h"
+
 namespace qacc::testing {
 
 struct CliResult {

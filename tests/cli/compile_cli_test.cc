@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "sim/build_paths.h"
 #include "tests/cli/cli_runner.h"
 
 namespace qacc::testing {

@@ -9,7 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "sim/build_paths.h"
 #include "tests/cli/cli_runner.h"
+#include "tests/qacc_binary.h"
 
 namespace qacc::testing {
 namespace {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "tests/cli/cli_runner.h"
+#include "tests/qacc_binary.h"
 
 namespace qacc::testing {
 

@@ -19,9 +19,11 @@
 #include <utility>
 #include <vector>
 
+#include "sim/build_paths.h"
 #include "sim/testgen/gemm_tests.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/cli/regress_fake.h"
+#include "tests/qacc_binary.h"
 
 namespace qacc::testing {
 namespace {
@@ -378,10 +380,10 @@ TEST_F(RegressCli, ReportsNameConfigToolAndTime) {
             std::string::npos)
       << xml;
   EXPECT_NE(xml.find("<testsuite name=\"gemm.rect_4x16\""), std::string::npos) << xml;
-  for (const char* what : {" timestamp=\"20", " hostname=\"", "<properties>",
-                           "<property name=\"config\" value=\"" QACC_SOURCE_DIR,
-                           "<property name=\"tool_version\" value=\"qacc ",
-                           "<property name=\"tool_commit\" value=\""}) {
+  for (const std::string& what : std::vector<std::string>{
+           " timestamp=\"20", " hostname=\"", "<properties>",
+           "<property name=\"config\" value=\"" + std::string(QACC_SOURCE_DIR),
+           "<property name=\"tool_version\" value=\"qacc ", "<property name=\"tool_commit\" value=\""}) {
     EXPECT_NE(xml.find(what), std::string::npos) << what << "\n" << xml;
   }
   const nlohmann::json report = Json(json);

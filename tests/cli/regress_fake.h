@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tests/cli/cli_runner.h"
+#include "tests/qacc_binary.h"
 
 extern char** environ;
 

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "sim/build_paths.h"
 #include "tests/cli/cli_runner.h"
 #include "tests/cli/regress_fake.h"
 

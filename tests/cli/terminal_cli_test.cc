@@ -17,6 +17,7 @@
 #include "tests/cli/cli_runner.h"
 #include "tests/cli/pty_runner.h"
 #include "tests/cli/regress_fake.h"
+#include "tests/qacc_binary.h"
 
 namespace qacc::testing {
 namespace {

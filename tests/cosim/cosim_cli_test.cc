@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "model/arch.h"
+#include "sim/build_paths.h"
 #include "sim/cosim/scoreboard.h"
 #include "tests/cli/cli_runner.h"
 

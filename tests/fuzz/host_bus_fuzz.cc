@@ -41,6 +41,7 @@
 
 #include "model/arch.h"
 #include "model/qacc_tlm.h"
+#include "sim/build_paths.h"
 #include "tests/fuzz/fuzz_check.h"
 
 int sc_main(int, char**) { return 0; }  // SystemC's main is libFuzzer's here; the library needs one
@@ -594,7 +595,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   initiators = new std::vector<std::unique_ptr<Initiator>>;
   std::vector<qacc::arch::ArchConfig> configs = {TinyConfig()};
   for (const char* name : {"default", "rect_4x16", "tall_16x4"}) {
-    configs.push_back(qacc::arch::LoadArchConfig(std::string(QACC_SOURCE_DIR "/configs/") + name +
+    configs.push_back(qacc::arch::LoadArchConfig(std::string(QACC_SOURCE_DIR) + "/configs/" + name +
                                                  ".json"));
   }
   for (size_t i = 0; i < configs.size(); ++i) {

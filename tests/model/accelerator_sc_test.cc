@@ -17,6 +17,7 @@
 #include "model/program_engine.h"
 #include "model/qacc_tlm.h"
 #include "model/srams.h"
+#include "sim/build_paths.h"
 #include "tests/model/model_test_util.h"
 #include "tests/model/program_test_util.h"
 #include "tests/model/sc_test_util.h"
@@ -219,7 +220,7 @@ TEST(Accelerator, OnePerProcess) {
   arch::ArchConfig bad;
   bad.rows = 6;
   EXPECT_THROW(Accelerator{bad}, std::invalid_argument);
-  Accelerator first(QACC_SOURCE_DIR "/configs/default.json");
+  Accelerator first(std::string(QACC_SOURCE_DIR) + "/configs/default.json");
   EXPECT_EQ(first.ReadRegister(reg::kId), arch::kId);
   EXPECT_THROW(Accelerator{arch::ArchConfig{}}, std::logic_error);
 }

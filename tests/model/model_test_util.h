@@ -10,6 +10,7 @@
 #include "model/accel_state.h"
 #include "model/arch.h"
 #include "model/gemm_job.h"
+#include "sim/build_paths.h"
 
 namespace qacc::model::testing {
 

@@ -16,6 +16,7 @@
 #include "model/ext_memory.h"
 #include "model/program_engine.h"
 #include "model/srams.h"
+#include "sim/build_paths.h"
 
 namespace qacc::model::testing {
 

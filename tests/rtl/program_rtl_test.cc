@@ -22,11 +22,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "Vqacc_top.h"
-#include "Vqacc_top___024root.h"
+#include QACC_VL_TOP_H  // the Verilated qacc_top of this config (tests/rtl/CMakeLists.txt)
+#include QACC_VL_TOP_ROOT_H
 #include "golden/program.h"
 #include "model/arch.h"
 #include "model/ext_memory.h"
+#include "sim/build_paths.h"
 #include "sim/compiler/compiler.h"
 #include "sim/compiler/ext_image.h"
 #include "sim/compiler/network.h"
@@ -48,7 +49,7 @@ using golden::ProgramError;
 using golden::Sram;
 
 const arch::ArchConfig& Config() {
-  static const arch::ArchConfig config = arch::LoadArchConfig(QACC_CONFIG_FILE);
+  static const arch::ArchConfig config = arch::LoadArchConfig(std::string(QACC_SOURCE_DIR) + "/configs/" QACC_CFG_NAME ".json");
   return config;
 }
 
@@ -124,7 +125,7 @@ class ProgramBench {
         memory_(ext.size,
                 model::ExtMemoryTiming{Config().mem_data_bytes, ext.latency, ext.interval}),
         bridge_(memory_, Config().mem_data_bytes) {
-    top_ = std::make_unique<Vqacc_top>(context_.get());
+    top_ = std::make_unique<QACC_VL_TOP>(context_.get());
     top_->rst_ni = 0;
     top_->apb_psel_i = 0;
     top_->apb_penable_i = 0;
@@ -239,7 +240,7 @@ class ProgramBench {
   }
 
   std::unique_ptr<VerilatedContext> context_;
-  std::unique_ptr<Vqacc_top> top_;
+  std::unique_ptr<QACC_VL_TOP> top_;
   model::ExtMemory memory_;
   cosim::AxiBridge bridge_;
   cosim::RtlSample sample_;

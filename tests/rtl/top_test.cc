@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "Vqacc_top.h"
+#include QACC_VL_TOP_H  // the Verilated qacc_top of this config (tests/rtl/CMakeLists.txt)
 #include "golden/gemm.h"
 #include "golden/requant.h"
 #include "model/accel_state.h"
@@ -29,6 +29,7 @@
 #include "model/beat_predictor.h"
 #include "model/command.h"
 #include "model/gemm_job.h"
+#include "sim/build_paths.h"
 #include "sim/cosim/monitor_sample.h"
 #include "sim/cosim/scoreboard.h"
 #include "verilated.h"
@@ -41,7 +42,7 @@ using arch::ErrCode;
 using arch::Timing;
 
 const arch::ArchConfig& Config() {
-  static const arch::ArchConfig config = arch::LoadArchConfig(QACC_CONFIG_FILE);
+  static const arch::ArchConfig config = arch::LoadArchConfig(std::string(QACC_SOURCE_DIR) + "/configs/" QACC_CFG_NAME ".json");
   return config;
 }
 
@@ -68,7 +69,7 @@ class TopBench {
  public:
   TopBench()
       : context_(std::make_unique<VerilatedContext>()), model_(Config()), scoreboard_(Config()) {
-    top_ = std::make_unique<Vqacc_top>(context_.get());
+    top_ = std::make_unique<QACC_VL_TOP>(context_.get());
     top_->rst_ni = 0;
     top_->apb_psel_i = 0;
     top_->apb_penable_i = 0;
@@ -227,7 +228,7 @@ class TopBench {
   }
 
   std::unique_ptr<VerilatedContext> context_;
-  std::unique_ptr<Vqacc_top> top_;
+  std::unique_ptr<QACC_VL_TOP> top_;
   model::AccelState model_;
   cosim::Scoreboard scoreboard_;
   std::unique_ptr<model::BeatPredictor> predictor_;

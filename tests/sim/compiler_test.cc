@@ -5,6 +5,7 @@
 // random shapes on every config, with double buffering and chaining on and off, and on SRAMs small
 // enough to force every chunking path. Layers that cannot fit are refused with the message the
 // spec promises.
+#include "sim/build_paths.h"
 #include "sim/compiler/compiler.h"
 
 #include <gtest/gtest.h>

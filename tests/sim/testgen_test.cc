@@ -17,6 +17,7 @@
 #include "golden/requant.h"
 #include "model/model_only.h"
 #include "model/srams.h"
+#include "sim/build_paths.h"
 #include "sim/compiler/compiler.h"
 #include "sim/testgen/dma_tests.h"
 #include "sim/testgen/gemm_tests.h"
@@ -32,7 +33,7 @@ const arch::ArchConfig& Config(const std::string& name) {
   static std::map<std::string, arch::ArchConfig> configs;
   auto it = configs.find(name);
   if (it == configs.end()) {
-    it = configs.emplace(name, arch::LoadArchConfig(QACC_SOURCE_DIR "/configs/" + name + ".json"))
+    it = configs.emplace(name, arch::LoadArchConfig(std::string(QACC_SOURCE_DIR) + "/configs/" + name + ".json"))
              .first;
   }
   return it->second;

@@ -3,6 +3,7 @@
 // 6 and 7 checked against the numbers written in the spec text (not recomputed from the code under
 // test).
 #include "model/arch.h"
+#include "sim/build_paths.h"
 
 #include <gtest/gtest.h>
 

@@ -2,6 +2,7 @@
 // tests/fuzz/corpus/regress_report/regression-* file: the --resume report reader (ReportFromJson)
 // refuses what contradicts itself or the command line's ranges with a ReportFieldError naming the
 // field, and the reader of a run's JSON result (ReadChildResult, ChildFailureMessage) never throws.
+#include "sim/build_paths.h"
 #include "sim/cli/regress_report.h"
 
 #include <gtest/gtest.h>
