@@ -14,11 +14,28 @@ cd "$(dirname "$0")/.."
 label_filter=(-LE slow)
 [ "${QACC_SLOW:-0}" = 1 ] && label_filter=()
 
+# Each step's wall time goes to build/ci_steps.txt, and each preset's ctest output to build/PRESET/ctest.log, for
+# scripts/ci_profile.py (docs/sanitizers.md "Where the minutes go").
+timed() {  # WHAT COMMAND...
+  local what=$1 start=$SECONDS
+  shift
+  "$@"
+  printf '%s: %d s\n' "$what" $((SECONDS - start)) >>build/ci_steps.txt
+}
+
 run_preset() {  # PRESET [ctest args]
   local preset=$1
   shift
-  bash scripts/build.sh "$preset"
-  ctest --preset "$preset" -j "$(nproc)" "${label_filter[@]}" "$@"
+  mkdir -p build
+  timed "$preset build" bash scripts/build.sh "$preset"
+  timed "$preset tests" run_ctest "$preset" "$@"
+}
+
+run_ctest() {  # PRESET [ctest args]
+  local preset=$1
+  shift
+  ctest --preset "$preset" -j "$(nproc)" "${label_filter[@]}" "$@" | tee "build/$preset/ctest.log"
+  return "${PIPESTATUS[0]}"
 }
 
 # The debug preset runs the same tests as the release preset (and its own sanitizer checks): none is
@@ -50,13 +67,15 @@ stage() {  # NAME BUDGET_MINUTES COMMAND...
   fi
 }
 
-bash scripts/setup.sh
+mkdir -p build
 if [ $# -gt 0 ]; then
+  bash scripts/setup.sh
   run_preset "$@"
   exit
 fi
-mkdir -p build
 : >build/ci_times.txt
+: >build/ci_steps.txt
+timed setup bash scripts/setup.sh
 stage release 25 run_preset release
 debug_stage() {
   run_preset debug
@@ -64,4 +83,4 @@ debug_stage() {
 }
 stage debug 50 debug_stage
 stage tsan 3 run_preset tsan
-stage fuzz 10 bash scripts/fuzz.sh 10
+stage fuzz 10 timed "fuzz build and runs" bash scripts/fuzz.sh 10
