@@ -11,6 +11,9 @@
 # - what used to be absolute -D paths (the source tree, the qacc binary) is defined in one generated file each
 #   (sim/build_paths.h, tests/qacc_binary.h), and Verilator is given relative RTL paths (qacc_rtl_sources).
 # QACC_CCACHE=OFF builds without it; a CMAKE_CXX_COMPILER_LAUNCHER given on the command line wins.
+# The fuzz preset sets it OFF: ccache hashes the working directory of clang's -fprofile-instr-generate compiles, so
+# no other clone could hit them, and its relative paths would put the build directory into the source names of
+# the coverage mapping, which scripts/fuzz.sh selects the parser files by.
 option(QACC_CCACHE "Compile through ccache (when installed), with a base directory shared by every clone" ON)
 find_program(QACC_CCACHE_PROGRAM ccache)
 if(QACC_CCACHE AND QACC_CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
