@@ -76,11 +76,11 @@ fi
 : >build/ci_times.txt
 : >build/ci_steps.txt
 timed setup bash scripts/setup.sh
-stage release 22 run_preset release
+stage release 25 run_preset release
 debug_stage() {
   run_preset debug
   same_tests_as_release
 }
-stage debug 42 debug_stage
+stage debug 40 debug_stage
 stage tsan 3 run_preset tsan
 stage fuzz 12 timed "fuzz build and runs" bash scripts/fuzz.sh 10
