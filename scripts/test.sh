@@ -26,7 +26,6 @@ timed() {  # WHAT COMMAND...
 run_preset() {  # PRESET [ctest args]
   local preset=$1
   shift
-  mkdir -p build
   timed "$preset build" bash scripts/build.sh "$preset"
   timed "$preset tests" run_ctest "$preset" "$@"
 }
