@@ -24,8 +24,10 @@ if(QACC_CCACHE AND QACC_CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
   else()
     set(cache_root "$ENV{HOME}/.cache/qacc")
   endif()
+  # Depend mode: on a miss ccache runs no preprocessor of its own but reads the compiler's -MD output (which CMake
+  # asks for anyway), so that a build with an empty cache costs what it did without ccache.
   set(CMAKE_CXX_COMPILER_LAUNCHER ${CMAKE_COMMAND} -E env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}
-      CCACHE_DIR=${cache_root}/ccache ${QACC_CCACHE_PROGRAM})
+      CCACHE_DIR=${cache_root}/ccache CCACHE_DEPEND=1 ${QACC_CCACHE_PROGRAM})
   # CMAKE_CXX_FLAGS, not add_compile_options: the Verilated libraries clear their COMPILE_OPTIONS.
   string(APPEND CMAKE_CXX_FLAGS " -fdebug-prefix-map=${PROJECT_SOURCE_DIR}=.")
   message(STATUS "ccache: ${QACC_CCACHE_PROGRAM}, cache ${cache_root}/ccache, base directory ${PROJECT_SOURCE_DIR}")

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 seeds=${1:-5}
 bash scripts/setup.sh
-bash scripts/build.sh release
+# Only the qacc binary: the regression needs nothing else, and the tests are scripts/test.sh's to build.
+bash scripts/build.sh release qacc
 mkdir -p build/reports
 exec build/release/sim/qacc regress --suite all --seeds "$seeds" -j "$(nproc)" --require-coverage \
   --config configs/default.json --junit build/reports/regress.xml --json build/reports/regress.json
