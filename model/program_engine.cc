@@ -88,7 +88,13 @@ bool ProgramEngine::FetcherQuiet() const {
     case FetchState::kHold:
       return slots_[IsDmaOp(DecodeDescHeader(fetched_).op) ? kDma : kCompute].queue.size() >=
              size_t{kQueueDepth};
-    default:  // it issues, waits for its beats (in flight) or validates
+    case FetchState::kValidate:
+      // At r + 1 a legal descriptor whose queue is full is already held (17.7): only an illegal one
+      // (or a faulted fetch) still does something, its error, at the end of the cycle.
+      return !fetch_error_ && ValidateDescriptor(config_, fetched_) == ProgramError::kNone &&
+             slots_[IsDmaOp(DecodeDescHeader(fetched_).op) ? kDma : kCompute].queue.size() >=
+                 size_t{kQueueDepth};
+    default:  // it issues or waits for its beats (in flight)
       return false;
   }
 }
@@ -391,6 +397,9 @@ void ProgramEngine::Step(ProgramCycle* observed) {
     o.dma_retire = retire_pulse[kDma];
     o.compute_start = start_pulse[kCompute];
     o.compute_retire = retire_pulse[kCompute];
+    o.dma_wait = waits[kDma];
+    o.compute_wait = waits[kCompute];
+    o.port_stall = dout.port_stall;
     o.dma_sram = dout.access;
     o.move_read = move_read;
     o.move_write = move_write;

@@ -71,6 +71,8 @@ struct ProgramCycle {
   uint8_t dma_queue = 0, compute_queue = 0;
   uint32_t retired = 0;  // Q_RETIRED
   EnginePulse dma_start, dma_retire, compute_start, compute_retire;
+  // The cycles PERF_DMA_WAIT, PERF_COMPUTE_WAIT and PERF_PORT_STALL count (17.8).
+  bool dma_wait = false, compute_wait = false, port_stall = false;
   DmaSramAccess dma_sram;  // mon_dma_sram_o
   MoveRead move_read;      // mon_move_o
   MoveWrite move_write;

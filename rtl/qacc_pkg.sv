@@ -376,6 +376,9 @@ package qacc_pkg;
     logic [DESC_IDX_W-1:0] cmp_start_idx;
     logic                  cmp_retire;
     logic [DESC_IDX_W-1:0] cmp_retire_idx;
+    logic                  dma_wait;     // the cycles PERF_DMA_WAIT counts (17.8)
+    logic                  cmp_wait;     // ... PERF_COMPUTE_WAIT
+    logic                  port_stall;   // ... PERF_PORT_STALL (17.6)
   } mon_q_t;
 
   // ---- SRAM windows (regions 0x1..0x5) as indices of the window buses of qacc_regs / qacc_top -------------------

@@ -349,6 +349,10 @@ module qacc_prog
     mon_q_o.cmp_start_idx  = cmp_start ? cmp_head_o.index : '0;
     mon_q_o.cmp_retire     = cmp_retire;
     mon_q_o.cmp_retire_idx = cmp_retire ? cmp_head_o.index : '0;
+    // The cycles the wait and stall counters count (perf_inc while BUSY).
+    mon_q_o.dma_wait       = busy_o && dma_token_wait;
+    mon_q_o.cmp_wait       = busy_o && cmp_token_wait;
+    mon_q_o.port_stall     = busy_o && dma_stall_i;
   end
 
 `ifndef SYNTHESIS

@@ -108,7 +108,8 @@ class AxiBridge {
 
   template <typename VTop>
   void BeforeEval(VTop& top) {
-    DriveAxiSlave(top, memory_.Outputs(), data_bytes_);
+    slave_ = memory_.Outputs();
+    DriveAxiSlave(top, slave_, data_bytes_);
   }
   template <typename VTop>
   void AfterEval(const VTop& top) {
@@ -117,12 +118,15 @@ class AxiBridge {
   }
   // The master's outputs of the last cycle (what the lockstep compares with the model's).
   const model::AxiMasterOut& master() const { return master_; }
+  // The slave's outputs of the last cycle: what the RTL's m_*_i pins received.
+  const model::AxiSlaveOut& slave() const { return slave_; }
   model::ExtMemory& memory() { return memory_; }
 
  private:
   model::ExtMemory& memory_;
   int data_bytes_;
   model::AxiMasterOut master_;
+  model::AxiSlaveOut slave_;
 };
 
 }  // namespace qacc::cosim

@@ -35,7 +35,8 @@ bool IsTie(int64_t p, int bits) {
 
 }  // namespace
 
-Coverage::Coverage(const arch::ArchConfig& config) : config_(config), shadow_(config) {
+Coverage::Coverage(const arch::ArchConfig& config)
+    : config_(config), rules_(config, bins_), shadow_(config) {
   for (arch::ErrCode code : ErrorCodes()) {
     bins_[RuleBin(code, true)] = 0;
     bins_[RuleBin(code, false)] = 0;
@@ -200,6 +201,9 @@ void Coverage::OnTransfer(int64_t cycle, bool write, uint32_t addr, uint32_t wda
     case reg::kStatus:
       if (wdata & arch::kStatusDone) last_status_w1c_cycle_ = cycle;
       break;
+    case reg::kQBase:
+      q_base_ = stored;
+      break;
     case reg::kQCount:
       q_count_ = stored;
       break;
@@ -341,7 +345,10 @@ void Coverage::OnCycle(int64_t cycle, const RtlSample& s) {
   }
   prev_done_ = s.done;
   prev_irq_ = s.irq;
-  if (program_) OnProgramCycle(cycle, s);
+  if (program_) {
+    rules_.OnCycle(s);
+    OnProgramCycle(cycle, s);
+  }
   if (!launched_) return;
   if (s.mac_valid) OnMacBeat(s);
   if (s.out_we) OnOutWrite(s);
@@ -432,6 +439,7 @@ void Coverage::OnRun() {
   FinishTile();
   run_ = Run{};
   run_.q_count = q_count_;
+  rules_.OnRun(q_base_, q_count_);
 }
 
 // The first STATUS read with DONE after a RUN: the program's verdict.
@@ -441,6 +449,7 @@ void Coverage::OnProgramVerdict(uint32_t status) {
   const auto code =
       static_cast<arch::ErrCode>((status & arch::kStatusErrCodeMask) >> arch::kStatusErrCodeLsb);
   run_.error = status & arch::kStatusError;
+  rules_.OnVerdict(status);
   if (!run_.error) {
     Hit("program.completed");
     return;

@@ -13,7 +13,9 @@
 // start and retire pulses), the DMA's and MOVE's SRAM accesses, the memory port's master outputs
 // (bursts, and the read bursts in flight and the write channel's ready, both derived from the
 // addresses the RTL issued by the testbench memory's rules of 15.2 with the config's ext_mem
-// latency and interval), and the STATUS / Q_RETIRED read back after a RUN.
+// latency and interval), and the STATUS / Q_RETIRED read back after a RUN. The bins of the program
+// engine's rules (same-cycle token events, deadlock forms, validation order, port conflicts) are
+// RuleCoverage's (coverage_rules.h).
 #ifndef QACC_SIM_COSIM_COVERAGE_H_
 #define QACC_SIM_COSIM_COVERAGE_H_
 
@@ -25,6 +27,7 @@
 
 #include "model/arch.h"
 #include "model/srams.h"
+#include "sim/cosim/coverage_rules.h"
 #include "sim/cosim/dut.h"
 
 namespace qacc::cosim {
@@ -89,7 +92,7 @@ class Coverage {
     int64_t *dma_full = nullptr, *cmp_full = nullptr, *dma_empty = nullptr, *cmp_empty = nullptr;
     int64_t *move_a = nullptr, *move_b = nullptr;
   } pb_;
-  uint32_t q_count_ = 0;  // Q_COUNT as accepted
+  uint32_t q_base_ = 0, q_count_ = 0;  // Q_BASE and Q_COUNT as accepted
   int64_t cycle_ = 0;     // the cycle OnProgramCycle samples
   bool program_ = false;  // the last launch was a RUN
   struct Run {
@@ -112,6 +115,7 @@ class Coverage {
 
   arch::ArchConfig config_;
   std::map<std::string, int64_t> bins_;
+  RuleCoverage rules_;  // the program engine's rules (coverage_rules.h), into bins_
   arch::Command regs_;    // CMD_* as accepted
   bool irq_en_ = false;
   model::Srams shadow_;   // bias and rq SRAM contents, from the accepted window writes

@@ -30,15 +30,18 @@ struct QueueSample {
   uint32_t retired = 0;              // Q_RETIRED
   bool dma_start = false, dma_retire = false, cmp_start = false, cmp_retire = false;
   uint32_t dma_start_index = 0, dma_retire_index = 0, cmp_start_index = 0, cmp_retire_index = 0;
+  bool dma_wait = false, cmp_wait = false;  // the cycles PERF_DMA_WAIT / PERF_COMPUTE_WAIT count
+  bool port_stall = false;                  // the cycles PERF_PORT_STALL counts
   bool operator==(const QueueSample& o) const {
     return d2c == o.d2c && c2d == o.c2d && dma_count == o.dma_count && cmp_count == o.cmp_count &&
            retired == o.retired && dma_start == o.dma_start && dma_retire == o.dma_retire &&
            cmp_start == o.cmp_start && cmp_retire == o.cmp_retire &&
            dma_start_index == o.dma_start_index && dma_retire_index == o.dma_retire_index &&
-           cmp_start_index == o.cmp_start_index && cmp_retire_index == o.cmp_retire_index;
+           cmp_start_index == o.cmp_start_index && cmp_retire_index == o.cmp_retire_index &&
+           dma_wait == o.dma_wait && cmp_wait == o.cmp_wait && port_stall == o.port_stall;
   }
 };
-inline constexpr int kMonQueueBits = 4 + 4 + 3 + 3 + 16 + 4 * 17;  // $bits(mon_q_t)
+inline constexpr int kMonQueueBits = 4 + 4 + 3 + 3 + 16 + 4 * 17 + 3;  // $bits(mon_q_t)
 inline constexpr int kMaxSramWordBytes = 8 * kMaxCols;              // the rq word
 // The DMA SRAM monitor's width in bytes for C columns: the widest word, rq's 8C (qacc_top
 // WordBytesMax).
@@ -97,7 +100,8 @@ struct RtlSample {
   QueueSample queue;
   DmaSramSample dma;
   MoveSample move;
-  model::AxiMasterOut axi;  // the memory port's master outputs (15.1)
+  model::AxiMasterOut axi;    // the memory port's master outputs (15.1)
+  model::AxiSlaveOut axi_in;  // and its inputs: the testbench memory's outputs the RTL received
 };
 
 // One Verilated build of qacc_top.

@@ -89,6 +89,7 @@ class DutImpl final : public Dut {
     SampleOutputs(top, variant_.rows, variant_.cols, s);
     bridge_.AfterEval(top);
     s.axi = bridge_.master();
+    s.axi_in = bridge_.slave();
     top.clk_i = 1;
     if (mute_assertions_) context_->assertOn(false);
     top.eval();

@@ -51,6 +51,9 @@ inline void SampleQueue(const T& port, QueueSample& q) {
   q.cmp_start_index = next(16);
   q.cmp_retire = next(1);
   q.cmp_retire_index = next(16);
+  q.dma_wait = next(1);
+  q.cmp_wait = next(1);
+  q.port_stall = next(1);
 }
 
 // Whether every bit of a monitor port is 0.

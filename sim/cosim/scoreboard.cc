@@ -451,6 +451,9 @@ void Scoreboard::CheckQueue(int64_t cycle, const QueueSample& r, const model::Pr
   want.cmp_start_index = e.compute_start.valid ? e.compute_start.index & kIndexMask : 0;
   want.cmp_retire = e.compute_retire.valid;
   want.cmp_retire_index = e.compute_retire.valid ? e.compute_retire.index & kIndexMask : 0;
+  want.dma_wait = e.dma_wait;
+  want.cmp_wait = e.compute_wait;
+  want.port_stall = e.port_stall;
   if (r == want) return;
   auto text = [](const QueueSample& q) {
     std::string t = fmt::format("d2c {} c2d {} queues {}/{} retired {}", q.d2c, q.c2d, q.dma_count,
@@ -459,6 +462,9 @@ void Scoreboard::CheckQueue(int64_t cycle, const QueueSample& r, const model::Pr
     if (q.dma_retire) t += fmt::format(", dma retire {}", q.dma_retire_index);
     if (q.cmp_start) t += fmt::format(", compute start {}", q.cmp_start_index);
     if (q.cmp_retire) t += fmt::format(", compute retire {}", q.cmp_retire_index);
+    if (q.dma_wait) t += ", dma waits for a token";
+    if (q.cmp_wait) t += ", compute waits for a token";
+    if (q.port_stall) t += ", dma step waits for its port";
     return t;
   };
   Report(CheckUnit::kQueue, cycle, "queue monitor", text(want), text(r));

@@ -15,6 +15,8 @@
 //   dma_ext_fault        EXT_FAULT: a LOAD and a STORE reaching the external memory's end, a
 //                        descriptor fetched from beyond it
 //   dma_random           random programs of every opcode, plain or edge shapes
+//   dma_token_races, dma_deadlocks, dma_check_order, dma_port_stalls
+//                        the program engine's rules, aimed at (dma_rule_tests.h)
 #ifndef QACC_SIM_TESTGEN_DMA_TESTS_H_
 #define QACC_SIM_TESTGEN_DMA_TESTS_H_
 

@@ -1,0 +1,147 @@
+// The frame of the dma suite's tests (sim/testgen/dma_tests.h, dma_rule_tests.h): the external memory
+// layout of a test, the program builder, and the end-of-program checks of every program it emits.
+#ifndef QACC_SIM_TESTGEN_DMA_CONTEXT_H_
+#define QACC_SIM_TESTGEN_DMA_CONTEXT_H_
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "golden/program.h"
+#include "model/arch.h"
+#include "sim/compiler/compiler.h"
+#include "sim/testgen/program.h"
+#include "sim/testgen/random_program.h"
+#include "sim/testgen/rng.h"
+
+namespace qacc::sim::dma_test {
+
+using arch::ErrCode;
+using golden::Descriptor;
+using golden::Op;
+
+inline constexpr uint64_t kPage = 4096;
+
+// The external memory of a dma test: random data in [0, data_end) that LOADs read and STOREs
+// overwrite, programs from q_base (64 KiB, 1024 descriptors) up; the rest zero. The memory's
+// top (config ext_mem.size_bytes) is where dma_ext_fault's accesses fault.
+struct Context {
+  Context(Rng& rng_in, const arch::ArchConfig& config_in)
+      : rng(rng_in), config(config_in), g(compiler::GeometryOf(config_in)), b(config_in) {
+    ext_size = config.ext_mem_size_bytes;
+    data_end = std::min<uint64_t>(uint64_t{1} << 20, ext_size / 2) / kPage * kPage;
+    q_base = uint32_t(data_end);
+    if (q_base + 0x20000 > ext_size) {
+      throw std::logic_error(fmt::format("dma tests: ext_mem.size_bytes {} of {} is below 2 MiB",
+                                         ext_size, config.name));
+    }
+  }
+
+  DmaKnobs Knobs(uint32_t sram = 0) const {
+    DmaKnobs k;
+    k.sram = sram;
+    k.ext_end = data_end;
+    k.beat_bytes = uint32_t(config.mem_data_bytes);
+    k.max_units = 2048;
+    return k;
+  }
+
+  // Random data, then every SRAM loaded whole (the out SRAM as int32 words) from it, so that
+  // STOREs and GEMMs see random contents on both sides.
+  void Setup() {
+    b.WriteExt(0, RandomBytes(rng, size_t(data_end)));
+    std::vector<Descriptor> fill;
+    for (uint32_t sram = 1; sram <= 5; ++sram) {
+      golden::DmaFields f;
+      f.sram = sram;
+      f.out_int32 = sram == 5;
+      const uint64_t unit = golden::UnitBytes(g, sram, f.out_int32);
+      const uint64_t units = std::min<uint64_t>(
+          {golden::SramUnits(g, sram, f.out_int32), data_end / unit, uint64_t{65535}});
+      f.count0 = uint32_t(units);
+      f.ext_addr =
+          uint32_t(unit * uint64_t(rng.Uniform(0, int64_t((data_end - units * unit) / unit))));
+      fill.push_back(golden::EncodeDma(Op::kLoad, f, golden::Header{}));
+    }
+    Emit(fill, "fill every SRAM");
+  }
+
+  // Fails the generator when the first `checked` descriptors (all: -1) race (14.2).
+  void RequireRaceFree(const std::vector<Descriptor>& p, int checked, uint32_t base,
+                       const std::string& what) const {
+    std::vector<Descriptor> prefix(p.begin(), checked < 0 ? p.end() : p.begin() + checked);
+    const std::vector<golden::Race> races = golden::RaceCheck(g, prefix, base);
+    if (!races.empty()) {
+      throw std::logic_error(fmt::format("dma test generator bug: {}: descriptors {} and {} race",
+                                         what, races[0].first, races[0].second));
+    }
+  }
+
+  std::string Describe(const std::vector<Descriptor>& p, uint32_t count,
+                       const std::string& what) const {
+    int ops[4] = {};
+    for (uint32_t i = 0; i < count && i < p.size(); ++i) {
+      const uint32_t op = p[i][15] & 0xF;
+      if (op < 4) ++ops[op];
+    }
+    return fmt::format("{}: {} descriptors ({} LOAD, {} STORE, {} GEMM, {} MOVE)", what, count,
+                       ops[1], ops[2], ops[0], ops[3]);
+  }
+
+  // Writes the program at `base` (q_base by default) and runs it with every end-of-program check.
+  int Emit(const std::vector<Descriptor>& p, const std::string& what, ErrCode want = ErrCode::kNone,
+           int race_checked = -1, int64_t count = -1, int64_t base = -1) {
+    const uint32_t at = base < 0 ? q_base : uint32_t(base);
+    const uint32_t n = count < 0 ? uint32_t(p.size()) : uint32_t(count);
+    RequireRaceFree(p, race_checked, at, what);
+    if (!p.empty()) b.WriteExt(at, DescriptorBytes(p));
+    if (!rng.Chance(50)) return b.RunAndCheck(at, n, want, Describe(p, n, what));
+    // Half the programs are read while they run: STATUS, Q_* and the counters at random cycles
+    // (each read's value at its cycle is compared with the model's, 17.8).
+    const int index = b.Run(at, n, want, Describe(p, n, what));
+    for (int i = int(rng.Uniform(1, 3)); i > 0; --i) {
+      b.Idle(rng.Uniform(0, 120));
+      for (uint32_t offset :
+           {arch::reg::kStatus, arch::reg::kQRetired, arch::reg::kQErrIndex, arch::reg::kQTokens,
+            arch::reg::kPerfCycles, arch::reg::kPerfMacBusy, arch::reg::kPerfDmaBusy,
+            arch::reg::kPerfComputeWait, arch::reg::kPerfRdBeats, arch::reg::kPerfWrBeats}) {
+        b.Read(arch::kRegsBase + offset);
+      }
+    }
+    b.WaitDone();
+    b.ReadRegisters();
+    b.CheckProgram(index);
+    b.CheckSrams();
+    return index;
+  }
+
+  Rng& rng;
+  const arch::ArchConfig& config;
+  golden::AccelGeometry g;
+  ProgramBuilder b;
+  uint64_t ext_size = 0, data_end = 0;
+  uint32_t q_base = 0;
+};
+
+void Shuffle(Rng& rng, std::vector<Descriptor>& p);
+
+// A short transfer: COUNT0 1..4 of `sram`, one row, in the SRAM units [begin, end).
+Descriptor SmallDma(Context& c, Op op, uint32_t sram, uint64_t begin = 0, uint64_t end = 0);
+
+// A GEMM of about `tiles` x K cycles that reads A and B from word 0, no bias and no rq (so that
+// LOADs into those SRAMs need no token), int8 or int32 out from word 0.
+Descriptor LongGemm(Context& c, int mb, int nb, int k);
+
+// The range code of an SRAM id 1..5 (A_RANGE .. OUT_RANGE).
+ErrCode RangeCode(uint32_t sram);
+
+// Fails the generator when golden's validation of `bad` is not `want`.
+void RequireError(const Context& c, const Descriptor& bad, ErrCode want);
+
+}  // namespace qacc::sim::dma_test
+
+#endif  // QACC_SIM_TESTGEN_DMA_CONTEXT_H_

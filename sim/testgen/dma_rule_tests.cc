@@ -1,0 +1,458 @@
+#include "sim/testgen/dma_rule_tests.h"
+
+#include <fmt/format.h>
+
+#include <functional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "golden/program.h"
+#include "model/ext_memory.h"
+#include "model/program_engine.h"
+#include "model/srams.h"
+#include "sim/testgen/dma_context.h"
+#include "sim/testgen/random_program.h"
+
+namespace qacc::sim {
+
+namespace {
+
+using arch::ErrCode;
+using dma_test::Context;
+using dma_test::LongGemm;
+using dma_test::RangeCode;
+using dma_test::RequireError;
+using dma_test::SmallDma;
+using golden::Descriptor;
+using golden::Op;
+
+constexpr uint32_t kSramA = 1, kSramB = 2, kSramBias = 3, kSramRq = 4, kSramOut = 5;
+
+// Whether `event` holds in some cycle of `p` run by the model alone. A program's timing depends on
+// its descriptors only (14.2: not on SRAM or memory data), and the model is the RTL's cycle for cycle
+// (the lockstep compares them), so what the model shows here the co-simulation runs.
+bool ModelShows(const Context& c, const std::vector<Descriptor>& p,
+                const std::function<bool(const model::ProgramCycle&)>& event) {
+  model::ExtMemoryTiming timing;
+  timing.data_bytes = c.config.mem_data_bytes;
+  timing.latency = c.config.ext_mem_latency;
+  timing.interval = c.config.ext_mem_interval;
+  model::ExtMemory memory(c.config.ext_mem_size_bytes, timing);
+  const std::vector<uint8_t> bytes = DescriptorBytes(p);
+  memory.Write(c.q_base, bytes.data(), bytes.size());
+  model::Srams srams(c.config);
+  bool seen = false;
+  model::ProgramRunOptions options;
+  options.observer = [&](const model::ProgramCycle& o) { seen = seen || event(o); };
+  model::RunProgram(c.config, memory, srams, c.q_base, uint32_t(p.size()), options);
+  return seen;
+}
+
+bool Has(const std::vector<Descriptor>& p, const model::EnginePulse& pulse, uint32_t bit) {
+  return pulse.valid && pulse.index < p.size() && (p[pulse.index][15] & bit) != 0;
+}
+
+// ---- dma_token_races
+
+// A LOAD into the bias SRAM (no compute command of these tests touches it): `rows` rows of 1-4 units.
+Descriptor BiasLoad(Context& c, int rows) {
+  Rng& rng = c.rng;
+  golden::DmaFields f;
+  f.sram = kSramBias;
+  f.count0 = uint32_t(rng.Uniform(1, 4));
+  f.count1 = uint32_t(rows);
+  f.sram_stride1 = f.count0;
+  f.sram_base = uint32_t(rng.Uniform(0, c.g.bias_depth - f.count0 * f.count1));
+  const uint32_t unit = golden::UnitBytes(c.g, kSramBias, false);
+  f.ext_stride1 = unit * uint32_t(rng.Uniform(f.count0, f.count0 + 8));
+  f.ext_addr = unit * uint32_t(rng.Uniform(0, 256));
+  return golden::EncodeDma(Op::kLoad, f, {});
+}
+
+// A MOVE into B of `tiles` tiles (R/4 + 1 + COUNT0 cycles each).
+Descriptor BMove(Context& c, int tiles) {
+  Rng& rng = c.rng;
+  golden::MoveFields f;
+  f.dst = kSramB;
+  f.count0 = uint32_t(rng.Uniform(1, c.g.rows));
+  f.count1 = uint32_t(tiles);
+  f.dst_stride1 = f.count0;
+  f.dst_base = uint32_t(rng.Uniform(0, 64));
+  f.src_stride1 = uint32_t(4 * rng.Uniform(1, c.g.rows));
+  return golden::EncodeMove(f, {});
+}
+
+// Counter d2c (`d2c`) or c2d: the giving engine's SIGNALs and the taking engine's WAITs. d2c: LOADs
+// into bias give, MOVEs into B take; c2d the other way (the engines share no SRAM unit). A bank of
+// 2-4 SIGNALs first; then the two alternate in program order, and the bank's WAITs close the program
+// (every token taken). The givers are mostly short and the takers mostly long (longer than the two
+// descriptor fetches between them), so that tokens pile up and the taker starts its WAITs back to
+// back, right after its retirements, not right after a give: a give that lands on such a start is
+// the coincidence. Sizes are random; the caller keeps the draws where it happens.
+std::vector<Descriptor> TokenStream(Context& c, bool d2c) {
+  Rng& rng = c.rng;
+  auto make = [&](bool load, bool long_one) {
+    return load ? BiasLoad(c, long_one ? int(rng.Uniform(4, 12)) : 1)
+                : BMove(c, long_one ? int(rng.Uniform(6, 24)) : int(rng.Uniform(1, 2)));
+  };
+  auto giver = [&] {
+    Descriptor d = make(d2c, rng.Chance(30));
+    SetSignal(d);
+    return d;
+  };
+  auto taker = [&] {
+    Descriptor d = make(!d2c, rng.Chance(70));
+    SetWait(d);
+    return d;
+  };
+  std::vector<Descriptor> p;
+  const int bank = int(rng.Uniform(2, 4)), n = int(rng.Uniform(6, 11));
+  for (int i = 0; i < bank; ++i) p.push_back(giver());
+  for (int i = 0; i < n; ++i) {
+    p.push_back(taker());
+    p.push_back(giver());
+  }
+  for (int i = 0; i < bank; ++i) p.push_back(taker());
+  return p;
+}
+
+
+// ---- dma_deadlocks
+
+// A command of `engine`'s kind that shares no SRAM unit with the other kind: a LOAD into bias
+// (DMA) or a MOVE into B (compute).
+Descriptor Plain(Context& c, golden::Engine engine) {
+  return engine == golden::Engine::kDma ? SmallDma(c, Op::kLoad, kSramBias)
+                                        : RandomMove(c.rng, c.g, kSramB);
+}
+
+
+// ---- dma_check_order
+
+// One way to fail one check, applied to a legal descriptor's fields.
+template <typename Fields>
+struct Breaker {
+  ErrCode code;
+  std::function<void(Fields&)> apply;
+};
+
+// A field of 20 bits set one past an SRAM's end (every config's depths leave room).
+uint32_t PastEnd(uint64_t depth, Rng& rng) {
+  const uint64_t v = depth + uint64_t(rng.Uniform(1, 4));
+  if (v >= (uint64_t{1} << 20)) throw std::logic_error("dma test generator: an SRAM of 2^20 words");
+  return uint32_t(v);
+}
+
+std::vector<Breaker<golden::GemmFields>> GemmBreakers(Context& c) {
+  Rng& rng = c.rng;
+  const golden::AccelGeometry& g = c.g;
+  using F = golden::GemmFields;
+  return {
+      {ErrCode::kBadShape, [&rng](F& f) { (rng.Chance(50) ? f.m : rng.Chance(50) ? f.n : f.k) = 0; }},
+      {ErrCode::kARange, [&rng, &g](F& f) { f.a_base = PastEnd(g.a_depth, rng); }},
+      {ErrCode::kBRange, [&rng, &g](F& f) { f.b_base = PastEnd(g.b_depth, rng); }},
+      {ErrCode::kBiasRange, [&rng, &g](F& f) { f.bias_base = PastEnd(g.bias_depth, rng); }},
+      {ErrCode::kRqRange, [&rng, &g](F& f) { f.rq_base = PastEnd(g.rq_depth, rng); }},
+      {ErrCode::kOutRange, [&rng, &g](F& f) { f.out_base = PastEnd(g.out_depth, rng); }},
+      {ErrCode::kBadRequant,
+       [&rng](F& f) {
+         if (rng.Chance(50)) {
+           f.shift = uint32_t(arch::kMaxShift + 1) & 0x3F;
+         } else {
+           f.clamp_min = 10;
+           f.clamp_max = 9;
+         }
+       }},
+      {ErrCode::kBadZp, [&rng](F& f) { f.zp_ab = rng.Chance(50) ? 0x100u : 0x100u << 16; }},
+      {ErrCode::kUnitAbsent,
+       [&rng](F& f) { f.mode |= uint32_t(rng.Uniform(1, 15)) << arch::kModeActLsb; }},
+  };
+}
+
+std::vector<Breaker<golden::DmaFields>> DmaBreakers(Context& c, uint32_t sram) {
+  Rng& rng = c.rng;
+  const golden::AccelGeometry& g = c.g;
+  using F = golden::DmaFields;
+  return {
+      {ErrCode::kBadShape,
+       [&rng](F& f) { (rng.Chance(50) ? f.count0 : rng.Chance(50) ? f.count1 : f.count2) = 0; }},
+      {ErrCode::kBadSram, [&rng](F& f) { f.sram = rng.Pick<uint32_t>({0, 6, 7}); }},
+      {RangeCode(sram),
+       [&g](F& f) {
+         f.sram_base = uint32_t(golden::SramUnits(g, f.sram, f.out_int32) - f.count0 + 1);
+       }},
+      // EXT_STRIDE2 with COUNT2 = 1: misaligned, and out of every range sum.
+      {ErrCode::kExtAlign,
+       [&rng, &g](F& f) {
+         f.count2 = 1;
+         f.ext_stride2 = uint32_t(rng.Uniform(1, golden::UnitBytes(g, f.sram, f.out_int32) - 1));
+       }},
+      // The last byte one unit past 2^32 - 1, every address aligned.
+      {ErrCode::kExtRange,
+       [&g](F& f) {
+         const uint64_t unit = golden::UnitBytes(g, f.sram, f.out_int32);
+         f.count1 = 2;
+         f.ext_stride1 = uint32_t(unit * 1024);
+         f.ext_addr = uint32_t((uint64_t{1} << 32) - f.count0 * unit - f.ext_stride1 + unit);
+       }},
+  };
+}
+
+std::vector<Breaker<golden::MoveFields>> MoveBreakers(Context& c, uint32_t dst) {
+  Rng& rng = c.rng;
+  const golden::AccelGeometry& g = c.g;
+  using F = golden::MoveFields;
+  return {
+      {ErrCode::kBadShape, [](F& f) { f.count1 = 0; }},
+      {ErrCode::kBadSram, [&rng](F& f) { f.dst = rng.Pick<uint32_t>({0, 3, 4, 5, 6, 7}); }},
+      {ErrCode::kOutRange, [&rng](F& f) { f.src_base = 4 * uint32_t(rng.Uniform(0, 64)) + 2; }},
+      {dst == kSramA ? ErrCode::kARange : ErrCode::kBRange,
+       [&g, dst](F& f) { f.dst_base = dst == kSramA ? g.a_depth : g.b_depth; }},
+  };
+}
+
+// The descriptor of `base` with breakers `first` and `second` applied, after checking with golden
+// that each alone fails its own check and both together report the first.
+template <typename Fields>
+Descriptor BothBroken(const Context& c, const Fields& base, const Breaker<Fields>& first,
+                      const Breaker<Fields>& second,
+                      const std::function<Descriptor(const Fields&)>& encode) {
+  Fields a = base, b = base, both = base;
+  first.apply(a);
+  second.apply(b);
+  first.apply(both);
+  second.apply(both);
+  RequireError(c, encode(a), first.code);
+  RequireError(c, encode(b), second.code);
+  const Descriptor d = encode(both);
+  RequireError(c, d, first.code);
+  return d;
+}
+
+
+// ---- dma_port_stalls
+
+// A STORE (`store`) or LOAD of `rows` rows of one unit each from SRAM unit `base` on, one unit
+// apart on both sides: with U <= D every row is one burst of one beat, so the DMA waits for its
+// port between bursts as often as within them.
+Descriptor Rows(Context& c, Op op, uint32_t sram, bool out_int32, uint32_t base, int rows) {
+  golden::DmaFields f;
+  f.sram = sram;
+  f.out_int32 = out_int32;
+  const uint32_t unit = golden::UnitBytes(c.g, sram, out_int32);
+  f.count1 = uint32_t(rows);
+  f.sram_base = base;
+  f.sram_stride1 = 1;
+  f.ext_addr = unit * uint32_t(c.rng.Uniform(0, 64));
+  // Rows in separate beats: a stride of one beat (or one unit when that is larger).
+  f.ext_stride1 = std::max<uint32_t>(unit, uint32_t(c.config.mem_data_bytes));
+  return golden::EncodeDma(op, f, {});
+}
+
+// A MOVE of `tiles` tiles (COUNT1) of COUNT0 words into `dst` from word 0 on.
+Descriptor LongMove(Context& c, uint32_t dst, int tiles) {
+  golden::MoveFields f;
+  f.dst = dst;
+  f.count0 = uint32_t(dst == kSramA ? c.g.cols : c.g.rows);
+  f.count1 = uint32_t(tiles);
+  f.dst_stride1 = f.count0;
+  f.src_stride1 = uint32_t(4 * c.rng.Uniform(1, c.g.rows));
+  return golden::EncodeMove(f, {});
+}
+
+
+}  // namespace
+
+Program GenTokenRaces(Rng& rng, const arch::ArchConfig& config) {
+  Context c(rng, config);
+  c.b.WriteExt(0, RandomBytes(rng, 1 << 16));
+  for (const bool d2c : {true, false}) {
+    // Drawn until the model shows a give and a take of this counter in one cycle.
+    constexpr int kAttempts = 2000;  // rect_4x16 needed up to 203 in seeds 1-3
+    bool found = false;
+    for (int attempt = 0; attempt < kAttempts && !found; ++attempt) {
+      const std::vector<Descriptor> p = TokenStream(c, d2c);
+      found = ModelShows(c, p, [&](const model::ProgramCycle& o) {
+        return d2c ? Has(p, o.dma_retire, kSignalBit) && Has(p, o.compute_start, kWaitBit)
+                   : Has(p, o.compute_retire, kSignalBit) && Has(p, o.dma_start, kWaitBit);
+      });
+      if (found) {
+        c.Emit(p, fmt::format("{}: a give and a take in one cycle (draw {})", d2c ? "d2c" : "c2d",
+                              attempt));
+      }
+    }
+    if (!found) {
+      throw std::logic_error(fmt::format(
+          "dma test generator: no program of {} draws gives and takes {} in one cycle", kAttempts,
+          d2c ? "d2c" : "c2d"));
+    }
+  }
+  return c.b.Take();
+}
+
+Program GenDeadlocks(Rng& rng, const arch::ArchConfig& config) {
+  Context c(rng, config);
+  c.b.WriteExt(0, RandomBytes(rng, 1 << 16));
+  for (const golden::Engine stuck : {golden::Engine::kDma, golden::Engine::kCompute}) {
+    const golden::Engine other =
+        stuck == golden::Engine::kDma ? golden::Engine::kCompute : golden::Engine::kDma;
+    const char* name = stuck == golden::Engine::kDma ? "DMA" : "compute";
+    {
+      // The fetcher blocked on a full queue while both engines wait: the other engine's head
+      // WAITs for a token nobody gives, then four WAITs fill this engine's queue and a fifth
+      // descriptor is fetched, validated and held. DEADLOCK at index 0.
+      std::vector<Descriptor> p = {Plain(c, other)};
+      SetWait(p[0]);
+      for (int i = 0; i < golden::kQueueDepth; ++i) {
+        Descriptor d = Plain(c, stuck);
+        SetWait(d);
+        p.push_back(d);
+      }
+      p.push_back(Plain(c, stuck));
+      c.Emit(p, fmt::format("DEADLOCK: the fetcher waits on the full {} queue", name),
+             ErrCode::kDeadlock);
+    }
+    {
+      // Every descriptor fetched; this engine's head (index 0) WAITs for nothing while the other
+      // engine retires the higher indices: Q_ERR_INDEX 0, Q_RETIRED 2 or 3.
+      std::vector<Descriptor> p = {Plain(c, stuck)};
+      SetWait(p[0]);
+      for (int i = int(rng.Uniform(2, 3)); i > 0; --i) p.push_back(Plain(c, other));
+      c.Emit(p, fmt::format("DEADLOCK: the {} head below retired indices", name),
+             ErrCode::kDeadlock);
+    }
+    {
+      // The lowest head a completed SIGNAL held at 15: 16 SIGNALs of one engine and no WAIT.
+      std::vector<Descriptor> p;
+      for (int i = 0; i <= golden::kMaxTokens; ++i) {
+        p.push_back(Plain(c, stuck));
+        SetSignal(p.back());
+      }
+      c.Emit(p, fmt::format("DEADLOCK: the {} engine holds its 16th SIGNAL at 15", name),
+             ErrCode::kDeadlock);
+    }
+  }
+  return c.b.Take();
+}
+
+Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
+  Context c(rng, config);
+  c.b.WriteExt(0, RandomBytes(rng, 1 << 16));
+  struct Bad {
+    Descriptor d;
+    ErrCode code;  // the first failing check: the error reported
+    std::string what;
+  };
+  std::vector<Bad> bad;
+  auto add_pairs = [&](const std::string& op, const auto& breakers, const auto& base,
+                       const auto& encode, bool (*adjacent)(ErrCode, ErrCode)) {
+    using Fields = std::decay_t<decltype(base)>;
+    for (size_t i = 0; i + 1 < breakers.size(); ++i) {
+      const ErrCode first = breakers[i].code, second = breakers[i + 1].code;
+      if (!adjacent(first, second)) continue;
+      bad.push_back({BothBroken<Fields>(c, base, breakers[i], breakers[i + 1], encode), first,
+                     fmt::format("{} failing {} and {}", op, arch::ErrCodeName(first),
+                                 arch::ErrCodeName(second))});
+    }
+  };
+  auto any = [](ErrCode, ErrCode) { return true; };
+  // An SRAM range check follows BAD_SRAM only with a valid SRAM: no descriptor fails both.
+  auto dma_pair = [](ErrCode a, ErrCode) { return a != ErrCode::kBadSram; };
+  // A legal GEMM with bias and per-channel words, so that every range check applies.
+  golden::GemmFields gemm;
+  gemm.m = uint32_t(rng.Uniform(1, 2 * c.g.rows));
+  gemm.n = uint32_t(rng.Uniform(1, 2 * c.g.cols));
+  gemm.k = uint32_t(rng.Uniform(1, 16));
+  gemm.mode = arch::kModeBiasEn | arch::kModePerChannel;
+  add_pairs("GEMM", GemmBreakers(c), gemm,
+            std::function<Descriptor(const golden::GemmFields&)>(
+                [](const golden::GemmFields& f) { return golden::EncodeGemm(f, {}); }),
+            +any);
+  for (const Op op : {Op::kLoad, Op::kStore}) {
+    for (uint32_t sram = 1; sram <= 5; ++sram) {
+      golden::DmaFields f;
+      f.sram = sram;
+      f.out_int32 = sram == kSramOut && rng.Chance(50);
+      f.count0 = uint32_t(rng.Uniform(1, 4));
+      f.ext_addr = golden::UnitBytes(c.g, sram, f.out_int32) * uint32_t(rng.Uniform(0, 64));
+      auto breakers = DmaBreakers(c, sram);
+      // BAD_SHAPE / BAD_SRAM and EXT_ALIGN / EXT_RANGE once per opcode, the range / EXT_ALIGN pair
+      // per SRAM.
+      if (sram != 1) breakers = {breakers[2], breakers[3]};
+      add_pairs(op == Op::kLoad ? "LOAD" : "STORE", breakers, f,
+                std::function<Descriptor(const golden::DmaFields&)>(
+                    [op](const golden::DmaFields& d) { return golden::EncodeDma(op, d, {}); }),
+                +dma_pair);
+    }
+  }
+  for (uint32_t dst : {kSramA, kSramB}) {
+    golden::MoveFields f;
+    f.dst = dst;
+    f.count0 = uint32_t(rng.Uniform(1, dst == kSramA ? c.g.cols : c.g.rows));
+    auto breakers = MoveBreakers(c, dst);
+    // BAD_SHAPE / BAD_SRAM and BAD_SRAM / OUT_RANGE once; OUT_RANGE / A_RANGE or B_RANGE each.
+    if (dst == kSramB) breakers.erase(breakers.begin(), breakers.begin() + 2);
+    add_pairs("MOVE", breakers, f,
+              std::function<Descriptor(const golden::MoveFields&)>(
+                  [](const golden::MoveFields& m) { return golden::EncodeMove(m, {}); }),
+              +any);
+  }
+  // Each after a short legal prefix (so Q_ERR_INDEX varies) and before a tail never fetched.
+  for (const Bad& b : bad) {
+    std::vector<Descriptor> p;
+    for (int i = int(rng.Uniform(0, 2)); i > 0; --i) p.push_back(SmallDma(c, Op::kLoad, kSramBias));
+    const int prefix = int(p.size());
+    p.push_back(b.d);
+    p.push_back(RandomGemm(rng, c.g));
+    c.Emit(p, b.what, b.code, prefix);
+  }
+  return c.b.Take();
+}
+
+Program GenPortStalls(Rng& rng, const arch::ArchConfig& config) {
+  Context c(rng, config);
+  c.Setup();  // the STOREs and LOADs move data: random contents on both sides
+  const golden::AccelGeometry& g = c.g;
+  // A STORE from A or B that runs ahead of a long GEMM (K = 64 >= R, C: A and B are read in every
+  // cycle of its tiles), then waits for the read port for hundreds of cycles: longer than the
+  // memory latency, long enough for every response of its earlier bursts to return.
+  for (const uint32_t sram : {kSramA, kSramB}) {
+    const int rows = int(rng.Uniform(200, 400));
+    const uint32_t depth = sram == kSramA ? g.a_depth : g.b_depth;
+    c.Emit({Rows(c, Op::kStore, sram, false, uint32_t(rng.Uniform(0, depth - rows)), rows),
+            LongGemm(c, 4, 4, 64)},
+           fmt::format("a STORE from {} waits for a GEMM's reads", sram == kSramA ? "A" : "B"));
+  }
+  // STOREs from the bias and rq SRAMs while a GEMM of 64 short tiles reads a bias and an rq word
+  // at each tile (per channel with OUT_RAW: its requant does not use the words).
+  {
+    golden::GemmFields f = golden::DecodeGemm(LongGemm(c, 8, 8, 8));
+    f.mode |= arch::kModeBiasEn | arch::kModePerChannel | arch::kModeOutRaw;
+    c.Emit({Rows(c, Op::kStore, kSramBias, false, 0, int(rng.Uniform(100, 200))),
+            Rows(c, Op::kStore, kSramRq, false, 0, int(rng.Uniform(50, 100))),
+            golden::EncodeGemm(f, {})},
+           "STOREs from bias and rq wait for a GEMM's tile reads");
+  }
+  // A LOAD into out words past a GEMM's outputs while the GEMM writes: K <= R keeps the writes
+  // back to back when R >= C.
+  {
+    const golden::Descriptor gemm = LongGemm(c, 8, 8, int(rng.Uniform(1, g.rows)));
+    const uint32_t first_free = 8 * 8 * uint32_t(g.rows);  // int32 words of 64 tiles
+    c.Emit({gemm, Rows(c, Op::kLoad, kSramOut, true, first_free, int(rng.Uniform(200, 400)))},
+           "a LOAD into out waits for a GEMM's writes");
+  }
+  // MOVEs: a LOAD into the SRAM a MOVE writes (past its words), a STORE from out while a MOVE reads.
+  for (const uint32_t dst : {kSramA, kSramB}) {
+    const int tiles = int(rng.Uniform(30, 60));
+    const uint32_t moved = uint32_t(tiles) * (dst == kSramA ? g.cols : g.rows);
+    c.Emit({LongMove(c, dst, tiles), Rows(c, Op::kLoad, dst, false, moved, int(rng.Uniform(100, 200)))},
+           fmt::format("a LOAD into {} waits for a MOVE's writes", dst == kSramA ? "A" : "B"));
+  }
+  c.Emit({LongMove(c, uint32_t(rng.Uniform(1, 2)), int(rng.Uniform(30, 60))),
+          Rows(c, Op::kStore, kSramOut, rng.Chance(50), 0, int(rng.Uniform(100, 200)))},
+         "a STORE from out waits for a MOVE's reads");
+  return c.b.Take();
+}
+
+}  // namespace qacc::sim
