@@ -6,7 +6,10 @@ and the differences (coverage lost line by line, commands whose cycle count chan
 mutant schemata (one Verilated model per config holding every mutant behind a run-time selector). Reports: text
 on standard output, or one JSON document with --json, as every qacc subcommand prints them; -o FILE writes it to
 FILE instead; --report DIR writes a static HTML page. Exit 0 when every step passes and every
-threshold holds, 1 otherwise, 2 on a usage error."""
+threshold holds, 1 otherwise, 2 on a usage error, 128 + N when stopped by signal N.
+
+The mutation analysis keeps a record of its verdicts in the work directory (record.py); SIGINT, SIGTERM and SIGHUP
+stop the run with the record whole, and --resume continues it."""
 
 import argparse
 import collections
@@ -18,12 +21,13 @@ import os
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import threading
 import time
 
-from . import coverage, mutants, report, rtl, yosys_equiv
+from . import coverage, mutants, record, report, rtl, yosys_equiv
 
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -32,7 +36,12 @@ class UsageError(Exception):
     pass
 
 
-def parse_args(argv):
+# Options a resumed run may take: where it works and where its reports go. Every other one would change its
+# results, so it comes from the record.
+RESUME_OPTIONS = ("resume", "jobs", "json", "output", "report", "work")
+
+
+def build_parser():
     p = argparse.ArgumentParser(
         prog="qacc validate",
         description="Lint, RTL unit tests, lockstep regression with functional and code coverage, comparison "
@@ -65,12 +74,54 @@ def parse_args(argv):
     p.add_argument("--skip", default="", help="comma-separated steps to skip: lint, unit, regression, mutation")
     p.add_argument("--work", default=os.path.join(SOURCE_DIR, "build", "validate"),
                    help="work directory for builds and run outputs (default build/validate)")
+    p.add_argument("--resume", action="store_true",
+                   help="go on with the interrupted run whose mutation record is in the work directory: with the "
+                        "arguments it records, only the mutants without a verdict run, and the reports are those "
+                        "of an uninterrupted run; only -j, --json, -o, --report and --work may be given too")
+    return p
+
+
+def given_options(argv):
+    """The destinations of the options given in argv (a parser whose defaults are all left out)."""
+    quiet = build_parser()
+    for action in quiet._actions:
+        action.default = argparse.SUPPRESS
+    return set(vars(quiet.parse_known_args(argv)[0]))
+
+
+def resumed_arguments(p, argv, work):
+    """--resume: the record in `work`, and the arguments to parse: the recorded ones, then the ones given now
+    (later options win, so -j, -o and --report given now replace the recorded ones)."""
+    for dest in sorted(given_options(argv) - set(RESUME_OPTIONS)):
+        name = next(a.option_strings[-1] for a in p._actions if a.dest == dest)
+        raise UsageError(f"{name}: not with --resume: a resumed run takes its arguments from its record (only -j, "
+                         "--json, -o, --report and --work may be given)")
+    try:
+        rec = record.MutationRecord.load(os.path.join(work, record.FILE_NAME))
+    except record.RecordError as e:
+        raise UsageError(str(e))
+    if rec.complete:
+        raise UsageError(f"--resume: {rec.path}: the run ended ({len(rec.finished())} mutants with a verdict): "
+                         "nothing to resume")
+    return rec, rec.arguments + [a for a in argv if a != "--resume"]
+
+
+def parse_args(argv):
+    p = build_parser()
     args, extra = p.parse_known_args(argv)
     if extra:
         # `--json FILE` took a file name before --json became a flag, as in every qacc subcommand.
         hint = (" (--json takes no file: it prints JSON; --json -o FILE writes it to FILE)"
                 if "--json" in argv and not extra[0].startswith("-") else "")
         raise UsageError(f"unrecognized arguments: {' '.join(extra)}{hint}")
+    args.argv, args.record = list(argv), None
+    if args.resume:
+        work = os.path.abspath(args.work)
+        rec, argv = resumed_arguments(p, argv, work)
+        args, extra = p.parse_known_args(argv)
+        if extra:
+            raise UsageError(f"--resume: {rec.path}: recorded arguments not understood: {' '.join(extra)}")
+        args.argv, args.record, args.work = rec.arguments, rec, work
 
     def bounded(name, value, lo, hi):
         if value is not None and not lo <= value <= hi:
@@ -150,10 +201,76 @@ def log(text):
     print(text, file=sys.stderr, flush=True)
 
 
+class Interrupted(Exception):
+    """A stop signal arrived: the run ends at once, with its mutation record as it is (main() reports it)."""
+
+
+class StopSignals:
+    """SIGINT, SIGTERM and SIGHUP end the run: the handler only notes the signal; run() stops its child and
+    raises Interrupted, and so do check() at the start of each unit of work and guard() after each tool call.
+    Every child runs in its own session (run(), rtl.py, yosys_equiv.py), so the terminal's Ctrl-C reaches
+    qacc validate alone and never cuts a tool short behind its back; no result that a stop cut short is taken
+    for a verdict. A signal that was ignored when the run started stays ignored (nohup)."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    GRACE_SECONDS = 10  # a child stopped with SIGTERM gets this long to write its reports before SIGKILL
+
+    def __init__(self):
+        self.signum = None
+
+    def install(self):
+        for sig in self.SIGNALS:
+            if signal.getsignal(sig) is not signal.SIG_IGN:
+                signal.signal(sig, self.handle)
+
+    def handle(self, signum, frame):
+        if self.signum is None:
+            self.signum = signum
+
+    def name(self):
+        return f"{signal.Signals(self.signum).name} ({self.signum})"
+
+    def check(self):
+        if self.signum is not None:
+            raise Interrupted(self.name())
+
+    def guard(self, fn, *args):
+        """fn(*args), unless a stop came meanwhile: then its result or error is not taken, and Interrupted is
+        raised."""
+        try:
+            result = fn(*args)
+        except Exception:
+            self.check()
+            raise
+        self.check()
+        return result
+
+
+STOP = StopSignals()
+
+
 def run(cmd, cwd=SOURCE_DIR, log_path=None, check=True, env=None):
-    """Runs a command; its output goes to log_path (or is returned). Raises StepError with the tail on failure."""
-    p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
-    out = p.stdout + p.stderr
+    """Runs a command; its output goes to log_path (or is returned). Raises StepError with the tail on failure,
+    Interrupted when a stop signal came while it ran (its process group is then stopped: SIGTERM, then SIGKILL
+    after a grace time)."""
+    STOP.check()
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                         start_new_session=True)
+    stopped_at = None
+    while True:
+        try:
+            stdout, stderr = p.communicate(timeout=0.5)
+            break
+        except subprocess.TimeoutExpired:
+            if STOP.signum is None:
+                continue
+            if stopped_at is None:
+                stopped_at = time.monotonic()
+                signal_group(p.pid, signal.SIGTERM)
+            elif time.monotonic() - stopped_at > StopSignals.GRACE_SECONDS:
+                signal_group(p.pid, signal.SIGKILL)
+    STOP.check()
+    out = stdout + stderr
     if log_path:
         os.makedirs(os.path.dirname(log_path), exist_ok=True)
         with open(log_path, "w") as f:
@@ -161,6 +278,13 @@ def run(cmd, cwd=SOURCE_DIR, log_path=None, check=True, env=None):
     if check and p.returncode != 0:
         raise StepError(f"`{' '.join(cmd)}` exited {p.returncode}: {out[-1500:].strip()}")
     return p.returncode, out
+
+
+def signal_group(pid, sig):
+    try:
+        os.killpg(pid, sig)
+    except ProcessLookupError:
+        pass  # it has ended
 
 
 class StepError(Exception):
@@ -174,10 +298,11 @@ class Validation:
         self.rtl_dir = os.path.join(SOURCE_DIR, "rtl")
         self.steps = []
         self.doc = {"tool": "qacc validate", "source": SOURCE_DIR, "commit": git_head(),
-                    "arguments": sys.argv[1:], "configs": [c.name for c in args.config_list],
+                    "arguments": args.argv, "configs": [c.name for c in args.config_list],
                     "suites": args.suite_list, "seeds": args.seeds, "steps": self.steps}
         self.coverage_summary = None
         self.regress_runs = {}  # config -> runs of the head regression
+        self.record = None  # the mutation record (record.py), once the mutation step has opened it
 
     # ---- step bookkeeping ----
     def step(self, name, fn):
@@ -367,14 +492,50 @@ class Validation:
             rng = random.Random(self.args.mutant_seed)
             selected = sorted(rng.sample(selected, self.args.mutants), key=lambda m: m.id)
             scope += f", a sample of {self.args.mutants} (seed {self.args.mutant_seed})"
-        parse_errors = [f"{s.path}: {slot.error}" for s in sources for slot in s.slots if slot.error]
+        # Not read, so not mutated: expressions (no mutant in them) and declarations (no signal swapped in their
+        # scope where they might hide a name).
+        parse_errors = [f"{s.path}: {slot.error}" for s in sources for slot in s.slots if slot.error] + \
+            [f"{s.path}: {e.message}" for s in sources for e in s.decl_errors]
         return sources, everything, selected, scope, parse_errors
 
+    def has_mutation_scope(self):
+        return self.args.all or self.args.base is not None or self.args.mutants is not None or \
+            self.args.id_set is not None
+
+    def record_key(self, selected):
+        """What the verdicts of a run depend on, item by item, so that a refused --resume names what changed:
+        the RTL text, the configs, the scripts that generate and judge the mutants, the base commit and the
+        mutants of the scope. The qacc binary and the schemata are keyed once built (build_schemata)."""
+        key = {}
+        for f in ["files.f"] + rtl.file_list(self.rtl_dir):
+            key[f"rtl/{f}"] = file_sha256(os.path.join(self.rtl_dir, f))
+        for c in self.args.config_list:
+            key[os.path.relpath(c.path, SOURCE_DIR)] = file_sha256(c.path)
+        for path in sorted(glob.glob(os.path.join(SOURCE_DIR, "scripts", "validate", "*.py"))) + [rtl.SCOPE_FILE]:
+            key[os.path.relpath(path, SOURCE_DIR)] = file_sha256(path)
+        key["base commit"] = getattr(self.args, "base_commit", None) or "none"
+        described = [[m.id, m.file, m.operator, [[e.start, e.end, e.text] for e in m.edits]] for m in selected]
+        key["mutants"] = f"{len(selected)} mutants, sha256 " + \
+            hashlib.sha256(json.dumps(described).encode()).hexdigest()
+        return key
+
+    def open_record(self, selected):
+        """A new run starts a new record (replacing an older one); a resumed run checks its record's key."""
+        key = self.record_key(selected)
+        if self.args.record is not None:
+            self.args.record.check(key)  # RecordError: exit 2
+            self.record = self.args.record
+            log(f"   resuming {self.record.path}: {len(self.record.finished())} of {len(selected)} mutants "
+                "have a verdict")
+        else:
+            self.record = record.MutationRecord.create(os.path.join(self.work, record.FILE_NAME), self.args.argv,
+                                                       key)
+
     def mutation(self):
-        if not (self.args.all or self.args.base is not None or self.args.mutants is not None or
-                self.args.id_set is not None):
+        if not self.has_mutation_scope():
             raise SkipStep("no scope: give --all, --base REV, --mutants N or --ids LIST")
         sources, everything, selected, scope, parse_errors = self.scope()
+        self.open_record(selected)
         texts = {s.path: s.text for s in sources}
         configs = self.args.config_list
         timing = {}
@@ -395,6 +556,58 @@ class Validation:
 
         # (b) One schemata per run, built once for every config.
         t0 = time.monotonic()
+        qacc = self.build_schemata(sources, buildable)
+        timing["schemata_build_seconds"] = round(time.monotonic() - t0, 1)
+        log(f"   schemata of {len(buildable)} mutants built in {timing['schemata_build_seconds']} s")
+
+        # (c) The schemata with no mutant selected must pass: it is the design as written. Its run times order
+        # the tests cheapest first. A resumed run takes the order and timeout its first session measured, so
+        # that every mutant runs the same schedule.
+        t0 = time.monotonic()
+        if self.record.baseline is None:
+            order, timeout = self.baseline(qacc, configs)
+            self.record.add_baseline(order, timeout)
+        order, timeout = self.record.baseline["order"], self.record.baseline["timeout"]
+        timing["baseline_seconds"] = round(time.monotonic() - t0, 1)
+
+        # (d) Each mutant against the regression, config after config, stopping at the first failure; a mutant
+        # with a recorded verdict does not run again.
+        t0 = time.monotonic()
+        to_run = self.take_recorded("regression", buildable, records)
+        timing["resumed_mutants"] = len(buildable) - len(to_run)
+        self.run_mutants(qacc, to_run, configs, order, timeout, records)
+        timing["regression_seconds"] = round(time.monotonic() - t0, 1)
+
+        # (e) Survivors: equivalent only when a machine shows it.
+        t0 = time.monotonic()
+        survivors = [m for m in buildable if records[m.id]["status"] == "survived"]
+        self.equivalence(self.take_recorded("equivalence", survivors, records), texts, configs, records)
+        timing["equivalence_seconds"] = round(time.monotonic() - t0, 1)
+        timing["mutants_per_minute"] = round(60.0 * len(to_run) / max(timing["regression_seconds"], 0.1), 1)
+
+        table = operator_table(result["mutants"])
+        result["operator_table"] = table
+        total = table["total"]
+        denominator = total["generated"] - total["equivalent"] - total["unbuildable"]
+        result["score"] = round(100.0 * total["killed"] / denominator, 2) if denominator else 100.0
+        if total["error"]:
+            raise StepError(f"{total['error']} mutants could not be run (see the report)")
+        return (f"{total['generated']} mutants: {total['killed']} killed, {total['survived']} survived, "
+                f"{total['equivalent']} equivalent, {total['unbuildable']} unbuildable; score {result['score']}%; "
+                f"{timing['mutants_per_minute']} mutants/min")
+
+    def take_recorded(self, phase, ms, records):
+        """The verdicts of `phase` that the record holds go into `records`; returns the mutants still without
+        one, in their order (all of them in a first session)."""
+        recorded = self.record.verdicts[phase]
+        for m in ms:
+            if m.id in recorded:
+                records[m.id].update(recorded[m.id])
+        return [m for m in ms if m.id not in recorded]
+
+    def build_schemata(self, sources, buildable):
+        """Writes and builds the schemata of the buildable mutants; returns its qacc. The record keys the
+        schemata's text and the binary: a resumed run refuses another of either (RecordError)."""
         schem_dir = os.path.join(self.work, "schemata-rtl")
         replace = {}
         for s in sources:
@@ -408,12 +621,14 @@ class Validation:
                                                "-DQACC_COSIM_VERILATOR_ARGS=-Wno-fatal"])
         self.build(build_dir)
         qacc = os.path.join(build_dir, "sim", "qacc")
-        timing["schemata_build_seconds"] = round(time.monotonic() - t0, 1)
-        log(f"   schemata of {len(buildable)} mutants built in {timing['schemata_build_seconds']} s")
+        text = json.dumps({"files": replace, "mutants": max(max_id, 1)}, sort_keys=True)
+        self.record.check_schemata({"schemata": hashlib.sha256(text.encode()).hexdigest(),
+                                    "qacc": file_sha256(qacc)})
+        return qacc
 
-        # (c) The schemata with no mutant selected must pass: it is the design as written. Its run times order
-        # the tests cheapest first.
-        t0 = time.monotonic()
+    def baseline(self, qacc, configs):
+        """(test order per config, cheapest first; the per-run timeout) from the schemata's regression with no
+        mutant selected, which must pass."""
         order, timeout = {}, 10.0
         for c in configs:
             out = os.path.join(self.work, "mutants", f"baseline-{c.name}.json")
@@ -430,16 +645,19 @@ class Validation:
                 cost.setdefault(r["test"], []).append(r["wall_seconds"])
                 timeout = max(timeout, 20 * r["wall_seconds"])
             order[c.name] = sorted(cost, key=lambda t: sum(cost[t]) / len(cost[t]))
-        timing["baseline_seconds"] = round(time.monotonic() - t0, 1)
+        return order, timeout
 
-        # (d) Each mutant against the regression, config after config, stopping at the first failure.
-        t0 = time.monotonic()
+    def run_mutants(self, qacc, to_run, configs, order, timeout, records):
+        """Runs the mutants J at a time; each verdict goes into the record as soon as it is known. A run that a
+        stop signal cut short is no verdict (run() raises Interrupted): that mutant runs again on --resume."""
         done = [0]
         lock = threading.Lock()
+        os.makedirs(os.path.join(self.work, "mutants"), exist_ok=True)  # a resumed run has no baseline to make it
 
         def one(m):
+            STOP.check()
             rec = records[m.id]
-            rec["status"] = "survived"
+            verdict = {"status": "survived"}
             for c in configs:
                 out = os.path.join(self.work, "mutants", f"m{m.id}-{c.name}.json")
                 code, text = run([qacc, "regress", "--suite", self.suite_arg(), "--seeds", str(self.args.seeds),
@@ -447,42 +665,28 @@ class Validation:
                                   "--tests", ",".join(order[c.name]), "--timeout", f"{timeout:.0f}",
                                   "--json", out], check=False)
                 if code == 1:
-                    rec["status"] = "killed"
-                    rec["killed_by"] = first_failure(out, c.name)
+                    verdict = {"status": "killed", "killed_by": first_failure(out, c.name)}
                     break
                 if code != 0:
-                    rec["status"] = "error"
-                    rec["error"] = text[-600:]
+                    verdict = {"status": "error", "error": text[-600:]}
                     break
                 if os.path.exists(out):
                     os.remove(out)
+            rec.update(verdict)
+            if rec["status"] != "error":  # an error is no verdict: a resumed run tries that mutant again
+                self.record.add_verdict("regression", rec)
             with lock:
                 done[0] += 1
-                if done[0] % 25 == 0 or done[0] == len(buildable):
-                    log(f"   mutants run: {done[0]}/{len(buildable)}")
+                if done[0] % 25 == 0 or done[0] == len(to_run):
+                    log(f"   mutants run: {done[0]}/{len(to_run)}")
             return rec
 
         with concurrent.futures.ThreadPoolExecutor(max_workers=self.args.jobs) as pool:
-            list(pool.map(one, buildable))
-        timing["regression_seconds"] = round(time.monotonic() - t0, 1)
-
-        # (e) Survivors: equivalent only when a machine shows it.
-        t0 = time.monotonic()
-        survivors = [m for m in buildable if records[m.id]["status"] == "survived"]
-        self.equivalence(survivors, texts, configs, records)
-        timing["equivalence_seconds"] = round(time.monotonic() - t0, 1)
-        timing["mutants_per_minute"] = round(60.0 * len(buildable) / max(timing["regression_seconds"], 0.1), 1)
-
-        table = operator_table(result["mutants"])
-        result["operator_table"] = table
-        total = table["total"]
-        denominator = total["generated"] - total["equivalent"] - total["unbuildable"]
-        result["score"] = round(100.0 * total["killed"] / denominator, 2) if denominator else 100.0
-        if total["error"]:
-            raise StepError(f"{total['error']} mutants could not be run (see the report)")
-        return (f"{total['generated']} mutants: {total['killed']} killed, {total['survived']} survived, "
-                f"{total['equivalent']} equivalent, {total['unbuildable']} unbuildable; score {result['score']}%; "
-                f"{timing['mutants_per_minute']} mutants/min")
+            try:
+                list(pool.map(one, to_run))
+            except Interrupted:
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise
 
     def suite_arg(self):
         return self.args.suite_list[0] if len(self.args.suite_list) == 1 else "all"
@@ -500,6 +704,7 @@ class Validation:
         lock = threading.Lock()
 
         def lint_one(m):
+            STOP.check()
             mutated = mutants.apply_single(texts[m.file], m)
             with lock:
                 d = free.pop()
@@ -508,7 +713,7 @@ class Validation:
                     key = hashlib.sha256(f"{others}|{m.file}|{mutated}|{c.params}".encode()).hexdigest()
                     if key not in cache:
                         rtl.copy_rtl(self.rtl_dir, d, {m.file: mutated})
-                        ok, messages, out = rtl.lint(d, c)
+                        ok, messages, out = STOP.guard(rtl.lint, d, c)
                         cache[key] = "" if ok else (str(messages[0]) if messages else out[-300:])
                     if cache[key]:
                         return m, f"{c.name}: {cache[key]}"
@@ -518,31 +723,39 @@ class Validation:
                     free.append(d)
 
         buildable = []
-        with concurrent.futures.ThreadPoolExecutor(max_workers=self.args.jobs) as pool:
-            for m, why in pool.map(lint_one, selected):
-                if why:
-                    records[m.id]["status"] = "unbuildable"
-                    records[m.id]["lint"] = why
-                else:
-                    buildable.append(m)
-        os.makedirs(self.work, exist_ok=True)
-        with open(cache_path, "w") as f:
-            json.dump(cache, f)
+        try:
+            with concurrent.futures.ThreadPoolExecutor(max_workers=self.args.jobs) as pool:
+                try:
+                    for m, why in pool.map(lint_one, selected):
+                        if why:
+                            records[m.id]["status"] = "unbuildable"
+                            records[m.id]["lint"] = why
+                        else:
+                            buildable.append(m)
+                except Interrupted:
+                    pool.shutdown(wait=True, cancel_futures=True)
+                    raise
+        finally:
+            # Kept when a stop ends the lint too: a resumed run lints only what is not cached.
+            os.makedirs(self.work, exist_ok=True)
+            report.write_atomic(cache_path, json.dumps(cache))
         return buildable
 
     def equivalence(self, survivors, texts, configs, records):
+        """Each survivor's equivalence verdict, recorded as soon as it is known. A check that a stop cut short
+        is none (STOP.guard): that survivor is checked again on --resume."""
         if not survivors:
             return
         orig_dir = os.path.join(self.work, "tce", "original")
         mut_dir = os.path.join(self.work, "tce", "mutant")
         rtl.copy_rtl(self.rtl_dir, orig_dir)
-        reference = {c.name: rtl.verilate_digest(orig_dir, c, os.path.join(self.work, "tce", "obj-orig"))
-                     for c in configs}
+        obj_orig, obj_mut = os.path.join(self.work, "tce", "obj-orig"), os.path.join(self.work, "tce", "obj-mut")
+        reference = {c.name: STOP.guard(rtl.verilate_digest, orig_dir, c, obj_orig) for c in configs}
         yosys = shutil.which("yosys")
         for m in survivors:
+            STOP.check()
             rtl.copy_rtl(self.rtl_dir, mut_dir, {m.file: mutants.apply_single(texts[m.file], m)})
-            same = all(rtl.verilate_digest(mut_dir, c, os.path.join(self.work, "tce", "obj-mut")) ==
-                       reference[c.name] for c in configs)
+            same = all(STOP.guard(rtl.verilate_digest, mut_dir, c, obj_mut) == reference[c.name] for c in configs)
             rec = records[m.id]
             if same:
                 rec["status"] = "equivalent"
@@ -552,12 +765,13 @@ class Validation:
             else:
                 # One module alone, not qacc_top: the configs' parameters do not reach it (parameterized
                 # modules are refused), so one check covers every config.
-                r = yosys_equiv.check(orig_dir, mut_dir, m.file)
+                r = STOP.guard(yosys_equiv.check, orig_dir, mut_dir, m.file)
                 if r.verdict == "equivalent":
                     rec["status"] = "equivalent"
                     rec["equivalence"] = f"{r.detail} (Verilated C++ differs)"
                 else:
                     rec["equivalence"] = f"Verilated C++ differs; yosys: {r.verdict}: {r.detail}"
+            self.record.add_verdict("equivalence", rec)
 
 
 def lint_classes(records):
@@ -589,6 +803,14 @@ def git_head():
 def read_text(path):
     with open(path) as f:
         return f.read()
+
+
+def file_sha256(path):
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
 
 
 def slim_run(r):
@@ -664,20 +886,38 @@ def main(argv=None):
         print(f"qacc validate: error: {e}", file=sys.stderr)
         return 2
     v = Validation(args)
-    if args.id_set is not None:
+    if args.id_set is not None or args.record is not None:
         try:
-            v.scope()  # a number the RTL has no mutant for is a usage error, before any step runs
-        except StepError as e:
+            # A number the RTL has no mutant for is a usage error, before any step runs; so is a resumed run
+            # whose inputs have changed since its record began (checked again once the schemata is built).
+            _, _, selected, _, _ = v.scope()
+            if args.record is not None:
+                args.record.check(v.record_key(selected))
+        except (StepError, record.RecordError) as e:
             print(f"qacc validate: error: {e}", file=sys.stderr)
             return 2
     if args.list_mutants:
         _, everything, selected, scope, errors = v.scope()
         for m in selected:
             print(f"{m.id:5d} {m.describe()}")
-        print(f"{len(selected)} mutants ({scope}) of {len(everything)}; {len(errors)} expressions not parsed",
-              file=sys.stderr)
+        print(f"{len(selected)} mutants ({scope}) of {len(everything)}; {len(errors)} expressions or declarations "
+              "not read", file=sys.stderr)
         return 0
     os.makedirs(v.work, exist_ok=True)
+    STOP.install()
+    try:
+        return validate(v)
+    except record.RecordError as e:
+        print(f"qacc validate: error: {e}", file=sys.stderr)
+        return 2
+    except Interrupted as e:
+        print(interrupted_message(v, str(e)), file=sys.stderr)
+        return 128 + STOP.signum
+
+
+def validate(v):
+    """Every step, then the reports; the mutation record is marked complete once they are written."""
+    args = v.args
     start = time.monotonic()
     v.step("lint", v.lint)
     v.step("unit", v.unit_tests)
@@ -695,4 +935,15 @@ def main(argv=None):
     if args.report:
         os.makedirs(args.report, exist_ok=True)
         report.write_atomic(os.path.join(args.report, "index.html"), report.html(v.doc, SOURCE_DIR))
+    if v.record is not None:
+        v.record.mark_complete()
     return 0 if verdict else 1
+
+
+def interrupted_message(v, signal_name):
+    rec = v.record or v.args.record  # a resumed run stopped before its mutation step still has its record
+    if rec is None:
+        return (f"qacc validate: interrupted by {signal_name} before the mutation analysis began: no report, "
+                "nothing recorded to resume")
+    return (f"qacc validate: INCOMPLETE: interrupted by {signal_name}: {len(rec.finished())} mutants have a "
+            f"verdict in {rec.path}; no report; resume: qacc validate --resume --work {v.work}")

@@ -5,6 +5,7 @@ run in one design, each edit guarded by `qacc_mutant_id == N`, N chosen at run t
 Every mutant is a list of edits of the original text; each edit replaces the span of one expression node with a
 new expression, so the schemata can guard it with a ternary. docs/validate.md lists the operators."""
 
+import random
 import re
 from dataclasses import dataclass, field
 
@@ -24,7 +25,16 @@ OPERATORS = {
     "ternary": "ternary arms swapped; condition stuck at 1, at 0",
     "bypass": "pipeline register bypassed: reads of X_q read its D input",
     "stuck0": "assignment stuck at 0 (the right-hand side replaced by '0)",
+    "order": "two adjacent branches of an if / else if chain swapped in priority",
+    "term": "one term of a && or || chain dropped",
+    "sum": "one update of a sum of three or more terms dropped",
+    "swapsig": "one signal read replaced by another signal of the same type and kind",
 }
+
+# swapsig: candidates drawn per read site. Every read of a 1-bit `logic` has dozens of same-typed neighbours; two,
+# drawn by a generator seeded from the site, keep the operator within the size of the others (about one mutant
+# per read) and its numbering stable from run to run.
+SWAPSIG_PER_SITE = 2
 
 REL_SWAP = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
 ARITH_SWAP = {"+": "-", "-": "+", "<<": ">>", ">>": "<<", ">>>": ">>", "*": "+"}
@@ -80,6 +90,9 @@ class FileMutator:
             _, outer_end = self.span(node)
             replacement += self.text[e:outer_end]
             e = outer_end
+        if binds_looser(replacement, node, self.t) and \
+                self.parents.get(id(node), sv_parse.Node("paren", 0, 0)).kind in OPERATOR_KINDS:
+            replacement = f"({replacement})"  # `a && b && c` with a && b -> a || b is (a || b) && c
         self.found.append((operator, node.first if first_token is None else first_token, [Edit(s, e, replacement)]))
 
     def replace_token(self, node, tok_index, new):
@@ -136,6 +149,98 @@ class FileMutator:
             self.add("cond", slot.tree, "1'b0")
         elif slot.role == "rhs" and not is_zero_literal(text):
             self.add("stuck0", slot.tree, "'0", slot.assign_op)
+
+    # ---- the operators of realistic slips (issue 39: bugs written by hand in the DMA, queue, fetcher and
+    # descriptor check that survived). They run after every other operator, so that an edit another operator
+    # makes too keeps that operator's name (generate() keeps the first of identical edits).
+    def mutate_slot_slips(self, slot):
+        if slot.tree is None:
+            return
+        self.parents = {id(c): p for p in slot.tree.walk() for c in p.children}
+        if slot.role == "cond" and slot.else_if is not None and slot.else_if.tree is not None:
+            self.swap_order(slot, slot.else_if)
+        for node in runtime_nodes(slot.tree):
+            if node.kind == "binary" and self.t[node.op].text in ("&&", "||"):
+                self.drop_term(node)
+            elif node.kind == "binary" and self.t[node.op].text in ("+", "-"):
+                self.drop_update(node)
+            elif node.kind == "ident" and node.first == node.last:
+                self.swap_signal(node)
+
+    def swap_order(self, slot, nxt):
+        """`if (a) X else if (b) Y` -> Y first: a becomes (a) && !(b), so X runs when a and not b, Y when b.
+        b is evaluated where a was: in a chain every condition sees the same state (no branch body runs before
+        the condition that selects it), so the edit is always legal."""
+        self.add("order", slot.tree, f"({self.node_text(slot.tree)}) && !({self.node_text(nxt.tree)})")
+
+    def drop_term(self, node):
+        """a && b && c parses ((a && b) && c): each node replaced by its left operand drops its right term; by its
+        right operand drops the left, one term only when the left is not itself a chain of the same operator."""
+        left, right = node.children
+        op = self.t[node.op].text
+        self.add("term", node, self.node_text(left), node.op)
+        if not (left.kind == "binary" and self.t[left.op].text == op):
+            self.add("term", node, self.node_text(right), node.op)
+
+    def drop_update(self, node):
+        """a + x - y parses ((a + x) - y): on a chain of three or more terms each node replaced by its left
+        operand drops the term after its operator (the base a is never dropped). Called for every node; acts
+        on the top of a chain."""
+        parent = self.parents.get(id(node))
+        if parent is not None and parent.kind == "binary" and self.t[parent.op].text in ("+", "-") \
+                and parent.children[0] is node:
+            return  # inside a chain: its top handles it
+        spine = [node]
+        while spine[-1].children[0].kind == "binary" and self.t[spine[-1].children[0].op].text in ("+", "-"):
+            spine.append(spine[-1].children[0])
+        if len(spine) < 2:
+            return  # two terms: dropping one is not a lost simultaneous update
+        for n in spine:
+            self.add("sum", n, self.node_text(n.children[0]), n.op)
+
+    def swap_signal(self, node):
+        """A read of a declared signal replaced by another signal visible here with the same declared type
+        (packed and unpacked dimensions as written, or the same struct/enum type name) and the same kind (input,
+        output, internal variable, function argument, function variable). Parameters, enum values, loop
+        variables, clocks and resets are not signals. At most SWAPSIG_PER_SITE candidates, drawn by a generator
+        seeded from the site."""
+        tok = self.t[node.first]
+        decl = self.src.resolve(tok.text, node.first)
+        if decl is None or decl.kind in NOT_SIGNALS or self.src.shadowed_by_error(decl, node.first):
+            return
+        candidates = sorted(d.name for d in self.src.visible(node.first)
+                            if d.name != decl.name and d.kind == decl.kind and d.type_text == decl.type_text
+                            and d.unpacked == decl.unpacked)
+        rng = random.Random(f"{self.src.path}:{tok.line}:{tok.col}")
+        for name in sorted(rng.sample(candidates, min(SWAPSIG_PER_SITE, len(candidates)))):
+            self.add("swapsig", node, name)
+
+
+NOT_SIGNALS = ("param", "loop", "event")
+
+# Nodes whose operands are bound by precedence: a replacement that binds more loosely than the operand it
+# replaces needs parentheses there (the schemata's guard adds them anyway; the mutant alone must mean the same).
+OPERATOR_KINDS = ("binary", "unary", "ternary", "inside")
+
+
+def precedence(node, tokens):
+    """How tightly an expression's top operator binds: 0 for ?:, then the binary levels, loosest first; operands
+    (unary, selects, primaries) bind tightest."""
+    if node.kind == "ternary":
+        return 0
+    if node.kind in ("binary", "inside"):
+        op = tokens[node.op].text
+        return 1 + next(i for i, level in enumerate(sv_parse.BINARY_LEVELS) if op in level)
+    return len(sv_parse.BINARY_LEVELS) + 1
+
+
+def binds_looser(replacement, node, tokens):
+    try:
+        toks = sv_parse.tokenize(replacement)
+        new = sv_parse.ExprParser(toks, 0, len(toks) - 1).parse()
+    except (sv_parse.ParseError, AttributeError):
+        return True  # not read: parentheses are always safe
+    return precedence(new, toks) < precedence(node, tokens)
 
 
 def is_width_name(text):
@@ -239,6 +344,8 @@ def generate(sources, operators=None):
         for slot in src.slots:
             m.mutate_slot(slot)
         bypass_mutants(m)
+        for slot in src.slots:
+            m.mutate_slot_slips(slot)
         seen = set()
         for operator, first, edits in m.found:
             if operators and operator not in operators:

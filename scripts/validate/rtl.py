@@ -118,7 +118,9 @@ def lint(rtl_dir, config, top="qacc_top", extra=()):
     """verilator --lint-only -Wall with the project's waivers (the .vlt of files.f). Returns (ok, messages,
     output)."""
     cmd = ["verilator", "--lint-only", "-Wall", "-F", "files.f", "--top-module", top, *config.params, *extra]
-    p = subprocess.run(cmd, cwd=rtl_dir, capture_output=True, text=True)
+    # In its own session: the terminal's Ctrl-C goes to qacc validate alone, never kills a lint half-way (whose
+    # output would read as lint messages of the mutant).
+    p = subprocess.run(cmd, cwd=rtl_dir, capture_output=True, text=True, start_new_session=True)
     out = p.stdout + p.stderr
     messages = [LintMessage(m.group(1), m.group(2) or "", m.group(3), int(m.group(4)), int(m.group(5)),
                             m.group(6)) for m in MESSAGE_RE.finditer(out)]
@@ -154,7 +156,7 @@ def verilate_digest(rtl_dir, config, mdir):
     cmd = ["verilator", "--cc", "-Wall", "-Wno-fatal", "--assert", "--x-assign", "fast", "--x-initial", "unique",
            "-O3", "-F", "files.f", "--top-module", "qacc_top", "--prefix", "Vqacc_top", "--Mdir",
            os.path.abspath(mdir), *config.params]
-    p = subprocess.run(cmd, cwd=rtl_dir, capture_output=True, text=True)
+    p = subprocess.run(cmd, cwd=rtl_dir, capture_output=True, text=True, start_new_session=True)  # as lint()
     if p.returncode != 0:
         raise RuntimeError(f"verilator failed in {rtl_dir}: {(p.stdout + p.stderr)[-2000:]}")
     return normalized_cpp(mdir)

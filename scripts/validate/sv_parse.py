@@ -1,6 +1,7 @@
 """A small SystemVerilog reader for mutation analysis: tokens with their offsets, the procedural statements of
 each module (always_comb, always_ff, assign, function bodies) and a parser of their expressions into trees whose
-nodes know their source span.
+nodes know their source span, the if / else if chains, and the declarations of each module with the scope each
+is visible in (to find the signals a read could be swapped with).
 
 It reads the subset of SystemVerilog that qacc's RTL is written in (lowRISC style), not the whole language: an
 expression it cannot parse is skipped and counted (Slot.error), never guessed at. Elaboration-time code
@@ -234,6 +235,7 @@ class Slot:
     lhs: tuple = None  # (first, last) token range of the assigned variable, for rhs slots
     assign_op: int = -1  # token index of '=' or '<='
     stmt_last: int = -1  # token index of the statement's ';'
+    else_if: "Slot" = None  # cond slots: the condition of the `else if` that follows this one in its chain
 
 
 ASSIGN_OPS = {"=", "<=", "+=", "-=", "|=", "&=", "^="}
@@ -324,8 +326,9 @@ class ModuleReader:
             i = self.statement(i, "function")
         return i + 1
 
-    def statement(self, i, block):
-        """Reads one statement starting at token i; returns the index after it."""
+    def statement(self, i, block, else_of=None):
+        """Reads one statement starting at token i; returns the index after it. `else_of` is the cond slot of the
+        `if` whose `else` this statement follows: an `if` here continues that chain."""
         text = self.t[i].text
         if text == "begin":
             i += 1
@@ -341,10 +344,12 @@ class ModuleReader:
             return self.statement(i + 1, block)
         if text == "if":
             close = self.match(i + 1)
-            self.add_slot("cond", block, i + 2, close - 1)
+            slot = self.add_slot("cond", block, i + 2, close - 1)
+            if else_of is not None:
+                else_of.else_if = slot
             i = self.statement(close + 1, block)
             if self.t[i].text == "else":
-                i = self.statement(i + 1, block)
+                i = self.statement(i + 1, block, else_of=slot)
             return i
         if text in ("case", "casez", "casex"):
             i = self.match(i + 1) + 1
@@ -383,17 +388,402 @@ class ModuleReader:
         return end + 1
 
 
+# ---- Declarations ----------------------------------------------------------------------------------------------
+
+@dataclass
+class Decl:
+    """A name declared in a module: a port, a variable, a function argument, a parameter or a loop variable."""
+    name: str
+    type_text: str  # the declared data type as written, spaces normalized: "logic[31:0]", "logic signed[7:0]", "desc_t"
+    unpacked: str  # unpacked dimensions after the name ("[Depth]"), "" for none
+    kind: str  # input, output, inout, var, argument, function var, param, loop, event
+    scope: tuple  # (first, last) token range in which the name is visible: module, function, begin-end or for loop
+    token: int  # token index of the name
+
+
+@dataclass
+class DeclError:
+    """A declaration the reader could not read: its names are unknown, so no read in its scope is resolved."""
+    token: int
+    scope: tuple
+    message: str
+
+
+BUILTIN_TYPES = {"logic", "bit", "reg", "wire", "int", "integer", "byte", "shortint", "longint"}
+DECL_PREFIXES = {"automatic", "static", "const", "var"}
+DIRECTIONS = {"input", "output", "inout"}
+# Words that start an item or a statement which is not a declaration, and words a type name cannot be.
+KEYWORDS = BUILTIN_TYPES | DECL_PREFIXES | DIRECTIONS | {
+    "assign", "always", "always_comb", "always_ff", "always_latch", "initial", "final", "if", "else", "case", "casez",
+    "casex", "endcase", "for", "foreach", "while", "do", "repeat", "forever", "return", "begin", "end", "module",
+    "endmodule", "function", "endfunction", "task", "endtask", "generate", "endgenerate", "typedef", "import",
+    "export", "unique", "unique0", "priority", "default", "assert", "assume", "cover", "property", "endproperty",
+    "posedge", "negedge", "or", "and", "not", "disable", "iff", "inside", "break", "continue", "package",
+    "endpackage", "interface", "endinterface", "modport", "struct", "union", "enum", "packed", "localparam",
+    "parameter", "genvar", "signed", "unsigned", "void", "null"}
+# Tokens after which a new module item or statement starts (a declaration can only start there).
+ITEM_BOUNDARIES = {";", "begin", "end", "endfunction", "endcase", "generate", "endgenerate"}
+
+
+def canonical(tokens):
+    """Token texts joined with a space only between two words, so that spacing does not make types differ."""
+    out = ""
+    for tok in tokens:
+        if out and tok.kind in ("ident", "number") and (out[-1].isalnum() or out[-1] in "_$"):
+            out += " "
+        out += tok.text
+    return out
+
+
+class DeclReader:
+    """The declarations of a file's modules, with the token range each is visible in: ANSI ports and parameter
+    ports, module and generate-block variables, locals of procedural blocks, function arguments and variables,
+    localparams, genvars and for-loop variables. A declaration it cannot read is a DeclError, never a guess.
+
+    Scopes are token ranges: a module, a function, a begin-end block, a for loop. They nest, so the declaration
+    a name refers to at token s is the visible one (its scope holds s, its name comes before s) of the innermost
+    scope."""
+
+    def __init__(self, tokens, excluded):
+        self.t = tokens
+        self.excluded = excluded
+        self.decls, self.errors = [], []
+        self.scopes = []  # (first, last) token ranges
+
+    def is_excluded(self, i):
+        return any(a <= i <= b for a, b in self.excluded)
+
+    def match(self, i):
+        pairs = {"(": ")", "[": "]", "{": "}"}
+        opener, depth = self.t[i].text, 0
+        for j in range(i, len(self.t)):
+            if self.t[j].text == opener:
+                depth += 1
+            elif self.t[j].text == pairs[opener]:
+                depth -= 1
+                if depth == 0:
+                    return j
+        raise ParseError(f"unbalanced '{opener}' at line {self.t[i].line}")
+
+    def read(self):
+        self._scopes()
+        for first, last in self.scopes:
+            if self.t[first].text == "module" and not self.is_excluded(first):
+                self._module(first, last)
+        return self.decls, self.errors
+
+    def _closing(self, i, closer):
+        for j in range(i, len(self.t)):
+            if self.t[j].text == closer:
+                return j
+        raise ParseError(f"'{self.t[i].text}' at line {self.t[i].line} without '{closer}'")
+
+    def _dims_before(self, j):
+        """The index before the bracket groups that end at token j (j itself when it is no ']')."""
+        while j >= 0 and self.t[j].text == "]":
+            depth = 0
+            while j >= 0:
+                depth += {"]": 1, "[": -1}.get(self.t[j].text, 0)
+                j -= 1
+                if depth == 0:
+                    break
+        return j
+
+    # ---- scopes ----
+    def _scopes(self):
+        """Ranges of modules, functions and begin-end blocks (begin and end matched with a stack)."""
+        begins = []
+        for i, tok in enumerate(self.t):
+            if tok.text in ("module", "function"):
+                self.scopes.append((i, self._closing(i, "end" + tok.text)))
+            elif tok.text == "begin":
+                begins.append(i)
+            elif tok.text == "end":
+                if not begins:
+                    raise ParseError(f"'end' without 'begin' at line {tok.line}")
+                self.scopes.append((begins.pop(), i))
+
+    def _block_end(self, begin):
+        return next(last for first, last in self.scopes if first == begin)
+
+    def scope_of(self, i):
+        """The innermost scope holding token i."""
+        return max((s for s in self.scopes if s[0] <= i <= s[1]), key=lambda s: s[0])
+
+    def _kind(self, i):
+        """A variable's kind: in a function, a function var (a function computes from its arguments); anywhere
+        else var: a local of an always block is as much an internal variable of the module as a module-level
+        one."""
+        if any(a <= i <= b and self.t[a].text == "function" for a, b in self.scopes):
+            return "function var"
+        return "var"
+
+    def add(self, name_tok, type_text, unpacked, kind, scope):
+        self.decls.append(Decl(self.t[name_tok].text, type_text, unpacked, kind, scope, name_tok))
+
+    def error(self, i, message):
+        self.errors.append(DeclError(i, self.scope_of(i), f"line {self.t[i].line}: {message}"))
+
+    # ---- a module ----
+    def _module(self, m, end):
+        scope = (m, end)
+        i = m + 2
+        while self.t[i].text == "import":
+            i = self._semicolon(i) + 1
+        if self.t[i].text == "#":
+            close = self.match(i + 1)
+            self._parameters(i + 2, close - 1, scope)
+            i = close + 1
+        if self.t[i].text == "(":
+            close = self.match(i)
+            self._ports(i + 1, close - 1, scope, "port")
+            i = close + 1
+        if self.t[i].text != ";":
+            self.error(i, f"module header: expected ';', found '{self.t[i].text}'")
+        self._items(i + 1, end)
+        # Clocks and resets (names in an event control) are not data: a swap would change timing, not values.
+        events = set()
+        for j in range(m, end):
+            if self.t[j].text == "@" and self.t[j + 1].text == "(":
+                events.update(self.t[k].text for k in range(j + 2, self.match(j + 1)) if self.t[k].kind == "ident")
+        for d in self.decls:
+            if d.scope == scope and d.name in events:
+                d.kind = "event"
+
+    def _semicolon(self, i):
+        while self.t[i].text != ";":
+            i = self.match(i) + 1 if self.t[i].text in "([{" else i + 1
+        return i
+
+    def _items(self, i, end):
+        """Module items and statements up to `end`: declarations start after an item boundary."""
+        at_start = True
+        while i < end:
+            tok = self.t[i]
+            if self.is_excluded(i) or tok.kind == "directive":
+                i, at_start = i + 1, True
+                continue
+            text = tok.text
+            if text == "typedef":  # a type, no variable (struct fields are not signals of the module)
+                i, at_start = self._semicolon(i) + 1, True
+            elif text == "function":
+                i, at_start = self._function(i), True
+            elif text == "for" and self.t[i + 1].text == "(":
+                i, at_start = self._for(i), True
+            elif text in ("localparam", "parameter") and at_start:
+                end_param = self._semicolon(i)
+                self._parameters(i, end_param - 1, self.scope_of(i))
+                i, at_start = end_param + 1, True
+            elif text == "genvar" and at_start:
+                end_genvar = self._semicolon(i)
+                for a, b in self._split(i + 1, end_genvar - 1):
+                    if a == b and self.t[a].kind == "ident":
+                        self.add(a, "", "", "loop", self.scope_of(i))
+                    else:
+                        self.error(a, f"genvar not read: '{canonical(self.t[a:b + 1])[:80]}'")
+                i, at_start = end_genvar + 1, True
+            elif at_start and self._starts_declaration(i):
+                i, at_start = self._declaration(i), True
+            elif text in ("begin", "end") and self.t[i + 1].text == ":":
+                i, at_start = i + 3, True  # begin : label
+            elif text == "@" and self.t[i + 1].text == "(":
+                i, at_start = self.match(i + 1) + 1, True
+            elif text in "([{":
+                i, at_start = self.match(i) + 1, False
+            else:
+                i, at_start = i + 1, text in ITEM_BOUNDARIES
+
+    def _starts_declaration(self, i):
+        """Whether the item at i is a declaration: a built-in type or prefix, or a type name (a word that is no
+        keyword, with optional package scope and packed dimensions) followed by a name and then ; , = or [.
+        An instance (`mod u (`, `mod #(`) and a statement (`x = `, `x[i] <=`) are not."""
+        text = self.t[i].text
+        if text in BUILTIN_TYPES or text in DECL_PREFIXES or text in DIRECTIONS:
+            return True
+        if self.t[i].kind != "ident" or text in KEYWORDS:
+            return False
+        j = i + 1
+        while self.t[j].text == "::" and self.t[j + 1].kind == "ident":
+            j += 2
+        while self.t[j].text == "[":
+            j = self.match(j) + 1
+        return self.t[j].kind == "ident" and self.t[j].text not in KEYWORDS and \
+            self.t[j + 1].text in (";", ",", "=", "[")
+
+    def _type(self, i):
+        """(index after the data type, its canonical text) of the type at i, or None. A type is a built-in one
+        with optional signing, or a type name with optional package scope, then packed dimensions."""
+        first = i
+        if self.t[i].text in BUILTIN_TYPES:
+            i += 1
+            if self.t[i].text in ("signed", "unsigned"):
+                i += 1
+        elif self.t[i].kind == "ident" and self.t[i].text not in KEYWORDS:
+            i += 1
+            while self.t[i].text == "::" and self.t[i + 1].kind == "ident":
+                i += 2
+        else:
+            return None  # an implicit type (`input [3:0] a`): not this RTL's style, not read
+        while self.t[i].text == "[":
+            i = self.match(i) + 1
+        return i, canonical(self.t[first:i])
+
+    def _declaration(self, i):
+        """type name [dims] [= init] {, name [dims] [= init]} ;  Returns the index after the ';'."""
+        start = i
+        direction = None
+        if self.t[i].text in DIRECTIONS:
+            direction = self.t[i].text  # a non-ANSI port or an old-style function argument: not this RTL's style
+        while self.t[i].text in DECL_PREFIXES:
+            i += 1
+        typed = self._type(i)
+        end = self._semicolon(start)
+        if direction is not None or typed is None:
+            self.error(start, f"declaration not read: '{canonical(self.t[start:end + 1])[:80]}'")
+            return end + 1
+        i, type_text = typed
+        scope = self.scope_of(start)
+        kind = self._kind(start)
+        while True:
+            if self.t[i].kind != "ident" or self.t[i].text in KEYWORDS:
+                self.error(start, f"declaration not read: '{canonical(self.t[start:end + 1])[:80]}'")
+                return end + 1
+            name, i = i, i + 1
+            dims = i
+            while self.t[i].text == "[":
+                i = self.match(i) + 1
+            unpacked = canonical(self.t[dims:i])
+            if self.t[i].text == "=":
+                while self.t[i].text not in (",", ";"):
+                    i = self.match(i) + 1 if self.t[i].text in "([{" else i + 1
+            self.add(name, type_text, unpacked, kind, scope)
+            if self.t[i].text == ";":
+                return i + 1
+            if self.t[i].text != ",":
+                self.error(start, f"declaration not read: '{canonical(self.t[start:end + 1])[:80]}'")
+                return end + 1
+            i += 1
+
+    def _split(self, first, last):
+        """Token ranges of the comma-separated items of first..last (commas inside brackets do not split)."""
+        items, i, start = [], first, first
+        while i <= last:
+            if self.t[i].text in "([{":
+                i = self.match(i) + 1
+                continue
+            if self.t[i].text == ",":
+                items.append((start, i - 1))
+                start = i + 1
+            i += 1
+        if start <= last:
+            items.append((start, last))
+        return items
+
+    def _parameters(self, first, last, scope):
+        """Parameter names of a #( ) list or a localparam/parameter statement: each item's name is the word
+        before its '=' (after optional unpacked dimensions)."""
+        for a, b in self._split(first, last):
+            eq = next((j for j in range(a, b + 1) if self.t[j].text == "="), b + 1)
+            j = self._dims_before(eq - 1)
+            if j < a or self.t[j].kind != "ident" or self.t[j].text in KEYWORDS:
+                self.error(a, f"parameter not read: '{canonical(self.t[a:b + 1])[:80]}'")
+            else:
+                self.add(j, "", "", "param", scope)
+
+    def _ports(self, first, last, scope, what):
+        """ANSI ports (what = "port") or function arguments (what = "argument"): each item is
+        [direction] [type] name [unpacked dims]; a missing direction or type is the previous item's (IEEE
+        1800-2017 23.2.2.3), a function argument's direction defaults to input."""
+        direction, type_text = ("input" if what == "argument" else None), None
+        for a, b in self._split(first, last):
+            i = a
+            if self.t[i].text in DIRECTIONS:
+                direction, type_text = self.t[i].text, None
+                i += 1
+            while self.t[i].text in DECL_PREFIXES:
+                i += 1
+            # The name is the last word before the unpacked dimensions; what comes before it is the type.
+            j = self._dims_before(b)
+            if j < i or self.t[j].kind != "ident" or self.t[j].text in KEYWORDS or direction is None:
+                self.error(a, f"{what} not read: '{canonical(self.t[a:b + 1])[:80]}'")
+                continue
+            if j > i:
+                typed = self._type(i)
+                if typed is None or typed[0] != j:
+                    self.error(a, f"{what} not read: '{canonical(self.t[a:b + 1])[:80]}'")
+                    continue
+                type_text = typed[1]
+            elif type_text is None:
+                self.error(a, f"{what} without a type: '{canonical(self.t[a:b + 1])[:80]}'")
+                continue
+            kind = direction if what == "port" else "argument"
+            self.add(j, type_text, canonical(self.t[j + 1:b + 1]), kind, scope)
+
+    def _function(self, f):
+        """function [automatic] type name ( args ) ;  Returns the index after the header."""
+        scope = self.scope_of(f)
+        end = self._semicolon(f)
+        close = end - 1
+        if self.t[close].text != ")":
+            self.error(f, "function header without an argument list: its arguments are not read")
+            return end + 1
+        opener = next(j for j in range(f, close) if self.t[j].text == "(" and self.match(j) == close)
+        if opener + 1 <= close - 1:
+            self._ports(opener + 1, close - 1, scope, "argument")
+        return end + 1
+
+    def _for(self, f):
+        """for (int i = ...; ...; ...) and for (genvar i = ...): the loop variable is visible in the loop, the
+        header and the body. A body that is no begin-end block is taken to reach the end of the enclosing scope:
+        that only hides more reads of the name (they stay unresolved), it never resolves one wrongly."""
+        close = self.match(f + 1)
+        j = f + 2
+        if self.t[j].text in ("int", "integer", "genvar", "automatic"):
+            while self.t[j].text in ("int", "integer", "genvar", "automatic", "unsigned"):
+                j += 1
+            body = close + 1
+            last = self._block_end(body) if self.t[body].text == "begin" else self.scope_of(f)[1]
+            self.add(j, "", "", "loop", (f, last))
+        return close + 1
+
+
 @dataclass
 class SourceFile:
     path: str  # as given (relative to the RTL directory)
     text: str
     tokens: list
     slots: list
+    decls: list = field(default_factory=list)
+    decl_errors: list = field(default_factory=list)
+    by_name: dict = field(default_factory=dict, repr=False)  # name -> its declarations, from decls
+
+    def __post_init__(self):
+        for d in self.decls:
+            self.by_name.setdefault(d.name, []).append(d)
+
+    def resolve(self, name, at):
+        """The declaration `name` refers to at token `at`: the visible one of the innermost scope, or None."""
+        visible = [d for d in self.by_name.get(name, ()) if d.scope[0] <= at <= d.scope[1] and d.token < at]
+        return max(visible, key=lambda d: d.scope[0]) if visible else None
+
+    def visible(self, at):
+        """Every declaration visible at token `at` that no inner one hides."""
+        return [d for d in self.decls if d.scope[0] <= at <= d.scope[1] and d.token < at
+                and self.resolve(d.name, at) is d]
+
+    def shadowed_by_error(self, decl, at):
+        """Whether a declaration the reader could not read might hide `decl` at token `at`: it is in a scope
+        inside decl's that holds `at` (one in decl's own scope cannot reuse its name)."""
+        return any(e.scope[0] > decl.scope[0] and e.scope[0] <= at <= e.scope[1] and e.token < at
+                   for e in self.decl_errors)
 
 
 def read_source(path, text):
     tokens = tokenize(text)
-    return SourceFile(path, text, tokens, ModuleReader(tokens).read())
+    reader = ModuleReader(tokens)
+    slots = reader.read()
+    decls, errors = DeclReader(tokens, reader.excluded).read()
+    return SourceFile(path, text, tokens, slots, decls, errors)
 
 
 def module_header_end(tokens):

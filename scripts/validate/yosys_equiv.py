@@ -68,8 +68,9 @@ def run_yosys(tmp, lines, deadline):
     if remaining <= 0:
         return None, "", ""
     try:
+        # In its own session, as rtl.lint(): the terminal's Ctrl-C stops qacc validate, not yosys half-way.
         p = subprocess.run(["yosys", "-q", "-l", log, "-s", script], cwd=tmp, capture_output=True, text=True,
-                           timeout=remaining)
+                           timeout=remaining, start_new_session=True)
     except subprocess.TimeoutExpired:
         return None, "", ""
     text = ""

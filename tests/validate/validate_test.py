@@ -6,15 +6,17 @@ one (--yosys) and exits 77, skipped, when yosys is not installed."""
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
-from validate import coverage, mutants, report, rtl, sv_parse, yosys_equiv  # noqa: E402
+from validate import coverage, main, mutants, record, report, rtl, sv_parse, yosys_equiv  # noqa: E402
 
 MODULE = """// a test module
 module t
@@ -127,10 +129,226 @@ class OperatorTest(unittest.TestCase):
         self.assertEqual(len(texts), len(ms))
         self.assertNotIn(MODULE, texts)
 
+    def test_a_looser_replacement_keeps_its_meaning_alone(self):
+        # a && b inside a && b && c swapped to || is (a || b) && c, as the schemata's guard computes it; without
+        # the parentheses the mutant alone (what lint and the equivalence check read) would be a || (b && c).
+        text = "module p;\n  assign y = a && b && c;\n  assign z = a * b * c;\nendmodule\n"
+        src = sv_parse.read_source("p.sv", text)
+        found = {mutated_line(text, m) for m in mutants.generate([src], ["logic", "arith"])}
+        self.assertIn("assign y = (a || b) && c;", found)
+        self.assertIn("assign y = a && b || c;", found)  # the top node: nothing binds it
+        self.assertIn("assign z = (a + b) * c;", found)
+
     def test_select_of_a_mutated_base_moves_up(self):
         src = sv_parse.read_source("s.sv", "module s; assign x = m[c][31:0]; endmodule")
         found = {(m.original, m.mutated) for m in mutants.generate([src], ["index"])}
         self.assertIn(("m[c][31:0]", "m[(c) + 1][31:0]"), found)
+
+
+# The operators of realistic slips (order, term, sum, swapsig): a chain of three branches, a three-term && chain,
+# a three-term sum beside a two-term one, and signals of a few types and kinds.
+SLIPS = """module s (
+  input  logic       clk_i,
+  input  logic       a_i,
+  input  logic       b_i,
+  input  logic       c_i,
+  input  logic [7:0] x_i,
+  input  logic [7:0] y_i,
+  output logic [7:0] r_o
+);
+  logic [7:0] acc_d, acc_q, sum2;
+  always_comb begin
+    sum2  = x_i + y_i;
+    acc_d = acc_q + x_i - y_i;
+    if (a_i && b_i && c_i) acc_d = x_i;
+    else if (b_i || c_i) acc_d = y_i;
+    else if (a_i) acc_d = sum2;
+    else acc_d = acc_q;
+  end
+  always_ff @(posedge clk_i) acc_q <= acc_d;
+  assign r_o = acc_q;
+endmodule
+"""
+
+
+def slips(operator, text=SLIPS):
+    src = sv_parse.read_source("s.sv", text)
+    return src, [m for m in mutants.generate([src]) if m.operator == operator]
+
+
+def mutated_line(text, mutant):
+    """The line of the mutant's first edit in the mutated text, stripped."""
+    line = text.count("\n", 0, mutant.edits[0].start)
+    return mutants.apply_single(text, mutant).splitlines()[line].strip()
+
+
+class SlipOperatorTest(unittest.TestCase):
+    def test_order_swaps_each_adjacent_pair_of_a_chain(self):
+        _, ms = slips("order")
+        self.assertEqual([mutated_line(SLIPS, m) for m in ms],
+                         ["if ((a_i && b_i && c_i) && !(b_i || c_i)) acc_d = x_i;",
+                          "else if ((b_i || c_i) && !(a_i)) acc_d = y_i;"])  # not (a_i, else): cond's stuck-at
+
+    def test_order_links_only_else_if(self):
+        # An if inside an else block, and two ifs in a row, are not chains.
+        text = SLIPS.replace("else if (a_i) acc_d = sum2;", "else begin if (a_i) acc_d = sum2; end")
+        _, ms = slips("order", text)
+        self.assertEqual(len(ms), 1)
+        chains = [s for s in sv_parse.read_source("s.sv", text).slots if s.role == "cond" and s.else_if]
+        self.assertEqual(len(chains), 1)
+
+    def test_term_drops_one_term_of_each_chain(self):
+        _, ms = slips("term")
+        conds = sorted(mutated_line(SLIPS, m) for m in ms)
+        self.assertEqual(conds, sorted(["if (a_i && b_i) acc_d = x_i;",  # the top node without c_i
+                                        "if (a_i && c_i) acc_d = x_i;",  # a_i && b_i -> a_i
+                                        "if (b_i && c_i) acc_d = x_i;",  # a_i && b_i -> b_i
+                                        "else if (b_i) acc_d = y_i;",
+                                        "else if (c_i) acc_d = y_i;"]))  # never c_i alone: two terms dropped
+
+    def test_term_leaves_bitwise_operators(self):
+        _, ms = slips("term", SLIPS.replace("a_i && b_i && c_i", "a_i & b_i"))
+        self.assertTrue(all("&" not in m.original or "&&" in m.original for m in ms))
+
+    def test_sum_drops_each_update_after_the_base(self):
+        _, ms = slips("sum")
+        self.assertEqual(sorted(mutated_line(SLIPS, m) for m in ms),
+                         ["acc_d = acc_q + x_i;", "acc_d = acc_q - y_i;"])  # sum2 = x_i + y_i: two terms, none
+
+    def test_sum_on_four_terms(self):
+        src = sv_parse.read_source("f.sv", "module f; assign y = a - b + c + d; endmodule")
+        found = sorted(mutants.apply_single(src.text, m) for m in mutants.generate([src], ["sum"]))
+        self.assertEqual([t.split("= ")[1].split(";")[0] for t in found], ["a + c + d", "a - b + c", "a - b + d"])
+
+    def test_swapsig_keeps_type_and_kind(self):
+        _, ms = slips("swapsig")
+        pairs = {(m.original, m.mutated) for m in ms}
+        # Inputs for inputs of their type, variables for variables: acc_q's neighbours are acc_d and sum2.
+        self.assertIn(("x_i", "y_i"), pairs)
+        self.assertIn(("acc_q", "acc_d"), pairs)
+        self.assertIn(("acc_q", "sum2"), pairs)
+        self.assertIn(("a_i", "b_i"), pairs)
+        for original, new in pairs:
+            self.assertNotIn(new, ("clk_i", "r_o"))  # a clock is no data; an output is another kind
+            self.assertNotEqual(original, new)
+            self.assertEqual(original.endswith("_i"), new.endswith("_i"), (original, new))
+        # acc_q read in the register's own load (acc_q <= acc_d reads acc_d): acc_d -> acc_q or sum2.
+        self.assertIn(("acc_d", "sum2"), pairs)
+
+    def test_swapsig_samples_at_most_k_per_site_and_is_stable(self):
+        decls = "".join(f"  logic [3:0] v{i};\n" for i in range(12))
+        text = f"module k (\n  output logic [3:0] y_o\n);\n{decls}  assign y_o = v0 + v1;\nendmodule\n"
+        runs = [[(m.line, m.col, m.mutated) for m in mutants.generate([sv_parse.read_source("k.sv", text)],
+                                                                      ["swapsig"])] for _ in range(2)]
+        self.assertEqual(runs[0], runs[1])
+        per_site = {}
+        for line, col, new in runs[0]:
+            per_site.setdefault((line, col), []).append(new)
+        self.assertEqual(len(per_site), 2)
+        for site, news in per_site.items():
+            self.assertEqual(len(news), mutants.SWAPSIG_PER_SITE, site)
+
+    def test_swapsig_skips_parameters_loop_variables_and_enum_values(self):
+        text = """module p #(
+  parameter int unsigned N = 4
+) (
+  input  logic [3:0] a_i,
+  input  logic [3:0] b_i,
+  output logic [3:0] y_o
+);
+  always_comb begin
+    y_o = a_i;
+    for (int i = 0; i < 4; i++) begin
+      y_o[i] = y_o[i] ^ (N > i) ^ (StIdle == a_i[0]);
+    end
+  end
+endmodule
+"""
+        src = sv_parse.read_source("p.sv", text)
+        # Only a_i is swapped (with b_i); a select of it moves up whole (SystemVerilog selects no parenthesis).
+        self.assertEqual({(m.original, m.mutated) for m in mutants.generate([src], ["swapsig"])},
+                         {("a_i", "b_i"), ("a_i[0]", "b_i[0]")})
+
+    def test_new_operators_keep_older_names_on_identical_edits(self):
+        # acc_q <= acc_d loads from one signal: reads of acc_q may be bypassed; a swapsig acc_q -> acc_d of the
+        # one read site would be the same edit, and keeps the name bypass.
+        text = SLIPS.replace("acc_d = acc_q + x_i - y_i;", "acc_d = x_i;").replace("else acc_d = acc_q;",
+                                                                                    "else acc_d = y_i;")
+        ms = mutants.generate([sv_parse.read_source("s.sv", text)])
+        keys = [tuple((e.start, e.end, e.text) for e in m.edits) for m in ms]
+        self.assertEqual(len(keys), len(set(keys)))
+        self.assertIn(("bypass", "acc_q", "acc_d"), {(m.operator, m.original, m.mutated) for m in ms})
+
+
+class DeclarationTest(unittest.TestCase):
+    def decls(self, text):
+        src = sv_parse.read_source("d.sv", text)
+        return src, {(d.name, d.kind, d.type_text + d.unpacked) for d in src.decls}
+
+    def test_ports_variables_and_functions(self):
+        src, found = self.decls(MODULE)
+        self.assertTrue({("clk_i", "event", "logic"), ("a_i", "input", "logic[7:0]"), ("y_o", "output", "logic[7:0]"),
+                         ("r_d", "var", "logic[7:0]"), ("r_q", "var", "logic[7:0]"), ("W", "param", "")} <= found)
+        self.assertEqual(src.decl_errors, [])
+        text = """module f #(
+  parameter int unsigned W = 4,
+  localparam int unsigned L = W * 2
+) (
+  input  logic [W-1:0] a_i, b_i,
+  output desc_t        d_o
+);
+  typedef struct packed { logic [3:0] inner; } s_t;
+  s_t s;
+  logic [7:0] mem_q [4];
+  localparam int unsigned T [2] = '{1, 2};
+  function automatic logic [3:0] g(logic [3:0] p, logic q);
+    logic [3:0] t;
+    t = p;
+    return q ? t : '0;
+  endfunction
+  for (genvar k = 0; k < 2; k++) begin : gen
+    logic w;
+    assign w = a_i[k];
+  end
+  always_comb begin
+    logic [3:0] local_v;
+    local_v = a_i;
+  end
+endmodule
+"""
+        src, found = self.decls(text)
+        self.assertEqual(src.decl_errors, [])
+        self.assertTrue({("a_i", "input", "logic[W-1:0]"), ("b_i", "input", "logic[W-1:0]"),  # inherited
+                         ("d_o", "output", "desc_t"), ("s", "var", "s_t"), ("mem_q", "var", "logic[7:0][4]"),
+                         ("L", "param", ""), ("T", "param", ""), ("p", "argument", "logic[3:0]"),
+                         ("q", "argument", "logic"), ("t", "function var", "logic[3:0]"), ("k", "loop", ""),
+                         ("w", "var", "logic"), ("local_v", "var", "logic[3:0]")} <= found, found)
+        self.assertNotIn("inner", {name for name, _, _ in found})  # a struct field is no signal
+        # Scopes: w is visible in its generate block only, local_v in its always block only.
+        w = next(d for d in src.decls if d.name == "w")
+        self.assertIsNone(src.resolve("w", w.scope[1] + 1))
+
+    def test_a_declaration_not_read_is_counted_and_hides_its_scope(self):
+        # An old-style function (arguments declared in its body) is not read: inside it no read is resolved,
+        # since its own declarations might hide the module's names.
+        text = """module o (
+  input  logic a_i,
+  input  logic b_i,
+  output logic y_o,
+  output logic z_o
+);
+  function automatic logic f;
+    input logic a_i;
+    return a_i;
+  endfunction
+  assign y_o = a_i;
+  assign z_o = f(b_i);
+endmodule
+"""
+        src = sv_parse.read_source("o.sv", text)
+        self.assertEqual(len(src.decl_errors), 2, src.decl_errors)
+        ms = mutants.generate([src], ["swapsig"])
+        self.assertEqual({(m.line, m.original, m.mutated) for m in ms}, {(11, "a_i", "b_i")})
 
 
 class SchemataTest(unittest.TestCase):
@@ -150,7 +368,8 @@ class SchemataTest(unittest.TestCase):
         # Every mutant of the RTL that lints alone, guarded in one design: no syntax or elaboration error.
         rtl_dir = os.path.join(ROOT, "rtl")
         sources = rtl.read_sources(rtl_dir)
-        ms = mutants.generate(sources, ["rel", "arith", "logic", "ternary", "bypass", "cond"])
+        ms = mutants.generate(sources, ["rel", "arith", "logic", "ternary", "bypass", "cond", "order", "term", "sum",
+                                        "swapsig"])
         with tempfile.TemporaryDirectory() as d:
             rtl.copy_rtl(rtl_dir, d, {s.path: mutants.schemata_text(s, [m for m in ms if m.file == s.path])[0]
                                       for s in sources})
@@ -206,6 +425,70 @@ endmodule
                     for mid in (0, stuck.id)}
         self.assertIn("bad=0 zero=31", runs[0])           # 31 of 256 products are 0: a or b is 0
         self.assertIn("bad=225 zero=256", runs[stuck.id])  # the mutant: every product 0
+
+    @unittest.skipUnless(shutil.which("verilator"), "verilator is not installed")
+    def test_schemata_selects_exactly_each_mutant(self):
+        # Every mutant of a small design (the slip operators beside the others, guards nested in guards: an order
+        # edit and cond's on one span, term edits inside it), simulated over all 512 inputs: the schemata with
+        # mutant N selected computes what mutant N alone computes, and with 0 what the original does.
+        design = """module s (
+  input  logic       a_i,
+  input  logic       b_i,
+  input  logic       c_i,
+  input  logic [2:0] x_i,
+  input  logic [2:0] y_i,
+  output logic [2:0] r_o
+);
+  logic [2:0] t, u;
+  always_comb begin
+    t = x_i + y_i - {2'b0, c_i};
+    u = y_i ^ x_i;
+    if (a_i && b_i && c_i) r_o = x_i;
+    else if (b_i || c_i) r_o = t;
+    else if (a_i) r_o = u;
+    else r_o = y_i;
+  end
+endmodule
+"""
+        src = sv_parse.read_source("s.sv", design)
+        ms = mutants.generate([src])
+        self.assertTrue({"order", "term", "sum", "swapsig"} <= {m.operator for m in ms})
+        ports = ".a_i(a), .b_i(b), .c_i(c), .x_i(x), .y_i(y)"
+        alone = "".join(f"  s_m{m.id} m{m.id} ({ports}, .r_o(want[{m.id}]));\n" for m in ms)
+        bench = f"""module tb;
+  logic a, b, c;
+  logic [2:0] x, y, got;
+  logic [{len(ms)}:0][2:0] want;  // 0: the original; N: mutant N alone
+  int unsigned sel;
+  int bad = 0;
+  s dut ({ports}, .r_o(got));
+  s_m0 m0 ({ports}, .r_o(want[0]));
+{alone}  initial begin
+    if (!$value$plusargs("qacc_mutant=%d", sel)) sel = 0;
+    for (int i = 0; i < 512; i++) begin
+      {{a, b, c, x, y}} = 9'(i);
+      #1;
+      if (got !== want[sel]) bad++;
+    end
+    $display("bad=%0d", bad);
+    $finish;
+  end
+endmodule
+"""
+        with tempfile.TemporaryDirectory() as d:
+            files = {"s.sv": mutants.schemata_text(src, ms)[0], "s_m0.sv": design.replace("module s ", "module s_m0 "),
+                     "tb.sv": bench}
+            for m in ms:
+                files[f"s_m{m.id}.sv"] = mutants.apply_single(design, m).replace("module s ", f"module s_m{m.id} ")
+            for name, text in files.items():
+                with open(os.path.join(d, name), "w") as f:
+                    f.write(text)
+            subprocess.run(["verilator", "--binary", "-Wno-fatal", "--top-module", "tb", *sorted(files), "-Mdir",
+                            "obj"], cwd=d, check=True, capture_output=True)
+            for mid in [0] + [m.id for m in ms]:
+                out = subprocess.run([os.path.join(d, "obj", "Vtb"), f"+qacc_mutant={mid}"], cwd=d, check=True,
+                                     capture_output=True, text=True).stdout
+                self.assertIn("bad=0", out, f"mutant {mid}")
 
 
 DAT = """# SystemC::Coverage-3
@@ -395,6 +678,188 @@ endmodule
         self.assertIn("yosys cannot read the mutant", r.detail)
 
 
+class RecordTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.path = os.path.join(self.tmp.name, record.FILE_NAME)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_verdicts_survive_a_reload_and_a_later_line_wins(self):
+        rec = record.MutationRecord.create(self.path, ["--all"], {"rtl/a.sv": "1"})
+        rec.add_baseline({"default": ["t1", "t0"]}, 12.5)
+        rec.add_verdict("regression", {"id": 3, "status": "survived"})
+        rec.add_verdict("regression", {"id": 4, "status": "killed", "killed_by": {"test": "t1", "seed": 2}})
+        rec.add_verdict("equivalence", {"id": 3, "status": "equivalent"})
+        loaded = record.MutationRecord.load(self.path)
+        self.assertEqual(loaded.arguments, ["--all"])
+        self.assertEqual(loaded.baseline, {"order": {"default": ["t1", "t0"]}, "timeout": 12.5})
+        self.assertEqual(loaded.verdicts["regression"][4]["killed_by"], {"test": "t1", "seed": 2})
+        self.assertEqual(loaded.verdicts["equivalence"][3]["status"], "equivalent")
+        self.assertEqual(loaded.finished(), {3, 4})
+        self.assertFalse(loaded.complete)
+        loaded.mark_complete()
+        self.assertTrue(record.MutationRecord.load(self.path).complete)
+
+    def test_a_torn_last_line_is_dropped_and_cut_off(self):
+        rec = record.MutationRecord.create(self.path, [], {})
+        rec.add_verdict("regression", {"id": 1, "status": "killed"})
+        with open(self.path, "a") as f:
+            f.write('{"type": "mutant", "phase": "regression", "record": {"id": 2, "sta')  # killed mid-write
+        loaded = record.MutationRecord.load(self.path)
+        self.assertEqual(loaded.finished(), {1})
+        loaded.add_verdict("regression", {"id": 2, "status": "survived"})  # appended after the cut: whole
+        self.assertEqual(record.MutationRecord.load(self.path).finished(), {1, 2})
+
+    def test_a_damaged_record_or_none_is_refused(self):
+        with self.assertRaisesRegex(record.RecordError, "does not exist: no interrupted mutation analysis"):
+            record.MutationRecord.load(self.path)
+        rec = record.MutationRecord.create(self.path, [], {})
+        rec.add_verdict("regression", {"id": 1, "status": "killed"})
+        with open(self.path) as f:
+            lines = f.readlines()
+        with open(self.path, "w") as f:
+            f.writelines([lines[0], "garbage\n", lines[1]])
+        with self.assertRaisesRegex(record.RecordError, "line 2 is not a JSON object: the record is damaged"):
+            record.MutationRecord.load(self.path)
+        with open(self.path, "w") as f:
+            f.write('{"type": "mutant"}\n')
+        with self.assertRaisesRegex(record.RecordError, "line 1 is not the header"):
+            record.MutationRecord.load(self.path)
+
+    def test_a_different_key_is_refused_naming_what_differs(self):
+        rec = record.MutationRecord.create(self.path, [], {"rtl/a.sv": "1" * 64, "mutants": "5 mutants", "x": "s"})
+        rec.check({"rtl/a.sv": "1" * 64, "mutants": "5 mutants", "x": "s"})
+        with self.assertRaises(record.RecordError) as e:
+            rec.check({"rtl/a.sv": "2" * 64, "mutants": "6 mutants", "x": "s", "rtl/b.sv": "3" * 64})
+        message = str(e.exception)
+        self.assertIn(f"rtl/a.sv: recorded {'1' * 16}, now {'2' * 16}", message)
+        self.assertIn("mutants: recorded 5 mutants, now 6 mutants", message)
+        self.assertIn("rtl/b.sv: recorded none, now", message)
+        self.assertNotIn("x:", message)
+        # The schemata's key: recorded by the first session, checked by the next.
+        rec.check_schemata({"schemata": "s1", "qacc": "q1"})
+        again = record.MutationRecord.load(self.path)
+        again.check_schemata({"schemata": "s1", "qacc": "q1"})
+        with self.assertRaisesRegex(record.RecordError, "the mutant schemata was recorded on other inputs: qacc: "
+                                                        "recorded q1, now q2"):
+            again.check_schemata({"schemata": "s1", "qacc": "q2"})
+
+
+# A stand-in for `qacc regress --mutant N ... --json OUT`: even mutants are killed (exit 1), odd ones survive
+# (exit 0); the mutant named by $FAKE_HANG waits until it is stopped. Each start appends the mutant to $FAKE_LOG.
+FAKE_QACC = """#!/usr/bin/python3
+import json, os, sys, time
+args = sys.argv[1:]
+mutant = int(args[args.index("--mutant") + 1])
+with open(os.environ["FAKE_LOG"], "a") as f:
+    f.write(f"{mutant}\\n")
+if str(mutant) == os.environ.get("FAKE_HANG"):
+    time.sleep(60)
+killed = mutant % 2 == 0
+run = {"test": "t", "seed": 7, "status": "fail" if killed else "pass", "message": "mismatch", "reproduce": "r",
+       "result": {"first_mismatch": {"cycle": 10 * mutant, "unit": "out"}}}
+with open(args[args.index("--json") + 1], "w") as f:
+    json.dump({"runs": [run]}, f)
+sys.exit(1 if killed else 0)
+"""
+
+# Runs mutants 1..6 against the fake with a new record, as the mutation step does, and exits 128 + N on signal N.
+DRIVER = """import sys
+sys.path.insert(0, sys.argv[1])
+from validate import main, mutants, record
+work, fake = sys.argv[2], sys.argv[3]
+args = main.parse_args(["--configs", "default", "--work", work, "-j", "1"])
+v = main.Validation(args)
+v.record = record.MutationRecord.create(work + "/" + record.FILE_NAME, [], {})
+ms = [mutants.Mutant(i, "f.sv", i, 1, "rel", "a", "b") for i in range(1, 7)]
+records = {m.id: {"id": m.id, "status": "pending"} for m in ms}
+main.STOP.install()
+try:
+    v.run_mutants(fake, ms, args.config_list, {"default": ["t"]}, 10, records)
+except main.Interrupted:
+    sys.exit(128 + main.STOP.signum)
+"""
+
+
+class ResumeTest(unittest.TestCase):
+    """The mutation step's resume logic against a fake qacc: no build."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.work = os.path.join(self.tmp.name, "work")
+        os.makedirs(self.work)
+        self.fake = os.path.join(self.tmp.name, "qacc")
+        with open(self.fake, "w") as f:
+            f.write(FAKE_QACC)
+        os.chmod(self.fake, 0o755)
+        self.log = os.path.join(self.tmp.name, "log")
+        os.environ["FAKE_LOG"] = self.log
+        os.environ.pop("FAKE_HANG", None)
+
+    def tearDown(self):
+        os.environ.pop("FAKE_LOG", None)
+        self.tmp.cleanup()
+
+    def started(self):
+        if not os.path.exists(self.log):
+            return []
+        with open(self.log) as f:
+            return [int(line) for line in f]
+
+    def run_all(self, rec, ms=None):
+        """The mutation step's (d) on mutants 1..6: recorded verdicts taken, the rest run. Returns the records."""
+        args = main.parse_args(["--configs", "default", "--work", self.work, "-j", "2"])
+        v = main.Validation(args)
+        v.record = rec
+        ms = ms or [mutants.Mutant(i, "f.sv", i, 1, "rel", "a", "b") for i in range(1, 7)]
+        records = {m.id: {"id": m.id, "status": "pending"} for m in ms}
+        to_run = v.take_recorded("regression", ms, records)
+        v.run_mutants(self.fake, to_run, args.config_list, {"default": ["t"]}, 10, records)
+        return records
+
+    def test_a_resumed_run_runs_only_the_mutants_without_a_verdict(self):
+        whole = self.run_all(record.MutationRecord.create(os.path.join(self.tmp.name, "whole.jsonl"), [], {}))
+        self.assertEqual(sorted(self.started()), [1, 2, 3, 4, 5, 6])
+        self.assertEqual(whole[4]["killed_by"]["cycle"], 40)
+        self.assertEqual([whole[i]["status"] for i in range(1, 7)], ["survived", "killed"] * 3)
+        os.remove(self.log)
+        path = os.path.join(self.work, record.FILE_NAME)
+        first = record.MutationRecord.create(path, [], {})
+        for i in (1, 2, 5):
+            first.add_verdict("regression", whole[i])
+        resumed = self.run_all(record.MutationRecord.load(path))
+        self.assertEqual(sorted(self.started()), [3, 4, 6])
+        self.assertEqual(resumed, whole)
+        self.assertEqual(record.MutationRecord.load(path).finished(), {1, 2, 3, 4, 5, 6})
+
+    def test_a_stop_signal_leaves_the_record_whole_and_the_run_resumes(self):
+        # Mutant 3 hangs: SIGTERM while it runs stops it at once (not after its 60 s), records no verdict for it
+        # (never an error), starts no other mutant, and exits 128 + 15.
+        env = dict(os.environ, FAKE_HANG="3")
+        driver = subprocess.Popen(["/usr/bin/python3", "-c", DRIVER, os.path.join(ROOT, "scripts"), self.work,
+                                   self.fake], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while 3 not in self.started() and time.monotonic() < deadline and driver.poll() is None:
+            time.sleep(0.05)
+        self.assertIn(3, self.started())
+        time.sleep(0.3)
+        start = time.monotonic()
+        driver.send_signal(signal.SIGTERM)
+        _, err = driver.communicate(timeout=30)
+        self.assertEqual(driver.returncode, 128 + signal.SIGTERM, err)
+        self.assertLess(time.monotonic() - start, 5)
+        self.assertEqual(self.started(), [1, 2, 3])
+        path = os.path.join(self.work, record.FILE_NAME)
+        rec = record.MutationRecord.load(path)
+        self.assertEqual(rec.finished(), {1, 2})
+        os.remove(self.log)
+        resumed = self.run_all(rec)
+        self.assertEqual(sorted(self.started()), [3, 4, 5, 6])
+        self.assertEqual([resumed[i]["status"] for i in range(1, 7)], ["survived", "killed"] * 3)
+
+
 class CliTest(unittest.TestCase):
     def run_validate(self, *args):
         return subprocess.run(["/usr/bin/python3", os.path.join(ROOT, "scripts", "qacc_validate.py"), *args],
@@ -419,6 +884,30 @@ class CliTest(unittest.TestCase):
             p = self.run_validate(*args)
             self.assertEqual(p.returncode, 2, args)
             self.assertIn(needle, p.stderr, args)
+
+    def test_resume_usage_errors(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = self.run_validate("--resume", "--work", tmp)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(f"--resume: {tmp}/{record.FILE_NAME} does not exist: no interrupted mutation analysis",
+                          p.stderr)
+            p = self.run_validate("--resume", "--work", tmp, "--seeds", "3")
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("--seeds: not with --resume: a resumed run takes its arguments from its record", p.stderr)
+            arguments = ["--all", "--configs", "default", "--skip", "lint,unit,regression", "--work", tmp]
+            v = main.Validation(main.parse_args(arguments))
+            key = v.record_key(v.scope()[2])
+            rec = record.MutationRecord.create(os.path.join(tmp, record.FILE_NAME), arguments,
+                                               dict(key, **{"rtl/qacc_dma.sv": "0" * 64}))
+            p = self.run_validate("--resume", "--work", tmp)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("the run was recorded on other inputs: rtl/qacc_dma.sv: recorded 0000000000000000, now",
+                          p.stderr)
+            self.assertIn("start the run again without --resume", p.stderr)
+            rec.mark_complete()
+            p = self.run_validate("--resume", "--work", tmp)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn("the run ended (0 mutants with a verdict): nothing to resume", p.stderr)
 
     def test_json_prints_json_and_output_writes_a_file_as_in_every_subcommand(self):
         # README: every subcommand but regress prints one JSON document with --json and writes to a file
