@@ -139,7 +139,7 @@ module qacc_ctrl
   assign launch         = ((state_q == StCheck) || go_i) && (err_code == ErrNone);
   assign feed_read      = feed_active_q && (f_phase_q < cmd_i.k);
   assign feed_last      = feed_read && (f_phase_q == cmd_i.k - 1'b1);
-  assign feed_tile_end  = feed_active_q && (f_phase_q == period - 1'b1);
+  assign feed_tile_end  = f_phase_q == period - 1'b1;  // read only while feed_active_q
   assign feed_last_tile = (f_mb_q == mb_cnt - 1'b1) && (f_nb_q == nb_cnt - 1'b1);
   assign feed_stall     = feed_active_q && !feed_read;
 

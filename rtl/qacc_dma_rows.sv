@@ -49,12 +49,12 @@ module qacc_dma_rows
       unit_d       = plane_unit_d;
     end
     if (!next_i) begin  // init only: the first row
-      i1_d         = i1;
-      i2_d         = i2;
-      ext_d        = ext;
-      plane_ext_d  = plane_ext;
-      unit_d       = unit;
-      plane_unit_d = plane_unit;
+      i1_d         = '0;
+      i2_d         = '0;
+      ext_d        = desc_i.ext_addr;
+      plane_ext_d  = desc_i.ext_addr;
+      unit_d       = desc_i.sram_base;
+      plane_unit_d = desc_i.sram_base;
     end
   end
 

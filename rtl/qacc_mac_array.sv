@@ -182,11 +182,11 @@ module qacc_mac_array
   assign token   = token_q[NumCols-1];
   assign token_d = {token_q[NumCols-2:0], edge_last_q};
 
-  // A drain starts at row 0 (the token comes only between drains: DrainOverlap_A); drain_row_q counts the rows
-  // after it and is read only while drain_active_q.
+  // A drain reads row 0 at the token, then the rows drain_row_q counts (the token comes only between drains:
+  // DrainOverlap_A, so drain_row_q is read only while drain_active_q).
   always_comb begin
     read_en        = token | drain_active_q;
-    read_row       = drain_active_q ? drain_row_q : '0;
+    read_row       = token ? '0 : drain_row_q;
     drain_active_d = read_en && (read_row != RowIdxW'(NumRows - 1));
     drain_row_d    = read_row + 1'b1;
     for (int c = 0; c < NumCols; c++) begin

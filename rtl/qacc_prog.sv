@@ -168,11 +168,12 @@ module qacc_prog
   assign cmp_complete = cmp_run_q && cmp_done_i;
   assign dma_retire = (dma_complete || dma_hold_q) && (!dma_head_o.signal || 32'(d2c_q) < MAX_TOKENS);
   assign cmp_retire = (cmp_complete || cmp_hold_q) && (!cmp_head_o.signal || 32'(c2d_q) < MAX_TOKENS);
-  // Waiting for a token (PERF_*_WAIT): the head's WAIT at 0, or a completed SIGNAL at MAX_TOKENS.
-  assign dma_token_wait = running && ((dma_idle && dma_count != '0 && dma_head_o.wait_tok && c2d_q == '0) ||
-                                      ((dma_complete || dma_hold_q) && !dma_retire));
-  assign cmp_token_wait = running && ((cmp_idle && cmp_count != '0 && cmp_head_o.wait_tok && d2c_q == '0) ||
-                                      ((cmp_complete || cmp_hold_q) && !cmp_retire));
+  // Waiting for a token (PERF_*_WAIT): the head's WAIT at 0, or a completed SIGNAL at MAX_TOKENS. Counted only
+  // while BUSY; in cycle 0 both are 0 (the RUN cleared the queues and the engines).
+  assign dma_token_wait = (dma_idle && dma_count != '0 && dma_head_o.wait_tok && c2d_q == '0) ||
+                          ((dma_complete || dma_hold_q) && !dma_retire);
+  assign cmp_token_wait = (cmp_idle && cmp_count != '0 && cmp_head_o.wait_tok && d2c_q == '0) ||
+                          ((cmp_complete || cmp_hold_q) && !cmp_retire);
 
   assign dma_start_o  = dma_start;
   assign gemm_go_o    = cmp_start && cmp_head_o.op == OpGemm;
@@ -206,12 +207,14 @@ module qacc_prog
     err_d       = err_q;
     err_idx_d   = err_idx_q;
     stop_d      = stop_q;
-    // A DMA error belongs to the DMA's head, which was fetched before any descriptor the fetcher holds.
+    // A DMA error belongs to the DMA's head, which was fetched before any descriptor the fetcher holds. The
+    // fetcher's error is always the first one recorded: its own error stops it, and so does an EXT_FAULT
+    // (FetchErrFirst_A).
     if (dma_fault_i && (!err_valid_q || dma_head_o.index < err_idx_q)) begin
       err_valid_d = 1'b1;
       err_d       = ErrExtFault;
       err_idx_d   = dma_head_o.index;
-    end else if (fetch_err && (!err_valid_q || fetched.index < err_idx_q)) begin
+    end else if (fetch_err) begin
       err_valid_d = 1'b1;
       err_d       = fetch_err_code;
       err_idx_d   = fetched.index;
@@ -275,7 +278,7 @@ module qacc_prog
   end
 
   assign busy_o     = state_q != StIdle;
-  assign done_o     = busy_o && finish;
+  assign done_o     = finish;  // only in StLaunch or StRun: while busy
   assign err_code_o = end_code;
 
   // ---- Perf counters (17.8): cleared at every launch, counted while the program runs ----------------------------
@@ -369,6 +372,7 @@ module qacc_prog
   CmpOps_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       cmp_count != '0 |-> cmp_head_o.op inside {OpGemm, OpMove});
   NoLaunchWhileBusy_A: assert property (@(posedge clk_i) disable iff (!rst_ni) run_i |-> !busy_o);
+  FetchErrFirst_A: assert property (@(posedge clk_i) disable iff (!rst_ni) fetch_err |-> !err_valid_q);
 `endif
 
 endmodule

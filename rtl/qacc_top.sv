@@ -184,7 +184,6 @@ module qacc_top
   logic                       wr_inflight;
   // Which command the controller sees: a program's GEMM from its start, until the program ends.
   cmd_t                       gemm_cmd_d, gemm_cmd_q;
-  logic                       gemm_seen_d, gemm_seen_q;
 
   qacc_prog #(
     .NumRows        (NumRows),
@@ -264,22 +263,14 @@ module qacc_top
   assign m_b_ready_o = 1'b1;
 
   // The controller's command: the CMD_* registers, or in a program the GEMM the compute engine starts (read from
-  // the queue's head in its start cycle) and then the last one it started (data_movement.md 18).
+  // the queue's head in its start cycle) and then the last one it started (data_movement.md 18). A RUN loads the
+  // CMD_* registers, which no write changes while the program runs: they are what it shows before its first GEMM.
   always_comb begin
-    gemm_cmd_d  = gemm_go ? gemm_cmd(cmp_head) : gemm_cmd_q;
-    gemm_seen_d = (gemm_go || gemm_seen_q) && !run;
-    cmd         = gemm_go ? gemm_cmd_d : (prog_busy && gemm_seen_q) ? gemm_cmd_q : regs_cmd;
+    gemm_cmd_d = gemm_go ? gemm_cmd(cmp_head) : run ? regs_cmd : gemm_cmd_q;
+    cmd        = gemm_go ? gemm_cmd_d : prog_busy ? gemm_cmd_q : regs_cmd;
   end
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      gemm_seen_q <= 1'b0;
-    end else begin
-      gemm_seen_q <= gemm_seen_d;
-    end
-  end
-
-  // The last started GEMM is read only with gemm_seen_q (not reset, spec 10).
+  // Read only while a program runs, loaded by its RUN (not reset, spec 10).
   always_ff @(posedge clk_i) begin
     gemm_cmd_q <= gemm_cmd_d;
   end

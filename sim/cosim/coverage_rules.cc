@@ -20,8 +20,15 @@ constexpr uint64_t kMaxExtAddress = 0xFFFF'FFFFull;
 
 // 17.6's table, one entry per (DMA command, compute command) pair that can share a port.
 enum PortUseId {
-  kGemmARead, kGemmBRead, kGemmBiasRead, kGemmRqRead, kGemmOutWrite, kMoveOutRead, kMoveAWrite,
-  kMoveBWrite, kPortUses
+  kGemmARead,
+  kGemmBRead,
+  kGemmBiasRead,
+  kGemmRqRead,
+  kGemmOutWrite,
+  kMoveOutRead,
+  kMoveAWrite,
+  kMoveBWrite,
+  kPortUses
 };
 constexpr const char* kPortUseNames[] = {"gemm_a_read",  "gemm_b_read",    "gemm_bias_read",
                                          "gemm_rq_read", "gemm_out_write", "move_out_read",
@@ -37,11 +44,16 @@ ErrCode RangeCodeOf(uint32_t sram) {
 
 uint64_t DepthOf(const arch::ArchConfig& c, uint32_t sram) {
   switch (sram) {
-    case 1: return c.a_depth;
-    case 2: return c.b_depth;
-    case 3: return c.bias_depth;
-    case 4: return c.rq_depth;
-    default: return c.out_depth;
+    case 1:
+      return c.a_depth;
+    case 2:
+      return c.b_depth;
+    case 3:
+      return c.bias_depth;
+    case 4:
+      return c.rq_depth;
+    default:
+      return c.out_depth;
   }
 }
 
@@ -62,11 +74,10 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
     const int64_t mb = arch::CeilDiv(m, cfg.rows), nb = arch::CeilDiv(n, cfg.cols);
     const int32_t shift = arch::ShiftValue(c.shift);
     const bool bad_requant =
-        !c.out_raw() &&
-        (shift < arch::kMinShift || shift > arch::kMaxShift ||
-         (!c.per_channel() && c.mult != 0 && c.mult < arch::kMinNonzeroMult) ||
-         c.clamp_min > c.clamp_max || c.clamp_min < arch::kMinInt8ModeClamp ||
-         c.clamp_max > arch::kMaxInt8ModeClamp);
+        !c.out_raw() && (shift < arch::kMinShift || shift > arch::kMaxShift ||
+                         (!c.per_channel() && c.mult != 0 && c.mult < arch::kMinNonzeroMult) ||
+                         c.clamp_min > c.clamp_max || c.clamp_min < arch::kMinInt8ModeClamp ||
+                         c.clamp_max > arch::kMaxInt8ModeClamp);
     auto bad_zp = [](int32_t zp) { return zp < arch::kMinOperandZp || zp > arch::kMaxOperandZp; };
     checks = {
         {ErrCode::kBadShape, m == 0 || n == 0 || k == 0},
@@ -116,8 +127,8 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
       if (into_a || into_b) {
         const uint64_t last_word = uint64_t{f.dst_base} + uint64_t{f.count1 - 1} * f.dst_stride1 +
                                    uint64_t{f.count2 - 1} * f.dst_stride2 + f.count0 - 1;
-        checks.push_back({into_a ? ErrCode::kARange : ErrCode::kBRange,
-                          last_word >= DepthOf(cfg, f.dst)});
+        checks.push_back(
+            {into_a ? ErrCode::kARange : ErrCode::kBRange, last_word >= DepthOf(cfg, f.dst)});
       }
     }
   }
@@ -139,7 +150,8 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
   auto bin = [&](const std::string& name) { return &bins_[name]; };
   for (int c = 0; c < 2; ++c) {
     give_and_take_[c] = bin(fmt::format("token.{}.give_and_take", kCounterNames[c]));
-    take_frees_held_[c] = bin(fmt::format("token.{}.take_at_15_frees_held_signal", kCounterNames[c]));
+    take_frees_held_[c] =
+        bin(fmt::format("token.{}.take_at_15_frees_held_signal", kCounterNames[c]));
   }
   dl_fetcher_blocked_ = bin("deadlock.fetcher_waits_on_full_queue");
   dl_all_fetched_ = bin("deadlock.every_descriptor_fetched");
@@ -165,20 +177,22 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
   }
   for (const auto& [op, chain] : chains) {
     for (size_t i = 0; i + 1 < chain.size(); ++i) {
-      const std::string key = fmt::format("{}.{}.{}", op, CodeName(chain[i]), CodeName(chain[i + 1]));
+      const std::string key =
+          fmt::format("{}.{}.{}", op, CodeName(chain[i]), CodeName(chain[i + 1]));
       order_[key] = bin("order." + key);
     }
   }
-  // Port conflicts. A run of waiting longer than the memory latency needs a use that lasts that long:
-  // a GEMM's A and B reads (every beat cycle), and its out writes when they are back to back (a
-  // tile period of R cycles, R >= C). A tile's bias or rq read is one cycle per tile, a MOVE's
+  // Port conflicts. A run of waiting longer than the memory latency needs a use that lasts that
+  // long: a GEMM's A and B reads (every beat cycle), and its out writes when they are back to back
+  // (a tile period of R cycles, R >= C). A tile's bias or rq read is one cycle per tile, a MOVE's
   // reads and writes leave gaps between tiles: the DMA steps in those.
   for (int use = 0; use < kPortUses; ++use) {
     port_stall_.push_back(bin(fmt::format("port.{}.stall", kPortUseNames[use])));
     const bool long_use = use == kGemmARead || use == kGemmBRead ||
                           (use == kGemmOutWrite && config_.rows >= config_.cols);
     port_outlasts_.push_back(
-        long_use ? bin(fmt::format("port.{}.stall_outlasts_latency", kPortUseNames[use])) : nullptr);
+        long_use ? bin(fmt::format("port.{}.stall_outlasts_latency", kPortUseNames[use]))
+                 : nullptr);
   }
   store_drained_ = bin("port.store_responses_back_while_reads_wait");
 }
@@ -277,8 +291,7 @@ void RuleCoverage::TrackQueues(const RtlSample& s) {
     if (!busy_seen_) v.prev_count = counts[e];  // cycle 0: RUN cleared the queues
     const int pushes = counts[e] - v.prev_count + (v.prev_retire ? 1 : 0);
     if (pushes == 1) {
-      if (fetched_.empty() ||
-          model::IsDmaOp(Header(fetched_.front()) & 0xF) != (e == kDma)) {
+      if (fetched_.empty() || model::IsDmaOp(Header(fetched_.front()) & 0xF) != (e == kDma)) {
         lost_ = true;
       } else {
         v.queue.push_back(fetched_.front());
@@ -366,7 +379,8 @@ void RuleCoverage::OnVerdict(uint32_t status) {
   if (!running_) return;
   running_ = false;
   if (lost_) return;
-  const auto code = static_cast<ErrCode>((status & arch::kStatusErrCodeMask) >> arch::kStatusErrCodeLsb);
+  const auto code =
+      static_cast<ErrCode>((status & arch::kStatusErrCodeMask) >> arch::kStatusErrCodeLsb);
   if (!(status & arch::kStatusError)) return;
   if (code == ErrCode::kDeadlock) {
     int lowest_engine = -1;

@@ -1,7 +1,8 @@
 // Coverage of the program engine's rules (data_movement.md 12-17) that no field or error-code bin
 // reaches: the corners where a hand-written bug in the fetcher, the queues, the token counters or
 // the DMA would hide (docs/cosim.md "Coverage", "Rules of the program engine").
-//   token.*      same-cycle events on each token counter (17.3): a SIGNAL's give and a WAIT's take in
+//   token.*      same-cycle events on each token counter (17.3): a SIGNAL's give and a WAIT's take
+//   in
 //                one cycle; a take at 15 that frees a completed SIGNAL held by the other engine
 //   deadlock.*   every form of DEADLOCK (14.3, 17.7), each with its index rule
 //   order.*      a descriptor that fails two adjacent checks of its opcode's validation order (4,

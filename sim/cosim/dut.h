@@ -54,7 +54,7 @@ struct DmaSramSample {
   uint32_t addr = 0;  // word address
   uint8_t be[kMaxSramWordBytes] = {};
   uint8_t wdata[kMaxSramWordBytes] = {};  // 0 for a read
-  bool idle_zero = true;  // without an access: the SRAM id and the address are 0 (18)
+  bool idle_zero = true;  // without an access: the SRAM id, address, byte enables and data are 0 (18)
 };
 
 // MOVE's accesses of one cycle (mon_move_*_o).

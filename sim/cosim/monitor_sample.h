@@ -122,7 +122,10 @@ void SampleOutputs(const VTop& top, int rows, int cols, RtlSample& s) {
   SampleQueue(top.mon_q_o, s.queue);
   s.dma.re = top.mon_dma_re_o;
   s.dma.we = top.mon_dma_we_o;
-  s.dma.idle_zero = s.dma.re || s.dma.we || (top.mon_dma_sram_o == 0 && top.mon_dma_addr_o == 0);
+  // Without an access every field is 0 (data_movement.md 18): SRAM, address, byte enables and data.
+  s.dma.idle_zero = s.dma.re || s.dma.we ||
+                    (top.mon_dma_sram_o == 0 && top.mon_dma_addr_o == 0 &&
+                     PortIsZero(top.mon_dma_be_o) && PortIsZero(top.mon_dma_wdata_o));
   if (s.dma.re || s.dma.we) {
     s.dma.sram = top.mon_dma_sram_o;
     s.dma.addr = top.mon_dma_addr_o;

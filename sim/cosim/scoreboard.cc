@@ -485,7 +485,8 @@ void Scoreboard::CheckDmaSram(int64_t cycle, const DmaSramSample& r,
   if (!e.valid) {
     if (!r.idle_zero) {
       Report(CheckUnit::kDmaSram, cycle,
-             "DMA SRAM id and address in a cycle without an access (18: 0)", "0", "not 0");
+             "DMA SRAM id, address, byte enables and data in a cycle without an access (18: 0)",
+             "0", "not 0");
     }
     return;
   }

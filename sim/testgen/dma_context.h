@@ -1,5 +1,6 @@
-// The frame of the dma suite's tests (sim/testgen/dma_tests.h, dma_rule_tests.h): the external memory
-// layout of a test, the program builder, and the end-of-program checks of every program it emits.
+// The frame of the dma suite's tests (sim/testgen/dma_tests.h, dma_rule_tests.h): the external
+// memory layout of a test, the program builder, and the end-of-program checks of every program it
+// emits.
 #ifndef QACC_SIM_TESTGEN_DMA_CONTEXT_H_
 #define QACC_SIM_TESTGEN_DMA_CONTEXT_H_
 

@@ -30,8 +30,8 @@ using golden::Op;
 constexpr uint32_t kSramA = 1, kSramB = 2, kSramBias = 3, kSramRq = 4, kSramOut = 5;
 
 // Whether `event` holds in some cycle of `p` run by the model alone. A program's timing depends on
-// its descriptors only (14.2: not on SRAM or memory data), and the model is the RTL's cycle for cycle
-// (the lockstep compares them), so what the model shows here the co-simulation runs.
+// its descriptors only (14.2: not on SRAM or memory data), and the model is the RTL's cycle for
+// cycle (the lockstep compares them), so what the model shows here the co-simulation runs.
 bool ModelShows(const Context& c, const std::vector<Descriptor>& p,
                 const std::function<bool(const model::ProgramCycle&)>& event) {
   model::ExtMemoryTiming timing;
@@ -55,7 +55,8 @@ bool Has(const std::vector<Descriptor>& p, const model::EnginePulse& pulse, uint
 
 // ---- dma_token_races
 
-// A LOAD into the bias SRAM (no compute command of these tests touches it): `rows` rows of 1-4 units.
+// A LOAD into the bias SRAM (no compute command of these tests touches it): `rows` rows of 1-4
+// units.
 Descriptor BiasLoad(Context& c, int rows) {
   Rng& rng = c.rng;
   golden::DmaFields f;
@@ -85,11 +86,11 @@ Descriptor BMove(Context& c, int tiles) {
 
 // Counter d2c (`d2c`) or c2d: the giving engine's SIGNALs and the taking engine's WAITs. d2c: LOADs
 // into bias give, MOVEs into B take; c2d the other way (the engines share no SRAM unit). A bank of
-// 2-4 SIGNALs first; then the two alternate in program order, and the bank's WAITs close the program
-// (every token taken). The givers are mostly short and the takers mostly long (longer than the two
-// descriptor fetches between them), so that tokens pile up and the taker starts its WAITs back to
-// back, right after its retirements, not right after a give: a give that lands on such a start is
-// the coincidence. Sizes are random; the caller keeps the draws where it happens.
+// 2-4 SIGNALs first; then the two alternate in program order, and the bank's WAITs close the
+// program (every token taken). The givers are mostly short and the takers mostly long (longer than
+// the two descriptor fetches between them), so that tokens pile up and the taker starts its WAITs
+// back to back, right after its retirements, not right after a give: a give that lands on such a
+// start is the coincidence. Sizes are random; the caller keeps the draws where it happens.
 std::vector<Descriptor> TokenStream(Context& c, bool d2c) {
   Rng& rng = c.rng;
   auto make = [&](bool load, bool long_one) {
@@ -117,7 +118,6 @@ std::vector<Descriptor> TokenStream(Context& c, bool d2c) {
   return p;
 }
 
-
 // ---- dma_deadlocks
 
 // A command of `engine`'s kind that shares no SRAM unit with the other kind: a LOAD into bias
@@ -126,7 +126,6 @@ Descriptor Plain(Context& c, golden::Engine engine) {
   return engine == golden::Engine::kDma ? SmallDma(c, Op::kLoad, kSramBias)
                                         : RandomMove(c.rng, c.g, kSramB);
 }
-
 
 // ---- dma_check_order
 
@@ -144,12 +143,16 @@ uint32_t PastEnd(uint64_t depth, Rng& rng) {
   return uint32_t(v);
 }
 
-std::vector<Breaker<golden::GemmFields>> GemmBreakers(Context& c) {
+// `zero` is the field BAD_SHAPE sets to 0: 0, 1, 2 for the first, second, third count (M, N, K;
+// COUNT0, COUNT1, COUNT2).
+std::vector<Breaker<golden::GemmFields>> GemmBreakers(Context& c, int zero) {
   Rng& rng = c.rng;
   const golden::AccelGeometry& g = c.g;
   using F = golden::GemmFields;
   return {
-      {ErrCode::kBadShape, [&rng](F& f) { (rng.Chance(50) ? f.m : rng.Chance(50) ? f.n : f.k) = 0; }},
+      {ErrCode::kBadShape, [zero](F& f) { (zero == 0   ? f.m
+                                           : zero == 1 ? f.n
+                                                       : f.k) = 0; }},
       {ErrCode::kARange, [&rng, &g](F& f) { f.a_base = PastEnd(g.a_depth, rng); }},
       {ErrCode::kBRange, [&rng, &g](F& f) { f.b_base = PastEnd(g.b_depth, rng); }},
       {ErrCode::kBiasRange, [&rng, &g](F& f) { f.bias_base = PastEnd(g.bias_depth, rng); }},
@@ -170,14 +173,19 @@ std::vector<Breaker<golden::GemmFields>> GemmBreakers(Context& c) {
   };
 }
 
-std::vector<Breaker<golden::DmaFields>> DmaBreakers(Context& c, uint32_t sram) {
+std::vector<Breaker<golden::DmaFields>> DmaBreakers(Context& c, uint32_t sram, int zero) {
   Rng& rng = c.rng;
   const golden::AccelGeometry& g = c.g;
   using F = golden::DmaFields;
   return {
       {ErrCode::kBadShape,
-       [&rng](F& f) { (rng.Chance(50) ? f.count0 : rng.Chance(50) ? f.count1 : f.count2) = 0; }},
-      {ErrCode::kBadSram, [&rng](F& f) { f.sram = rng.Pick<uint32_t>({0, 6, 7}); }},
+       [zero](F& f) {
+         (zero == 0 ? f.count0 : zero == 1 ? f.count1 : f.count2) = 0;
+       }},
+      {ErrCode::kBadSram,
+       [&rng](F& f) {
+         f.sram = rng.Pick<uint32_t>({0, 6, 7});
+       }},
       {RangeCode(sram),
        [&g](F& f) {
          f.sram_base = uint32_t(golden::SramUnits(g, f.sram, f.out_int32) - f.count0 + 1);
@@ -199,13 +207,19 @@ std::vector<Breaker<golden::DmaFields>> DmaBreakers(Context& c, uint32_t sram) {
   };
 }
 
-std::vector<Breaker<golden::MoveFields>> MoveBreakers(Context& c, uint32_t dst) {
+std::vector<Breaker<golden::MoveFields>> MoveBreakers(Context& c, uint32_t dst, int zero) {
   Rng& rng = c.rng;
   const golden::AccelGeometry& g = c.g;
   using F = golden::MoveFields;
   return {
-      {ErrCode::kBadShape, [](F& f) { f.count1 = 0; }},
-      {ErrCode::kBadSram, [&rng](F& f) { f.dst = rng.Pick<uint32_t>({0, 3, 4, 5, 6, 7}); }},
+      {ErrCode::kBadShape,
+       [zero](F& f) {
+         (zero == 0 ? f.count0 : zero == 1 ? f.count1 : f.count2) = 0;
+       }},
+      {ErrCode::kBadSram,
+       [&rng](F& f) {
+         f.dst = rng.Pick<uint32_t>({0, 3, 4, 5, 6, 7});
+       }},
       {ErrCode::kOutRange, [&rng](F& f) { f.src_base = 4 * uint32_t(rng.Uniform(0, 64)) + 2; }},
       {dst == kSramA ? ErrCode::kARange : ErrCode::kBRange,
        [&g, dst](F& f) { f.dst_base = dst == kSramA ? g.a_depth : g.b_depth; }},
@@ -229,7 +243,6 @@ Descriptor BothBroken(const Context& c, const Fields& base, const Breaker<Fields
   RequireError(c, d, first.code);
   return d;
 }
-
 
 // ---- dma_port_stalls
 
@@ -261,7 +274,6 @@ Descriptor LongMove(Context& c, uint32_t dst, int tiles) {
   return golden::EncodeMove(f, {});
 }
 
-
 }  // namespace
 
 Program GenTokenRaces(Rng& rng, const arch::ArchConfig& config) {
@@ -283,9 +295,9 @@ Program GenTokenRaces(Rng& rng, const arch::ArchConfig& config) {
       }
     }
     if (!found) {
-      throw std::logic_error(fmt::format(
-          "dma test generator: no program of {} draws gives and takes {} in one cycle", kAttempts,
-          d2c ? "d2c" : "c2d"));
+      throw std::logic_error(
+          fmt::format("dma test generator: no program of {} draws gives and takes {} in one cycle",
+                      kAttempts, d2c ? "d2c" : "c2d"));
     }
   }
   return c.b.Take();
@@ -365,10 +377,15 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
   gemm.n = uint32_t(rng.Uniform(1, 2 * c.g.cols));
   gemm.k = uint32_t(rng.Uniform(1, 16));
   gemm.mode = arch::kModeBiasEn | arch::kModePerChannel;
-  add_pairs("GEMM", GemmBreakers(c), gemm,
-            std::function<Descriptor(const golden::GemmFields&)>(
-                [](const golden::GemmFields& f) { return golden::EncodeGemm(f, {}); }),
-            +any);
+  // Every pair once; the pair of BAD_SHAPE with the next check once per count set to 0.
+  for (int zero = 0; zero < 3; ++zero) {
+    auto breakers = GemmBreakers(c, zero);
+    if (zero > 0) breakers.resize(2);
+    add_pairs("GEMM", breakers, gemm,
+              std::function<Descriptor(const golden::GemmFields&)>(
+                  [](const golden::GemmFields& f) { return golden::EncodeGemm(f, {}); }),
+              +any);
+  }
   for (const Op op : {Op::kLoad, Op::kStore}) {
     for (uint32_t sram = 1; sram <= 5; ++sram) {
       golden::DmaFields f;
@@ -376,27 +393,40 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
       f.out_int32 = sram == kSramOut && rng.Chance(50);
       f.count0 = uint32_t(rng.Uniform(1, 4));
       f.ext_addr = golden::UnitBytes(c.g, sram, f.out_int32) * uint32_t(rng.Uniform(0, 64));
-      auto breakers = DmaBreakers(c, sram);
-      // BAD_SHAPE / BAD_SRAM and EXT_ALIGN / EXT_RANGE once per opcode, the range / EXT_ALIGN pair
-      // per SRAM.
-      if (sram != 1) breakers = {breakers[2], breakers[3]};
-      add_pairs(op == Op::kLoad ? "LOAD" : "STORE", breakers, f,
-                std::function<Descriptor(const golden::DmaFields&)>(
-                    [op](const golden::DmaFields& d) { return golden::EncodeDma(op, d, {}); }),
-                +dma_pair);
+      // EXT_ALIGN / EXT_RANGE once per opcode, the range / EXT_ALIGN pair per SRAM, BAD_SHAPE /
+      // BAD_SRAM once per count set to 0.
+      for (int zero = 0; zero < (sram == 1 ? 3 : 1); ++zero) {
+        auto breakers = DmaBreakers(c, sram, zero);
+        if (zero > 0) {
+          breakers.resize(2);
+        } else if (sram != 1) {
+          breakers = {breakers[2], breakers[3]};
+        }
+        add_pairs(op == Op::kLoad ? "LOAD" : "STORE", breakers, f,
+                  std::function<Descriptor(const golden::DmaFields&)>(
+                      [op](const golden::DmaFields& d) { return golden::EncodeDma(op, d, {}); }),
+                  +dma_pair);
+      }
     }
   }
   for (uint32_t dst : {kSramA, kSramB}) {
     golden::MoveFields f;
     f.dst = dst;
     f.count0 = uint32_t(rng.Uniform(1, dst == kSramA ? c.g.cols : c.g.rows));
-    auto breakers = MoveBreakers(c, dst);
-    // BAD_SHAPE / BAD_SRAM and BAD_SRAM / OUT_RANGE once; OUT_RANGE / A_RANGE or B_RANGE each.
-    if (dst == kSramB) breakers.erase(breakers.begin(), breakers.begin() + 2);
-    add_pairs("MOVE", breakers, f,
-              std::function<Descriptor(const golden::MoveFields&)>(
-                  [](const golden::MoveFields& m) { return golden::EncodeMove(m, {}); }),
-              +any);
+    // BAD_SRAM / OUT_RANGE once, OUT_RANGE / A_RANGE or B_RANGE each, BAD_SHAPE / BAD_SRAM once per
+    // count set to 0.
+    for (int zero = 0; zero < (dst == kSramA ? 3 : 1); ++zero) {
+      auto breakers = MoveBreakers(c, dst, zero);
+      if (zero > 0) {
+        breakers.resize(2);
+      } else if (dst == kSramB) {
+        breakers.erase(breakers.begin(), breakers.begin() + 2);
+      }
+      add_pairs("MOVE", breakers, f,
+                std::function<Descriptor(const golden::MoveFields&)>(
+                    [](const golden::MoveFields& m) { return golden::EncodeMove(m, {}); }),
+                +any);
+    }
   }
   // Each after a short legal prefix (so Q_ERR_INDEX varies) and before a tail never fetched.
   for (const Bad& b : bad) {
@@ -442,11 +472,13 @@ Program GenPortStalls(Rng& rng, const arch::ArchConfig& config) {
     c.Emit({gemm, Rows(c, Op::kLoad, kSramOut, true, first_free, int(rng.Uniform(200, 400)))},
            "a LOAD into out waits for a GEMM's writes");
   }
-  // MOVEs: a LOAD into the SRAM a MOVE writes (past its words), a STORE from out while a MOVE reads.
+  // MOVEs: a LOAD into the SRAM a MOVE writes (past its words), a STORE from out while a MOVE
+  // reads.
   for (const uint32_t dst : {kSramA, kSramB}) {
     const int tiles = int(rng.Uniform(30, 60));
     const uint32_t moved = uint32_t(tiles) * (dst == kSramA ? g.cols : g.rows);
-    c.Emit({LongMove(c, dst, tiles), Rows(c, Op::kLoad, dst, false, moved, int(rng.Uniform(100, 200)))},
+    c.Emit({LongMove(c, dst, tiles),
+            Rows(c, Op::kLoad, dst, false, moved, int(rng.Uniform(100, 200)))},
            fmt::format("a LOAD into {} waits for a MOVE's writes", dst == kSramA ? "A" : "B"));
   }
   c.Emit({LongMove(c, uint32_t(rng.Uniform(1, 2)), int(rng.Uniform(30, 60))),

@@ -256,10 +256,11 @@ Descriptor IllegalDescriptor(Context& c, ErrCode code) {
       return golden::EncodeDma(op, f, {});
     }
     case ErrCode::kExtRange: {
-      // The last byte one past 2^32 - 1 (aligned to the unit).
-      f.count1 = 2;
-      f.ext_stride1 = unit * 1024;
-      f.ext_addr = uint32_t((uint64_t{1} << 32) - uint64_t(f.count0) * unit - f.ext_stride1 + unit);
+      // The last byte one past 2^32 - 1 (aligned to the unit), through the plane stride (the legal
+      // boundary below goes through the row stride).
+      f.count2 = 2;
+      f.ext_stride2 = unit * 1024;
+      f.ext_addr = uint32_t((uint64_t{1} << 32) - uint64_t(f.count0) * unit - f.ext_stride2 + unit);
       return golden::EncodeDma(op, f, {});
     }
     case ErrCode::kBadShape:
@@ -392,18 +393,24 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
   {
     // The range rules at their last legal value (the first illegal one is above): a LOAD or STORE
     // whose last byte is 2^32 - 1 passes validation and then faults on the memory (EXT_FAULT, not
-    // EXT_RANGE); one that ends at the last unit of its SRAM runs.
-    golden::DmaFields f;
-    f.sram = uint32_t(rng.Uniform(1, 5));
-    f.out_int32 = f.sram == 5 && rng.Chance(50);
-    const uint64_t unit = golden::UnitBytes(c.g, f.sram, f.out_int32);
-    f.count0 = uint32_t(rng.Uniform(1, 4));
-    f.count1 = 2;
-    f.ext_stride1 = uint32_t(unit * 1024);
-    f.ext_addr = uint32_t((uint64_t{1} << 32) - f.count0 * unit - f.ext_stride1);
-    const Op op = rng.Chance(50) ? Op::kLoad : Op::kStore;
-    c.Emit({golden::EncodeDma(op, f, {})}, "a transfer whose last byte is 2^32 - 1",
-           ErrCode::kExtFault);
+    // EXT_RANGE), reaching it through the row stride and through the plane stride; one that ends at
+    // the last unit of its SRAM runs.
+    for (const bool plane : {false, true}) {
+      golden::DmaFields f;
+      f.sram = uint32_t(rng.Uniform(1, 5));
+      f.out_int32 = f.sram == 5 && rng.Chance(50);
+      const uint64_t unit = golden::UnitBytes(c.g, f.sram, f.out_int32);
+      f.count0 = uint32_t(rng.Uniform(1, 4));
+      (plane ? f.count2 : f.count1) = 2;
+      const uint32_t stride = uint32_t(unit * 1024);
+      (plane ? f.ext_stride2 : f.ext_stride1) = stride;
+      f.ext_addr = uint32_t((uint64_t{1} << 32) - f.count0 * unit - stride);
+      const Op op = rng.Chance(50) ? Op::kLoad : Op::kStore;
+      c.Emit({golden::EncodeDma(op, f, {})},
+             fmt::format("a transfer whose last byte is 2^32 - 1 (through the {} stride)",
+                         plane ? "plane" : "row"),
+             ErrCode::kExtFault);
+    }
     golden::DmaFields g;
     g.sram = uint32_t(rng.Uniform(1, 5));
     g.out_int32 = g.sram == 5 && rng.Chance(50);

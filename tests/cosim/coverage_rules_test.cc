@@ -4,6 +4,8 @@
 // the classifier's first failing check must be golden's verdict, and no check must fail on a legal
 // descriptor. The `order.*` bins then count exactly the descriptors whose second failing check is
 // the next one in the spec's order.
+#include "sim/cosim/coverage_rules.h"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -14,7 +16,6 @@
 #include "model/arch.h"
 #include "sim/build_paths.h"
 #include "sim/compiler/compiler.h"
-#include "sim/cosim/coverage_rules.h"
 #include "sim/testgen/rng.h"
 
 namespace qacc::cosim {
@@ -25,12 +26,15 @@ using golden::Descriptor;
 // A value at or next to `edge`, or anywhere below `limit`.
 uint32_t Near(sim::Rng& rng, uint64_t edge, uint64_t limit) {
   if (rng.Chance(30)) return uint32_t(rng.Uniform(0, int64_t(limit - 1)));
-  return uint32_t(std::min<uint64_t>(limit - 1, edge + uint64_t(rng.Uniform(0, 2)) - std::min<uint64_t>(edge, 1)));
+  return uint32_t(std::min<uint64_t>(
+      limit - 1, edge + uint64_t(rng.Uniform(0, 2)) - std::min<uint64_t>(edge, 1)));
 }
 
 Descriptor RandomGemmNearEdges(sim::Rng& rng, const arch::ArchConfig& c) {
   golden::GemmFields f;
-  auto dim = [&] { return rng.Chance(15) ? 0u : uint32_t(rng.Pick<int64_t>({1, 2, rng.Uniform(1, 300)})); };
+  auto dim = [&] {
+    return rng.Chance(15) ? 0u : uint32_t(rng.Pick<int64_t>({1, 2, rng.Uniform(1, 300)}));
+  };
   f.m = dim();
   f.n = dim();
   f.k = dim();
@@ -45,11 +49,13 @@ Descriptor RandomGemmNearEdges(sim::Rng& rng, const arch::ArchConfig& c) {
   f.rq_base = base(c.rq_depth, nb);
   f.out_base = base(c.out_depth, mb * nb * uint64_t(c.rows) / (rng.Chance(50) ? 1 : 4));
   f.mode = uint32_t(rng.Uniform(0, 63)) | (rng.Chance(15) ? uint32_t(rng.Uniform(1, 15)) << 8 : 0);
-  auto zp = [&] { return uint32_t(rng.Pick<int64_t>({-129, -128, 255, 256, rng.Uniform(-256, 255)})) & 0x1FF; };
+  auto zp = [&] {
+    return uint32_t(rng.Pick<int64_t>({-129, -128, 255, 256, rng.Uniform(-256, 255)})) & 0x1FF;
+  };
   f.zp_ab = zp() | zp() << 16;
   f.shift = uint32_t(rng.Pick<int64_t>({-32, -31, 30, 31, rng.Uniform(-32, 31)})) & 0x3F;
-  f.mult = int32_t(rng.Pick<int64_t>({0, 1, (int64_t{1} << 30) - 1, int64_t{1} << 30, -1,
-                                      rng.Uniform(INT32_MIN, INT32_MAX)}));
+  f.mult = int32_t(rng.Pick<int64_t>(
+      {0, 1, (int64_t{1} << 30) - 1, int64_t{1} << 30, -1, rng.Uniform(INT32_MIN, INT32_MAX)}));
   f.clamp_min = int32_t(rng.Pick<int64_t>({-129, -128, 0, 255, 256}));
   f.clamp_max = int32_t(rng.Pick<int64_t>({-129, -128, 0, 255, 256}));
   return golden::EncodeGemm(f, {});
@@ -64,20 +70,24 @@ Descriptor RandomDmaNearEdges(sim::Rng& rng, const golden::AccelGeometry& g, gol
   f.sram = uint32_t(rng.Pick<int64_t>({0, 1, 2, 3, 4, 5, 6, 7, rng.Uniform(1, 5)}));
   f.out_int32 = rng.Chance(50);
   const uint64_t unit = std::max<uint32_t>(1, golden::UnitBytes(g, f.sram, f.out_int32));
-  const uint64_t units = f.sram >= 1 && f.sram <= 5 ? golden::SramUnits(g, f.sram, f.out_int32) : 1024;
+  const uint64_t units =
+      f.sram >= 1 && f.sram <= 5 ? golden::SramUnits(g, f.sram, f.out_int32) : 1024;
   f.sram_stride1 = uint32_t(rng.Pick<int64_t>({0, 1, rng.Uniform(0, 64)}));
   f.sram_stride2 = uint32_t(rng.Pick<int64_t>({0, 1, rng.Uniform(0, 64)}));
-  const uint64_t span = (f.count0 ? f.count0 - 1 : 0) + uint64_t(f.count1 ? f.count1 - 1 : 0) * f.sram_stride1 +
+  const uint64_t span = (f.count0 ? f.count0 - 1 : 0) +
+                        uint64_t(f.count1 ? f.count1 - 1 : 0) * f.sram_stride1 +
                         uint64_t(f.count2 ? f.count2 - 1 : 0) * f.sram_stride2;
   f.sram_base = Near(rng, units > span ? units - span - 1 : 0, uint64_t{1} << 20);
   auto aligned = [&](uint64_t v) { return rng.Chance(80) ? v / unit * unit : v; };
   f.ext_stride1 = uint32_t(aligned(uint64_t(rng.Uniform(0, 1 << 14))));
   f.ext_stride2 = uint32_t(aligned(uint64_t(rng.Uniform(0, 1 << 14))));
-  const uint64_t bytes = uint64_t(f.count0) * unit + uint64_t(f.count1 ? f.count1 - 1 : 0) * f.ext_stride1 +
+  const uint64_t bytes = uint64_t(f.count0) * unit +
+                         uint64_t(f.count1 ? f.count1 - 1 : 0) * f.ext_stride1 +
                          uint64_t(f.count2 ? f.count2 - 1 : 0) * f.ext_stride2;
   const uint64_t top = uint64_t{1} << 32;
-  f.ext_addr = uint32_t(aligned(rng.Chance(50) && bytes < top ? top - bytes + uint64_t(rng.Uniform(0, 1)) * unit - unit
-                                                              : uint64_t(rng.Uniform(0, 1 << 20))));
+  f.ext_addr = uint32_t(aligned(rng.Chance(50) && bytes < top
+                                    ? top - bytes + uint64_t(rng.Uniform(0, 1)) * unit - unit
+                                    : uint64_t(rng.Uniform(0, 1 << 20))));
   return golden::EncodeDma(op, f, {});
 }
 
@@ -94,9 +104,11 @@ Descriptor RandomMoveNearEdges(sim::Rng& rng, const golden::AccelGeometry& g) {
   f.dst_stride1 = uint32_t(rng.Uniform(0, 300));
   f.dst_stride2 = uint32_t(rng.Uniform(0, 300));
   const uint64_t src_span = uint64_t(f.count1 ? f.count1 - 1 : 0) * f.src_stride1 +
-                            uint64_t(f.count2 ? f.count2 - 1 : 0) * f.src_stride2 + uint64_t(g.rows);
+                            uint64_t(f.count2 ? f.count2 - 1 : 0) * f.src_stride2 +
+                            uint64_t(g.rows);
   const uint64_t entries = 4 * uint64_t(g.out_depth);
-  f.src_base = Near(rng, entries > src_span ? entries - src_span : 0, uint64_t{1} << 20) & (rng.Chance(85) ? ~3u : ~0u);
+  f.src_base = Near(rng, entries > src_span ? entries - src_span : 0, uint64_t{1} << 20) &
+               (rng.Chance(85) ? ~3u : ~0u);
   const uint64_t dst_span = uint64_t(f.count1 ? f.count1 - 1 : 0) * f.dst_stride1 +
                             uint64_t(f.count2 ? f.count2 - 1 : 0) * f.dst_stride2 + f.count0;
   const uint64_t depth = f.dst == 2 ? g.b_depth : g.a_depth;
@@ -114,23 +126,32 @@ TEST(RuleCoverage, FirstFailingCheckIsGoldensVerdict) {
     for (int i = 0; i < 40000; ++i) {
       Descriptor d;
       switch (i % 4) {
-        case 0: d = RandomGemmNearEdges(rng, config); break;
-        case 1: d = RandomDmaNearEdges(rng, g, golden::Op::kLoad); break;
-        case 2: d = RandomDmaNearEdges(rng, g, golden::Op::kStore); break;
-        default: d = RandomMoveNearEdges(rng, g); break;
+        case 0:
+          d = RandomGemmNearEdges(rng, config);
+          break;
+        case 1:
+          d = RandomDmaNearEdges(rng, g, golden::Op::kLoad);
+          break;
+        case 2:
+          d = RandomDmaNearEdges(rng, g, golden::Op::kStore);
+          break;
+        default:
+          d = RandomMoveNearEdges(rng, g);
+          break;
       }
       const std::vector<arch::ErrCode> failing = RuleCoverage::FailingChecks(config, d);
       const auto verdict = static_cast<arch::ErrCode>(golden::Validate(g, d));
       if (verdict == arch::ErrCode::kNone) {
         ++legal;
-        ASSERT_TRUE(failing.empty()) << name << " descriptor " << i << ": " << golden::DescribeDescriptor(g, d)
-                                     << " is legal, yet fails " << arch::ErrCodeName(failing.front());
+        ASSERT_TRUE(failing.empty())
+            << name << " descriptor " << i << ": " << golden::DescribeDescriptor(g, d)
+            << " is legal, yet fails " << arch::ErrCodeName(failing.front());
         continue;
       }
-      ASSERT_FALSE(failing.empty()) << name << " descriptor " << i << ": golden says "
-                                    << arch::ErrCodeName(verdict);
-      ASSERT_EQ(failing.front(), verdict) << name << " descriptor " << i << ": "
-                                          << golden::DescribeDescriptor(g, d);
+      ASSERT_FALSE(failing.empty())
+          << name << " descriptor " << i << ": golden says " << arch::ErrCodeName(verdict);
+      ASSERT_EQ(failing.front(), verdict)
+          << name << " descriptor " << i << ": " << golden::DescribeDescriptor(g, d);
       two_or_more += failing.size() >= 2;
     }
     // The draws reach both sides: legal descriptors and descriptors failing several checks.
