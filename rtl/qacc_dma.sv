@@ -198,9 +198,11 @@ module qacc_dma
     unit_last  = i0 == f.count0 - 1'b1;
     slice_last = !big || (32'(j) == (32'(1) << slices_log2) - 1);
     step_last  = unit_last && slice_last && last_row;
-    beat_last  = big || unit_last || (((a_u + (32'(1) << ulog2)) & d_mask) == '0);
-    beat_first = big || i0 == '0 || ((a_u & d_mask) == '0);
-    beat_off   = big ? 8'd0 : 8'(a_u & d_mask);
+    // With U >= D every unit starts and ends on a beat boundary (its address is a multiple of U, 12): the
+    // address terms hold, and the offset in the beat is 0.
+    beat_last  = unit_last || (((a_u + (32'(1) << ulog2)) & d_mask) == '0);
+    beat_first = i0 == '0 || ((a_u & d_mask) == '0);
+    beat_off   = 8'(a_u & d_mask);
     unit_off   = out8 ? 8'(32'(u[1:0]) << ColsLog2) : 8'd0;
     word_off   = unit_off + (big ? 8'(32'(j) << DLog2) : 8'd0);
     word_addr  = out8 ? (u >> 2) : u;

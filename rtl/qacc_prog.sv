@@ -304,8 +304,6 @@ module qacc_prog
       cmp_hold_q  <= 1'b0;
       d2c_q       <= '0;
       c2d_q       <= '0;
-      err_valid_q <= 1'b0;
-      stop_q      <= 1'b0;
       retired_q   <= '0;
       err_index_q <= '0;
       perf_q      <= '0;
@@ -317,18 +315,19 @@ module qacc_prog
       cmp_hold_q  <= cmp_hold_d;
       d2c_q       <= d2c_d;
       c2d_q       <= c2d_d;
-      err_valid_q <= err_valid_d;
-      stop_q      <= stop_d;
       retired_q   <= retired_d;
       err_index_q <= err_index_d;
       perf_q      <= perf_d;
     end
   end
 
-  // The recorded error's code and index are read only with err_valid_q (not reset, spec 10).
+  // The recorded error's code and index are read only with err_valid_q; err_valid_q and stop_q only while a
+  // program runs, and its RUN clears them (not reset, spec 10).
   always_ff @(posedge clk_i) begin
-    err_q     <= err_d;
-    err_idx_q <= err_idx_d;
+    err_valid_q <= err_valid_d;
+    stop_q      <= stop_d;
+    err_q       <= err_d;
+    err_idx_q   <= err_idx_d;
   end
 
   assign stop_o        = stop_q;
