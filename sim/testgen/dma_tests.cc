@@ -447,7 +447,9 @@ Program GenExtFault(Rng& rng, const arch::ArchConfig& config) {
       f.out_int32 = f.sram == 5 && rng.Chance(50);
       const uint32_t unit = golden::UnitBytes(c.g, f.sram, f.out_int32);
       f.count0 = uint32_t(rng.Uniform(1, 8));
-      f.count1 = 3;
+      // Enough rows that the engine still issues bursts when the first error response comes back
+      // (17.7: it stops issuing then; a STORE finishes only the burst it began).
+      f.count1 = uint32_t(rng.Uniform(12, 40));
       f.ext_stride1 = uint32_t(kPage);
       // Rows at the top of the memory: the first row inside, a later one at or above the size; or
       // the first byte of the transfer exactly at the size.
