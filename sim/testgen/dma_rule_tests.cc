@@ -173,15 +173,20 @@ std::vector<Breaker<golden::GemmFields>> GemmBreakers(Context& c, int zero) {
   };
 }
 
+// BAD_SHAPE of a LOAD, STORE or MOVE: count `zero` (0, 1, 2: COUNT0, COUNT1, COUNT2) set to 0.
+template <typename F>
+Breaker<F> ZeroCount(int zero) {
+  return {ErrCode::kBadShape, [zero](F& f) {
+            (zero == 0 ? f.count0 : zero == 1 ? f.count1 : f.count2) = 0;
+          }};
+}
+
 std::vector<Breaker<golden::DmaFields>> DmaBreakers(Context& c, uint32_t sram, int zero) {
   Rng& rng = c.rng;
   const golden::AccelGeometry& g = c.g;
   using F = golden::DmaFields;
   return {
-      {ErrCode::kBadShape,
-       [zero](F& f) {
-         (zero == 0 ? f.count0 : zero == 1 ? f.count1 : f.count2) = 0;
-       }},
+      ZeroCount<F>(zero),
       {ErrCode::kBadSram,
        [&rng](F& f) {
          f.sram = rng.Pick<uint32_t>({0, 6, 7});
@@ -212,10 +217,7 @@ std::vector<Breaker<golden::MoveFields>> MoveBreakers(Context& c, uint32_t dst, 
   const golden::AccelGeometry& g = c.g;
   using F = golden::MoveFields;
   return {
-      {ErrCode::kBadShape,
-       [zero](F& f) {
-         (zero == 0 ? f.count0 : zero == 1 ? f.count1 : f.count2) = 0;
-       }},
+      ZeroCount<F>(zero),
       {ErrCode::kBadSram,
        [&rng](F& f) {
          f.dst = rng.Pick<uint32_t>({0, 3, 4, 5, 6, 7});
