@@ -15,7 +15,6 @@ using arch::ErrCode;
 constexpr const char* kOpNames[] = {"GEMM", "LOAD", "STORE", "MOVE"};
 constexpr const char* kCounterNames[] = {"d2c", "c2d"};
 constexpr const char* kEngineNames[] = {"dma", "compute"};
-constexpr uint32_t kWaitBit = 1u << 8, kSignalBit = 1u << 9;  // descriptor word 15 (11)
 constexpr uint64_t kMaxExtAddress = 0xFFFF'FFFFull;
 
 // 17.6's table, one entry per (DMA command, compute command) pair that can share a port.
@@ -291,7 +290,7 @@ void RuleCoverage::TrackQueues(const RtlSample& s) {
     if (!busy_seen_) v.prev_count = counts[e];  // cycle 0: RUN cleared the queues
     const int pushes = counts[e] - v.prev_count + (v.prev_retire ? 1 : 0);
     if (pushes == 1) {
-      if (fetched_.empty() || model::IsDmaOp(Header(fetched_.front()) & 0xF) != (e == kDma)) {
+      if (fetched_.empty() || model::IsDmaOp(Header(fetched_.front()).op) != (e == kDma)) {
         lost_ = true;
       } else {
         v.queue.push_back(fetched_.front());
@@ -313,13 +312,16 @@ void RuleCoverage::TrackQueues(const RtlSample& s) {
 // take in one cycle always find it at 1 or more.
 void RuleCoverage::OnTokens(const RtlSample& s) {
   const QueueSample& q = s.queue;
-  auto has = [&](bool pulse, uint32_t index, uint32_t bit) {
-    return pulse && Known(index) && (Header(index) & bit) != 0;
+  auto signals = [&](bool pulse, uint32_t index) {
+    return pulse && Known(index) && Header(index).signal;
   };
-  const bool give[2] = {has(q.dma_retire, q.dma_retire_index, kSignalBit),
-                        has(q.cmp_retire, q.cmp_retire_index, kSignalBit)};
-  const bool take[2] = {has(q.cmp_start, q.cmp_start_index, kWaitBit),
-                        has(q.dma_start, q.dma_start_index, kWaitBit)};
+  auto waits = [&](bool pulse, uint32_t index) {
+    return pulse && Known(index) && Header(index).wait;
+  };
+  const bool give[2] = {signals(q.dma_retire, q.dma_retire_index),
+                        signals(q.cmp_retire, q.cmp_retire_index)};
+  const bool take[2] = {waits(q.cmp_start, q.cmp_start_index),
+                        waits(q.dma_start, q.dma_start_index)};
   const int value[2] = {q.d2c, q.c2d};
   // The giver of counter c is engine c (d2c: the DMA); it holds a completed SIGNAL when it waits
   // for a token while its head has started (a WAIT at 0 waits with the engine idle).
@@ -339,9 +341,9 @@ int RuleCoverage::PortUse() const {
   }
   const Words& dd = descriptors_.at(dma.queue.front());
   const Words& cd = descriptors_.at(cmp.queue.front());
-  const bool store = (dd[15] & 0xF) == 2;
+  const bool store = model::DecodeDescHeader(dd).op == uint32_t(model::DescOp::kStore);
   const uint32_t sram = model::DecodeDmaDesc(dd).sram;
-  const bool gemm = (cd[15] & 0xF) == 0;
+  const bool gemm = model::DecodeDescHeader(cd).op == uint32_t(model::DescOp::kGemm);
   const uint32_t move_dst = gemm ? 0 : model::DecodeMoveDesc(cd).dst;
   if (store && gemm && sram >= 1 && sram <= 4) return kGemmARead + int(sram) - 1;
   if (store && !gemm && sram == 5) return kMoveOutRead;
@@ -396,7 +398,7 @@ void RuleCoverage::OnVerdict(uint32_t status) {
     // The fetcher holds a validated descriptor that its full queue cannot take, both engines
     // waiting (a quiet engine with a head waits).
     if (!fetched_.empty()) {
-      const int e = model::IsDmaOp(Header(fetched_.front()) & 0xF) ? kDma : kCompute;
+      const int e = model::IsDmaOp(Header(fetched_.front()).op) ? kDma : kCompute;
       if (engines_[e].queue.size() == size_t(arch::kQueueDepth) && !engines_[kDma].queue.empty() &&
           !engines_[kCompute].queue.empty()) {
         Hit(dl_fetcher_blocked_);
@@ -412,7 +414,7 @@ void RuleCoverage::OnVerdict(uint32_t status) {
   // A validation error: the fetcher stopped at the last descriptor it fetched, which no queue took.
   if (code == ErrCode::kExtFault || fetched_.empty() || fetched_.back() + 1 != fetches_) return;
   const Words& d = descriptors_.at(fetched_.back());
-  const uint32_t op = d[15] & 0xF;
+  const uint32_t op = model::DecodeDescHeader(d).op;
   if (op > 3) return;
   const std::vector<Check> checks = ChecksOf(config_, d);
   for (size_t i = 0; i + 1 < checks.size(); ++i) {

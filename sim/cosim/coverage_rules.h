@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "model/arch.h"
+#include "model/descriptor.h"
 #include "sim/cosim/dut.h"
 
 namespace qacc::cosim {
@@ -67,7 +68,9 @@ class RuleCoverage {
   void TrackQueues(const RtlSample& s);
   void OnReadBeat(const model::AxiSlaveOut& in);
   bool Known(uint32_t index) const { return descriptors_.count(index) != 0; }
-  uint32_t Header(uint32_t index) const { return descriptors_.at(index)[15]; }
+  model::DescHeader Header(uint32_t index) const {
+    return model::DecodeDescHeader(descriptors_.at(index));
+  }
   void Hit(int64_t* bin) {
     if (bin != nullptr) ++*bin;
   }

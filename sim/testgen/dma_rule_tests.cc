@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "golden/program.h"
+#include "model/descriptor.h"
 #include "model/ext_memory.h"
 #include "model/program_engine.h"
 #include "model/srams.h"
@@ -27,7 +28,11 @@ using dma_test::SmallDma;
 using golden::Descriptor;
 using golden::Op;
 
-constexpr uint32_t kSramA = 1, kSramB = 2, kSramBias = 3, kSramRq = 4, kSramOut = 5;
+using model::kSramA;
+using model::kSramB;
+using model::kSramBias;
+using model::kSramOut;
+using model::kSramRq;
 
 // Whether `event` holds in some cycle of `p` run by the model alone. A program's timing depends on
 // its descriptors only (14.2: not on SRAM or memory data), and the model is the RTL's cycle for
