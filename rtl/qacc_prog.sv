@@ -354,7 +354,7 @@ module qacc_prog
     // The cycles the wait and stall counters count (perf_inc while BUSY).
     mon_q_o.dma_wait       = busy_o && dma_token_wait;
     mon_q_o.cmp_wait       = busy_o && cmp_token_wait;
-    mon_q_o.port_stall     = busy_o && dma_stall_i;
+    mon_q_o.port_stall     = dma_stall_i;  // a DMA step runs only while BUSY
   end
 
 `ifndef SYNTHESIS

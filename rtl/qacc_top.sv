@@ -267,7 +267,8 @@ module qacc_top
   // CMD_* registers, which no write changes while the program runs: they are what it shows before its first GEMM.
   always_comb begin
     gemm_cmd_d = gemm_go ? gemm_cmd(cmp_head) : run ? regs_cmd : gemm_cmd_q;
-    cmd        = gemm_go ? gemm_cmd_d : prog_busy ? gemm_cmd_q : regs_cmd;
+    // A GEMM starts only in a program, and no RUN comes while one runs: there gemm_cmd_d is the start's or the last.
+    cmd        = prog_busy ? gemm_cmd_d : regs_cmd;
   end
 
   // Read only while a program runs, loaded by its RUN (not reset, spec 10).
