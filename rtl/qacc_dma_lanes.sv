@@ -38,23 +38,23 @@ module qacc_dma_lanes #(
   always_comb begin
     from_beat = '0;
     from_word = '0;
-    for (int i = 0; i < int'(BeatGroups); i++) begin
-      if (k == 32'(i)) begin
+    for (int unsigned i = 0; i < BeatGroups; i++) begin
+      if (k == i) begin
         from_beat = beat_i[8*GroupBytes*i +: 8*GroupBytes];
       end
     end
-    for (int i = 0; i < int'(WordGroups); i++) begin
-      if (st_g == 32'(i)) begin
+    for (int unsigned i = 0; i < WordGroups; i++) begin
+      if (st_g == i) begin
         from_word = word_i[8*GroupBytes*i +: 8*GroupBytes];
       end
     end
-    for (int i = 0; i < int'(WordGroups); i++) begin
+    for (int unsigned i = 0; i < WordGroups; i++) begin
       wdata_o[8*GroupBytes*i +: 8*GroupBytes] = from_beat;
-      be_o[GroupBytes*i +: GroupBytes]        = {GroupBytes{g == 32'(i)}};
+      be_o[GroupBytes*i +: GroupBytes]        = {GroupBytes{g == i}};
     end
-    for (int i = 0; i < int'(BeatGroups); i++) begin
+    for (int unsigned i = 0; i < BeatGroups; i++) begin
       beat_o[8*GroupBytes*i +: 8*GroupBytes] = from_word;
-      strb_o[GroupBytes*i +: GroupBytes]     = {GroupBytes{st_k == 32'(i)}};
+      strb_o[GroupBytes*i +: GroupBytes]     = {GroupBytes{st_k == i}};
     end
   end
 

@@ -27,7 +27,7 @@ import sys
 import threading
 import time
 
-from . import coverage, mutants, record, report, rtl, yosys_equiv
+from . import coverage, mutants, record, report, rtl, schemata, yosys_equiv
 
 SOURCE_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -554,18 +554,30 @@ class Validation:
         result["unbuildable_by_lint_message"] = lint_classes(records.values())
         log(f"   lint: {len(selected) - len(buildable)} unbuildable, {timing['lint_seconds']} s")
 
-        # (b) One schemata per run, built once for every config.
+        # (b) Schematas without the combinational loops that guards of several mutants can close (schemata.py),
+        # each built once for every config.
         t0 = time.monotonic()
-        qacc = self.build_schemata(sources, buildable)
+        check = schemata.LoopCheck(self.rtl_dir, sources, configs, self.work, STOP.guard)
+        groups, alone = schemata.loop_free_groups(buildable, check)
+        for m, why in alone:
+            records[m.id]["status"] = "unbuildable"
+            records[m.id]["lint"] = f"its schemata guard closes a combinational loop: {why}"
+        buildable = [m for g in groups for m in g]
+        timing["loop_check_seconds"] = round(time.monotonic() - t0, 1)
+        log(f"   {len(groups)} loop-free schematas ({check.lints} lints, {timing['loop_check_seconds']} s); "
+            f"{len(alone)} mutants close a loop alone")
+        t0 = time.monotonic()
+        qaccs = self.build_schematas(sources, groups)
         timing["schemata_build_seconds"] = round(time.monotonic() - t0, 1)
-        log(f"   schemata of {len(buildable)} mutants built in {timing['schemata_build_seconds']} s")
+        log(f"   schematas of {len(buildable)} mutants built in {timing['schemata_build_seconds']} s")
+        qacc_of = {m.id: q for g, q in zip(groups, qaccs) for m in g}
 
-        # (c) The schemata with no mutant selected must pass: it is the design as written. Its run times order
-        # the tests cheapest first. A resumed run takes the order and timeout its first session measured, so
-        # that every mutant runs the same schedule.
+        # (c) Each schemata with no mutant selected must pass: it is the design as written. The run times of the
+        # first order the tests cheapest first. A resumed run takes the order and timeout its first session
+        # measured, so that every mutant runs the same schedule.
         t0 = time.monotonic()
         if self.record.baseline is None:
-            order, timeout = self.baseline(qacc, configs)
+            order, timeout = self.baseline(qaccs, configs)
             self.record.add_baseline(order, timeout)
         order, timeout = self.record.baseline["order"], self.record.baseline["timeout"]
         timing["baseline_seconds"] = round(time.monotonic() - t0, 1)
@@ -575,7 +587,7 @@ class Validation:
         t0 = time.monotonic()
         to_run = self.take_recorded("regression", buildable, records)
         timing["resumed_mutants"] = len(buildable) - len(to_run)
-        self.run_mutants(qacc, to_run, configs, order, timeout, records)
+        self.run_mutants(qacc_of, to_run, configs, order, timeout, records)
         timing["regression_seconds"] = round(time.monotonic() - t0, 1)
 
         # (e) Survivors: equivalent only when a machine shows it.
@@ -605,49 +617,52 @@ class Validation:
                 records[m.id].update(recorded[m.id])
         return [m for m in ms if m.id not in recorded]
 
-    def build_schemata(self, sources, buildable):
-        """Writes and builds the schemata of the buildable mutants; returns its qacc. The record keys the
-        schemata's text and the binary: a resumed run refuses another of either (RecordError)."""
-        schem_dir = os.path.join(self.work, "schemata-rtl")
-        replace = {}
-        for s in sources:
-            mine = [m for m in buildable if m.file == s.path]
-            replace[s.path] = mutants.schemata_text(s, mine)[0]
-        rtl.copy_rtl(self.rtl_dir, schem_dir, replace)
-        build_dir = os.path.join(self.work, "schemata-build")
-        max_id = max([m.id for m in buildable], default=0)
-        self.configure(build_dir, SOURCE_DIR, [f"-DQACC_COSIM_RTL_DIR={schem_dir}",
-                                               f"-DQACC_COSIM_MUTANTS={max(max_id, 1)}",
-                                               "-DQACC_COSIM_VERILATOR_ARGS=-Wno-fatal"])
-        self.build(build_dir)
-        qacc = os.path.join(build_dir, "sim", "qacc")
-        text = json.dumps({"files": replace, "mutants": max(max_id, 1)}, sort_keys=True)
-        self.record.check_schemata({"schemata": hashlib.sha256(text.encode()).hexdigest(),
-                                    "qacc": file_sha256(qacc)})
-        return qacc
+    def build_schematas(self, sources, groups):
+        """Writes and builds the schemata of each group; returns their qacc binaries. The record keys the
+        schematas' texts and binaries: a resumed run refuses another of any (RecordError)."""
+        max_id = max([m.id for g in groups for m in g], default=0)
+        qaccs, keys = [], []
+        for k, group in enumerate(groups):
+            replace = schemata.texts(sources, group)
+            schem_dir = os.path.join(self.work, f"schemata-rtl-{k}")
+            rtl.copy_rtl(self.rtl_dir, schem_dir, replace)
+            build_dir = os.path.join(self.work, f"schemata-build-{k}")
+            self.configure(build_dir, SOURCE_DIR, [f"-DQACC_COSIM_RTL_DIR={schem_dir}",
+                                                   f"-DQACC_COSIM_MUTANTS={max(max_id, 1)}",
+                                                   "-DQACC_COSIM_VERILATOR_ARGS=-Wno-fatal"])
+            STOP.check()
+            self.build(build_dir)
+            qaccs.append(os.path.join(build_dir, "sim", "qacc"))
+            text = json.dumps({"files": replace, "mutants": max(max_id, 1)}, sort_keys=True)
+            keys.append({"schemata": hashlib.sha256(text.encode()).hexdigest(), "qacc": file_sha256(qaccs[-1])})
+            log(f"   schemata {k + 1}/{len(groups)}: {len(group)} mutants")
+        self.record.check_schemata({"schematas": hashlib.sha256(json.dumps(keys).encode()).hexdigest()})
+        return qaccs
 
-    def baseline(self, qacc, configs):
-        """(test order per config, cheapest first; the per-run timeout) from the schemata's regression with no
-        mutant selected, which must pass."""
+    def baseline(self, qaccs, configs):
+        """(test order per config, cheapest first; the per-run timeout) from the regression of each schemata with
+        no mutant selected, which must pass."""
         order, timeout = {}, 10.0
-        for c in configs:
-            out = os.path.join(self.work, "mutants", f"baseline-{c.name}.json")
-            os.makedirs(os.path.dirname(out), exist_ok=True)
-            code, text = run([qacc, "regress", "--suite", self.suite_arg(), "--seeds", str(self.args.seeds), "-j",
-                              str(self.args.jobs), "--config", c.path, "--json", out], check=False)
-            if code != 0:
-                raise StepError(f"the schemata with no mutant selected fails its regression on {c.name}: "
-                                f"{text[-800:]}")
-            with open(out) as f:
-                runs = json.load(f)["runs"]
-            cost = {}
-            for r in runs:
-                cost.setdefault(r["test"], []).append(r["wall_seconds"])
-                timeout = max(timeout, 20 * r["wall_seconds"])
-            order[c.name] = sorted(cost, key=lambda t: sum(cost[t]) / len(cost[t]))
+        for k, qacc in enumerate(qaccs):
+            for c in configs:
+                out = os.path.join(self.work, "mutants", f"baseline-{k}-{c.name}.json")
+                os.makedirs(os.path.dirname(out), exist_ok=True)
+                code, text = run([qacc, "regress", "--suite", self.suite_arg(), "--seeds", str(self.args.seeds),
+                                  "-j", str(self.args.jobs), "--config", c.path, "--json", out], check=False)
+                if code != 0:
+                    raise StepError(f"schemata {k + 1} with no mutant selected fails its regression on {c.name}: "
+                                    f"{text[-800:]}")
+                with open(out) as f:
+                    runs = json.load(f)["runs"]
+                cost = {}
+                for r in runs:
+                    cost.setdefault(r["test"], []).append(r["wall_seconds"])
+                    timeout = max(timeout, 20 * r["wall_seconds"])
+                if k == 0:
+                    order[c.name] = sorted(cost, key=lambda t: sum(cost[t]) / len(cost[t]))
         return order, timeout
 
-    def run_mutants(self, qacc, to_run, configs, order, timeout, records):
+    def run_mutants(self, qacc_of, to_run, configs, order, timeout, records):
         """Runs the mutants J at a time; each verdict goes into the record as soon as it is known. A run that a
         stop signal cut short is no verdict (run() raises Interrupted): that mutant runs again on --resume."""
         done = [0]
@@ -660,8 +675,8 @@ class Validation:
             verdict = {"status": "survived"}
             for c in configs:
                 out = os.path.join(self.work, "mutants", f"m{m.id}-{c.name}.json")
-                code, text = run([qacc, "regress", "--suite", self.suite_arg(), "--seeds", str(self.args.seeds),
-                                  "-j", "1", "--fail-fast", "--mutant", str(m.id), "--config", c.path,
+                code, text = run([qacc_of[m.id], "regress", "--suite", self.suite_arg(), "--seeds",
+                                  str(self.args.seeds), "-j", "1", "--fail-fast", "--mutant", str(m.id), "--config", c.path,
                                   "--tests", ",".join(order[c.name]), "--timeout", f"{timeout:.0f}",
                                   "--json", out], check=False)
                 if code == 1:

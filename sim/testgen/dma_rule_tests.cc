@@ -21,6 +21,7 @@ namespace {
 
 using arch::ErrCode;
 using dma_test::Context;
+using dma_test::kPage;
 using dma_test::LongGemm;
 using dma_test::RangeCode;
 using dma_test::RequireError;
@@ -270,6 +271,30 @@ Descriptor Rows(Context& c, Op op, uint32_t sram, bool out_int32, uint32_t base,
   return golden::EncodeDma(op, f, {});
 }
 
+// A LOAD of `rows` rq SRAM words from word 0 on, written first at the top of the test's data:
+// legal per-channel pairs (multiplier 0 or 2^30..2^31-1, shift -31..30, spec 4), random bits
+// above each shift word's [5:0], which the unit ignores.
+Descriptor LegalRqWords(Context& c, int rows) {
+  const uint32_t unit = golden::UnitBytes(c.g, kSramRq, false);
+  std::vector<uint8_t> bytes(size_t(unit) * size_t(rows));
+  for (size_t at = 0; at < bytes.size(); at += 8) {
+    const uint32_t mult =
+        c.rng.Chance(10) ? 0 : uint32_t(c.rng.Uniform(int64_t{1} << 30, (int64_t{1} << 31) - 1));
+    const uint32_t shift = (uint32_t(c.rng.Next()) & ~0x3Fu) | (uint32_t(c.rng.Uniform(-31, 30)) & 0x3F);
+    for (int i = 0; i < 4; ++i) {
+      bytes[at + size_t(i)] = uint8_t(mult >> (8 * i));
+      bytes[at + 4 + size_t(i)] = uint8_t(shift >> (8 * i));
+    }
+  }
+  const uint32_t ext = uint32_t((c.data_end - bytes.size()) / kPage * kPage);
+  c.b.WriteExt(ext, bytes);
+  golden::DmaFields f;
+  f.sram = kSramRq;
+  f.count0 = uint32_t(rows);
+  f.ext_addr = ext;
+  return golden::EncodeDma(Op::kLoad, f, {});
+}
+
 // A MOVE of `tiles` tiles (COUNT1) of COUNT0 words into `dst` from word 0 on.
 Descriptor LongMove(Context& c, uint32_t dst, int tiles) {
   golden::MoveFields f;
@@ -462,12 +487,15 @@ Program GenPortStalls(Rng& rng, const arch::ArchConfig& config) {
            fmt::format("a STORE from {} waits for a GEMM's reads", sram == kSramA ? "A" : "B"));
   }
   // STOREs from the bias and rq SRAMs while a GEMM of 64 short tiles reads a bias and an rq word
-  // at each tile (per channel with OUT_RAW: its requant does not use the words).
+  // at each tile and uses them for R beats after (per channel, not OUT_RAW): a STORE's read in
+  // between must not change the words the requant uses (the top's hold registers, 17.6).
   {
+    constexpr int kRqRows = 100;
+    c.Emit({LegalRqWords(c, kRqRows)}, "legal per-channel words in the rq SRAM");
     golden::GemmFields f = golden::DecodeGemm(LongGemm(c, 8, 8, 8));
-    f.mode |= arch::kModeBiasEn | arch::kModePerChannel | arch::kModeOutRaw;
+    f.mode = (f.mode | arch::kModeBiasEn | arch::kModePerChannel) & ~arch::kModeOutRaw;
     c.Emit({Rows(c, Op::kStore, kSramBias, false, 0, int(rng.Uniform(100, 200))),
-            Rows(c, Op::kStore, kSramRq, false, 0, int(rng.Uniform(50, 100))),
+            Rows(c, Op::kStore, kSramRq, false, 0, int(rng.Uniform(50, kRqRows))),
             golden::EncodeGemm(f, {})},
            "STOREs from bias and rq wait for a GEMM's tile reads");
   }

@@ -16,7 +16,7 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
-from validate import coverage, main, mutants, record, report, rtl, sv_parse, yosys_equiv  # noqa: E402
+from validate import coverage, main, mutants, record, report, rtl, schemata, sv_parse, yosys_equiv  # noqa: E402
 
 MODULE = """// a test module
 module t
@@ -500,6 +500,44 @@ C '\x01t\x02toggle\x01page\x02v_toggle/t\x01f\x02/x/t.sv\x01l\x0213\x01n\x024\x0
 """
 
 
+class LoopCheckFake:
+    """Loops where the design's lint would find them: a group holding every mutant of one of `cycles`."""
+
+    def __init__(self, cycles):
+        self.cycles, self.asked = cycles, 0
+
+    def loops(self, group):
+        self.asked += 1
+        ids = {m.id for m in group}
+        return next((f"UNOPTFLAT {sorted(c)}" for c in self.cycles if c <= ids), "")
+
+
+class SchemataSplitTest(unittest.TestCase):
+    def mutants_of(self, n, reading):
+        return [mutants.Mutant(i, f"f{i % 3}.sv", i, 1, "swapsig" if i in reading else "rel", "a", "b")
+                for i in range(1, n + 1)]
+
+    def test_no_group_closes_a_loop_and_every_mutant_is_placed_once(self):
+        ms = self.mutants_of(40, reading=set(range(20, 41)))
+        cycles = [{21, 24}, {22, 30, 38}, {25, 26}, {25, 33}, {40}]
+        check = LoopCheckFake(cycles)
+        groups, alone = schemata.loop_free_groups(ms, check)
+        self.assertEqual([(m.id, why) for m, why in alone], [(40, "UNOPTFLAT [40]")])
+        placed = sorted(m.id for g in groups for m in g)
+        self.assertEqual(placed, list(range(1, 40)))
+        for g in groups:
+            self.assertEqual(check.loops(g), "", [m.id for m in g])
+            self.assertEqual([m.id for m in g], sorted(m.id for m in g))
+        # First fit keeps the count small: the mutants reading nothing new share the first group.
+        self.assertLessEqual(len(groups), 3)
+        self.assertTrue(set(range(1, 20)) <= {m.id for m in groups[0]})
+
+    def test_without_loops_one_group(self):
+        ms = self.mutants_of(12, reading={3, 7})
+        groups, alone = schemata.loop_free_groups(ms, LoopCheckFake([]))
+        self.assertEqual(([[m.id for m in g] for g in groups], alone), ([list(range(1, 13))], []))
+
+
 class CoverageTest(unittest.TestCase):
     def test_summary_merges_instances(self):
         with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False, encoding="latin-1") as f:
@@ -777,7 +815,7 @@ ms = [mutants.Mutant(i, "f.sv", i, 1, "rel", "a", "b") for i in range(1, 7)]
 records = {m.id: {"id": m.id, "status": "pending"} for m in ms}
 main.STOP.install()
 try:
-    v.run_mutants(fake, ms, args.config_list, {"default": ["t"]}, 10, records)
+    v.run_mutants({m.id: fake for m in ms}, ms, args.config_list, {"default": ["t"]}, 10, records)
 except main.Interrupted:
     sys.exit(128 + main.STOP.signum)
 """
@@ -816,7 +854,7 @@ class ResumeTest(unittest.TestCase):
         ms = ms or [mutants.Mutant(i, "f.sv", i, 1, "rel", "a", "b") for i in range(1, 7)]
         records = {m.id: {"id": m.id, "status": "pending"} for m in ms}
         to_run = v.take_recorded("regression", ms, records)
-        v.run_mutants(self.fake, to_run, args.config_list, {"default": ["t"]}, 10, records)
+        v.run_mutants({m.id: self.fake for m in ms}, to_run, args.config_list, {"default": ["t"]}, 10, records)
         return records
 
     def test_a_resumed_run_runs_only_the_mutants_without_a_verdict(self):
