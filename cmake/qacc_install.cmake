@@ -3,7 +3,7 @@
 #   bin/qacc                        the command line; its data from ../share/qacc (sim/cli/install_layout.h)
 #   share/qacc/configs/*.json       the shipped configurations (qacc's default config among them)
 #   share/doc/qacc/*.md             the architecture spec, the model and the API guide
-#   include/qacc/{golden,model}/    the headers, included as "golden/gemm.h", "model/accelerator.h"
+#   include/qacc/{golden,model,spec}/ the headers, included as "golden/gemm.h", "model/accelerator.h"
 #   lib/libqacc_*.a                 the golden library and the model's
 #   lib/cmake/qacc/                 the CMake package: find_package(qacc CONFIG), qacc::golden, qacc::model
 #
@@ -24,7 +24,7 @@ install(FILES ${QACC_CONFIG_FILES} DESTINATION ${QACC_INSTALL_DATADIR}/configs)
 install(FILES ${PROJECT_SOURCE_DIR}/docs/architecture.md ${PROJECT_SOURCE_DIR}/docs/model.md
               ${PROJECT_SOURCE_DIR}/docs/api.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
-foreach(dir golden model)
+foreach(dir golden model spec)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/qacc/${dir}
           FILES_MATCHING PATTERN "*.h")
 endforeach()

@@ -18,77 +18,29 @@ namespace qacc::golden {
 
 namespace {
 
-// ---- Descriptor fields (architecture.md 3.2; data_movement.md 11-13) --------------------------
+// ---- Descriptor fields: the layouts, masks and codes of the spec data (spec/arch_spec.h) ----------
 
-constexpr uint32_t kDimMask = (uint32_t{1} << 16) - 1;   // CMD_M/N/K, COUNT0..2: [15:0]
-constexpr uint32_t kBaseMask = (uint32_t{1} << 20) - 1;  // bases and SRAM strides: [19:0]
-constexpr uint32_t kOpMask = 0xF;                        // word 15 [3:0]
-constexpr uint32_t kWaitBit = uint32_t{1} << 8;
-constexpr uint32_t kSignalBit = uint32_t{1} << 9;
-constexpr uint32_t kSramMask = 0x7;                  // DMA SRAM, MOVE DST: word 9 [2:0]
-constexpr uint32_t kOutInt32Bit = uint32_t{1} << 4;  // DMA word 9 bit 4
-
-// CMD_MODE.
-constexpr uint32_t kModeSingleRounding = uint32_t{1} << 0;
-constexpr uint32_t kModePerChannel = uint32_t{1} << 1;
-constexpr uint32_t kModeOutRaw = uint32_t{1} << 2;
-constexpr uint32_t kModeBiasEn = uint32_t{1} << 3;
-constexpr uint32_t kModeAUnsigned = uint32_t{1} << 4;
-constexpr uint32_t kModeBUnsigned = uint32_t{1} << 5;
-constexpr int kModeActLsb = 8;
-constexpr uint32_t kModeActMask = uint32_t{0xF} << kModeActLsb;
-constexpr uint32_t kModeMask = 0x3F | kModeActMask;  // the bits CMD_MODE stores
-// CMD_ZP_AB: two 9-bit two's complement fields.
-constexpr int kZpBits = 9;
-constexpr int kZpBLsb = 16;
-constexpr uint32_t kZpFieldMask = (uint32_t{1} << kZpBits) - 1;
-constexpr uint32_t kZpAbMask = kZpFieldMask | kZpFieldMask << kZpBLsb;
-// CMD_SHIFT and the rq shift word: 6-bit two's complement.
-constexpr int kShiftBits = 6;
-constexpr uint32_t kShiftMask = (uint32_t{1} << kShiftBits) - 1;
+namespace desc = arch::desc;
+using arch::kModeActMask;
+using arch::kModeAUnsigned;
+using arch::kModeBiasEn;
+using arch::kModeBUnsigned;
+using arch::kModeOutRaw;
+using arch::kModePerChannel;
+using arch::kMaxInt8ModeClamp;
+using arch::kMinInt8ModeClamp;
+using arch::kShiftBits;
+using arch::kZpBits;
+using arch::kZpBLsb;
+constexpr uint32_t kModeSingleRounding = arch::kModeRounding;  // ROUNDING = 1: single rounding
 // Per-tensor MULT and a per-channel multiplier: 0 or 2^30..2^31-1.
-constexpr int32_t kMinNonzeroMult = int32_t{1} << 30;
-// int8 mode clamp bounds: the union of the int8 and uint8 codes.
-constexpr int32_t kMinInt8ModeClamp = -128;
-constexpr int32_t kMaxInt8ModeClamp = 255;
+constexpr int32_t kMinNonzeroMult = int32_t{arch::kMinNonzeroMult};
+constexpr uint32_t kShiftMask = (uint32_t{1} << kShiftBits) - 1;
 // The last byte address of the external memory port (EXT_RANGE).
 constexpr uint64_t kMaxExtAddress = (uint64_t{1} << 32) - 1;
-constexpr int kHeaderWord = kDescriptorWords - 1;
 // rq SRAM lane (3.1): multiplier word at +0, shift word at +4.
 constexpr uint32_t kRqLaneBytes = 8;
 constexpr uint32_t kRqShiftOffset = 4;
-
-// Descriptor words of a GEMM: the CMD_* registers 0x080 + 4i.
-enum GemmWord : int {
-  kWordM = 0,
-  kWordN,
-  kWordK,
-  kWordABase,
-  kWordBBase,
-  kWordBiasBase,
-  kWordRqBase,
-  kWordOutBase,
-  kWordMode,
-  kWordZpAb,
-  kWordZpOut,
-  kWordClampMin,
-  kWordClampMax,
-  kWordMult,
-  kWordShift,
-};
-// Descriptor words of LOAD / STORE (12) and MOVE (13): the same positions, other names.
-enum CopyWord : int {
-  kWordCount0 = 0,
-  kWordCount1,
-  kWordCount2,
-  kWordDstBase,
-  kWordDstStride1,
-  kWordDstStride2,
-  kWordSrcBase,
-  kWordSrcStride1,
-  kWordSrcStride2,
-  kWordSelect,
-};
 
 constexpr int32_t SignExtend(uint32_t value, int bits) {
   const uint32_t mask = (uint32_t{1} << bits) - 1;
@@ -593,65 +545,16 @@ class QueueRun {
 
 }  // namespace
 
-const char* ProgramErrorName(ProgramError error) {
-  switch (error) {
-    case ProgramError::kNone:
-      return "NONE";
-    case ProgramError::kBadShape:
-      return "BAD_SHAPE";
-    case ProgramError::kARange:
-      return "A_RANGE";
-    case ProgramError::kBRange:
-      return "B_RANGE";
-    case ProgramError::kBiasRange:
-      return "BIAS_RANGE";
-    case ProgramError::kRqRange:
-      return "RQ_RANGE";
-    case ProgramError::kOutRange:
-      return "OUT_RANGE";
-    case ProgramError::kBadRequant:
-      return "BAD_REQUANT";
-    case ProgramError::kBadZp:
-      return "BAD_ZP";
-    case ProgramError::kUnitAbsent:
-      return "UNIT_ABSENT";
-    case ProgramError::kBadOpcode:
-      return "BAD_OPCODE";
-    case ProgramError::kBadSram:
-      return "BAD_SRAM";
-    case ProgramError::kExtAlign:
-      return "EXT_ALIGN";
-    case ProgramError::kExtRange:
-      return "EXT_RANGE";
-    case ProgramError::kExtFault:
-      return "EXT_FAULT";
-    case ProgramError::kDeadlock:
-      return "DEADLOCK";
-  }
-  return "?";
-}
+const char* ProgramErrorName(ProgramError error) { return arch::ErrCodeName(error); }
 
 // ---- Encoding ---------------------------------------------------------------------------------
 
 namespace {
 
-uint32_t HeaderWord(uint32_t op, Header flags) {
-  return (op & kOpMask) | (flags.wait ? kWaitBit : 0u) | (flags.signal ? kSignalBit : 0u);
-}
-
-// Words 0..8 of LOAD / STORE / MOVE: three counts, three 20-bit SRAM fields, three more.
-void EncodeCopyWords(uint32_t count0, uint32_t count1, uint32_t count2, uint32_t base3,
-                     uint32_t base4, uint32_t base5, uint32_t w6, uint32_t w7, uint32_t w8,
-                     Descriptor& d) {
-  d[kWordCount0] = count0 & kDimMask;
-  d[kWordCount1] = count1 & kDimMask;
-  d[kWordCount2] = count2 & kDimMask;
-  d[kWordDstBase] = base3 & kBaseMask;
-  d[kWordDstStride1] = base4 & kBaseMask;
-  d[kWordDstStride2] = base5 & kBaseMask;
-  d[kWordSrcBase] = w6;
-  d[kWordSrcStride1] = w7;
-  d[kWordSrcStride2] = w8;
+void PutHeader(Op op, Header flags, Descriptor& d) {
+  desc::Put(d, desc::header::kOp, static_cast<uint32_t>(op));
+  desc::Put(d, desc::header::kWait, flags.wait);
+  desc::Put(d, desc::header::kSignal, flags.signal);
 }
 
 }  // namespace
@@ -661,103 +564,122 @@ Descriptor EncodeDma(Op op, const DmaFields& fields, Header flags) {
     throw std::invalid_argument(
         fmt::format("op: {} is not LOAD (1) or STORE (2)", static_cast<int>(op)));
   }
+  namespace f = desc::dma;
   Descriptor d{};
-  EncodeCopyWords(fields.count0, fields.count1, fields.count2, fields.sram_base,
-                  fields.sram_stride1, fields.sram_stride2, fields.ext_addr, fields.ext_stride1,
-                  fields.ext_stride2, d);
-  d[kWordSelect] = (fields.sram & kSramMask) | (fields.out_int32 ? kOutInt32Bit : 0u);
-  d[kHeaderWord] = HeaderWord(static_cast<uint32_t>(op), flags);
+  desc::Put(d, f::kCount0, fields.count0);
+  desc::Put(d, f::kCount1, fields.count1);
+  desc::Put(d, f::kCount2, fields.count2);
+  desc::Put(d, f::kSramBase, fields.sram_base);
+  desc::Put(d, f::kSramStride1, fields.sram_stride1);
+  desc::Put(d, f::kSramStride2, fields.sram_stride2);
+  desc::Put(d, f::kExtAddr, fields.ext_addr);
+  desc::Put(d, f::kExtStride1, fields.ext_stride1);
+  desc::Put(d, f::kExtStride2, fields.ext_stride2);
+  desc::Put(d, f::kSram, fields.sram);
+  desc::Put(d, f::kOutInt32, fields.out_int32);
+  PutHeader(op, flags, d);
   return d;
 }
 
 Descriptor EncodeMove(const MoveFields& fields, Header flags) {
+  namespace f = desc::move;
   Descriptor d{};
-  EncodeCopyWords(fields.count0, fields.count1, fields.count2, fields.dst_base, fields.dst_stride1,
-                  fields.dst_stride2, fields.src_base & kBaseMask, fields.src_stride1 & kBaseMask,
-                  fields.src_stride2 & kBaseMask, d);
-  d[kWordSelect] = fields.dst & kSramMask;
-  d[kHeaderWord] = HeaderWord(static_cast<uint32_t>(Op::kMove), flags);
+  desc::Put(d, f::kCount0, fields.count0);
+  desc::Put(d, f::kCount1, fields.count1);
+  desc::Put(d, f::kCount2, fields.count2);
+  desc::Put(d, f::kDstBase, fields.dst_base);
+  desc::Put(d, f::kDstStride1, fields.dst_stride1);
+  desc::Put(d, f::kDstStride2, fields.dst_stride2);
+  desc::Put(d, f::kSrcBase, fields.src_base);
+  desc::Put(d, f::kSrcStride1, fields.src_stride1);
+  desc::Put(d, f::kSrcStride2, fields.src_stride2);
+  desc::Put(d, f::kDst, fields.dst);
+  PutHeader(Op::kMove, flags, d);
   return d;
 }
 
 Descriptor EncodeGemm(const GemmFields& fields, Header flags) {
+  namespace f = desc::gemm;
   Descriptor d{};
-  d[kWordM] = fields.m & kDimMask;
-  d[kWordN] = fields.n & kDimMask;
-  d[kWordK] = fields.k & kDimMask;
-  d[kWordABase] = fields.a_base & kBaseMask;
-  d[kWordBBase] = fields.b_base & kBaseMask;
-  d[kWordBiasBase] = fields.bias_base & kBaseMask;
-  d[kWordRqBase] = fields.rq_base & kBaseMask;
-  d[kWordOutBase] = fields.out_base & kBaseMask;
-  d[kWordMode] = fields.mode & kModeMask;
-  d[kWordZpAb] = fields.zp_ab & kZpAbMask;
-  d[kWordZpOut] = static_cast<uint32_t>(fields.zp_out);
-  d[kWordClampMin] = static_cast<uint32_t>(fields.clamp_min);
-  d[kWordClampMax] = static_cast<uint32_t>(fields.clamp_max);
-  d[kWordMult] = static_cast<uint32_t>(fields.mult);
-  d[kWordShift] = fields.shift & kShiftMask;
-  d[kHeaderWord] = HeaderWord(static_cast<uint32_t>(Op::kGemm), flags);
+  desc::Put(d, f::kM, fields.m);
+  desc::Put(d, f::kN, fields.n);
+  desc::Put(d, f::kK, fields.k);
+  desc::Put(d, f::kABase, fields.a_base);
+  desc::Put(d, f::kBBase, fields.b_base);
+  desc::Put(d, f::kBiasBase, fields.bias_base);
+  desc::Put(d, f::kRqBase, fields.rq_base);
+  desc::Put(d, f::kOutBase, fields.out_base);
+  desc::PutWord(d, f::kCmdModeFields, fields.mode);  // GemmFields keeps these as register words
+  desc::PutWord(d, f::kCmdZpAbFields, fields.zp_ab);
+  desc::Put(d, f::kZpOut, static_cast<uint32_t>(fields.zp_out));
+  desc::Put(d, f::kClampMin, static_cast<uint32_t>(fields.clamp_min));
+  desc::Put(d, f::kClampMax, static_cast<uint32_t>(fields.clamp_max));
+  desc::Put(d, f::kMult, static_cast<uint32_t>(fields.mult));
+  desc::Put(d, f::kShift, fields.shift);
+  PutHeader(Op::kGemm, flags, d);
   return d;
 }
 
 Header DecodeHeader(const Descriptor& d) {
   Header header;
-  header.op = d[kHeaderWord] & kOpMask;
-  header.wait = d[kHeaderWord] & kWaitBit;
-  header.signal = d[kHeaderWord] & kSignalBit;
+  header.op = desc::Get(d, desc::header::kOp);
+  header.wait = desc::Get(d, desc::header::kWait);
+  header.signal = desc::Get(d, desc::header::kSignal);
   return header;
 }
 
 DmaFields DecodeDma(const Descriptor& d) {
-  DmaFields f;
-  f.count0 = d[kWordCount0] & kDimMask;
-  f.count1 = d[kWordCount1] & kDimMask;
-  f.count2 = d[kWordCount2] & kDimMask;
-  f.sram_base = d[kWordDstBase] & kBaseMask;
-  f.sram_stride1 = d[kWordDstStride1] & kBaseMask;
-  f.sram_stride2 = d[kWordDstStride2] & kBaseMask;
-  f.ext_addr = d[kWordSrcBase];
-  f.ext_stride1 = d[kWordSrcStride1];
-  f.ext_stride2 = d[kWordSrcStride2];
-  f.sram = d[kWordSelect] & kSramMask;
-  f.out_int32 = d[kWordSelect] & kOutInt32Bit;
-  return f;
+  namespace f = desc::dma;
+  DmaFields r;
+  r.count0 = desc::Get(d, f::kCount0);
+  r.count1 = desc::Get(d, f::kCount1);
+  r.count2 = desc::Get(d, f::kCount2);
+  r.sram_base = desc::Get(d, f::kSramBase);
+  r.sram_stride1 = desc::Get(d, f::kSramStride1);
+  r.sram_stride2 = desc::Get(d, f::kSramStride2);
+  r.ext_addr = desc::Get(d, f::kExtAddr);
+  r.ext_stride1 = desc::Get(d, f::kExtStride1);
+  r.ext_stride2 = desc::Get(d, f::kExtStride2);
+  r.sram = desc::Get(d, f::kSram);
+  r.out_int32 = desc::Get(d, f::kOutInt32);
+  return r;
 }
 
 MoveFields DecodeMove(const Descriptor& d) {
-  MoveFields f;
-  f.count0 = d[kWordCount0] & kDimMask;
-  f.count1 = d[kWordCount1] & kDimMask;
-  f.count2 = d[kWordCount2] & kDimMask;
-  f.dst_base = d[kWordDstBase] & kBaseMask;
-  f.dst_stride1 = d[kWordDstStride1] & kBaseMask;
-  f.dst_stride2 = d[kWordDstStride2] & kBaseMask;
-  f.src_base = d[kWordSrcBase] & kBaseMask;
-  f.src_stride1 = d[kWordSrcStride1] & kBaseMask;
-  f.src_stride2 = d[kWordSrcStride2] & kBaseMask;
-  f.dst = d[kWordSelect] & kSramMask;
-  return f;
+  namespace f = desc::move;
+  MoveFields r;
+  r.count0 = desc::Get(d, f::kCount0);
+  r.count1 = desc::Get(d, f::kCount1);
+  r.count2 = desc::Get(d, f::kCount2);
+  r.dst_base = desc::Get(d, f::kDstBase);
+  r.dst_stride1 = desc::Get(d, f::kDstStride1);
+  r.dst_stride2 = desc::Get(d, f::kDstStride2);
+  r.src_base = desc::Get(d, f::kSrcBase);
+  r.src_stride1 = desc::Get(d, f::kSrcStride1);
+  r.src_stride2 = desc::Get(d, f::kSrcStride2);
+  r.dst = desc::Get(d, f::kDst);
+  return r;
 }
 
 GemmFields DecodeGemm(const Descriptor& d) {
-  GemmFields f;
-  f.m = d[kWordM] & kDimMask;
-  f.n = d[kWordN] & kDimMask;
-  f.k = d[kWordK] & kDimMask;
-  f.a_base = d[kWordABase] & kBaseMask;
-  f.b_base = d[kWordBBase] & kBaseMask;
-  f.bias_base = d[kWordBiasBase] & kBaseMask;
-  f.rq_base = d[kWordRqBase] & kBaseMask;
-  f.out_base = d[kWordOutBase] & kBaseMask;
-  f.mode = d[kWordMode] & kModeMask;
-  f.zp_ab = d[kWordZpAb] & kZpAbMask;
-  f.zp_out = WrapToInt32(d[kWordZpOut]);
-  f.clamp_min = WrapToInt32(d[kWordClampMin]);
-  f.clamp_max = WrapToInt32(d[kWordClampMax]);
-  f.mult = WrapToInt32(d[kWordMult]);
-  f.shift = d[kWordShift] & kShiftMask;
-  return f;
+  namespace f = desc::gemm;
+  GemmFields r;
+  r.m = desc::Get(d, f::kM);
+  r.n = desc::Get(d, f::kN);
+  r.k = desc::Get(d, f::kK);
+  r.a_base = desc::Get(d, f::kABase);
+  r.b_base = desc::Get(d, f::kBBase);
+  r.bias_base = desc::Get(d, f::kBiasBase);
+  r.rq_base = desc::Get(d, f::kRqBase);
+  r.out_base = desc::Get(d, f::kOutBase);
+  r.mode = desc::GetWord(d, f::kCmdModeFields);
+  r.zp_ab = desc::GetWord(d, f::kCmdZpAbFields);
+  r.zp_out = WrapToInt32(desc::Get(d, f::kZpOut));
+  r.clamp_min = WrapToInt32(desc::Get(d, f::kClampMin));
+  r.clamp_max = WrapToInt32(desc::Get(d, f::kClampMax));
+  r.mult = WrapToInt32(desc::Get(d, f::kMult));
+  r.shift = desc::Get(d, f::kShift);
+  return r;
 }
 
 Engine EngineOf(Op op) {
@@ -875,6 +797,8 @@ const std::vector<uint8_t>& MachineState::sram(Sram id) const {
       return rq;
     case Sram::kOut:
       return out;
+    default:
+      break;  // the register region and the reserved windows hold no SRAM of this version
   }
   throw std::invalid_argument(fmt::format("id: {} is not an SRAM id 1..5", static_cast<int>(id)));
 }
@@ -907,7 +831,8 @@ ProgramResult RunQueue(const AccelGeometry& geometry, uint32_t q_base, uint32_t 
                        MachineState& state) {
   // Q_BASE keeps [31:6] and Q_COUNT [15:0], as the registers store them (14.1).
   constexpr uint32_t kQBaseMask = ~(kDescriptorBytes - 1);
-  return QueueRun(geometry, q_base & kQBaseMask, count & kDimMask, state).Run();
+  constexpr uint32_t kQCountMask = (uint32_t{1} << arch::kDimBits) - 1;
+  return QueueRun(geometry, q_base & kQBaseMask, count & kQCountMask, state).Run();
 }
 
 void StoreProgram(const std::vector<Descriptor>& program, uint32_t q_base, MachineState& state) {

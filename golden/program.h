@@ -4,8 +4,9 @@
 // and functional: the engines are a Kahn network (14.2), so whichever order this executor runs
 // them in, a race-free program leaves the memories exactly as the timed model and RTL do.
 //
-// An independent implementation of the spec: it does not use model/ (the SystemC model) and
-// decodes the GEMM fields from the descriptor words itself.
+// An independent implementation of the spec: it does not use model/ (the SystemC model). It takes
+// the data of the spec from spec/arch_spec.h (generated from docs/spec/qacc_spec.json): where each
+// descriptor field lives, the error codes, the SRAM ids; its checks and arithmetic are its own.
 #ifndef QACC_GOLDEN_PROGRAM_H_
 #define QACC_GOLDEN_PROGRAM_H_
 
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "golden/memory_image.h"
+#include "spec/arch_spec.h"
 
 namespace qacc::golden {
 
@@ -25,44 +27,27 @@ struct AccelGeometry {
   uint32_t a_depth = 8192, b_depth = 8192, bias_depth = 256, rq_depth = 256, out_depth = 8192;
 };
 
-inline constexpr int kDescriptorWords = 16;
-inline constexpr uint32_t kDescriptorBytes = 64;
-inline constexpr int kQueueDepth = 4;  // descriptors per engine queue (14.2)
-inline constexpr int kMaxTokens = 15;  // a token counter's largest value (14.2)
+inline constexpr int kDescriptorWords = arch::kDescWords;
+inline constexpr uint32_t kDescriptorBytes = arch::kDescBytes;
+inline constexpr int kQueueDepth = arch::kQueueDepth;  // descriptors per engine queue (14.2)
+inline constexpr int kMaxTokens = arch::kMaxTokens;    // a token counter's largest value (14.2)
 using Descriptor = std::array<uint32_t, kDescriptorWords>;
 
-enum class Op : uint8_t { kGemm = 0, kLoad = 1, kStore = 2, kMove = 3 };
+using Op = arch::Opcode;  // kGemm, kLoad, kStore, kMove
 enum class Engine : uint8_t { kDma = 0, kCompute = 1 };
 
-// ERR_CODE values (architecture.md 4 and data_movement.md 11).
-enum class ProgramError : uint8_t {
-  kNone = 0,
-  kBadShape = 1,
-  kARange = 2,
-  kBRange = 3,
-  kBiasRange = 4,
-  kRqRange = 5,
-  kOutRange = 6,
-  kBadRequant = 7,
-  kBadZp = 8,
-  kUnitAbsent = 9,
-  kBadOpcode = 10,
-  kBadSram = 11,
-  kExtAlign = 12,
-  kExtRange = 13,
-  kExtFault = 14,
-  kDeadlock = 15,
-};
+// ERR_CODE values (architecture.md 4 and data_movement.md 11), from the spec data.
+using ProgramError = arch::ErrCode;
 const char* ProgramErrorName(ProgramError error);  // "NONE", "BAD_SHAPE", ..., "DEADLOCK"
 
-// SRAM ids of the DMA's `SRAM` field and of MOVE's `DST` (the window numbers of 3.1).
-enum class Sram : uint8_t { kA = 1, kB = 2, kBias = 3, kRq = 4, kOut = 5 };
+// SRAM ids of the DMA's `SRAM` field and of MOVE's `DST`: the window numbers of 3.1 (kA .. kOut).
+using Sram = arch::Region;
 
 // Word 15 of every descriptor.
 struct Header {
-  uint32_t op = 0;      // [3:0], raw (reserved opcodes included)
-  bool wait = false;    // bit 8
-  bool signal = false;  // bit 9
+  uint32_t op = 0;      // OP, raw (reserved opcodes included)
+  bool wait = false;    // WAIT
+  bool signal = false;  // SIGNAL
 };
 
 // LOAD / STORE (12). Fields hold raw values; Encode masks them to their widths.
@@ -70,8 +55,8 @@ struct DmaFields {
   uint32_t count0 = 1, count1 = 1, count2 = 1;
   uint32_t sram_base = 0, sram_stride1 = 0, sram_stride2 = 0;
   uint32_t ext_addr = 0, ext_stride1 = 0, ext_stride2 = 0;
-  uint32_t sram = 1;       // [2:0]
-  bool out_int32 = false;  // bit 4 of word 9
+  uint32_t sram = 1;  // SRAM
+  bool out_int32 = false;
 };
 
 // MOVE (13).
@@ -79,7 +64,7 @@ struct MoveFields {
   uint32_t count0 = 1, count1 = 1, count2 = 1;
   uint32_t dst_base = 0, dst_stride1 = 0, dst_stride2 = 0;
   uint32_t src_base = 0, src_stride1 = 0, src_stride2 = 0;
-  uint32_t dst = 1;  // [2:0]: 1 A, 2 B
+  uint32_t dst = 1;  // 1 A, 2 B
 };
 
 // GEMM: the CMD_* register images (architecture.md 3.2), words 0..14 of the descriptor.

@@ -159,17 +159,6 @@ const char* UnitName(Unit unit) {
   return "?";
 }
 
-const char* ErrCodeName(ErrCode code) {
-  if (code == ErrCode::kNone) return "NONE";
-  for (const ErrCodeInfo& info : kErrCodes) {
-    if (info.code == code) return info.name;
-  }
-  for (const ErrCodeInfo& info : kProgramErrCodes) {
-    if (info.code == code) return info.name;
-  }
-  return "?";
-}
-
 const RegisterInfo* FindRegister(uint32_t offset) {
   for (const RegisterInfo& info : kRegisters) {
     if (info.offset == offset) return &info;

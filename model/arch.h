@@ -1,6 +1,6 @@
 // The architecture spec in C++: constants, register map, command format, configuration and timing
 // of the qacc accelerator (docs/architecture.md; section numbers below point there). The constants,
-// register map, error codes, unit ids and opcodes come from model/arch_spec.h, generated from
+// register map, error codes, unit ids and opcodes come from spec/arch_spec.h, generated from
 // docs/spec/qacc_spec.json as the constants of rtl/qacc_pkg.sv are; this file adds what is
 // derived from them. Plain C++17 (no SystemC, no Verilator): the SystemC model, the
 // co-simulation, the RTL tests and the tools all include it.
@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/arch_spec.h"
+#include "spec/arch_spec.h"
 
 namespace qacc::arch {
 
@@ -41,7 +41,6 @@ inline constexpr uint32_t kHwUnitsV1 = kHwUnitsValue;
 inline constexpr uint32_t kHwLatencyV1 = kHwLatencyValue;
 
 const char* UnitName(Unit unit);        // "ctrl", "mac", "requant", "out", "lut", "softmax"
-const char* ErrCodeName(ErrCode code);  // "NONE", "BAD_SHAPE", ... (kErrCodes)
 // The register at byte offset `offset` of the register block, or nullptr (reserved offsets).
 const RegisterInfo* FindRegister(uint32_t offset);
 

@@ -4,19 +4,7 @@ namespace qacc::model {
 
 namespace {
 
-constexpr uint32_t kCountMask = (uint32_t{1} << 16) - 1;              // COUNT0..2 [15:0]
-constexpr uint32_t kBaseMask = (uint32_t{1} << arch::kBaseBits) - 1;  // SRAM fields [19:0]
-constexpr uint32_t kDimMask = arch::kMaxDim;
-constexpr uint32_t kOpMask = (uint32_t{1} << arch::kOpBits) - 1;
-constexpr uint32_t kWaitBit = uint32_t{1} << 8;
-constexpr uint32_t kSignalBit = uint32_t{1} << 9;
-constexpr uint32_t kSelectMask = 0x7;                // word 9 [2:0]: SRAM or DST
-constexpr uint32_t kOutInt32Bit = uint32_t{1} << 4;  // word 9 bit 4 of a DMA
-constexpr int kHeaderWord = kDescriptorWords - 1;
-// CMD_MODE keeps its six flags and ACT; CMD_ZP_AB its two 9-bit fields; CMD_SHIFT [5:0].
-constexpr uint32_t kModeMask = 0x3Fu | arch::kModeActMask;
-constexpr uint32_t kZpAbMask = arch::kZpAMask | arch::kZpBMask;
-constexpr uint32_t kShiftMask = (uint32_t{1} << arch::kShiftBits) - 1;
+namespace desc = arch::desc;
 // The last byte address of the memory port (EXT_RANGE).
 constexpr uint64_t kMaxExtByte = (uint64_t{1} << 32) - 1;
 
@@ -99,62 +87,65 @@ const char* ProgramErrorName(ProgramError error) { return arch::ErrCodeName(erro
 
 DescHeader DecodeDescHeader(const Descriptor& d) {
   DescHeader h;
-  h.op = d[kHeaderWord] & kOpMask;
-  h.wait = d[kHeaderWord] & kWaitBit;
-  h.signal = d[kHeaderWord] & kSignalBit;
+  h.op = desc::Get(d, desc::header::kOp);
+  h.wait = desc::Get(d, desc::header::kWait);
+  h.signal = desc::Get(d, desc::header::kSignal);
   return h;
 }
 
 DmaDesc DecodeDmaDesc(const Descriptor& d) {
-  DmaDesc f;
-  f.load = DecodeDescHeader(d).op == uint32_t(DescOp::kLoad);
-  f.count0 = d[0] & kCountMask;
-  f.count1 = d[1] & kCountMask;
-  f.count2 = d[2] & kCountMask;
-  f.sram_base = d[3] & kBaseMask;
-  f.sram_stride1 = d[4] & kBaseMask;
-  f.sram_stride2 = d[5] & kBaseMask;
-  f.ext_addr = d[6];
-  f.ext_stride1 = d[7];
-  f.ext_stride2 = d[8];
-  f.sram = static_cast<uint8_t>(d[9] & kSelectMask);
-  f.out_int32 = d[9] & kOutInt32Bit;
-  return f;
+  namespace f = desc::dma;
+  DmaDesc r;
+  r.load = DecodeDescHeader(d).op == uint32_t(DescOp::kLoad);
+  r.count0 = desc::Get(d, f::kCount0);
+  r.count1 = desc::Get(d, f::kCount1);
+  r.count2 = desc::Get(d, f::kCount2);
+  r.sram_base = desc::Get(d, f::kSramBase);
+  r.sram_stride1 = desc::Get(d, f::kSramStride1);
+  r.sram_stride2 = desc::Get(d, f::kSramStride2);
+  r.ext_addr = desc::Get(d, f::kExtAddr);
+  r.ext_stride1 = desc::Get(d, f::kExtStride1);
+  r.ext_stride2 = desc::Get(d, f::kExtStride2);
+  r.sram = static_cast<uint8_t>(desc::Get(d, f::kSram));
+  r.out_int32 = desc::Get(d, f::kOutInt32);
+  return r;
 }
 
 MoveDesc DecodeMoveDesc(const Descriptor& d) {
-  MoveDesc f;
-  f.count0 = d[0] & kCountMask;
-  f.count1 = d[1] & kCountMask;
-  f.count2 = d[2] & kCountMask;
-  f.dst_base = d[3] & kBaseMask;
-  f.dst_stride1 = d[4] & kBaseMask;
-  f.dst_stride2 = d[5] & kBaseMask;
-  f.src_base = d[6] & kBaseMask;
-  f.src_stride1 = d[7] & kBaseMask;
-  f.src_stride2 = d[8] & kBaseMask;
-  f.dst = static_cast<uint8_t>(d[9] & kSelectMask);
-  return f;
+  namespace f = desc::move;
+  MoveDesc r;
+  r.count0 = desc::Get(d, f::kCount0);
+  r.count1 = desc::Get(d, f::kCount1);
+  r.count2 = desc::Get(d, f::kCount2);
+  r.dst_base = desc::Get(d, f::kDstBase);
+  r.dst_stride1 = desc::Get(d, f::kDstStride1);
+  r.dst_stride2 = desc::Get(d, f::kDstStride2);
+  r.src_base = desc::Get(d, f::kSrcBase);
+  r.src_stride1 = desc::Get(d, f::kSrcStride1);
+  r.src_stride2 = desc::Get(d, f::kSrcStride2);
+  r.dst = static_cast<uint8_t>(desc::Get(d, f::kDst));
+  return r;
 }
 
 arch::Command GemmCommandOf(const Descriptor& d) {
+  namespace f = desc::gemm;
   arch::Command c;
   c.op = static_cast<uint32_t>(arch::Opcode::kGemm);
-  c.m = d[0] & kDimMask;
-  c.n = d[1] & kDimMask;
-  c.k = d[2] & kDimMask;
-  c.a_base = d[3] & kBaseMask;
-  c.b_base = d[4] & kBaseMask;
-  c.bias_base = d[5] & kBaseMask;
-  c.rq_base = d[6] & kBaseMask;
-  c.out_base = d[7] & kBaseMask;
-  c.mode = d[8] & kModeMask;
-  c.zp_ab = d[9] & kZpAbMask;
-  c.zp_out = static_cast<int32_t>(d[10]);
-  c.clamp_min = static_cast<int32_t>(d[11]);
-  c.clamp_max = static_cast<int32_t>(d[12]);
-  c.mult = static_cast<int32_t>(d[13]);
-  c.shift = d[14] & kShiftMask;
+  c.m = desc::Get(d, f::kM);
+  c.n = desc::Get(d, f::kN);
+  c.k = desc::Get(d, f::kK);
+  c.a_base = desc::Get(d, f::kABase);
+  c.b_base = desc::Get(d, f::kBBase);
+  c.bias_base = desc::Get(d, f::kBiasBase);
+  c.rq_base = desc::Get(d, f::kRqBase);
+  c.out_base = desc::Get(d, f::kOutBase);
+  c.mode = desc::GetWord(d, f::kCmdModeFields);  // the register words, as a write stores them
+  c.zp_ab = desc::GetWord(d, f::kCmdZpAbFields);
+  c.zp_out = static_cast<int32_t>(desc::Get(d, f::kZpOut));
+  c.clamp_min = static_cast<int32_t>(desc::Get(d, f::kClampMin));
+  c.clamp_max = static_cast<int32_t>(desc::Get(d, f::kClampMax));
+  c.mult = static_cast<int32_t>(desc::Get(d, f::kMult));
+  c.shift = desc::Get(d, f::kShift);
   return c;
 }
 

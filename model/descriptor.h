@@ -19,7 +19,7 @@ inline constexpr int kQueueDepth = arch::kQueueDepth;  // descriptors per engine
 inline constexpr int kMaxTokens = arch::kMaxTokens;    // largest value of a token counter (14.2)
 using Descriptor = std::array<uint32_t, kDescriptorWords>;
 
-// Word 15 [3:0].
+// The header's OP.
 enum class DescOp : uint8_t { kGemm = 0, kLoad = 1, kStore = 2, kMove = 3 };
 
 // ERR_CODE of a program: part 1's codes 1..10 and part 2's 11..15, one enum generated from the
@@ -28,10 +28,12 @@ using ProgramError = arch::ErrCode;
 const char* ProgramErrorName(ProgramError error);  // "NONE", "BAD_SHAPE", ..., "DEADLOCK"
 
 // SRAM ids of a DMA's SRAM field and of MOVE's DST: the window numbers (arch::Region 1..5).
-inline constexpr uint8_t kSramA = 1, kSramB = 2, kSramBias = 3, kSramRq = 4, kSramOut = 5;
+inline constexpr uint8_t kSramA = uint8_t(arch::Region::kA), kSramB = uint8_t(arch::Region::kB),
+                          kSramBias = uint8_t(arch::Region::kBias), kSramRq = uint8_t(arch::Region::kRq),
+                          kSramOut = uint8_t(arch::Region::kOut);
 
 struct DescHeader {
-  uint32_t op = 0;  // [3:0], reserved opcodes included
+  uint32_t op = 0;  // OP, reserved opcodes included
   bool wait = false;
   bool signal = false;
 };
@@ -42,7 +44,7 @@ struct DmaDesc {
   uint32_t count0 = 1, count1 = 1, count2 = 1;
   uint32_t sram_base = 0, sram_stride1 = 0, sram_stride2 = 0;
   uint32_t ext_addr = 0, ext_stride1 = 0, ext_stride2 = 0;
-  uint8_t sram = 0;  // [2:0]
+  uint8_t sram = 0;  // SRAM
   bool out_int32 = false;
 };
 
@@ -51,7 +53,7 @@ struct MoveDesc {
   uint32_t count0 = 1, count1 = 1, count2 = 1;
   uint32_t dst_base = 0, dst_stride1 = 0, dst_stride2 = 0;
   uint32_t src_base = 0, src_stride1 = 0, src_stride2 = 0;
-  uint8_t dst = 0;  // [2:0]: 1 A, 2 B
+  uint8_t dst = 0;  // 1 A, 2 B
 };
 
 DescHeader DecodeDescHeader(const Descriptor& d);

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "golden/memory_image.h"
-#include "model/arch_spec.h"
+#include "spec/arch_spec.h"
 
 namespace qacc::model {
 

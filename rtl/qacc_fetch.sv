@@ -70,15 +70,7 @@ module qacc_fetch
   assign beat_last = 32'(beat_q) == Beats - 1;
 
   // The descriptor in hand: 16 words, little endian, beat j holding bytes j*D .. j*D + D - 1.
-  always_comb begin
-    logic [15:0][31:0] words;
-    words            = buf_q;
-    desc.index       = idx_q;
-    desc.op          = opcode_e'(words[15][OP_W-1:0]);
-    desc.wait_tok    = words[15][HDR_WAIT_BIT];
-    desc.signal      = words[15][HDR_SIGNAL_BIT];
-    desc.w           = words[14:0];
-  end
+  assign desc = desc_decode(buf_q, idx_q);
 
   qacc_desc_check #(
     .NumRows   (NumRows),

@@ -23,6 +23,8 @@ package qacc_pkg;
   localparam int unsigned DIM_W               = 16;             // CMD_M/N/K field
   localparam int unsigned CMD_BASE_W          = 20;             // CMD_*_BASE field: an SRAM word index
   localparam int unsigned OP_W                = 4;              // CMD_OP field
+  // SRAM id of a LOAD/STORE (SRAM) or MOVE (DST): a window region (data_movement.md 12)
+  localparam int unsigned SRAM_ID_W           = 3;
   localparam logic [31:0] MAX_DIM             = 32'h0000_FFFF;  // largest M, N, K
   localparam int          MIN_OPERAND_ZP      = -128;           // smallest legal a_zp / b_zp
   localparam int          MAX_OPERAND_ZP      = 255;            // largest legal a_zp / b_zp
@@ -231,39 +233,10 @@ package qacc_pkg;
   endfunction
   // END GENERATED spec
 
-  // ---- Command (4): the CMD_* registers, locked while a command runs ----------------------------------------------
-  typedef struct packed {
-    opcode_e                  op;
-    logic [DIM_W-1:0]         m;
-    logic [DIM_W-1:0]         n;
-    logic [DIM_W-1:0]         k;
-    logic [CMD_BASE_W-1:0]    a_base;
-    logic [CMD_BASE_W-1:0]    b_base;
-    logic [CMD_BASE_W-1:0]    bias_base;
-    logic [CMD_BASE_W-1:0]    rq_base;
-    logic [CMD_BASE_W-1:0]    out_base;
-    rq_rounding_e             rounding;
-    logic                     per_channel;
-    logic                     out_raw;
-    logic                     bias_en;
-    logic                     a_unsigned;
-    logic                     b_unsigned;
-    act_sel_e                 act;
-    logic signed [ZP_W-1:0]   a_zp;
-    logic signed [ZP_W-1:0]   b_zp;
-    logic signed [31:0]       zp_out;
-    logic signed [31:0]       clamp_min;
-    logic signed [31:0]       clamp_max;
-    logic signed [MULT_W-1:0] mult;
-    logic signed [SHIFT_W-1:0] shift;
-  } cmd_t;
-
-  // ---- Descriptors (data_movement.md 11-13) -----------------------------------------------------------------------
+  // ---- Descriptor queue entries (data_movement.md 14) ----------------------------------------------------------
   // A descriptor as the queues hold it: words 0..14 (word i = the CMD_* register at 0x080 + 4i for a GEMM) and the
   // header fields of word 15, with the descriptor's index in the program.
   localparam int unsigned DESC_IDX_W = DIM_W;  // descriptor index: Q_COUNT <= 65535
-  localparam int unsigned HDR_WAIT_BIT   = 8;  // word 15
-  localparam int unsigned HDR_SIGNAL_BIT = 9;
   typedef struct packed {
     logic [DESC_IDX_W-1:0] index;
     logic                  wait_tok;  // WAIT: take a token from the other engine before starting
@@ -272,55 +245,51 @@ package qacc_pkg;
     logic [14:0][31:0]     w;         // words 0..14
   } desc_t;
 
-  // LOAD / STORE (12). SRAM ids are the window regions 1..5 (region_e).
-  typedef struct packed {
-    logic [DIM_W-1:0]      count0, count1, count2;
-    logic [CMD_BASE_W-1:0] sram_base, sram_stride1, sram_stride2;
-    logic [31:0]           ext_addr, ext_stride1, ext_stride2;
-    logic [2:0]            sram;
-    logic                  out_int32;
-  } dma_desc_t;
+  // BEGIN GENERATED descriptors: by scripts/gen_spec.py from docs/spec/qacc_spec.json, do not edit
+  // ---- Descriptors (data_movement.md 11-13) -----------------------------------------------------------------------
+  localparam int unsigned HDR_WORD       = 15;  // the header word of every descriptor
+  localparam int unsigned HDR_OP_LSB     = 0;
+  localparam int unsigned HDR_WAIT_BIT   = 8;
+  localparam int unsigned HDR_SIGNAL_BIT = 9;
 
-  // MOVE (13).
-  typedef struct packed {
-    logic [DIM_W-1:0]      count0, count1, count2;
-    logic [CMD_BASE_W-1:0] dst_base, dst_stride1, dst_stride2;
-    logic [CMD_BASE_W-1:0] src_base, src_stride1, src_stride2;
-    logic [2:0]            dst;
-  } move_desc_t;
-
-  function automatic dma_desc_t dma_fields(desc_t d);
-    dma_desc_t f;
-    f.count0       = d.w[0][DIM_W-1:0];
-    f.count1       = d.w[1][DIM_W-1:0];
-    f.count2       = d.w[2][DIM_W-1:0];
-    f.sram_base    = d.w[3][CMD_BASE_W-1:0];
-    f.sram_stride1 = d.w[4][CMD_BASE_W-1:0];
-    f.sram_stride2 = d.w[5][CMD_BASE_W-1:0];
-    f.ext_addr     = d.w[6];
-    f.ext_stride1  = d.w[7];
-    f.ext_stride2  = d.w[8];
-    f.sram         = d.w[9][2:0];
-    f.out_int32    = d.w[9][4];
-    return f;
+  // A descriptor's 16 words as the queues hold them: the header fields, words 0..14 and its index.
+  function automatic desc_t desc_decode(logic [DESC_WORDS-1:0][31:0] words, logic [DESC_IDX_W-1:0] index);
+    desc_t desc;
+    desc.index    = index;
+    desc.op       = opcode_e'(words[HDR_WORD][HDR_OP_LSB +: OP_W]);
+    desc.wait_tok = words[HDR_WORD][HDR_WAIT_BIT];
+    desc.signal   = words[HDR_WORD][HDR_SIGNAL_BIT];
+    desc.w        = words[HDR_WORD-1:0];
+    return desc;
   endfunction
 
-  function automatic move_desc_t move_fields(desc_t d);
-    move_desc_t f;
-    f.count0      = d.w[0][DIM_W-1:0];
-    f.count1      = d.w[1][DIM_W-1:0];
-    f.count2      = d.w[2][DIM_W-1:0];
-    f.dst_base    = d.w[3][CMD_BASE_W-1:0];
-    f.dst_stride1 = d.w[4][CMD_BASE_W-1:0];
-    f.dst_stride2 = d.w[5][CMD_BASE_W-1:0];
-    f.src_base    = d.w[6][CMD_BASE_W-1:0];
-    f.src_stride1 = d.w[7][CMD_BASE_W-1:0];
-    f.src_stride2 = d.w[8][CMD_BASE_W-1:0];
-    f.dst         = d.w[9][2:0];
-    return f;
-  endfunction
-
-  // The CMD_* image of a GEMM descriptor (word i = the register at 0x080 + 4i, architecture.md 3.2).
+  // The command (4) as the controller and the datapath see it: the CMD_* fields, OP in the top bits;
+  // GEMM descriptors hold them in words 0..14 (from CMD_M on).
+  typedef struct packed {
+    opcode_e                   op;
+    logic [DIM_W-1:0]          m;
+    logic [DIM_W-1:0]          n;
+    logic [DIM_W-1:0]          k;
+    logic [CMD_BASE_W-1:0]     a_base;
+    logic [CMD_BASE_W-1:0]     b_base;
+    logic [CMD_BASE_W-1:0]     bias_base;
+    logic [CMD_BASE_W-1:0]     rq_base;
+    logic [CMD_BASE_W-1:0]     out_base;
+    rq_rounding_e              rounding;
+    logic                      per_channel;
+    logic                      out_raw;
+    logic                      bias_en;
+    logic                      a_unsigned;
+    logic                      b_unsigned;
+    act_sel_e                  act;
+    logic signed [ZP_W-1:0]    a_zp;
+    logic signed [8:0]         b_zp;
+    logic signed [31:0]        zp_out;
+    logic signed [31:0]        clamp_min;
+    logic signed [31:0]        clamp_max;
+    logic signed [31:0]        mult;
+    logic signed [SHIFT_W-1:0] shift;
+  } cmd_t;
   function automatic cmd_t gemm_cmd(desc_t d);
     cmd_t c;
     c.op          = OpGemm;
@@ -332,15 +301,15 @@ package qacc_pkg;
     c.bias_base   = d.w[5][CMD_BASE_W-1:0];
     c.rq_base     = d.w[6][CMD_BASE_W-1:0];
     c.out_base    = d.w[7][CMD_BASE_W-1:0];
-    c.rounding    = rq_rounding_e'(d.w[8][MODE_ROUNDING_BIT]);
-    c.per_channel = d.w[8][MODE_PER_CHANNEL_BIT];
-    c.out_raw     = d.w[8][MODE_OUT_RAW_BIT];
-    c.bias_en     = d.w[8][MODE_BIAS_EN_BIT];
-    c.a_unsigned  = d.w[8][MODE_A_UNSIGNED_BIT];
-    c.b_unsigned  = d.w[8][MODE_B_UNSIGNED_BIT];
-    c.act         = act_sel_e'(d.w[8][MODE_ACT_LSB +: MODE_ACT_W]);
-    c.a_zp        = d.w[9][ZP_A_LSB +: ZP_A_W];
-    c.b_zp        = d.w[9][ZP_B_LSB +: ZP_B_W];
+    c.rounding    = rq_rounding_e'(d.w[8][0]);
+    c.per_channel = d.w[8][1];
+    c.out_raw     = d.w[8][2];
+    c.bias_en     = d.w[8][3];
+    c.a_unsigned  = d.w[8][4];
+    c.b_unsigned  = d.w[8][5];
+    c.act         = act_sel_e'(d.w[8][11:8]);
+    c.a_zp        = d.w[9][ZP_W-1:0];
+    c.b_zp        = d.w[9][16+ZP_W-1:16];
     c.zp_out      = d.w[10];
     c.clamp_min   = d.w[11];
     c.clamp_max   = d.w[12];
@@ -349,14 +318,94 @@ package qacc_pkg;
     return c;
   endfunction
 
+  // LOAD/STORE (data_movement.md 12): the word and lsb of each field, its struct and decoder.
+  localparam int unsigned DMA_COUNT0_WORD       = 0, DMA_COUNT0_LSB = 0;
+  localparam int unsigned DMA_COUNT1_WORD       = 1, DMA_COUNT1_LSB = 0;
+  localparam int unsigned DMA_COUNT2_WORD       = 2, DMA_COUNT2_LSB = 0;
+  localparam int unsigned DMA_SRAM_BASE_WORD    = 3, DMA_SRAM_BASE_LSB = 0;
+  localparam int unsigned DMA_SRAM_STRIDE1_WORD = 4, DMA_SRAM_STRIDE1_LSB = 0;
+  localparam int unsigned DMA_SRAM_STRIDE2_WORD = 5, DMA_SRAM_STRIDE2_LSB = 0;
+  localparam int unsigned DMA_EXT_ADDR_WORD     = 6, DMA_EXT_ADDR_LSB = 0;
+  localparam int unsigned DMA_EXT_STRIDE1_WORD  = 7, DMA_EXT_STRIDE1_LSB = 0;
+  localparam int unsigned DMA_EXT_STRIDE2_WORD  = 8, DMA_EXT_STRIDE2_LSB = 0;
+  localparam int unsigned DMA_SRAM_WORD         = 9, DMA_SRAM_LSB = 0;
+  localparam int unsigned DMA_OUT_INT32_WORD    = 9, DMA_OUT_INT32_LSB = 4;
+  typedef struct packed {
+    logic [DIM_W-1:0]      count0;
+    logic [DIM_W-1:0]      count1;
+    logic [DIM_W-1:0]      count2;
+    logic [CMD_BASE_W-1:0] sram_base;
+    logic [CMD_BASE_W-1:0] sram_stride1;
+    logic [CMD_BASE_W-1:0] sram_stride2;
+    logic [31:0]           ext_addr;
+    logic [31:0]           ext_stride1;
+    logic [31:0]           ext_stride2;
+    logic [SRAM_ID_W-1:0]  sram;
+    logic                  out_int32;
+  } dma_desc_t;
+  function automatic dma_desc_t dma_fields(desc_t d);
+    dma_desc_t f;
+    f.count0       = d.w[0][DIM_W-1:0];
+    f.count1       = d.w[1][DIM_W-1:0];
+    f.count2       = d.w[2][DIM_W-1:0];
+    f.sram_base    = d.w[3][CMD_BASE_W-1:0];
+    f.sram_stride1 = d.w[4][CMD_BASE_W-1:0];
+    f.sram_stride2 = d.w[5][CMD_BASE_W-1:0];
+    f.ext_addr     = d.w[6];
+    f.ext_stride1  = d.w[7];
+    f.ext_stride2  = d.w[8];
+    f.sram         = d.w[9][SRAM_ID_W-1:0];
+    f.out_int32    = d.w[9][4];
+    return f;
+  endfunction
+
+  // MOVE (data_movement.md 13): the word and lsb of each field, its struct and decoder.
+  localparam int unsigned MOVE_COUNT0_WORD      = 0, MOVE_COUNT0_LSB = 0;
+  localparam int unsigned MOVE_COUNT1_WORD      = 1, MOVE_COUNT1_LSB = 0;
+  localparam int unsigned MOVE_COUNT2_WORD      = 2, MOVE_COUNT2_LSB = 0;
+  localparam int unsigned MOVE_DST_BASE_WORD    = 3, MOVE_DST_BASE_LSB = 0;
+  localparam int unsigned MOVE_DST_STRIDE1_WORD = 4, MOVE_DST_STRIDE1_LSB = 0;
+  localparam int unsigned MOVE_DST_STRIDE2_WORD = 5, MOVE_DST_STRIDE2_LSB = 0;
+  localparam int unsigned MOVE_SRC_BASE_WORD    = 6, MOVE_SRC_BASE_LSB = 0;
+  localparam int unsigned MOVE_SRC_STRIDE1_WORD = 7, MOVE_SRC_STRIDE1_LSB = 0;
+  localparam int unsigned MOVE_SRC_STRIDE2_WORD = 8, MOVE_SRC_STRIDE2_LSB = 0;
+  localparam int unsigned MOVE_DST_WORD         = 9, MOVE_DST_LSB = 0;
+  typedef struct packed {
+    logic [DIM_W-1:0]      count0;
+    logic [DIM_W-1:0]      count1;
+    logic [DIM_W-1:0]      count2;
+    logic [CMD_BASE_W-1:0] dst_base;
+    logic [CMD_BASE_W-1:0] dst_stride1;
+    logic [CMD_BASE_W-1:0] dst_stride2;
+    logic [CMD_BASE_W-1:0] src_base;
+    logic [CMD_BASE_W-1:0] src_stride1;
+    logic [CMD_BASE_W-1:0] src_stride2;
+    logic [SRAM_ID_W-1:0]  dst;
+  } move_desc_t;
+  function automatic move_desc_t move_fields(desc_t d);
+    move_desc_t f;
+    f.count0      = d.w[0][DIM_W-1:0];
+    f.count1      = d.w[1][DIM_W-1:0];
+    f.count2      = d.w[2][DIM_W-1:0];
+    f.dst_base    = d.w[3][CMD_BASE_W-1:0];
+    f.dst_stride1 = d.w[4][CMD_BASE_W-1:0];
+    f.dst_stride2 = d.w[5][CMD_BASE_W-1:0];
+    f.src_base    = d.w[6][CMD_BASE_W-1:0];
+    f.src_stride1 = d.w[7][CMD_BASE_W-1:0];
+    f.src_stride2 = d.w[8][CMD_BASE_W-1:0];
+    f.dst         = d.w[9][SRAM_ID_W-1:0];
+    return f;
+  endfunction
+  // END GENERATED descriptors
+
   // log2 of the unit size U of a DMA (12): A Rows, B Cols, bias 4 Cols, rq 8 Cols, out Cols (int8 entry) or 4 Cols.
-  function automatic logic [3:0] dma_unit_log2(logic [2:0] sram, logic out_int32, int unsigned rows_log2,
+  function automatic logic [3:0] dma_unit_log2(logic [SRAM_ID_W-1:0] sram, logic out_int32, int unsigned rows_log2,
                                               int unsigned cols_log2);
     unique case (sram)
-      3'(RegionA):    return 4'(rows_log2);
-      3'(RegionB):    return 4'(cols_log2);
-      3'(RegionBias): return 4'(cols_log2 + 2);
-      3'(RegionRq):   return 4'(cols_log2 + 3);
+      SRAM_ID_W'(RegionA):    return 4'(rows_log2);
+      SRAM_ID_W'(RegionB):    return 4'(cols_log2);
+      SRAM_ID_W'(RegionBias): return 4'(cols_log2 + 2);
+      SRAM_ID_W'(RegionRq):   return 4'(cols_log2 + 3);
       default:        return out_int32 ? 4'(cols_log2 + 2) : 4'(cols_log2);  // out (and BAD_SRAM: unused)
     endcase
   endfunction

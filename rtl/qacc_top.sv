@@ -83,7 +83,7 @@ module qacc_top
   output mon_q_t                        mon_q_o,             // tokens, queues, Q_RETIRED, starts and retirements
   output logic                          mon_dma_re_o,        // the DMA's SRAM access of the cycle
   output logic                          mon_dma_we_o,
-  output logic [2:0]                    mon_dma_sram_o,      // SRAM id 1..5 (A, B, bias, rq, out)
+  output logic [SRAM_ID_W-1:0]          mon_dma_sram_o,      // SRAM id 1..5 (A, B, bias, rq, out)
   output logic [CMD_BASE_W-1:0]         mon_dma_addr_o,      // word address
   output logic [WordBytesMax-1:0]       mon_dma_be_o,        // the step's bytes of the word
   output logic [8*WordBytesMax-1:0]     mon_dma_wdata_o,     // write data (0 for a read)
@@ -595,7 +595,7 @@ module qacc_top
 
   assign mon_dma_re_o     = |dma_re;
   assign mon_dma_we_o     = |dma_we;
-  assign mon_dma_sram_o   = (|dma_re || |dma_we) ? dma_head.w[9][2:0] : 3'd0;  // the SRAM field (12)
+  assign mon_dma_sram_o   = (|dma_re || |dma_we) ? dma_head.w[DMA_SRAM_WORD][DMA_SRAM_LSB +: SRAM_ID_W] : '0;
   assign mon_dma_addr_o   = (|dma_re || |dma_we) ? dma_addr : '0;
   assign mon_dma_be_o     = dma_be;
   assign mon_dma_wdata_o  = dma_wdata;

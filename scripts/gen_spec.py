@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """Generates the mirrors of the qacc spec from its one data file, docs/spec/qacc_spec.json.
 
-    model/arch_spec.h     the C++ constants, enums, register offsets and fields, and tables of the
-                          registers, error codes, units and opcodes (model/arch.h includes it)
+    spec/arch_spec.h      the C++ constants, enums, register offsets and fields, descriptor layouts,
+                          and tables of the registers, error codes, units and opcodes (golden and
+                          model/arch.h include it)
     rtl/qacc_pkg.sv       the section between "BEGIN GENERATED spec" and "END GENERATED spec"
     docs/architecture.md  the sections between "<!-- BEGIN GENERATED name" and "<!-- END GENERATED
                           name -->": version, parameters, fixed latencies, constants, units,
                           address map, registers, opcodes, error codes
+    docs/data_movement.md the descriptor tables: the header (11), LOAD/STORE (12), MOVE (13)
 
     scripts/gen_spec.py --write                 regenerate the files in place
     scripts/gen_spec.py --check [--out-dir D]   exit 1 naming every stale or hand-edited file (the
@@ -121,6 +123,7 @@ class Spec:
         unique(self.registers, "name", "registers")
         unique(self.registers, "offset", "registers")
         self.registers.sort(key=lambda r: r["offset"])
+        self._descriptors(doc["descriptors"])
         self.reserved = []
         for block in doc["reserved_offsets"]:
             first = evaluate(block["first"], self.values, "reserved_offsets")
@@ -236,6 +239,62 @@ class Spec:
                 f"{where}: a const register is RO with a constant value")
         return reg
 
+    def _field_bits(self, f, where):
+        """(hi, lo) of a field's "bits", 'hi:lo' or 'bit', inside [31:0]."""
+        parts = str(f["bits"]).split(":")
+        require(len(parts) in (1, 2), f"{where}: bits must be 'hi:lo' or 'bit'")
+        hi, lo = self.bits_of(parts[0], where), self.bits_of(parts[-1], where)
+        require(0 <= lo <= hi <= 31, f"{where}: bits [{hi}:{lo}] are not inside [31:0]")
+        return hi, lo
+
+    def _descriptors(self, doc):
+        """The header and the layout of each opcode (data_movement.md 11-13): fields as (word, hi, lo).
+        A layout with registers_from takes words 0.. from the registers at that offset on, field for
+        field (a GEMM is the image of CMD_M .. CMD_SHIFT)."""
+        words = self.values["DESC_WORDS"]
+        header_word = words - 1
+        by_offset = {r["offset"]: r for r in self.registers}
+        by_name = {r["name"]: r for r in self.registers}
+        ops = {v["name"] for v in self.enums["opcode"]["all_values"]}
+
+        def placed(fields, where, allowed_words):
+            out, used = [], {}
+            unique(fields, "name", where)
+            for f in fields:
+                fw = f"{where} field {f['name']}"
+                word = evaluate(f["word"], self.values, fw)
+                require(word in allowed_words, f"{fw}: word {word} is outside {min(allowed_words)}.."
+                        f"{max(allowed_words)}")
+                hi, lo = self._field_bits(f, fw)
+                mask = ((1 << (hi - lo + 1)) - 1) << lo
+                require(used.get(word, 0) & mask == 0, f"{fw}: bits [{hi}:{lo}] overlap another field")
+                used[word] = used.get(word, 0) | mask
+                out.append(dict(f, word=word, hi=hi, lo=lo))
+            return out
+
+        self.desc_header = placed(doc["header"], "descriptor header", [header_word])
+        self.desc_layouts = []
+        for layout in doc["layouts"]:
+            where = f"descriptor layout {layout['name']}"
+            require(layout["ops"] and set(layout["ops"]) <= ops, f"{where}: ops must be opcodes")
+            if "registers_from" in layout:
+                require(layout["registers_from"] in by_name, f"{where}: no register "
+                        f"{layout['registers_from']}")
+                first = by_name[layout["registers_from"]]["offset"]
+                fields = []
+                for word in range(header_word):
+                    reg = by_offset.get(first + 4 * word)
+                    require(reg is not None, f"{where}: no register at {first + 4 * word:#05x} for word {word}")
+                    fields += [dict(f, word=word, register=reg["name"]) for f in reg["fields"]]
+            else:
+                fields = layout["fields"]
+            self.desc_layouts.append(dict(layout, fields=placed(fields, where, range(header_word))))
+        unique(self.desc_layouts, "name", "descriptor layouts")
+        every_op = [op for layout in self.desc_layouts for op in layout["ops"]]
+        require(len(every_op) == len(set(every_op)), "descriptor layouts: an opcode has two layouts")
+        require(set(every_op) == ops, "descriptor layouts: every opcode needs one: missing "
+                f"{', '.join(sorted(ops - set(every_op)))}")
+
     def text(self, s):
         """Description text with {NAME} replaced by the constant's value."""
         def value(m):
@@ -303,14 +362,69 @@ def cpp_enum(name, base, entries):
     return out + ["};"]
 
 
+
+def render_cpp_descriptors(spec):
+    """namespace desc: the word, lsb and width of every descriptor field, and Get/Put."""
+    out = ["", "// ---- Descriptors (data_movement.md 11-13): where each field of each opcode lives",
+           "namespace desc {",
+           "struct Field {",
+           "  int word;   // 0..15",
+           "  int lsb;",
+           "  int width;  // 1..32",
+           "};",
+           "constexpr uint32_t Mask(Field f) { return f.width == 32 ? ~0u : (1u << f.width) - 1; }",
+           "// The field's value in descriptor `d` (16 words, any type indexable by word).",
+           "template <typename Words>",
+           "constexpr uint32_t Get(const Words& d, Field f) { return (d[f.word] >> f.lsb) & Mask(f); }",
+           "// Writes `value`, masked to the field's width, into the field; the word's other bits stay.",
+           "template <typename Words>",
+           "constexpr void Put(Words& d, Field f, uint32_t value) {",
+           "  d[f.word] = (d[f.word] & ~(Mask(f) << f.lsb)) | ((value & Mask(f)) << f.lsb);",
+           "}",
+           "// A register of several fields (CMD_MODE, CMD_ZP_AB) as one word: its fields, each at its lsb.",
+           "template <typename Words, std::size_t N>",
+           "constexpr uint32_t GetWord(const Words& d, const Field (&fields)[N]) {",
+           "  uint32_t word = 0;",
+           "  for (const Field& f : fields) word |= Get(d, f) << f.lsb;",
+           "  return word;",
+           "}",
+           "template <typename Words, std::size_t N>",
+           "constexpr void PutWord(Words& d, const Field (&fields)[N], uint32_t word) {",
+           "  for (const Field& f : fields) Put(d, f, word >> f.lsb);",
+           "}",
+           f"inline constexpr int kHeaderWord = {spec.values['DESC_WORDS'] - 1};"]
+
+    def fields(name, items, note):
+        rows = [(f"inline constexpr Field k{camel(f['name'])}{{{f['word']}, {f['lo']}, {f['hi'] - f['lo'] + 1}}};",
+                 spec.text(f.get("desc", ""))) for f in items]
+        groups = {}
+        for f in items:
+            if "register" in f:
+                groups.setdefault(f["register"], []).append(f)
+        for reg, members in groups.items():
+            if len(members) > 1:
+                rows.append((f"inline constexpr Field k{camel(reg)}Fields[] = "
+                             f"{{{', '.join('k' + camel(f['name']) for f in members)}}};", f"the fields of {reg}"))
+        return ["", f"// {note}", f"namespace {name} {{"] + aligned(rows, 100) + [f"}}  // namespace {name}"]
+
+    out += fields("header", spec.desc_header, "Word 15 of every descriptor (11).")
+    for layout in spec.desc_layouts:
+        ops = "/".join(layout["ops"])
+        note = (f"{ops}: words 0..14 are the registers from {layout['registers_from']} on (architecture.md 3.2)"
+                if "registers_from" in layout else f"{ops} (data_movement.md {layout['section']}).")
+        out += fields(layout["name"], layout["fields"], note)
+    return out + ["}  // namespace desc"]
+
+
 def render_cpp(spec):
-    out = cpp_comment(f"The constants of spec v{spec.version} in C++: {NOTICE}. model/arch.h "
-                      "includes this file and adds the configuration, the command and the timing "
-                      "formulas. Section numbers point to docs/architecture.md. clang-format is "
+    out = cpp_comment(f"The constants of spec v{spec.version} in C++: {NOTICE}. Golden uses "
+                      "its layouts and codes; model/arch.h includes this file and adds the "
+                      "configuration, the command and the timing formulas. Section numbers point to docs/architecture.md. clang-format is "
                       "off: the file is exactly what the generator writes.")
-    out += ["#ifndef QACC_MODEL_ARCH_SPEC_H_",
-           "#define QACC_MODEL_ARCH_SPEC_H_",
+    out += ["#ifndef QACC_SPEC_ARCH_SPEC_H_",
+           "#define QACC_SPEC_ARCH_SPEC_H_",
            "",
+           "#include <cstddef>",
            "#include <cstdint>",
            "",
            "namespace qacc::arch {",
@@ -338,6 +452,11 @@ def render_cpp(spec):
     errors = sorted([spec.err_none] + spec.errors + spec.program_errors, key=lambda e: e["code"])
     out += cpp_enum("ErrCode", "uint8_t", [(e["code"], e["name"]) for e in errors])
 
+    out += ["", "// The name of an error code as the spec writes it (\"BAD_SHAPE\"); \"?\" for a value "
+            "without one.", "constexpr const char* ErrCodeName(ErrCode code) {", "  switch (code) {"]
+    for e in errors:
+        out.append(f"    case ErrCode::k{camel(e['name'])}: return \"{e['name']}\";")
+    out += ["  }", "  return \"?\";", "}"]
     out += ["", "// ---- Registers (3.2): byte offsets", "namespace reg {"]
     for reg in spec.registers:
         out.append(f"inline constexpr uint32_t k{camel(reg['name'])} = 0x{reg['offset']:03X};")
@@ -422,8 +541,9 @@ def render_cpp(spec):
             "inline constexpr OpcodeInfo kOpcodes[] = {"]
     for v in spec.enums["opcode"]["values"]:
         out.append(f"    {{Opcode::k{camel(v['name'])}, \"{v['name']}\"}},")
-    out += ["};", "", "// clang-format on", "", "}  // namespace qacc::arch", "",
-            "#endif  // QACC_MODEL_ARCH_SPEC_H_", ""]
+    out += ["};"] + render_cpp_descriptors(spec)
+    out += ["", "// clang-format on", "", "}  // namespace qacc::arch", "",
+            "#endif  // QACC_SPEC_ARCH_SPEC_H_", ""]
     return "\n".join(out)
 
 
@@ -453,6 +573,81 @@ def sv_enum(name, width, prefix, entries, comment):
 
 def sv_rule(title):
     return f"  // ---- {title} ".ljust(118, "-")
+
+
+
+def sv_slice(word, f):
+    """The SystemVerilog select of field `f` in d.w[word], as the spec data writes its bits."""
+    bits = str(f["bits"])
+    if f["hi"] == f["lo"]:
+        return f"d.w[{word}][{bits}]"
+    return f"d.w[{word}]" if (f["hi"], f["lo"]) == (31, 0) else f"d.w[{word}][{bits}]"
+
+
+def sv_member_type(spec, f):
+    """The declared type of a struct member holding field `f`."""
+    if "enum" in f:
+        return spec.enums[f["enum"]]["sv"]
+    if f["hi"] == f["lo"]:
+        return "logic"
+    hi_text, lo_text = (str(f["bits"]).split(":") + ["0"])[:2]
+    width = hi_text if lo_text.strip() == "0" else str(f["hi"] - f["lo"])
+    return f"logic {'signed ' if f.get('signed') else ''}[{width}:0]"
+
+
+def render_sv_descriptors(spec):
+    """The header positions, the command and the field structs of each opcode, and their decoders."""
+    header = {f["name"]: f for f in spec.desc_header}
+    word = spec.values["DESC_WORDS"] - 1
+    out = [sv_rule("Descriptors (data_movement.md 11-13)"),
+           f"  localparam int unsigned HDR_WORD       = {word};  // the header word of every descriptor",
+           f"  localparam int unsigned HDR_OP_LSB     = {header['OP']['lo']};",
+           f"  localparam int unsigned HDR_WAIT_BIT   = {header['WAIT']['lo']};",
+           f"  localparam int unsigned HDR_SIGNAL_BIT = {header['SIGNAL']['lo']};", "",
+           "  // A descriptor's 16 words as the queues hold them: the header fields, words 0..14 and its index.",
+           "  function automatic desc_t desc_decode(logic [DESC_WORDS-1:0][31:0] words, "
+           "logic [DESC_IDX_W-1:0] index);",
+           "    desc_t desc;",
+           "    desc.index    = index;",
+           f"    desc.op       = opcode_e'(words[HDR_WORD][HDR_OP_LSB +: OP_W]);",
+           "    desc.wait_tok = words[HDR_WORD][HDR_WAIT_BIT];",
+           "    desc.signal   = words[HDR_WORD][HDR_SIGNAL_BIT];",
+           "    desc.w        = words[HDR_WORD-1:0];",
+           "    return desc;",
+           "  endfunction"]
+    for layout in spec.desc_layouts:
+        ops = "/".join(layout["ops"])
+        fields = layout["fields"]
+        if "registers_from" in layout:
+            name, fn, var = "cmd_t", f"{layout['name']}_cmd", "c"
+            out += ["", "  // The command (4) as the controller and the datapath see it: the CMD_* fields, OP in the "
+                    "top bits;", f"  // {ops} descriptors hold them in words 0..14 (from {layout['registers_from']} on)."]
+            members = [("opcode_e", "op")] + [(sv_member_type(spec, f), f.get("sv", f["name"].lower()))
+                                               for f in fields]
+        else:
+            name, fn, var = f"{layout['name']}_desc_t", f"{layout['name']}_fields", "f"
+            out += ["", f"  // {ops} (data_movement.md {layout['section']}): the word and lsb of each field, its struct "
+                    "and decoder."]
+            prefix = layout["name"].upper()
+            width = max(len(f"{prefix}_{f['name']}_WORD") for f in fields)
+            for f in fields:
+                out.append(f"  localparam int unsigned {prefix + '_' + f['name'] + '_WORD':<{width}} = {f['word']}, "
+                           f"{prefix}_{f['name']}_LSB = {f['lo']};")
+            members = [(sv_member_type(spec, f), f["name"].lower()) for f in fields]
+        width = max(len(t) for t, _ in members)
+        out += ["  typedef struct packed {"] + [f"    {t:<{width}} {n};" for t, n in members] + [f"  }} {name};"]
+        out += [f"  function automatic {name} {fn}(desc_t d);", f"    {name} {var};"]
+        names = [n for _, n in members]
+        column = max(len(n) for n in names)
+        if "registers_from" in layout:
+            out.append(f"    {var}.{'op':<{column}} = Op{camel(layout['ops'][0])};")
+        for f, n in zip(fields, names[-len(fields):]):
+            value = sv_slice(f["word"], f)
+            if "enum" in f:
+                value = f"{spec.enums[f['enum']]['sv']}'({value})"
+            out.append(f"    {var}.{n:<{column}} = {value};")
+        out += [f"    return {var};", "  endfunction"]
+    return "\n".join(out) + "\n"
 
 
 def render_sv(spec):
@@ -623,6 +818,34 @@ def render_md(spec):
     return sections
 
 
+def md_bits(f):
+    return str(f["lo"]) if f["hi"] == f["lo"] else f"[{f['hi']}:{f['lo']}]"
+
+
+def render_md_descriptors(spec):
+    """The descriptor tables of data_movement.md: the header (11) and each opcode's words (12, 13)."""
+    sections = {"desc_header": md_table(
+        ["bits", "field", "meaning"],
+        [[md_bits(f), f"`{f['name']}`", spec.text(f["desc"])] for f in spec.desc_header] +
+        [["others", "-", "ignored"]])}
+    words = spec.values["DESC_WORDS"] - 1
+    for layout in spec.desc_layouts:
+        if "registers_from" in layout:
+            continue
+        rows = []
+        for f in layout["fields"]:
+            meaning = spec.text(f["desc"]) + (f", {spec.text(f['legal'])}" if f.get("legal") else "")
+            rows.append([f["word"], f"`{f['name']}`", md_bits(f), meaning])
+        unused = sorted(set(range(words)) - {f["word"] for f in layout["fields"]})
+        if unused:
+            span = str(unused[0]) if len(unused) == 1 else f"{unused[0]}-{unused[-1]}"
+            require(unused == list(range(unused[0], unused[-1] + 1)),
+                    f"descriptor layout {layout['name']}: the unused words are not one run")
+            rows.append([span, "-", "-", "ignored"])
+        sections[f"desc_{layout['name']}"] = md_table(["word", "field", "bits", "meaning"], rows)
+    return sections
+
+
 # ---- Files -----------------------------------------------------------------------------------------
 
 MD_BEGIN = re.compile(r"^<!-- BEGIN GENERATED (\w+):.* -->$")
@@ -665,11 +888,14 @@ def fill_sections(text, sections, begin, end, path):
 
 # (path, how the expected content is made from the spec and the current file)
 TARGETS = [
-    ("model/arch_spec.h", lambda spec, current, path: render_cpp(spec)),
+    ("spec/arch_spec.h", lambda spec, current, path: render_cpp(spec)),
     ("rtl/qacc_pkg.sv", lambda spec, current, path: fill_sections(
-        current, {"spec": render_sv(spec)}, SV_BEGIN, SV_END, path)),
+        current, {"spec": render_sv(spec), "descriptors": render_sv_descriptors(spec)}, SV_BEGIN, SV_END,
+        path)),
     ("docs/architecture.md", lambda spec, current, path: fill_sections(
         current, render_md(spec), MD_BEGIN, MD_END, path)),
+    ("docs/data_movement.md", lambda spec, current, path: fill_sections(
+        current, render_md_descriptors(spec), MD_BEGIN, MD_END, path)),
 ]
 
 
@@ -705,7 +931,7 @@ def main():
         expected = {}
         for path, make in TARGETS:
             current = read(os.path.join(args.root, path))
-            if current is None and path != "model/arch_spec.h":
+            if current is None and path != "spec/arch_spec.h":
                 raise SpecError(f"{path}: missing (it holds hand-written text around the "
                                 "generated sections)")
             expected[path] = (current, make(spec, current or "", path))

@@ -60,7 +60,8 @@ class GenSpecTest(unittest.TestCase):
 
     def test_lists_the_generated_files(self):
         self.assertEqual(self.outputs,
-                         ["model/arch_spec.h", "rtl/qacc_pkg.sv", "docs/architecture.md"])
+                         ["spec/arch_spec.h", "rtl/qacc_pkg.sv", "docs/architecture.md",
+                          "docs/data_movement.md"])
 
     def test_committed_files_are_fresh(self):
         result = run("--check")
@@ -70,7 +71,7 @@ class GenSpecTest(unittest.TestCase):
 
     def test_hand_edits_fail_the_check(self):
         # One edit inside the generated part of each file.
-        edits = [("model/arch_spec.h", "inline constexpr uint32_t kCmdOp = 0x0BC;",
+        edits = [("spec/arch_spec.h", "inline constexpr uint32_t kCmdOp = 0x0BC;",
                   "inline constexpr uint32_t kCmdOp = 0x0C0;"),
                  ("rtl/qacc_pkg.sv", "REQUANT_LATENCY   = 4;", "REQUANT_LATENCY   = 5;"),
                  ("docs/architecture.md", "| 10    | 9    | `UNIT_ABSENT` |",
@@ -89,15 +90,15 @@ class GenSpecTest(unittest.TestCase):
                     self.assertNotIn(f"gen_spec: {other} is stale", result.stderr)
 
     def test_write_repairs_and_out_dir_receives_the_regenerated_files(self):
-        self.edit("model/arch_spec.h", "kVersion = 0x0001'0001", "kVersion = 0x0001'0000")
+        self.edit("spec/arch_spec.h", "kVersion = 0x0001'0001", "kVersion = 0x0001'0000")
         out_dir = os.path.join(self.tmp, "out")
         self.assertEqual(self.check("--out-dir", out_dir).returncode, 1)
-        with open(os.path.join(ROOT, "model/arch_spec.h")) as f, \
-                open(os.path.join(out_dir, "model/arch_spec.h")) as g:
+        with open(os.path.join(ROOT, "spec/arch_spec.h")) as f, \
+                open(os.path.join(out_dir, "spec/arch_spec.h")) as g:
             self.assertEqual(f.read(), g.read())
         result = run("--write", "--root", self.tmp)
         self.assertEqual(result.returncode, 0, result.stderr)
-        self.assertIn("gen_spec: wrote model/arch_spec.h", result.stdout)
+        self.assertIn("gen_spec: wrote spec/arch_spec.h", result.stdout)
         self.assertEqual(self.check().returncode, 0)
 
     def test_text_outside_the_generated_sections_is_free(self):
@@ -113,10 +114,10 @@ class GenSpecTest(unittest.TestCase):
         self.assertIn("BEGIN GENERATED address_map inside units", result.stderr)
 
     def test_a_missing_generated_file_is_stale(self):
-        os.remove(os.path.join(self.tmp, "model/arch_spec.h"))
+        os.remove(os.path.join(self.tmp, "spec/arch_spec.h"))
         result = self.check()
         self.assertEqual(result.returncode, 1)
-        self.assertIn("gen_spec: model/arch_spec.h is stale", result.stderr)
+        self.assertIn("gen_spec: spec/arch_spec.h is stale", result.stderr)
 
     def test_inconsistent_specs_are_refused(self):
         def register(doc, name):
@@ -152,12 +153,27 @@ class GenSpecTest(unittest.TestCase):
         def reserved_overlap(doc):
             doc["reserved_offsets"][0]["first"] = "0x0BC"
 
+        def layout(doc, name):
+            return next(lay for lay in doc["descriptors"]["layouts"] if lay["name"] == name)
+
+        def desc_overlap(doc):
+            layout(doc, "dma")["fields"][-1]["bits"] = "2"  # OUT_INT32 onto SRAM
+
+        def desc_header_word(doc):
+            layout(doc, "move")["fields"][0]["word"] = 15
+
+        def desc_opcode_without_layout(doc):
+            doc["descriptors"]["layouts"] = [lay for lay in doc["descriptors"]["layouts"] if lay["name"] != "move"]
+
         cases = [(overlap, "overlap another field"), (same_offset, "duplicate offset"),
                  (misaligned, "not word aligned"), (code_twice, "duplicate code"),
                  (code_too_wide, "does not fit 4 bits"), (reset_too_wide, "does not fit"),
                  (ro_register_rw_field, "RO register, RW field"),
                  (enum_width, "not as wide as the field"), (unknown_name, "unknown name DIM_BITS"),
-                 (reserved_overlap, "hold register CMD_OP")]
+                 (reserved_overlap, "hold register CMD_OP"),
+                 (desc_overlap, "dma field OUT_INT32: bits [2:2] overlap"),
+                 (desc_header_word, "word 15 is outside 0..14"),
+                 (desc_opcode_without_layout, "every opcode needs one: missing MOVE")]
         for change, message in cases:
             with self.subTest(change=change.__name__):
                 result = self.check("--spec", self.spec_with(change))
@@ -167,6 +183,7 @@ class GenSpecTest(unittest.TestCase):
     def test_a_spec_change_reaches_every_file(self):
         def bump(doc):
             next(c for c in doc["constants"] if c["name"] == "VERSION_MINOR")["value"] = 2
+            doc["descriptors"]["layouts"][1]["fields"][0]["desc"] = "units per row"  # data_movement.md
 
         result = self.check("--spec", self.spec_with(bump))
         self.assertEqual(result.returncode, 1)
