@@ -89,7 +89,8 @@ class Emitter {
     out.reserve(ops_.size());
     for (const PlannedOp& op : ops_) {
       Descriptor d = op.d;
-      d[15] |= (op.wait ? 1u << 8 : 0u) | (op.signal ? 1u << 9 : 0u);
+      arch::desc::Put(d, arch::desc::header::kWait, op.wait);
+      arch::desc::Put(d, arch::desc::header::kSignal, op.signal);
       out.push_back(d);
     }
     return out;

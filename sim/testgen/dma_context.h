@@ -84,13 +84,11 @@ struct Context {
 
   std::string Describe(const std::vector<Descriptor>& p, uint32_t count,
                        const std::string& what) const {
-    int ops[4] = {};
-    for (uint32_t i = 0; i < count && i < p.size(); ++i) {
-      const uint32_t op = p[i][15] & 0xF;
-      if (op < 4) ++ops[op];
-    }
+    int ops[1 << arch::kOpBits] = {};
+    for (uint32_t i = 0; i < count && i < p.size(); ++i) ++ops[golden::DecodeHeader(p[i]).op];
+    const auto n = [&ops](Op op) { return ops[size_t(op)]; };
     return fmt::format("{}: {} descriptors ({} LOAD, {} STORE, {} GEMM, {} MOVE)", what, count,
-                       ops[1], ops[2], ops[0], ops[3]);
+                       n(Op::kLoad), n(Op::kStore), n(Op::kGemm), n(Op::kMove));
   }
 
   // Writes the program at `base` (q_base by default) and runs it with every end-of-program check.

@@ -55,8 +55,9 @@ bool ModelShows(const Context& c, const std::vector<Descriptor>& p,
   return seen;
 }
 
-bool Has(const std::vector<Descriptor>& p, const model::EnginePulse& pulse, uint32_t bit) {
-  return pulse.valid && pulse.index < p.size() && (p[pulse.index][15] & bit) != 0;
+// Whether the descriptor of an engine's start or retire pulse has header flag `flag` (WAIT, SIGNAL).
+bool Has(const std::vector<Descriptor>& p, const model::EnginePulse& pulse, arch::desc::Field flag) {
+  return pulse.valid && pulse.index < p.size() && arch::desc::Get(p[pulse.index], flag) != 0;
 }
 
 // ---- dma_token_races
@@ -318,8 +319,9 @@ Program GenTokenRaces(Rng& rng, const arch::ArchConfig& config) {
     for (int attempt = 0; attempt < kAttempts && !found; ++attempt) {
       const std::vector<Descriptor> p = TokenStream(c, d2c);
       found = ModelShows(c, p, [&](const model::ProgramCycle& o) {
-        return d2c ? Has(p, o.dma_retire, kSignalBit) && Has(p, o.compute_start, kWaitBit)
-                   : Has(p, o.compute_retire, kSignalBit) && Has(p, o.dma_start, kWaitBit);
+        namespace h = arch::desc::header;
+        return d2c ? Has(p, o.dma_retire, h::kSignal) && Has(p, o.compute_start, h::kWait)
+                   : Has(p, o.compute_retire, h::kSignal) && Has(p, o.dma_start, h::kWait);
       });
       if (found) {
         c.Emit(p, fmt::format("{}: a give and a take in one cycle (draw {})", d2c ? "d2c" : "c2d",

@@ -268,7 +268,7 @@ Descriptor IllegalDescriptor(Context& c, ErrCode code) {
       return golden::EncodeDma(op, f, {});
     case ErrCode::kBadOpcode: {
       Descriptor d = RandomGemm(rng, c.g);
-      d[15] = (d[15] & ~0xFu) | uint32_t(rng.Uniform(4, 15));
+      arch::desc::Put(d, arch::desc::header::kOp, uint32_t(rng.Uniform(4, 15)));
       return d;
     }
     default:

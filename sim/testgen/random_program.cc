@@ -283,8 +283,8 @@ void AddTokens(std::vector<Descriptor>& program, Rng& rng, const golden::AccelGe
   std::vector<int> seq[2];
   for (int j = 0; j < n; ++j) {
     fp[size_t(j)] = golden::FootprintOf(g, program[size_t(j)]);
-    const uint32_t op = program[size_t(j)][15] & 0xF;
-    const int x = (op == 1 || op == 2) ? 0 : 1, y = 1 - x;
+    const auto op = golden::Op(golden::DecodeHeader(program[size_t(j)]).op);
+    const int x = golden::EngineOf(op) == golden::Engine::kDma ? 0 : 1, y = 1 - x;
     std::array<int, 2> c = seq[x].empty() ? std::array<int, 2>{0, 0} : clock[size_t(seq[x].back())];
     c[size_t(x)] = int(seq[x].size()) + 1;
     bool need = rng.Chance(extra) && !seq[y].empty();

@@ -16,8 +16,6 @@
 
 namespace qacc::sim {
 
-inline constexpr uint32_t kWaitBit = 1u << 8;    // descriptor word 15: WAIT (11)
-inline constexpr uint32_t kSignalBit = 1u << 9;  // SIGNAL
 
 // SRAMs of random bytes (rq lanes in the window's form: shift word bits [5:0], bytes 1..3 zero)
 // and `ext_bytes` of external memory whose first `data_bytes` are random.
@@ -85,8 +83,8 @@ std::vector<golden::Descriptor> RandomProgram(Rng& rng, const golden::AccelGeome
 std::vector<uint8_t> DescriptorBytes(const std::vector<golden::Descriptor>& program);
 
 // Sets / clears the header bits.
-inline void SetWait(golden::Descriptor& d) { d[15] |= kWaitBit; }
-inline void SetSignal(golden::Descriptor& d) { d[15] |= kSignalBit; }
+inline void SetWait(golden::Descriptor& d) { arch::desc::Put(d, arch::desc::header::kWait, 1); }
+inline void SetSignal(golden::Descriptor& d) { arch::desc::Put(d, arch::desc::header::kSignal, 1); }
 
 }  // namespace qacc::sim
 

@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Tests of scripts/gen_spec.py: the committed generated files are fresh, a hand edit of any of them
 fails the check (naming the file and the command that regenerates it), --write repairs it, and an
-inconsistent spec is refused. Each test works on a copy of the files in a temporary directory.
+inconsistent spec is refused. Each test works on a copy of the files in a temporary directory. Also
+scripts/check_spec_literals.py: the tree writes no descriptor position as a literal, and the rule
+finds one that a fixture writes.
 
     /usr/bin/python3 tests/spec/gen_spec_test.py
 """
@@ -15,6 +17,7 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 GEN = os.path.join(ROOT, "scripts", "gen_spec.py")
+LITERALS = os.path.join(ROOT, "scripts", "check_spec_literals.py")
 SPEC = os.path.join(ROOT, "docs", "spec", "qacc_spec.json")
 REGENERATE = "/usr/bin/python3 scripts/gen_spec.py --write"
 
@@ -189,6 +192,29 @@ class GenSpecTest(unittest.TestCase):
         self.assertEqual(result.returncode, 1)
         for path in self.outputs:
             self.assertIn(f"gen_spec: {path} is stale", result.stderr)
+
+
+class SpecLiteralsTest(unittest.TestCase):
+    def literals(self, *args):
+        return subprocess.run([sys.executable, LITERALS, *args], capture_output=True, text=True)
+
+    def test_the_tree_writes_no_descriptor_position(self):
+        result = self.literals()
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_literals_are_found_outside_comments_and_generated_text(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            os.makedirs(os.path.join(tmp, "golden"))
+            os.makedirs(os.path.join(tmp, "rtl"))
+            shutil.copy(os.path.join(ROOT, "rtl", "qacc_pkg.sv"), os.path.join(tmp, "rtl"))
+            with open(os.path.join(tmp, "golden", "a.cc"), "w") as f:
+                f.write("x = d[15] & 0xF;\ny = p[i][9];\nz = argv[i][0];  // d[3] in a comment\n")
+            with open(os.path.join(tmp, "rtl", "b.sv"), "w") as f:
+                f.write("module b;\n  assign a = desc.w[9][2:0];\nendmodule\n")
+            result = self.literals("--root", tmp)
+        self.assertEqual(result.returncode, 1)
+        found = [line.split(": descriptor word")[0] for line in result.stderr.splitlines() if "as a literal" in line]
+        self.assertEqual(found, ["golden/a.cc:1", "golden/a.cc:2", "rtl/b.sv:2"])
 
 
 if __name__ == "__main__":
