@@ -65,37 +65,22 @@ void Store32(Bytes& bytes, uint64_t offset, uint32_t value) {
   for (int i = 0; i < 4; ++i) bytes[offset + i] = static_cast<uint8_t>(value >> (8 * i));
 }
 
-// The SRAM range error of a DMA into `sram` (codes 2..6 in window order).
-ProgramError RangeErrorOf(uint32_t sram) {
-  switch (static_cast<Sram>(sram)) {
-    case Sram::kA:
-      return ProgramError::kARange;
-    case Sram::kB:
-      return ProgramError::kBRange;
-    case Sram::kBias:
-      return ProgramError::kBiasRange;
-    case Sram::kRq:
-      return ProgramError::kRqRange;
-    default:
-      return ProgramError::kOutRange;
-  }
+// The SRAM of a valid id (Validate checked it).
+const arch::SramInfo& SramOf(uint32_t sram) {
+  const arch::SramInfo* info = arch::FindSram(sram);
+  if (info == nullptr) throw std::logic_error(fmt::format("golden: no SRAM has id {}", sram));
+  return *info;
 }
 
-const char* SramName(uint32_t sram, bool out_int32) {
-  switch (static_cast<Sram>(sram)) {
-    case Sram::kA:
-      return "A";
-    case Sram::kB:
-      return "B";
-    case Sram::kBias:
-      return "bias";
-    case Sram::kRq:
-      return "rq";
-    case Sram::kOut:
-      return out_int32 ? "out32" : "out8";
-    default:
-      return "sram?";
-  }
+// The SRAM range error of a DMA into `sram` (codes 2..6).
+ProgramError RangeErrorOf(uint32_t sram) { return SramOf(sram).range_error; }
+
+// "A", ..., "rq", and the out SRAM by its unit: "out8" (int8 entries) or "out32" (words).
+std::string SramName(uint32_t sram, bool out_int32) {
+  const arch::SramInfo* info = arch::FindSram(sram);
+  if (info == nullptr) return "sram?";
+  if (info->int8_entries == 1) return info->name;
+  return fmt::format("{}{}", info->name, out_int32 ? "32" : "8");
 }
 
 // ---- Validation -------------------------------------------------------------------------------
@@ -142,7 +127,7 @@ ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
 // last external byte below 2^50.
 ProgramError ValidateDma(const AccelGeometry& geometry, const DmaFields& f) {
   if (f.count0 == 0 || f.count1 == 0 || f.count2 == 0) return ProgramError::kBadShape;
-  if (f.sram < static_cast<uint32_t>(Sram::kA) || f.sram > static_cast<uint32_t>(Sram::kOut)) {
+  if (arch::FindSram(f.sram) == nullptr) {
     return ProgramError::kBadSram;
   }
   const uint64_t last_unit = uint64_t{f.sram_base} + (f.count0 - 1) +
@@ -725,38 +710,37 @@ std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& 
 }
 
 uint32_t UnitBytes(const AccelGeometry& geometry, uint32_t sram, bool out_int32) {
-  const uint32_t rows = geometry.rows, cols = geometry.cols;
-  switch (sram) {
-    case static_cast<uint32_t>(Sram::kA):
-      return rows;
-    case static_cast<uint32_t>(Sram::kB):
-      return cols;
-    case static_cast<uint32_t>(Sram::kBias):
-      return 4 * cols;
-    case static_cast<uint32_t>(Sram::kRq):
-      return kRqLaneBytes * cols;
-    case static_cast<uint32_t>(Sram::kOut):
-      return out_int32 ? 4 * cols : cols;
-    default:
-      return 0;
-  }
+  const arch::SramInfo* info = arch::FindSram(sram);
+  if (info == nullptr) return 0;
+  const int lanes = info->lanes == arch::Lanes::kRows ? geometry.rows : geometry.cols;
+  const int word = lanes * info->lane_bytes;
+  return uint32_t(out_int32 ? word : word / info->int8_entries);
 }
 
 uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32) {
-  switch (sram) {
-    case static_cast<uint32_t>(Sram::kA):
-      return geometry.a_depth;
-    case static_cast<uint32_t>(Sram::kB):
-      return geometry.b_depth;
-    case static_cast<uint32_t>(Sram::kBias):
-      return geometry.bias_depth;
-    case static_cast<uint32_t>(Sram::kRq):
-      return geometry.rq_depth;
-    case static_cast<uint32_t>(Sram::kOut):
-      return out_int32 ? uint64_t{geometry.out_depth} : 4 * uint64_t{geometry.out_depth};
+  const arch::SramInfo* info = arch::FindSram(sram);
+  if (info == nullptr) return 0;
+  uint64_t words = 0;
+  switch (info->id) {  // the geometry's field of the SRAM's depth parameter
+    case Sram::kA:
+      words = geometry.a_depth;
+      break;
+    case Sram::kB:
+      words = geometry.b_depth;
+      break;
+    case Sram::kBias:
+      words = geometry.bias_depth;
+      break;
+    case Sram::kRq:
+      words = geometry.rq_depth;
+      break;
+    case Sram::kOut:
+      words = geometry.out_depth;
+      break;
     default:
-      return 0;
+      throw std::logic_error(fmt::format("golden: AccelGeometry has no depth of SRAM {}", info->name));
   }
+  return out_int32 ? words : words * uint64_t(info->int8_entries);
 }
 
 ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d) {

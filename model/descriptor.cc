@@ -8,46 +8,38 @@ namespace desc = arch::desc;
 // The last byte address of the memory port (EXT_RANGE).
 constexpr uint64_t kMaxExtByte = (uint64_t{1} << 32) - 1;
 
-ProgramError RangeErrorOf(uint8_t sram) {
-  switch (sram) {
-    case kSramA:
-      return ProgramError::kARange;
-    case kSramB:
-      return ProgramError::kBRange;
-    case kSramBias:
-      return ProgramError::kBiasRange;
-    case kSramRq:
-      return ProgramError::kRqRange;
+// The depth in words of a valid SRAM id: the config's value of its depth parameter.
+uint64_t DepthWords(const arch::ArchConfig& config, const arch::SramInfo& sram) {
+  switch (sram.id) {
+    case arch::Region::kA:
+      return config.a_depth;
+    case arch::Region::kB:
+      return config.b_depth;
+    case arch::Region::kBias:
+      return config.bias_depth;
+    case arch::Region::kRq:
+      return config.rq_depth;
+    case arch::Region::kOut:
+      return config.out_depth;
     default:
-      return ProgramError::kOutRange;
+      return 0;  // an SRAM of a later version: no config holds it
   }
 }
 
-uint64_t SramUnits(const arch::ArchConfig& config, uint8_t sram, bool out_int32) {
-  switch (sram) {
-    case kSramA:
-      return config.a_depth;
-    case kSramB:
-      return config.b_depth;
-    case kSramBias:
-      return config.bias_depth;
-    case kSramRq:
-      return config.rq_depth;
-    case kSramOut:
-      return out_int32 ? uint64_t{config.out_depth} : 4 * uint64_t{config.out_depth};
-    default:
-      return 0;
-  }
+// Units in an SRAM: its words, or for the out SRAM's int8 unit its entries.
+uint64_t SramUnits(const arch::ArchConfig& config, const arch::SramInfo& sram, bool out_int32) {
+  return DepthWords(config, sram) * uint64_t(out_int32 ? 1 : sram.int8_entries);
 }
 
 // 12, in its order. Sums in 64 bits: the last unit is below 2^37, the last byte below 2^50.
 ProgramError ValidateDma(const arch::ArchConfig& config, const DmaDesc& f) {
   if (f.count0 == 0 || f.count1 == 0 || f.count2 == 0) return ProgramError::kBadShape;
-  if (f.sram < kSramA || f.sram > kSramOut) return ProgramError::kBadSram;
+  const arch::SramInfo* sram = arch::FindSram(f.sram);
+  if (sram == nullptr) return ProgramError::kBadSram;
   const uint64_t last_unit = uint64_t{f.sram_base} + (f.count0 - 1) +
                              uint64_t{f.count1 - 1} * f.sram_stride1 +
                              uint64_t{f.count2 - 1} * f.sram_stride2;
-  if (last_unit >= SramUnits(config, f.sram, f.out_int32)) return RangeErrorOf(f.sram);
+  if (last_unit >= SramUnits(config, *sram, f.out_int32)) return sram->range_error;
   const uint32_t unit = DmaUnitBytes(config, f.sram, f.out_int32);
   if (f.ext_addr % unit || f.ext_stride1 % unit || f.ext_stride2 % unit) {
     return ProgramError::kExtAlign;
@@ -150,25 +142,16 @@ arch::Command GemmCommandOf(const Descriptor& d) {
 }
 
 uint32_t DmaUnitBytes(const arch::ArchConfig& config, uint8_t sram, bool out_int32) {
-  if (sram == kSramOut) return out_int32 ? 4u * uint32_t(config.cols) : uint32_t(config.cols);
-  return sram >= kSramA && sram <= kSramRq ? SramWordBytes(config, sram) : 0;
+  const arch::SramInfo* info = arch::FindSram(sram);
+  if (info == nullptr) return 0;
+  return SramWordBytes(config, sram) / uint32_t(out_int32 ? 1 : info->int8_entries);
 }
 
 uint32_t SramWordBytes(const arch::ArchConfig& config, uint8_t sram) {
-  switch (sram) {
-    case kSramA:
-      return config.a_word_bytes();
-    case kSramB:
-      return config.b_word_bytes();
-    case kSramBias:
-      return config.bias_word_bytes();
-    case kSramRq:
-      return config.rq_word_bytes();
-    case kSramOut:
-      return config.out_word_bytes();
-    default:
-      return 0;
-  }
+  const arch::SramInfo* info = arch::FindSram(sram);
+  if (info == nullptr) return 0;
+  const int lanes = info->lanes == arch::Lanes::kRows ? config.rows : config.cols;
+  return uint32_t(lanes * info->lane_bytes);
 }
 
 ProgramError ValidateDescriptor(const arch::ArchConfig& config, const Descriptor& d) {

@@ -215,6 +215,20 @@ package qacc_pkg;
   localparam logic [31:0] HW_UNITS_VALUE = 32'h0000_0003;
   localparam logic [31:0] HW_LATENCY_VALUE = 32'h0101_0104;
 
+  localparam int unsigned NUM_SRAMS = 5;  // the SRAM regions (3.1)
+  // log2 of the bytes of one DMA unit of SRAM `sram` (data_movement.md 12): its word, or for the out SRAM
+  // with OUT_INT32 = 0 one int8 entry. The last SRAM is the default arm (a BAD_SRAM id: unused).
+  function automatic logic [3:0] dma_unit_log2(logic [SRAM_ID_W-1:0] sram, logic out_int32,
+                                              int unsigned rows_log2, int unsigned cols_log2);
+    unique case (sram)
+      SRAM_ID_W'(RegionA):    return 4'(rows_log2);
+      SRAM_ID_W'(RegionB):    return 4'(cols_log2);
+      SRAM_ID_W'(RegionBias): return 4'(cols_log2 + 2);
+      SRAM_ID_W'(RegionRq):   return 4'(cols_log2 + 3);
+      default:                return out_int32 ? 4'(cols_log2 + 2) : 4'(cols_log2);
+    endcase
+  endfunction
+
   // Register classes of the write rules (3): a write to a read-only register is an error, and so
   // is a write to a busy-locked one (CTRL, CMD_*, Q_BASE, Q_COUNT) while BUSY.
   function automatic logic reg_read_only(logic [11:0] off);
@@ -397,18 +411,6 @@ package qacc_pkg;
     return f;
   endfunction
   // END GENERATED descriptors
-
-  // log2 of the unit size U of a DMA (12): A Rows, B Cols, bias 4 Cols, rq 8 Cols, out Cols (int8 entry) or 4 Cols.
-  function automatic logic [3:0] dma_unit_log2(logic [SRAM_ID_W-1:0] sram, logic out_int32, int unsigned rows_log2,
-                                              int unsigned cols_log2);
-    unique case (sram)
-      SRAM_ID_W'(RegionA):    return 4'(rows_log2);
-      SRAM_ID_W'(RegionB):    return 4'(cols_log2);
-      SRAM_ID_W'(RegionBias): return 4'(cols_log2 + 2);
-      SRAM_ID_W'(RegionRq):   return 4'(cols_log2 + 3);
-      default:        return out_int32 ? 4'(cols_log2 + 2) : 4'(cols_log2);  // out (and BAD_SRAM: unused)
-    endcase
-  endfunction
 
   // ---- Queue monitor (data_movement.md 18): mon_q_o of qacc_top ----------------------------------------------------
   typedef struct packed {

@@ -186,6 +186,16 @@ class Spec:
         unique(self.regions, "name", "regions")
         for r in self.regions:
             require(0 <= r["id"] < 2**self.region_bits, f"region {r['name']}: id does not fit")
+        self.srams = [r for r in self.regions if r.get("sram")]
+        names = {e["name"] for e in self.errors + self.program_errors}
+        for r in self.srams:
+            s, where = r["sram"], f"region {r['name']} sram"
+            require(s["lanes"] in ("Rows", "Cols"), f"{where}: lanes must be Rows or Cols")
+            require(s["lane_bytes"] in (1, 2, 4, 8), f"{where}: lane_bytes must be 1, 2, 4 or 8")
+            require(s["depth"] in self.param_names, f"{where}: depth must be a parameter")
+            require(s["range_error"] in names, f"{where}: unknown error code {s['range_error']}")
+            require(s.get("int8_entries", 1) in (1, 2, 4), f"{where}: int8_entries must be 1, 2 or 4")
+            require(r["id"] < 2 ** self.values["SRAM_ID_W"], f"{where}: id does not fit SRAM_ID_W")
         self.blocks = [dict(b, first=evaluate(b["first"], self.values, "register block"),
                             last=evaluate(b["last"], self.values, "register block"))
                        for b in amap["register_blocks"]]
@@ -452,6 +462,29 @@ def render_cpp(spec):
     errors = sorted([spec.err_none] + spec.errors + spec.program_errors, key=lambda e: e["code"])
     out += cpp_enum("ErrCode", "uint8_t", [(e["code"], e["name"]) for e in errors])
 
+    out += ["", "// ---- SRAMs (3.1; data_movement.md 12): the regions that hold one, their words and DMA units",
+            "enum class Lanes : uint8_t { kRows, kCols };",
+            "struct SramInfo {"]
+    out += aligned([("Region id;", "also its SRAM id in LOAD/STORE's SRAM and MOVE's DST"),
+                    ("const char* name;", ""),
+                    ("Lanes lanes;", "a word holds one lane per array row or column"),
+                    ("int lane_bytes;", ""),
+                    ("const char* depth;", "the parameter that gives its words"),
+                    ("ErrCode range_error;", "an access past its end"),
+                    ("int int8_entries;", "int8 entries of `lanes` bytes per word (out: 4), else 1")], 100, "  ")
+    out += ["};", "inline constexpr SramInfo kSrams[] = {"]
+    for r in spec.srams:
+        s = r["sram"]
+        out.append(f"    {{Region::k{camel(r['name'])}, \"{s['title']}\", Lanes::k{s['lanes']}, {s['lane_bytes']}, "
+                   f"\"{s['depth']}\", ErrCode::k{camel(s['range_error'])}, {s.get('int8_entries', 1)}}},")
+    out += ["};",
+            "// The SRAM of id `id`, or nullptr when no SRAM has it.",
+            "constexpr const SramInfo* FindSram(uint32_t id) {",
+            "  for (const SramInfo& s : kSrams) {",
+            "    if (static_cast<uint32_t>(s.id) == id) return &s;",
+            "  }",
+            "  return nullptr;",
+            "}"]
     out += ["", "// The name of an error code as the spec writes it (\"BAD_SHAPE\"); \"?\" for a value "
             "without one.", "constexpr const char* ErrCodeName(ErrCode code) {", "  switch (code) {"]
     for e in errors:
@@ -706,6 +739,30 @@ def render_sv(spec):
             line += item
         return lines + [line]
 
+    srams = spec.srams
+    out += ["", f"  localparam int unsigned NUM_SRAMS = {len(srams)};  // the SRAM regions (3.1)",
+            "  // log2 of the bytes of one DMA unit of SRAM `sram` (data_movement.md 12): its word, or for the out SRAM",
+            "  // with OUT_INT32 = 0 one int8 entry. The last SRAM is the default arm (a BAD_SRAM id: unused).",
+            "  function automatic logic [3:0] dma_unit_log2(logic [SRAM_ID_W-1:0] sram, logic out_int32,",
+            "                                              int unsigned rows_log2, int unsigned cols_log2);",
+            "    unique case (sram)"]
+
+    def log2_of(s, entries):
+        lanes = "rows_log2" if s["lanes"] == "Rows" else "cols_log2"
+        extra = (s["lane_bytes"] // entries).bit_length() - 1
+        return f"4'({lanes}{f' + {extra}' if extra else ''})"
+
+    arms = []
+    for r in srams:
+        s = r["sram"]
+        value = log2_of(s, 1)
+        if s.get("int8_entries", 1) > 1:
+            value = f"out_int32 ? {value} : {log2_of(s, s['int8_entries'])}"
+        arms.append((f"SRAM_ID_W'(Region{camel(r['name'])}):", value))
+    arms[-1] = ("default:", arms[-1][1])
+    width = max(len(a) for a, _ in arms)
+    out += [f"      {a:<{width}} return {v};" for a, v in arms]
+    out += ["    endcase", "  endfunction"]
     out += ["", "  // Register classes of the write rules (3): a write to a read-only register is an "
             "error, and so", "  // is a write to a busy-locked one (CTRL, CMD_*, Q_BASE, Q_COUNT) while BUSY.",
             "  function automatic logic reg_read_only(logic [11:0] off);"]

@@ -124,6 +124,32 @@ enum class ErrCode : uint8_t {
   kDeadlock = 15,
 };
 
+// ---- SRAMs (3.1; data_movement.md 12): the regions that hold one, their words and DMA units
+enum class Lanes : uint8_t { kRows, kCols };
+struct SramInfo {
+  Region id;            // also its SRAM id in LOAD/STORE's SRAM and MOVE's DST
+  const char* name;
+  Lanes lanes;          // a word holds one lane per array row or column
+  int lane_bytes;
+  const char* depth;    // the parameter that gives its words
+  ErrCode range_error;  // an access past its end
+  int int8_entries;     // int8 entries of `lanes` bytes per word (out: 4), else 1
+};
+inline constexpr SramInfo kSrams[] = {
+    {Region::kA, "A", Lanes::kRows, 1, "ADepth", ErrCode::kARange, 1},
+    {Region::kB, "B", Lanes::kCols, 1, "BDepth", ErrCode::kBRange, 1},
+    {Region::kBias, "bias", Lanes::kCols, 4, "BiasDepth", ErrCode::kBiasRange, 1},
+    {Region::kRq, "rq", Lanes::kCols, 8, "RqDepth", ErrCode::kRqRange, 1},
+    {Region::kOut, "out", Lanes::kCols, 4, "OutDepth", ErrCode::kOutRange, 4},
+};
+// The SRAM of id `id`, or nullptr when no SRAM has it.
+constexpr const SramInfo* FindSram(uint32_t id) {
+  for (const SramInfo& s : kSrams) {
+    if (static_cast<uint32_t>(s.id) == id) return &s;
+  }
+  return nullptr;
+}
+
 // The name of an error code as the spec writes it ("BAD_SHAPE"); "?" for a value without one.
 constexpr const char* ErrCodeName(ErrCode code) {
   switch (code) {
