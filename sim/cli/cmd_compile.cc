@@ -24,10 +24,10 @@
 #include "sim/cli/common.h"
 #include "sim/cli/path_identity.h"
 #include "sim/cli/progress.h"
-#include "sim/compiler/compiler.h"
-#include "sim/compiler/ext_image.h"
-#include "sim/compiler/launches.h"
-#include "sim/compiler/reference.h"
+#include "compiler/compiler.h"
+#include "compiler/ext_image.h"
+#include "compiler/launches.h"
+#include "compiler/reference.h"
 #include "sim/testgen/compiled_program.h"
 
 namespace qacc::cli {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <utility>
 
-#include "sim/compiler/compiler.h"
+#include "compiler/compiler.h"
 
 namespace qacc::cosim {
 

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "golden/program.h"
-#include "sim/compiler/ext_image.h"
-#include "sim/compiler/launches.h"
+#include "compiler/ext_image.h"
+#include "compiler/launches.h"
 
 namespace qacc::sim {
 

@@ -1,4 +1,4 @@
-// A compiled network as a co-simulation program (sim::Program): the host compiler (sim/compiler)
+// A compiled network as a co-simulation program (sim::Program): the host compiler (compiler)
 // lowers it for the config, random values (a seed) fill its tensors, the whole image goes into the
 // external memory by backdoor, one CTRL.RUN per launch runs it (one launch unless it is longer than
 // Q_COUNT holds, data_movement.md 14.4), and the end-of-program checks of data_movement.md 18
@@ -15,9 +15,9 @@
 
 #include "model/arch.h"
 #include "model/program_engine.h"
-#include "sim/compiler/compiler.h"
-#include "sim/compiler/network.h"
-#include "sim/compiler/reference.h"
+#include "compiler/compiler.h"
+#include "compiler/network.h"
+#include "compiler/reference.h"
 #include "sim/testgen/program.h"
 
 namespace qacc::sim {

@@ -14,7 +14,7 @@
 
 #include "golden/program.h"
 #include "model/arch.h"
-#include "sim/compiler/compiler.h"
+#include "compiler/compiler.h"
 #include "sim/testgen/program.h"
 #include "sim/testgen/random_program.h"
 #include "sim/testgen/rng.h"

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "golden/program.h"
-#include "sim/compiler/compiler.h"
+#include "compiler/compiler.h"
 #include "sim/testgen/dma_context.h"
 #include "sim/testgen/dma_rule_tests.h"
 #include "sim/testgen/random_program.h"

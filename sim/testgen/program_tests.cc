@@ -11,9 +11,9 @@
 
 #include "golden/gemm.h"
 #include "model/srams.h"
-#include "sim/compiler/compiler.h"
-#include "sim/compiler/network.h"
-#include "sim/compiler/reference.h"
+#include "compiler/compiler.h"
+#include "compiler/network.h"
+#include "compiler/reference.h"
 #include "sim/testgen/compiled_program.h"
 #include "sim/testgen/gemm_tests.h"
 #include "sim/testgen/rng.h"

@@ -15,7 +15,7 @@
 #include "golden/program.h"
 #include "model/arch.h"
 #include "sim/build_paths.h"
-#include "sim/compiler/compiler.h"
+#include "compiler/compiler.h"
 #include "sim/testgen/rng.h"
 
 namespace qacc::cosim {

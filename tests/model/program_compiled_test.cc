@@ -1,4 +1,4 @@
-// Compiled programs (sim/compiler) on the cycle-level program engine: GEMM layers and chains, with
+// Compiled programs (compiler) on the cycle-level program engine: GEMM layers and chains, with
 // double buffering and on-chip chaining on and off, on every config and on SRAMs small enough to
 // force every chunking path, under several (latency, interval) pairs. Every memory equals the
 // golden executor's, the result equals the layers computed on whole matrices, the memory port
@@ -14,11 +14,11 @@
 
 #include "golden/program.h"
 #include "model/program_engine.h"
-#include "sim/compiler/compiler.h"
-#include "sim/compiler/ext_image.h"
-#include "sim/compiler/launches.h"
-#include "sim/compiler/network.h"
-#include "sim/compiler/reference.h"
+#include "compiler/compiler.h"
+#include "compiler/ext_image.h"
+#include "compiler/launches.h"
+#include "compiler/network.h"
+#include "compiler/reference.h"
 #include "sim/testgen/compiled_program.h"
 #include "tests/model/program_test_util.h"
 

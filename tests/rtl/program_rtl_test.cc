@@ -7,7 +7,7 @@
 //     EXT_FAULT, whose memories depend on timing: 14.3);
 //   * STATUS (ERROR, ERR_CODE), Q_ERR_INDEX and Q_RETIRED through the bus;
 //   * no AXI rule broken (ExtMemory::violation), the queue monitor's retirements = Q_RETIRED.
-// Programs: compiled GEMM chains (sim/compiler), random race-free LOAD / STORE / MOVE / GEMM
+// Programs: compiled GEMM chains (compiler), random race-free LOAD / STORE / MOVE / GEMM
 // programs over every SRAM (sim/testgen/random_program.h, seeded sim::Rng), and directed ones for
 // errors, tokens and hand-derived cycles (17).
 #include <fmt/format.h>
@@ -28,10 +28,10 @@
 #include "model/arch.h"
 #include "model/ext_memory.h"
 #include "sim/build_paths.h"
-#include "sim/compiler/compiler.h"
-#include "sim/compiler/ext_image.h"
-#include "sim/compiler/network.h"
-#include "sim/compiler/reference.h"
+#include "compiler/compiler.h"
+#include "compiler/ext_image.h"
+#include "compiler/network.h"
+#include "compiler/reference.h"
 #include "sim/cosim/axi_bridge.h"
 #include "sim/cosim/monitor_sample.h"
 #include "sim/testgen/random_program.h"
@@ -414,7 +414,7 @@ TEST(ProgramRtl, EmptyProgram) {
   EXPECT_EQ(r.perf_cycles, 1u);
 }
 
-// Compiled GEMM layers and chains (sim/compiler) with double buffering and chaining on and off.
+// Compiled GEMM layers and chains (compiler) with double buffering and chaining on and off.
 TEST(ProgramRtl, CompiledChains) {
   std::mt19937 rng(2026);
   const auto& cfg = Config();

@@ -1,4 +1,4 @@
-// The layer compiler (sim/compiler, docs/data_movement.md 16): every compiled program runs on the
+// The layer compiler (compiler, docs/data_movement.md 16): every compiled program runs on the
 // golden executor without error, is race free, and leaves in external memory exactly the result of
 // the layers computed directly on whole matrices (reference.h: golden::Gemm and
 // RequantizeAccumulator, no tiling), for
@@ -6,7 +6,7 @@
 // enough to force every chunking path. Layers that cannot fit are refused with the message the
 // spec promises.
 #include "sim/build_paths.h"
-#include "sim/compiler/compiler.h"
+#include "compiler/compiler.h"
 
 #include <gtest/gtest.h>
 
@@ -17,9 +17,9 @@
 
 #include "golden/program.h"
 #include "model/arch.h"
-#include "sim/compiler/ext_image.h"
-#include "sim/compiler/network.h"
-#include "sim/compiler/reference.h"
+#include "compiler/ext_image.h"
+#include "compiler/network.h"
+#include "compiler/reference.h"
 
 namespace qacc::compiler {
 namespace {

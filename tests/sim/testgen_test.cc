@@ -18,7 +18,7 @@
 #include "model/model_only.h"
 #include "model/srams.h"
 #include "sim/build_paths.h"
-#include "sim/compiler/compiler.h"
+#include "compiler/compiler.h"
 #include "sim/testgen/dma_tests.h"
 #include "sim/testgen/gemm_tests.h"
 #include "sim/testgen/suites.h"

@@ -1,8 +1,8 @@
 // What the compiler lowers (docs/data_movement.md 16): a chain of GEMM / fully connected layers.
 // Layer i + 1 takes layer i's int8 output as its A operand (its M is layer i's M, its K layer i's
 // N). Shapes and quantization parameters only; the tensors' values live in LayerData.
-#ifndef QACC_SIM_COMPILER_NETWORK_H_
-#define QACC_SIM_COMPILER_NETWORK_H_
+#ifndef QACC_COMPILER_NETWORK_H_
+#define QACC_COMPILER_NETWORK_H_
 
 #include <cstdint>
 #include <string>
@@ -55,4 +55,4 @@ Network ParseNetwork(std::string_view json_text, std::string_view source = "<jso
 
 }  // namespace qacc::compiler
 
-#endif  // QACC_SIM_COMPILER_NETWORK_H_
+#endif  // QACC_COMPILER_NETWORK_H_

@@ -1,4 +1,4 @@
-#include "sim/compiler/compiler.h"
+#include "compiler/compiler.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "sim/compiler/launches.h"
+#include "compiler/launches.h"
 
 #include <fmt/format.h>
 

@@ -3,8 +3,8 @@
 // can, keeps intermediates on chip where they fit, places every tensor in external memory and sets
 // the WAIT/SIGNAL tokens so that the program is race free. It is the one place where layers are
 // tiled over the SRAMs.
-#ifndef QACC_SIM_COMPILER_COMPILER_H_
-#define QACC_SIM_COMPILER_COMPILER_H_
+#ifndef QACC_COMPILER_COMPILER_H_
+#define QACC_COMPILER_COMPILER_H_
 
 #include <cstdint>
 #include <stdexcept>
@@ -13,8 +13,8 @@
 
 #include "golden/program.h"
 #include "model/arch.h"
-#include "sim/compiler/launches.h"
-#include "sim/compiler/network.h"
+#include "compiler/launches.h"
+#include "compiler/network.h"
 
 namespace qacc::compiler {
 
@@ -102,4 +102,4 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
 
 }  // namespace qacc::compiler
 
-#endif  // QACC_SIM_COMPILER_COMPILER_H_
+#endif  // QACC_COMPILER_COMPILER_H_

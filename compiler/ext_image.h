@@ -1,13 +1,13 @@
 // Tensors in and out of a compiled program's external memory image, in the layouts of
 // docs/data_movement.md 16.1: what a host driver does before and after it runs the program.
-#ifndef QACC_SIM_COMPILER_EXT_IMAGE_H_
-#define QACC_SIM_COMPILER_EXT_IMAGE_H_
+#ifndef QACC_COMPILER_EXT_IMAGE_H_
+#define QACC_COMPILER_EXT_IMAGE_H_
 
 #include <cstdint>
 #include <vector>
 
 #include "golden/program.h"
-#include "sim/compiler/compiler.h"
+#include "compiler/compiler.h"
 
 namespace qacc::compiler {
 
@@ -34,4 +34,4 @@ std::vector<int32_t> ReadOutput(const CompiledProgram& program, const Network& n
 
 }  // namespace qacc::compiler
 
-#endif  // QACC_SIM_COMPILER_EXT_IMAGE_H_
+#endif  // QACC_COMPILER_EXT_IMAGE_H_

@@ -1,4 +1,4 @@
-#include "sim/compiler/ext_image.h"
+#include "compiler/ext_image.h"
 
 #include <fmt/format.h>
 

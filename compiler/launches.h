@@ -5,8 +5,8 @@
 // outstanding: every SIGNAL before the cut has been taken by a WAIT before it. The memories (SRAMs
 // and external) carry over from one launch to the next; the end of a launch orders everything
 // before it before everything after it, so the cut adds order and never a race.
-#ifndef QACC_SIM_COMPILER_LAUNCHES_H_
-#define QACC_SIM_COMPILER_LAUNCHES_H_
+#ifndef QACC_COMPILER_LAUNCHES_H_
+#define QACC_COMPILER_LAUNCHES_H_
 
 #include <cstdint>
 #include <vector>
@@ -46,4 +46,4 @@ std::vector<golden::Race> RaceCheckLaunches(const golden::AccelGeometry& geometr
 
 }  // namespace qacc::compiler
 
-#endif  // QACC_SIM_COMPILER_LAUNCHES_H_
+#endif  // QACC_COMPILER_LAUNCHES_H_

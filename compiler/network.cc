@@ -1,4 +1,4 @@
-#include "sim/compiler/network.h"
+#include "compiler/network.h"
 
 #include <fmt/format.h>
 

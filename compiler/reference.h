@@ -1,16 +1,16 @@
 // The oracle of compiled programs: a network computed directly on whole matrices (golden::Gemm,
 // RequantizeAccumulator per element, int8 codes between layers), with no tiling, no SRAMs and no
 // descriptors; and random layer values for checks and estimates.
-#ifndef QACC_SIM_COMPILER_REFERENCE_H_
-#define QACC_SIM_COMPILER_REFERENCE_H_
+#ifndef QACC_COMPILER_REFERENCE_H_
+#define QACC_COMPILER_REFERENCE_H_
 
 #include <cstdint>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "sim/compiler/ext_image.h"
-#include "sim/compiler/network.h"
+#include "compiler/ext_image.h"
+#include "compiler/network.h"
 
 namespace qacc::compiler {
 
@@ -33,4 +33,4 @@ GemmLayer RandomLayer(std::mt19937& rng, const std::string& name, int m, int n, 
 
 }  // namespace qacc::compiler
 
-#endif  // QACC_SIM_COMPILER_REFERENCE_H_
+#endif  // QACC_COMPILER_REFERENCE_H_

@@ -1,4 +1,4 @@
-#include "sim/compiler/reference.h"
+#include "compiler/reference.h"
 
 #include <cstdint>
 #include <random>
