@@ -163,7 +163,9 @@ void ProgramEngine::Step(ProgramCycle* observed) {
     LaunchCycle(observed);
     return;
   }
-  const uint64_t c = cycle_;
+  CycleWork w;
+  w.c = cycle_;
+  w.observed = observed;
   // Every other field of `observed` is written at the end of the cycle (not cleared here: Step
   // runs every cycle of a lockstep program).
   if (observed) observed->gemm_start.valid = false;
@@ -173,127 +175,134 @@ void ProgramEngine::Step(ProgramCycle* observed) {
     fetch_ = FetchState::kStopped;
   }
   if ((!reads_.empty() || writes_in_flight_ > 0) && memory_.Quiet()) {
-    throw std::logic_error("ProgramEngine: cycle " + std::to_string(c) +
+    throw std::logic_error("ProgramEngine: cycle " + std::to_string(w.c) +
                            ": bursts in flight that the memory never accepted");
   }
-  const bool quiet = Quiet(c);
-  const AxiSlaveOut in = memory_.Outputs();
-  // Start-of-cycle values that this cycle's updates must not disturb.
-  const int outstanding = int(reads_.size());
-  const size_t occupancy[2] = {slots_[kDma].queue.size(), slots_[kCompute].queue.size()};
-  const int tokens[2] = {tokens_to_[kDma], tokens_to_[kCompute]};
-  const uint32_t retired_at_start = retired_;
-  const int beats_per_descriptor = int(kDescriptorBytes) / config_.mem_data_bytes;
-  int token_delta[2] = {0, 0};
-  bool retire[2] = {false, false};
-  bool fault = false;
-  AxiMasterOut m;
-  EnginePulse start_pulse[2], retire_pulse[2];
+  w.quiet = Quiet(w.c);
+  w.in = memory_.Outputs();
+  w.outstanding = int(reads_.size());
+  w.occupancy[kDma] = slots_[kDma].queue.size();
+  w.occupancy[kCompute] = slots_[kCompute].queue.size();
+  w.tokens[kDma] = tokens_to_[kDma];
+  w.tokens[kCompute] = tokens_to_[kCompute];
+  w.retired_at_start = retired_;
 
-  // Fetcher (17.2): the next address, the validation at r + 1, the push.
-  const bool fetch_issue =
-      fetch_ == FetchState::kIssue && outstanding < config_.mem_max_outstanding;
-  if (fetch_issue) {
-    m.ar_valid = true;
-    m.ar_addr = q_base_ + next_ * kDescriptorBytes;  // mod 2^32
-    m.ar_len = uint8_t(beats_per_descriptor - 1);
+  FetcherCycle(w);
+  ComputeCycle(w);  // first: a MOVE started now uses the out read port in this cycle
+  DmaCycle(w);
+  PortCycle(w);
+  EndOfCycle(w);
+  if (observed) Observe(w, *observed);
+  ++cycle_;
+}
+
+// Fetcher (17.2): the next address, the validation at r + 1, the push decision.
+void ProgramEngine::FetcherCycle(CycleWork& w) {
+  w.fetch_issue = fetch_ == FetchState::kIssue && w.outstanding < config_.mem_max_outstanding;
+  if (w.fetch_issue) {
+    w.m.ar_valid = true;
+    w.m.ar_addr = q_base_ + next_ * kDescriptorBytes;  // mod 2^32
+    w.m.ar_len = uint8_t(BeatsPerDescriptor() - 1);
   }
-  bool push = false;
   if (fetch_ == FetchState::kValidate) {
     const ProgramError error =
         fetch_error_ ? ProgramError::kExtFault : ValidateDescriptor(config_, fetched_);
     if (error != ProgramError::kNone) {
       Record(error, next_);
-      fault = error == ProgramError::kExtFault;
+      w.fault = error == ProgramError::kExtFault;
       fetch_ = FetchState::kStopped;
     } else {
       fetch_ = FetchState::kHold;
     }
   }
-  Engine push_engine = kCompute;
   if (fetch_ == FetchState::kHold) {
-    push_engine = IsDmaOp(DecodeDescHeader(fetched_).op) ? kDma : kCompute;
-    push = occupancy[push_engine] < size_t{kQueueDepth};
+    w.push_engine = IsDmaOp(DecodeDescHeader(fetched_).op) ? kDma : kCompute;
+    w.push = w.occupancy[w.push_engine] < size_t{kQueueDepth};
   }
+}
 
-  // Engines (17.3): completion, retirement and start on start-of-cycle counters. A retiring
-  // engine starts its next command in the next cycle; a command starts in the cycle after its
-  // push at the earliest.
-  bool busy[2] = {false, false}, waits[2] = {false, false};
-  auto retire_or_wait = [&](Engine e) {
-    Slot& s = slots_[e];
-    const Entry& head = s.queue.front();
-    if (!head.header.signal || tokens[Other(e)] < kMaxTokens) {
-      if (head.header.signal) ++token_delta[Other(e)];
-      retire[e] = true;
-      retire_pulse[e] = {true, head.index};
-      s.state = EngineState::kIdle;
-    } else {
-      s.state = EngineState::kCompleted;
-      waits[e] = true;
-    }
-  };
-  auto maybe_start = [&](Engine e) {
-    if (CanStart(e, c)) {
-      const Entry& head = slots_[e].queue.front();
-      if (head.header.wait) --token_delta[e];
-      start_pulse[e] = {true, head.index};
-      StartCommand(e, c, observed);
-      return true;
-    }
-    waits[e] = WaitsForToken(e, c);
-    return false;
-  };
+// Engines (17.3): completion, retirement and start on start-of-cycle counters. A retiring engine
+// starts its next command in the next cycle; a command starts in the cycle after its push at the
+// earliest.
+void ProgramEngine::RetireOrWait(Engine e, CycleWork& w) {
+  Slot& s = slots_[e];
+  const Entry& head = s.queue.front();
+  if (!head.header.signal || w.tokens[Other(e)] < kMaxTokens) {
+    if (head.header.signal) ++w.token_delta[Other(e)];
+    w.retire[e] = true;
+    w.retire_pulse[e] = {true, head.index};
+    s.state = EngineState::kIdle;
+  } else {
+    s.state = EngineState::kCompleted;
+    w.waits[e] = true;
+  }
+}
 
-  // Compute engine first: a MOVE started now uses the out read port in this cycle.
+void ProgramEngine::MaybeStart(Engine e, CycleWork& w) {
+  if (CanStart(e, w.c)) {
+    const Entry& head = slots_[e].queue.front();
+    if (head.header.wait) --w.token_delta[e];
+    w.start_pulse[e] = {true, head.index};
+    StartCommand(e, w.c, w.observed);
+    return;
+  }
+  w.waits[e] = WaitsForToken(e, w.c);
+}
+
+void ProgramEngine::ComputeCycle(CycleWork& w) {
   Slot& cs = slots_[kCompute];
-  MoveRead move_read;
-  MoveWrite move_write;
-  const EngineState compute_state = cs.state;
-  if (compute_state == EngineState::kIdle) maybe_start(kCompute);
-  busy[kCompute] = cs.state == EngineState::kRunning;
-  PortUse ports;
-  if (busy[kCompute]) {
-    ports = compute_.PortsAt(c);
-    compute_.Cycle(c, move_read, move_write);
+  const EngineState state = cs.state;
+  if (state == EngineState::kIdle) MaybeStart(kCompute, w);
+  w.busy[kCompute] = cs.state == EngineState::kRunning;
+  if (w.busy[kCompute]) {
+    w.ports = compute_.PortsAt(w.c);
+    compute_.Cycle(w.c, w.move_read, w.move_write);
   }
-  if ((compute_state == EngineState::kRunning && c == compute_.end_cycle()) ||
-      compute_state == EngineState::kCompleted) {
-    retire_or_wait(kCompute);
+  if ((state == EngineState::kRunning && w.c == compute_.end_cycle()) ||
+      state == EngineState::kCompleted) {
+    RetireOrWait(kCompute, w);
   }
+}
 
-  // DMA engine.
+void ProgramEngine::DmaCycle(CycleWork& w) {
   Slot& ds = slots_[kDma];
   // A command stopped by an EXT_FAULT that has drained runs this cycle, its last: it neither
   // completes nor retires (17.7).
-  const bool dma_drained = ds.state == EngineState::kRunning && dma_.Drained(stopped_);
-  const EngineState dma_state = ds.state;
-  if (dma_state == EngineState::kIdle) maybe_start(kDma);
-  DmaEngine::CycleOut dout;
-  busy[kDma] = ds.state == EngineState::kRunning;
-  if (busy[kDma]) {
+  const bool drained = ds.state == EngineState::kRunning && dma_.Drained(stopped_);
+  const EngineState state = ds.state;
+  if (state == EngineState::kIdle) MaybeStart(kDma, w);
+  w.busy[kDma] = ds.state == EngineState::kRunning;
+  if (w.busy[kDma]) {
     DmaEngine::CycleIn din;
-    din.cycle = c;
+    din.cycle = w.c;
     din.stopped = stopped_;
-    din.may_issue_read = !fetch_issue && !stopped_ && outstanding < config_.mem_max_outstanding;
-    din.compute = ports;
-    din.w_ready = in.w_ready;
-    din.b_valid = in.b_valid;
-    din.b_error = in.b_resp != kAxiOkay;
-    dma_.Cycle(din, dout);
-    if (dout.fault) {
+    din.may_issue_read =
+        !w.fetch_issue && !stopped_ && w.outstanding < config_.mem_max_outstanding;
+    din.compute = w.ports;
+    din.w_ready = w.in.w_ready;
+    din.b_valid = w.in.b_valid;
+    din.b_error = w.in.b_resp != kAxiOkay;
+    dma_.Cycle(din, w.dout);
+    if (w.dout.fault) {
       Record(ProgramError::kExtFault, ds.queue.front().index);
-      fault = true;
+      w.fault = true;
     }
-    if (dout.completed) retire_or_wait(kDma);
-  } else if (in.b_valid) {
+    if (w.dout.completed) RetireOrWait(kDma, w);
+  } else if (w.in.b_valid) {
     throw std::logic_error("ProgramEngine: a write response without a STORE");
   }
-  if (dma_state == EngineState::kCompleted) retire_or_wait(kDma);
-  if (dma_drained) {
+  if (state == EngineState::kCompleted) RetireOrWait(kDma, w);
+  if (drained) {
     dma_.Clear();
     ds.state = EngineState::kIdle;
   }
+}
+
+// The memory port (15): the master's channels of this cycle, then the read data and responses the
+// memory gives in it.
+void ProgramEngine::PortCycle(CycleWork& w) {
+  const DmaEngine::CycleOut& dout = w.dout;
+  AxiMasterOut& m = w.m;
   if (dout.ar_valid) {
     m.ar_valid = true;
     m.ar_addr = dout.ar_addr;
@@ -310,6 +319,7 @@ void ProgramEngine::Step(ProgramCycle* observed) {
     m.w_strb = dout.w_strb;
     m.w_last = dout.w_last;
   }
+  const AxiSlaveOut& in = w.in;
   if ((m.ar_valid && !in.ar_ready) || (m.aw_valid && !in.aw_ready)) {
     throw std::logic_error(
         "ProgramEngine: the memory refused an address (ar/aw_ready is 1 in 15.2)");
@@ -336,8 +346,8 @@ void ProgramEngine::Step(ProgramCycle* observed) {
       if (!dma_.has_command()) throw std::logic_error("ProgramEngine: a read beat without a LOAD");
       dma_.OnReadBeat(in.r_data, last);
       if (error) {
-        Record(ProgramError::kExtFault, ds.queue.front().index);
-        fault = true;
+        Record(ProgramError::kExtFault, slots_[kDma].queue.front().index);
+        w.fault = true;
       }
     }
     if (last) reads_.pop_front();
@@ -345,67 +355,68 @@ void ProgramEngine::Step(ProgramCycle* observed) {
   if (dout.w_handshake) ++perf_.wr_beats;
   if (dout.aw_valid) ++writes_in_flight_;
   if (in.b_valid) --writes_in_flight_;
+}
 
-  // End of the cycle: the flops' next values.
-  if (fetch_issue) {
-    reads_.push_back({true, uint32_t(beats_per_descriptor)});
+// End of the cycle: the flops' next values, token counters (17.3) and counters (17.8).
+void ProgramEngine::EndOfCycle(CycleWork& w) {
+  if (w.fetch_issue) {
+    reads_.push_back({true, uint32_t(BeatsPerDescriptor())});
     fetch_ = FetchState::kAwait;
     fetched_beats_ = 0;
     fetch_error_ = false;
   }
-  if (dout.ar_valid) reads_.push_back({false, dout.ar_beats});
-  Entry pushed;
-  if (push) {
+  if (w.dout.ar_valid) reads_.push_back({false, w.dout.ar_beats});
+  if (w.push) {
+    Entry pushed;
     pushed.index = next_;
     pushed.d = fetched_;
     pushed.header = DecodeDescHeader(fetched_);
-    pushed.pushed = c;
-    slots_[push_engine].queue.push_back(pushed);
+    pushed.pushed = w.c;
+    slots_[w.push_engine].queue.push_back(pushed);
     ++next_;
     fetch_ = next_ == q_count_ ? FetchState::kDone : FetchState::kIssue;
   }
   for (Engine e : {kDma, kCompute}) {
-    if (retire[e]) {
+    if (w.retire[e]) {
       slots_[e].queue.pop_front();
       ++retired_;
     }
-    tokens_to_[e] += token_delta[e];
+    tokens_to_[e] += w.token_delta[e];
   }
-  perf_.dma_busy += busy[kDma];
-  perf_.compute_busy += busy[kCompute];
-  perf_.overlap += busy[kDma] && busy[kCompute];
-  perf_.dma_wait += waits[kDma];
-  perf_.compute_wait += waits[kCompute];
-  perf_.port_stall += dout.port_stall;
-  stopped_ = stopped_ || fault;
-  if (quiet) {
+  perf_.dma_busy += w.busy[kDma];
+  perf_.compute_busy += w.busy[kCompute];
+  perf_.overlap += w.busy[kDma] && w.busy[kCompute];
+  perf_.dma_wait += w.waits[kDma];
+  perf_.compute_wait += w.waits[kCompute];
+  perf_.port_stall += w.dout.port_stall;
+  stopped_ = stopped_ || w.fault;
+  if (w.quiet) {
     finished_ = true;
-    perf_.cycles = c + 1;
+    perf_.cycles = w.c + 1;
   }
+}
 
-  if (observed) {
-    ProgramCycle& o = *observed;
-    o.cycle = c;
-    o.last = quiet;
-    o.axi = m;
-    o.d2c = uint8_t(tokens[kCompute]);
-    o.c2d = uint8_t(tokens[kDma]);
-    o.dma_queue = uint8_t(occupancy[kDma]);
-    o.compute_queue = uint8_t(occupancy[kCompute]);
-    o.retired = retired_at_start;
-    o.dma_start = start_pulse[kDma];
-    o.dma_retire = retire_pulse[kDma];
-    o.compute_start = start_pulse[kCompute];
-    o.compute_retire = retire_pulse[kCompute];
-    o.dma_wait = waits[kDma];
-    o.compute_wait = waits[kCompute];
-    o.port_stall = dout.port_stall;
-    o.dma_sram = dout.access;
-    o.move_read = move_read;
-    o.move_write = move_write;
-    o.mon_cmd = mon_cmd_;
-  }
-  ++cycle_;
+// The observables of the cycle (data_movement.md 18).
+void ProgramEngine::Observe(const CycleWork& w, ProgramCycle& o) const {
+  o.cycle = w.c;
+  o.last = w.quiet;
+  o.axi = w.m;
+  o.d2c = uint8_t(w.tokens[kCompute]);
+  o.c2d = uint8_t(w.tokens[kDma]);
+  o.dma_queue = uint8_t(w.occupancy[kDma]);
+  o.compute_queue = uint8_t(w.occupancy[kCompute]);
+  o.retired = w.retired_at_start;
+  o.dma_start = w.start_pulse[kDma];
+  o.dma_retire = w.retire_pulse[kDma];
+  o.compute_start = w.start_pulse[kCompute];
+  o.compute_retire = w.retire_pulse[kCompute];
+  o.dma_wait = w.waits[kDma];
+  o.compute_wait = w.waits[kCompute];
+  o.port_stall = w.dout.port_stall;
+  o.dma_sram = w.dout.access;
+  o.move_read = w.move_read;
+  o.move_write = w.move_write;
+  o.mon_cmd = mon_cmd_;
 }
 
 // ---- Skipping idle cycles -------------------------------------------------------------------

@@ -161,6 +161,39 @@ class ProgramEngine {
   void Record(ProgramError error, uint32_t index);
   void LaunchCycle(ProgramCycle* observed);
   void StartCommand(Engine e, uint64_t c, ProgramCycle* observed);
+  int BeatsPerDescriptor() const { return int(kDescriptorBytes) / config_.mem_data_bytes; }
+
+  // One cycle of Step, part by part: the start-of-cycle values its updates must not disturb, and
+  // what each part decides for the end of the cycle.
+  struct CycleWork {
+    uint64_t c = 0;
+    ProgramCycle* observed = nullptr;
+    bool quiet = false;
+    AxiSlaveOut in;
+    int outstanding = 0;               // read bursts in flight at the start
+    size_t occupancy[2] = {0, 0};      // queue lengths at the start
+    int tokens[2] = {0, 0};            // token counters at the start
+    uint32_t retired_at_start = 0;
+    bool fetch_issue = false, push = false;
+    Engine push_engine = kCompute;
+    int token_delta[2] = {0, 0};
+    bool retire[2] = {false, false}, busy[2] = {false, false}, waits[2] = {false, false};
+    bool fault = false;
+    EnginePulse start_pulse[2], retire_pulse[2];
+    PortUse ports;                     // the compute engine's SRAM ports
+    MoveRead move_read;
+    MoveWrite move_write;
+    DmaEngine::CycleOut dout;
+    AxiMasterOut m;                    // the master's channels
+  };
+  void FetcherCycle(CycleWork& w);
+  void RetireOrWait(Engine e, CycleWork& w);
+  void MaybeStart(Engine e, CycleWork& w);
+  void ComputeCycle(CycleWork& w);
+  void DmaCycle(CycleWork& w);
+  void PortCycle(CycleWork& w);
+  void EndOfCycle(CycleWork& w);
+  void Observe(const CycleWork& w, ProgramCycle& o) const;
 
   const arch::ArchConfig& config_;
   ExtMemory& memory_;
