@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "golden/program.h"
-#include "model/arch.h"
 #include "compiler/launches.h"
 #include "compiler/network.h"
+#include "golden/program.h"
+#include "model/arch.h"
 
 namespace qacc::compiler {
 

@@ -6,8 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "golden/program.h"
 #include "compiler/compiler.h"
+#include "golden/program.h"
 
 namespace qacc::compiler {
 

@@ -18,17 +18,17 @@ namespace qacc::golden {
 
 namespace {
 
-// ---- Descriptor fields: the layouts, masks and codes of the spec data (spec/arch_spec.h) ----------
+// ---- Descriptor fields: the layouts, masks and codes of the spec data (spec/arch_spec.h) ---
 
 namespace desc = arch::desc;
+using arch::kMaxInt8ModeClamp;
+using arch::kMinInt8ModeClamp;
 using arch::kModeActMask;
 using arch::kModeAUnsigned;
 using arch::kModeBiasEn;
 using arch::kModeBUnsigned;
 using arch::kModeOutRaw;
 using arch::kModePerChannel;
-using arch::kMaxInt8ModeClamp;
-using arch::kMinInt8ModeClamp;
 using arch::kShiftBits;
 using arch::kZpBits;
 using arch::kZpBLsb;
@@ -738,7 +738,8 @@ uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32)
       words = geometry.out_depth;
       break;
     default:
-      throw std::logic_error(fmt::format("golden: AccelGeometry has no depth of SRAM {}", info->name));
+      throw std::logic_error(
+          fmt::format("golden: AccelGeometry has no depth of SRAM {}", info->name));
   }
   return out_int32 ? words : words * uint64_t(info->int8_entries);
 }

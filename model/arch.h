@@ -40,7 +40,7 @@ inline constexpr uint32_t kRqShiftOffset = 4;
 inline constexpr uint32_t kHwUnitsV1 = kHwUnitsValue;
 inline constexpr uint32_t kHwLatencyV1 = kHwLatencyValue;
 
-const char* UnitName(Unit unit);        // "ctrl", "mac", "requant", "out", "lut", "softmax"
+const char* UnitName(Unit unit);  // "ctrl", "mac", "requant", "out", "lut", "softmax"
 // The register at byte offset `offset` of the register block, or nullptr (reserved offsets).
 const RegisterInfo* FindRegister(uint32_t offset);
 

@@ -29,8 +29,9 @@ const char* ProgramErrorName(ProgramError error);  // "NONE", "BAD_SHAPE", ..., 
 
 // SRAM ids of a DMA's SRAM field and of MOVE's DST: the window numbers (arch::Region 1..5).
 inline constexpr uint8_t kSramA = uint8_t(arch::Region::kA), kSramB = uint8_t(arch::Region::kB),
-                          kSramBias = uint8_t(arch::Region::kBias), kSramRq = uint8_t(arch::Region::kRq),
-                          kSramOut = uint8_t(arch::Region::kOut);
+                         kSramBias = uint8_t(arch::Region::kBias),
+                         kSramRq = uint8_t(arch::Region::kRq),
+                         kSramOut = uint8_t(arch::Region::kOut);
 
 struct DescHeader {
   uint32_t op = 0;  // OP, reserved opcodes included

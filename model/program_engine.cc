@@ -276,8 +276,7 @@ void ProgramEngine::DmaCycle(CycleWork& w) {
     DmaEngine::CycleIn din;
     din.cycle = w.c;
     din.stopped = stopped_;
-    din.may_issue_read =
-        !w.fetch_issue && !stopped_ && w.outstanding < config_.mem_max_outstanding;
+    din.may_issue_read = !w.fetch_issue && !stopped_ && w.outstanding < config_.mem_max_outstanding;
     din.compute = w.ports;
     din.w_ready = w.in.w_ready;
     din.b_valid = w.in.b_valid;

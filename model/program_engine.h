@@ -170,9 +170,9 @@ class ProgramEngine {
     ProgramCycle* observed = nullptr;
     bool quiet = false;
     AxiSlaveOut in;
-    int outstanding = 0;               // read bursts in flight at the start
-    size_t occupancy[2] = {0, 0};      // queue lengths at the start
-    int tokens[2] = {0, 0};            // token counters at the start
+    int outstanding = 0;           // read bursts in flight at the start
+    size_t occupancy[2] = {0, 0};  // queue lengths at the start
+    int tokens[2] = {0, 0};        // token counters at the start
     uint32_t retired_at_start = 0;
     bool fetch_issue = false, push = false;
     Engine push_engine = kCompute;
@@ -180,11 +180,11 @@ class ProgramEngine {
     bool retire[2] = {false, false}, busy[2] = {false, false}, waits[2] = {false, false};
     bool fault = false;
     EnginePulse start_pulse[2], retire_pulse[2];
-    PortUse ports;                     // the compute engine's SRAM ports
+    PortUse ports;  // the compute engine's SRAM ports
     MoveRead move_read;
     MoveWrite move_write;
     DmaEngine::CycleOut dout;
-    AxiMasterOut m;                    // the master's channels
+    AxiMasterOut m;  // the master's channels
   };
   void FetcherCycle(CycleWork& w);
   void RetireOrWait(Engine e, CycleWork& w);

@@ -429,8 +429,9 @@ def render_cpp_descriptors(spec):
 def render_cpp(spec):
     out = cpp_comment(f"The constants of spec v{spec.version} in C++: {NOTICE}. Golden uses "
                       "its layouts and codes; model/arch.h includes this file and adds the "
-                      "configuration, the command and the timing formulas. Section numbers point to docs/architecture.md. clang-format is "
-                      "off: the file is exactly what the generator writes.")
+                      "configuration, the command and the timing formulas. Section numbers point to "
+                      "docs/architecture.md. clang-format is off: the file is exactly what the "
+                      "generator writes.")
     out += ["#ifndef QACC_SPEC_ARCH_SPEC_H_",
            "#define QACC_SPEC_ARCH_SPEC_H_",
            "",
@@ -654,13 +655,14 @@ def render_sv_descriptors(spec):
         if "registers_from" in layout:
             name, fn, var = "cmd_t", f"{layout['name']}_cmd", "c"
             out += ["", "  // The command (4) as the controller and the datapath see it: the CMD_* fields, OP in the "
-                    "top bits;", f"  // {ops} descriptors hold them in words 0..14 (from {layout['registers_from']} on)."]
+                    "top bits;",
+                    f"  // {ops} descriptors hold them in words 0..14 (from {layout['registers_from']} on)."]
             members = [("opcode_e", "op")] + [(sv_member_type(spec, f), f.get("sv", f["name"].lower()))
                                                for f in fields]
         else:
             name, fn, var = f"{layout['name']}_desc_t", f"{layout['name']}_fields", "f"
-            out += ["", f"  // {ops} (data_movement.md {layout['section']}): the word and lsb of each field, its struct "
-                    "and decoder."]
+            out += ["", f"  // {ops} (data_movement.md {layout['section']}): the word and lsb of each field, its "
+                    "struct and decoder."]
             prefix = layout["name"].upper()
             width = max(len(f"{prefix}_{f['name']}_WORD") for f in fields)
             for f in fields:
@@ -741,7 +743,8 @@ def render_sv(spec):
 
     srams = spec.srams
     out += ["", f"  localparam int unsigned NUM_SRAMS = {len(srams)};  // the SRAM regions (3.1)",
-            "  // log2 of the bytes of one DMA unit of SRAM `sram` (data_movement.md 12): its word, or for the out SRAM",
+            "  // log2 of the bytes of one DMA unit of SRAM `sram` (data_movement.md 12): its word, or for the "
+            "out SRAM",
             "  // with OUT_INT32 = 0 one int8 entry. The last SRAM is the default arm (a BAD_SRAM id: unused).",
             "  function automatic logic [3:0] dma_unit_log2(logic [SRAM_ID_W-1:0] sram, logic out_int32,",
             "                                              int unsigned rows_log2, int unsigned cols_log2);",

@@ -676,8 +676,9 @@ class Validation:
             for c in configs:
                 out = os.path.join(self.work, "mutants", f"m{m.id}-{c.name}.json")
                 code, text = run([qacc_of[m.id], "regress", "--suite", self.suite_arg(), "--seeds",
-                                  str(self.args.seeds), "-j", "1", "--fail-fast", "--mutant", str(m.id), "--config", c.path,
-                                  "--tests", ",".join(order[c.name]), "--timeout", f"{timeout:.0f}",
+                                  str(self.args.seeds), "-j", "1", "--fail-fast", "--mutant", str(m.id),
+                                  "--config", c.path, "--tests", ",".join(order[c.name]),
+                                  "--timeout", f"{timeout:.0f}",
                                   "--json", out], check=False)
                 if code == 1:
                     verdict = {"status": "killed", "killed_by": first_failure(out, c.name)}

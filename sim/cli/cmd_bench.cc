@@ -20,6 +20,8 @@
 #include <string>
 #include <utility>
 
+#include "compiler/compiler.h"
+#include "compiler/network.h"
 #include "model/arch.h"
 #include "model/gemm_job.h"
 #include "model/sram_fit.h"
@@ -27,8 +29,6 @@
 #include "sim/cli/common.h"
 #include "sim/cli/path_identity.h"
 #include "sim/cli/progress.h"
-#include "compiler/compiler.h"
-#include "compiler/network.h"
 #include "sim/cosim/cosim.h"
 #include "sim/testgen/compiled_program.h"
 #include "sim/testgen/program.h"

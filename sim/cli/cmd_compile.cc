@@ -15,6 +15,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/compiler.h"
+#include "compiler/ext_image.h"
+#include "compiler/launches.h"
+#include "compiler/reference.h"
 #include "golden/program.h"
 #include "model/arch.h"
 #include "model/ext_memory.h"
@@ -24,10 +28,6 @@
 #include "sim/cli/common.h"
 #include "sim/cli/path_identity.h"
 #include "sim/cli/progress.h"
-#include "compiler/compiler.h"
-#include "compiler/ext_image.h"
-#include "compiler/launches.h"
-#include "compiler/reference.h"
 #include "sim/testgen/compiled_program.h"
 
 namespace qacc::cli {

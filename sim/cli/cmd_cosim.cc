@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
+#include "compiler/compiler.h"
+#include "compiler/network.h"
 #include "model/arch.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
 #include "sim/cli/path_identity.h"
 #include "sim/cli/progress.h"
-#include "compiler/compiler.h"
-#include "compiler/network.h"
 #include "sim/cosim/cosim.h"
 #include "sim/testgen/compiled_program.h"
 #include "sim/testgen/rng.h"

@@ -428,7 +428,8 @@ void Scoreboard::CheckMemPort(int64_t cycle, const model::AxiMasterOut& r,
     return;
   }
   for (int j = 0; j < d; ++j) {
-    if (r.w_data[size_t(j)] == e.w_data[size_t(j)]) continue;  // bytes without a strobe are 0 (15.1)
+    // Every byte: those without a strobe are 0 (15.1).
+    if (r.w_data[size_t(j)] == e.w_data[size_t(j)]) continue;
     differs(fmt::format("write data byte {}", j), fmt::format("{:#04x}", e.w_data[size_t(j)]),
             fmt::format("{:#04x}", r.w_data[size_t(j)]));
     return;

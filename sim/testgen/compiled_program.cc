@@ -6,9 +6,9 @@
 #include <utility>
 #include <vector>
 
-#include "golden/program.h"
 #include "compiler/ext_image.h"
 #include "compiler/launches.h"
+#include "golden/program.h"
 
 namespace qacc::sim {
 

@@ -13,11 +13,11 @@
 #include <string>
 #include <vector>
 
-#include "model/arch.h"
-#include "model/program_engine.h"
 #include "compiler/compiler.h"
 #include "compiler/network.h"
 #include "compiler/reference.h"
+#include "model/arch.h"
+#include "model/program_engine.h"
 #include "sim/testgen/program.h"
 
 namespace qacc::sim {

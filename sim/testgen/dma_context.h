@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
+#include "compiler/compiler.h"
 #include "golden/program.h"
 #include "model/arch.h"
-#include "compiler/compiler.h"
 #include "sim/testgen/program.h"
 #include "sim/testgen/random_program.h"
 #include "sim/testgen/rng.h"

@@ -55,8 +55,10 @@ bool ModelShows(const Context& c, const std::vector<Descriptor>& p,
   return seen;
 }
 
-// Whether the descriptor of an engine's start or retire pulse has header flag `flag` (WAIT, SIGNAL).
-bool Has(const std::vector<Descriptor>& p, const model::EnginePulse& pulse, arch::desc::Field flag) {
+// Whether the descriptor of an engine's start or retire pulse has header flag `flag` (WAIT,
+// SIGNAL).
+bool Has(const std::vector<Descriptor>& p, const model::EnginePulse& pulse,
+         arch::desc::Field flag) {
   return pulse.valid && pulse.index < p.size() && arch::desc::Get(p[pulse.index], flag) != 0;
 }
 
@@ -281,7 +283,8 @@ Descriptor LegalRqWords(Context& c, int rows) {
   for (size_t at = 0; at < bytes.size(); at += 8) {
     const uint32_t mult =
         c.rng.Chance(10) ? 0 : uint32_t(c.rng.Uniform(int64_t{1} << 30, (int64_t{1} << 31) - 1));
-    const uint32_t shift = (uint32_t(c.rng.Next()) & ~0x3Fu) | (uint32_t(c.rng.Uniform(-31, 30)) & 0x3F);
+    const uint32_t shift =
+        (uint32_t(c.rng.Next()) & ~0x3Fu) | (uint32_t(c.rng.Uniform(-31, 30)) & 0x3F);
     for (int i = 0; i < 4; ++i) {
       bytes[at + size_t(i)] = uint8_t(mult >> (8 * i));
       bytes[at + 4 + size_t(i)] = uint8_t(shift >> (8 * i));

@@ -8,8 +8,8 @@
 #include <string>
 #include <utility>
 
-#include "golden/program.h"
 #include "compiler/compiler.h"
+#include "golden/program.h"
 #include "sim/testgen/dma_context.h"
 #include "sim/testgen/dma_rule_tests.h"
 #include "sim/testgen/random_program.h"

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "golden/gemm.h"
-#include "model/srams.h"
 #include "compiler/compiler.h"
 #include "compiler/network.h"
 #include "compiler/reference.h"
+#include "golden/gemm.h"
+#include "model/srams.h"
 #include "sim/testgen/compiled_program.h"
 #include "sim/testgen/gemm_tests.h"
 #include "sim/testgen/rng.h"

@@ -16,7 +16,6 @@
 
 namespace qacc::sim {
 
-
 // SRAMs of random bytes (rq lanes in the window's form: shift word bits [5:0], bytes 1..3 zero)
 // and `ext_bytes` of external memory whose first `data_bytes` are random.
 golden::MachineState RandomState(Rng& rng, const golden::AccelGeometry& geometry,

@@ -12,10 +12,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/compiler.h"
 #include "golden/program.h"
 #include "model/arch.h"
 #include "sim/build_paths.h"
-#include "compiler/compiler.h"
 #include "sim/testgen/rng.h"
 
 namespace qacc::cosim {

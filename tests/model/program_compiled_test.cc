@@ -12,13 +12,13 @@
 #include <utility>
 #include <vector>
 
-#include "golden/program.h"
-#include "model/program_engine.h"
 #include "compiler/compiler.h"
 #include "compiler/ext_image.h"
 #include "compiler/launches.h"
 #include "compiler/network.h"
 #include "compiler/reference.h"
+#include "golden/program.h"
+#include "model/program_engine.h"
 #include "sim/testgen/compiled_program.h"
 #include "tests/model/program_test_util.h"
 

@@ -24,14 +24,14 @@
 
 #include QACC_VL_TOP_H  // the Verilated qacc_top of this config (tests/rtl/CMakeLists.txt)
 #include QACC_VL_TOP_ROOT_H
-#include "golden/program.h"
-#include "model/arch.h"
-#include "model/ext_memory.h"
-#include "sim/build_paths.h"
 #include "compiler/compiler.h"
 #include "compiler/ext_image.h"
 #include "compiler/network.h"
 #include "compiler/reference.h"
+#include "golden/program.h"
+#include "model/arch.h"
+#include "model/ext_memory.h"
+#include "sim/build_paths.h"
 #include "sim/cosim/axi_bridge.h"
 #include "sim/cosim/monitor_sample.h"
 #include "sim/testgen/random_program.h"

@@ -5,7 +5,6 @@
 // random shapes on every config, with double buffering and chaining on and off, and on SRAMs small
 // enough to force every chunking path. Layers that cannot fit are refused with the message the
 // spec promises.
-#include "sim/build_paths.h"
 #include "compiler/compiler.h"
 
 #include <gtest/gtest.h>
@@ -15,11 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "golden/program.h"
-#include "model/arch.h"
 #include "compiler/ext_image.h"
 #include "compiler/network.h"
 #include "compiler/reference.h"
+#include "golden/program.h"
+#include "model/arch.h"
+#include "sim/build_paths.h"
 
 namespace qacc::compiler {
 namespace {

@@ -12,13 +12,13 @@
 #include <string>
 #include <type_traits>
 
+#include "compiler/compiler.h"
 #include "golden/gemm.h"
 #include "golden/program.h"
 #include "golden/requant.h"
 #include "model/model_only.h"
 #include "model/srams.h"
 #include "sim/build_paths.h"
-#include "compiler/compiler.h"
 #include "sim/testgen/dma_tests.h"
 #include "sim/testgen/gemm_tests.h"
 #include "sim/testgen/suites.h"
