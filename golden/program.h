@@ -55,7 +55,7 @@ struct DmaFields {
   uint32_t count0 = 1, count1 = 1, count2 = 1;
   uint32_t sram_base = 0, sram_stride1 = 0, sram_stride2 = 0;
   uint32_t ext_addr = 0, ext_stride1 = 0, ext_stride2 = 0;
-  uint32_t sram = 1;  // SRAM
+  uint32_t sram = uint32_t(arch::Region::kA);  // SRAM: an SRAM id, arch::kSrams
   bool out_int32 = false;
 };
 
@@ -64,7 +64,7 @@ struct MoveFields {
   uint32_t count0 = 1, count1 = 1, count2 = 1;
   uint32_t dst_base = 0, dst_stride1 = 0, dst_stride2 = 0;
   uint32_t src_base = 0, src_stride1 = 0, src_stride2 = 0;
-  uint32_t dst = 1;  // 1 A, 2 B
+  uint32_t dst = uint32_t(arch::Region::kA);  // A or B
 };
 
 // GEMM: the CMD_* register images (architecture.md 3.2), words 0..14 of the descriptor.

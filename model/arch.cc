@@ -152,6 +152,23 @@ void ValidateIn(const ArchConfig& c, std::string_view source) {
 
 }  // namespace
 
+uint32_t ArchConfig::depth(Region sram) const {
+  switch (sram) {
+    case Region::kA:
+      return a_depth;
+    case Region::kB:
+      return b_depth;
+    case Region::kBias:
+      return bias_depth;
+    case Region::kRq:
+      return rq_depth;
+    case Region::kOut:
+      return out_depth;
+    default:
+      return 0;
+  }
+}
+
 const char* UnitName(Unit unit) {
   for (const UnitInfo& info : kUnits) {
     if (info.id == unit) return info.name;

@@ -88,6 +88,9 @@ struct ArchConfig {
   uint32_t bias_word_bytes() const { return 4u * uint32_t(cols); }
   uint32_t rq_word_bytes() const { return 8u * uint32_t(cols); }
   uint32_t out_word_bytes() const { return 4u * uint32_t(cols); }
+  // Words of the SRAM of region `sram` (its depth parameter); 0 for a region without an SRAM in
+  // this version.
+  uint32_t depth(Region sram) const;
 };
 
 // Throws std::invalid_argument naming the JSON key and its legal range when a value is illegal,
@@ -187,6 +190,9 @@ struct Timing {
   int64_t BiasRead(int64_t t) const;
   // Requant output beat: Q = O + Lq.
   int64_t Q(int64_t t, int64_t i) const;
+  // Row beat of row i of tile t on the monitor of `unit` (units.md 21.2): O for the MAC array, Q
+  // for requant.
+  int64_t Beat(BeatUnit unit, int64_t t, int64_t i) const;
   // Output SRAM write of row i (only rows i < MValid(mb) are written): W = Q + Lw.
   int64_t W(int64_t t, int64_t i) const;
   // Command done (BUSY = 0, DONE = 1 visible) = PERF_CYCLES: E = W(T-1, R-1) + 1 = (T-1)*P + K + R

@@ -12,7 +12,9 @@ BeatPredictor::BeatPredictor(std::shared_ptr<const GemmEngine> engine, int64_t l
 
 // Tiles are computed once and dropped when every stream has moved past them.
 std::shared_ptr<const TileResult> BeatPredictor::Tile(int64_t t) {
-  const int64_t oldest_needed = std::min({mac_.next_tile, requant_.next_tile, out_.next_tile, t});
+  int64_t oldest_needed = std::min(out_.next_tile, t);
+  for (const Stream<RowBeat>& stream : rows_)
+    oldest_needed = std::min(oldest_needed, stream.next_tile);
   while (!tiles_.empty() && tiles_.front().first < oldest_needed) tiles_.pop_front();
   for (const auto& [index, tile] : tiles_) {
     if (index == t) return tile;
@@ -26,19 +28,12 @@ void BeatPredictor::Refill(Stream<MacInRun>& stream) {
   stream.beats.push_back(MakeMacInRun(engine_->command(), stream.next_tile++, launch_cycle_));
 }
 
-void BeatPredictor::Refill(Stream<MacBeat>& stream) {
+void BeatPredictor::Refill(arch::BeatUnit unit) {
+  Stream<RowBeat>& stream = rows_[size_t(unit)];
   if (!stream.beats.empty() || stream.next_tile >= num_tiles_) return;
   const auto tile = Tile(stream.next_tile++);
   for (int row = 0; row < engine_->rows(); ++row) {
-    stream.beats.push_back(MakeMacBeat(engine_->command(), *tile, row, launch_cycle_));
-  }
-}
-
-void BeatPredictor::Refill(Stream<RequantBeat>& stream) {
-  if (!stream.beats.empty() || stream.next_tile >= num_tiles_) return;
-  const auto tile = Tile(stream.next_tile++);
-  for (int row = 0; row < engine_->rows(); ++row) {
-    stream.beats.push_back(MakeRequantBeat(engine_->command(), *tile, row, launch_cycle_));
+    stream.beats.push_back(MakeRowBeat(unit, engine_->command(), *tile, row, launch_cycle_));
   }
 }
 
@@ -54,13 +49,10 @@ const MacInRun* BeatPredictor::PeekMacIn() {
   Refill(mac_in_);
   return mac_in_.beats.empty() ? nullptr : &mac_in_.beats.front();
 }
-const MacBeat* BeatPredictor::PeekMac() {
-  Refill(mac_);
-  return mac_.beats.empty() ? nullptr : &mac_.beats.front();
-}
-const RequantBeat* BeatPredictor::PeekRequant() {
-  Refill(requant_);
-  return requant_.beats.empty() ? nullptr : &requant_.beats.front();
+const RowBeat* BeatPredictor::PeekBeat(arch::BeatUnit unit) {
+  Refill(unit);
+  const auto& beats = rows_[size_t(unit)].beats;
+  return beats.empty() ? nullptr : &beats.front();
 }
 const OutWriteBeat* BeatPredictor::PeekOutWrite() {
   Refill(out_);
@@ -69,11 +61,8 @@ const OutWriteBeat* BeatPredictor::PeekOutWrite() {
 void BeatPredictor::PopMacIn() {
   if (PeekMacIn()) mac_in_.beats.pop_front();
 }
-void BeatPredictor::PopMac() {
-  if (PeekMac()) mac_.beats.pop_front();
-}
-void BeatPredictor::PopRequant() {
-  if (PeekRequant()) requant_.beats.pop_front();
+void BeatPredictor::PopBeat(arch::BeatUnit unit) {
+  if (PeekBeat(unit)) rows_[size_t(unit)].beats.pop_front();
 }
 void BeatPredictor::PopOutWrite() {
   if (PeekOutWrite()) out_.beats.pop_front();

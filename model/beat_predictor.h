@@ -8,6 +8,7 @@
 #ifndef QACC_MODEL_BEAT_PREDICTOR_H_
 #define QACC_MODEL_BEAT_PREDICTOR_H_
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -35,12 +36,10 @@ class BeatPredictor : public BeatSource {
   // Next beat of each unit (nullptr once the unit has emitted all its beats). Valid until the next
   // Pop/Take.
   const MacInRun* PeekMacIn() override;
-  const MacBeat* PeekMac() override;
-  const RequantBeat* PeekRequant() override;
+  const RowBeat* PeekBeat(arch::BeatUnit unit) override;
   const OutWriteBeat* PeekOutWrite() override;
   void PopMacIn() override;
-  void PopMac() override;
-  void PopRequant() override;
+  void PopBeat(arch::BeatUnit unit) override;
   void PopOutWrite() override;
 
  private:
@@ -52,8 +51,7 @@ class BeatPredictor : public BeatSource {
 
   std::shared_ptr<const TileResult> Tile(int64_t t);
   void Refill(Stream<MacInRun>& stream);
-  void Refill(Stream<MacBeat>& stream);
-  void Refill(Stream<RequantBeat>& stream);
+  void Refill(arch::BeatUnit unit);
   void Refill(Stream<OutWriteBeat>& stream);
 
   std::shared_ptr<const GemmEngine> engine_;
@@ -63,8 +61,7 @@ class BeatPredictor : public BeatSource {
   std::deque<std::pair<int64_t, std::shared_ptr<const TileResult>>>
       tiles_;  // computed, still needed
   Stream<MacInRun> mac_in_;
-  Stream<MacBeat> mac_;
-  Stream<RequantBeat> requant_;
+  std::array<Stream<RowBeat>, arch::kNumBeatUnits> rows_;  // by BeatUnit
   Stream<OutWriteBeat> out_;
 };
 

@@ -28,14 +28,14 @@ class BeatSource {
   // Makes every beat due in or before `cycle` available to the Peeks (a simulation runs that far).
   virtual void Advance(int64_t cycle) = 0;
 
-  // The next beat of each unit, or nullptr when no beat is pending up to the last Advance.
+  // The next beat of each stream, or nullptr when no beat is pending up to the last Advance: the
+  // MAC array's input beats, the row beats of each beat unit (units.md 21.2) and the output SRAM
+  // writes.
   virtual const MacInRun* PeekMacIn() = 0;
-  virtual const MacBeat* PeekMac() = 0;
-  virtual const RequantBeat* PeekRequant() = 0;
+  virtual const RowBeat* PeekBeat(arch::BeatUnit unit) = 0;
   virtual const OutWriteBeat* PeekOutWrite() = 0;
   virtual void PopMacIn() = 0;
-  virtual void PopMac() = 0;
-  virtual void PopRequant() = 0;
+  virtual void PopBeat(arch::BeatUnit unit) = 0;
   virtual void PopOutWrite() = 0;
 
   // The cycle in which DONE rises (BUSY = 0): exact once known; until then a cycle later than the

@@ -10,31 +10,19 @@ MacInRun MakeMacInRun(const DecodedCommand& cmd, int64_t tile, int64_t launch_cy
   return {tile, launch_cycle + cmd.timing.I(tile, 0), cmd.timing.k};
 }
 
-MacBeat MakeMacBeat(const DecodedCommand& cmd, const TileResult& tile, int row,
+RowBeat MakeRowBeat(arch::BeatUnit unit, const DecodedCommand& cmd, const TileResult& tile, int row,
                     int64_t launch_cycle) {
   const arch::Timing& timing = cmd.timing;
-  const int cols = static_cast<int>(timing.cols);
-  MacBeat beat;
-  beat.cycle = launch_cycle + timing.O(tile.tile, row);
+  const size_t cols = size_t(timing.cols);
+  RowBeat beat;
+  beat.cycle = launch_cycle + timing.Beat(unit, tile.tile, row);
   beat.tile = tile.tile;
   beat.row = row;
   beat.last = row == timing.rows - 1;
-  beat.acc.assign(tile.acc.begin() + size_t(row) * cols, tile.acc.begin() + size_t(row + 1) * cols);
-  return beat;
-}
-
-RequantBeat MakeRequantBeat(const DecodedCommand& cmd, const TileResult& tile, int row,
-                            int64_t launch_cycle) {
-  const arch::Timing& timing = cmd.timing;
-  const int cols = static_cast<int>(timing.cols);
-  RequantBeat beat;
-  beat.cycle = launch_cycle + timing.Q(tile.tile, row);
-  beat.tile = tile.tile;
-  beat.row = row;
-  beat.last = row == timing.rows - 1;
-  beat.data.assign(tile.out.begin() + size_t(row) * cols,
-                   tile.out.begin() + size_t(row + 1) * cols);
-  beat.known_lanes = tile.known_lanes;
+  const std::vector<int32_t>& lanes = unit == arch::BeatUnit::kMac ? tile.acc : tile.out;
+  beat.lanes.assign(lanes.begin() + ptrdiff_t(row * cols),
+                    lanes.begin() + ptrdiff_t((row + 1) * cols));
+  if (unit != arch::BeatUnit::kMac) beat.known_lanes = tile.known_lanes;
   return beat;
 }
 

@@ -20,23 +20,16 @@ struct MacInRun {
   int64_t beats = 0;  // K
 };
 
-// MAC array output beat (out_valid=1): row i of tile t, all C lanes, at O(t,i).
-struct MacBeat {
+// A row beat (units.md 21.2) of unit `BeatUnit`: row i of tile t, all C lanes, in its cycle: the
+// MAC array's output at O(t,i) (lanes: the accumulators), requant's at Q(t,i) (lanes: y
+// sign-extended, or x with OUT_RAW). One type for every unit with a row-beat monitor.
+struct RowBeat {
   int64_t cycle = 0;
   int64_t tile = 0;
   int row = 0;
-  bool last = false;         // out_last: i = R-1
-  std::vector<int32_t> acc;  // out_acc[C]
-};
-
-// Requant unit output beat at Q(t,i).
-struct RequantBeat {
-  int64_t cycle = 0;
-  int64_t tile = 0;
-  int row = 0;
-  bool last = false;
-  std::vector<int32_t> data;  // out_data[C]: y sign-extended, or x with OUT_RAW
-  uint64_t known_lanes = 0;   // bit c: lane c is predicted (see TileResult::known_lanes)
+  bool last = false;                    // i = R-1
+  std::vector<int32_t> lanes;           // C lanes
+  uint64_t known_lanes = ~uint64_t{0};  // bit c: lane c is predicted (see TileResult::known_lanes)
 };
 
 // Output SRAM write at W(t,i), only for rows i < m_valid.
@@ -53,11 +46,9 @@ struct OutWriteBeat {
 
 // The MAC input beats of tile t at their section 7 cycles.
 MacInRun MakeMacInRun(const DecodedCommand& cmd, int64_t tile, int64_t launch_cycle);
-// Beat i of a computed tile, for a command launched at `launch_cycle`.
-MacBeat MakeMacBeat(const DecodedCommand& cmd, const TileResult& tile, int row,
+// Row beat i of unit `unit` of a computed tile, for a command launched at `launch_cycle`.
+RowBeat MakeRowBeat(arch::BeatUnit unit, const DecodedCommand& cmd, const TileResult& tile, int row,
                     int64_t launch_cycle);
-RequantBeat MakeRequantBeat(const DecodedCommand& cmd, const TileResult& tile, int row,
-                            int64_t launch_cycle);
 // Precondition: row < tile.m_valid.
 OutWriteBeat MakeOutWriteBeat(const DecodedCommand& cmd, const TileResult& tile, int row,
                               int64_t launch_cycle);

@@ -2,6 +2,7 @@
 // done cycle and perf counters, estimates). Built as its own library, qacc_closed_form, so that the
 // simulated unit modules, which must derive the same cycles independently, cannot link it.
 #include <algorithm>
+#include <stdexcept>
 
 #include "model/arch.h"
 
@@ -13,6 +14,15 @@ int64_t Timing::I(int64_t t, int64_t beat) const { return F(t, beat) + kSramRead
 int64_t Timing::O(int64_t t, int64_t i) const { return I(t, 0) + k + cols + kMacEdgeLatency + i; }
 int64_t Timing::BiasRead(int64_t t) const { return O(t, 0) - kSramReadLatency; }
 int64_t Timing::Q(int64_t t, int64_t i) const { return O(t, i) + kRequantLatency; }
+int64_t Timing::Beat(BeatUnit unit, int64_t t, int64_t i) const {
+  switch (unit) {
+    case BeatUnit::kMac:
+      return O(t, i);
+    case BeatUnit::kRequant:
+      return Q(t, i);
+  }
+  throw std::logic_error("Timing::Beat: a beat unit without a cycle");
+}
 int64_t Timing::W(int64_t t, int64_t i) const { return Q(t, i) + kOutWriteLatency; }
 int64_t Timing::E() const { return W(T() - 1, rows - 1) + 1; }
 

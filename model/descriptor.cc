@@ -8,27 +8,9 @@ namespace desc = arch::desc;
 // The last byte address of the memory port (EXT_RANGE).
 constexpr uint64_t kMaxExtByte = (uint64_t{1} << 32) - 1;
 
-// The depth in words of a valid SRAM id: the config's value of its depth parameter.
-uint64_t DepthWords(const arch::ArchConfig& config, const arch::SramInfo& sram) {
-  switch (sram.id) {
-    case arch::Region::kA:
-      return config.a_depth;
-    case arch::Region::kB:
-      return config.b_depth;
-    case arch::Region::kBias:
-      return config.bias_depth;
-    case arch::Region::kRq:
-      return config.rq_depth;
-    case arch::Region::kOut:
-      return config.out_depth;
-    default:
-      return 0;  // an SRAM of a later version: no config holds it
-  }
-}
-
 // Units in an SRAM: its words, or for the out SRAM's int8 unit its entries.
 uint64_t SramUnits(const arch::ArchConfig& config, const arch::SramInfo& sram, bool out_int32) {
-  return DepthWords(config, sram) * uint64_t(out_int32 ? 1 : sram.int8_entries);
+  return uint64_t{config.depth(sram.id)} * uint64_t(out_int32 ? 1 : sram.int8_entries);
 }
 
 // 12, in its order. Sums in 64 bits: the last unit is below 2^37, the last byte below 2^50.

@@ -44,7 +44,7 @@ void MacArrayTlm::Feed(TileFeed& feed) {
   feed.first_cycle = x;
   port_free_ = x + k;
 
-  MacTile out;
+  RowTile out;
   out.command = feed.command;
   out.tile = feed.tile;
   out.last_tile = feed.last_tile;
@@ -54,12 +54,12 @@ void MacArrayTlm::Feed(TileFeed& feed) {
   for (int i = 0; i < rows_; ++i) {
     read = std::max(RowComplete(x, k, i), read + 1);
     row_read_[size_t(i)] = read;
-    MacBeat& beat = out.rows[size_t(i)];
+    RowBeat& beat = out.rows[size_t(i)];
     beat.cycle = read + kOutputRegister;
     beat.tile = feed.tile;
     beat.row = i;
     beat.last = i == rows_ - 1;
-    beat.acc.assign(acc_.begin() + ptrdiff_t(i) * cols_, acc_.begin() + ptrdiff_t(i + 1) * cols_);
+    beat.lanes.assign(acc_.begin() + ptrdiff_t(i) * cols_, acc_.begin() + ptrdiff_t(i + 1) * cols_);
   }
   monitor.write(out);
   beat_out->put(out);

@@ -26,8 +26,8 @@ namespace qacc::model {
 class MacArrayTlm : public sc_core::sc_module, public FeedIf {
  public:
   sc_core::sc_export<FeedIf> feed_in;                          // from the feed controller
-  sc_core::sc_port<tlm::tlm_blocking_put_if<MacTile>> beat_out;  // to the requant unit
-  tlm::tlm_analysis_port<MacTile> monitor;  // every output tile, with the cycle of each row
+  sc_core::sc_port<tlm::tlm_blocking_put_if<RowTile>> beat_out;  // to the requant unit
+  tlm::tlm_analysis_port<RowTile> monitor;  // every output tile, with the cycle of each row
 
   MacArrayTlm(sc_core::sc_module_name name, int rows, int cols, const UnitLatencies& latencies);
 

@@ -28,13 +28,13 @@ void PackOutRow(const DecodedCommand& cmd, int64_t tile, int row, const int32_t*
   }
 }
 
-OutWriteBeat OutWriterModel::Write(const RequantBeat& beat) const {
+OutWriteBeat OutWriterModel::Write(const RowBeat& beat) const {
   if (!Writes(beat.tile, beat.row))
     throw std::invalid_argument("OutWriterModel::Write: row >= m_valid is not written");
   OutWriteBeat write;
   write.tile = beat.tile;
   write.row = beat.row;
-  PackOutRow(command_, beat.tile, beat.row, beat.data.data(), beat.known_lanes, write);
+  PackOutRow(command_, beat.tile, beat.row, beat.lanes.data(), beat.known_lanes, write);
   return write;
 }
 

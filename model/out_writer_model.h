@@ -29,7 +29,7 @@ class OutWriterModel {
     return row < command_.timing.MValid(command_.timing.TileMb(tile));
   }
   // The write of requant beat `beat` (cycle left at 0). Precondition: Writes(beat.tile, beat.row).
-  OutWriteBeat Write(const RequantBeat& beat) const;
+  OutWriteBeat Write(const RowBeat& beat) const;
 
  private:
   DecodedCommand command_;

@@ -11,7 +11,7 @@ OutWriterTlm::OutWriterTlm(sc_core::sc_module_name name, const UnitLatencies& la
   beat_in.bind(*this);
 }
 
-void OutWriterTlm::put(const RequantTile& in) {
+void OutWriterTlm::put(const RowTile& in) {
   if (in.command != command_) {
     command_ = in.command;
     writer_.emplace(command_->command());
@@ -19,7 +19,7 @@ void OutWriterTlm::put(const RequantTile& in) {
   OutWriteTile out;
   out.tile = in.tile;
   out.last_tile = in.last_tile;
-  for (const RequantBeat& row : in.rows) {
+  for (const RowBeat& row : in.rows) {
     input_.Accept(row.cycle, name());
     // A padded row passes the stage too, without a write.
     last_row_ = row.cycle + latency_;

@@ -17,15 +17,15 @@
 
 namespace qacc::model {
 
-class OutWriterTlm : public sc_core::sc_module, public tlm::tlm_blocking_put_if<RequantTile> {
+class OutWriterTlm : public sc_core::sc_module, public tlm::tlm_blocking_put_if<RowTile> {
  public:
-  sc_core::sc_export<tlm::tlm_blocking_put_if<RequantTile>> beat_in;  // from the requant unit
+  sc_core::sc_export<tlm::tlm_blocking_put_if<RowTile>> beat_in;      // from the requant unit
   sc_core::sc_port<CompletionIf> complete_out;                        // to the controller
   tlm::tlm_analysis_port<OutWriteTile> monitor;
 
   OutWriterTlm(sc_core::sc_module_name name, const UnitLatencies& latencies);
 
-  void put(const RequantTile& in) override;
+  void put(const RowTile& in) override;
 
  private:
   int64_t latency_;

@@ -11,25 +11,26 @@ RequantTlm::RequantTlm(sc_core::sc_module_name name, const UnitLatencies& latenc
   beat_in.bind(*this);
 }
 
-void RequantTlm::put(const MacTile& in) {
+void RequantTlm::put(const RowTile& in) {
   const GemmEngine& command = *in.command;
   const RequantLaneInputs inputs =
       command.requant_unit().ReadLaneInputs(command.timing().TileNb(in.tile));
-  RequantTile out;
+  RowTile out;
   out.command = in.command;
   out.tile = in.tile;
   out.last_tile = in.last_tile;
   out.rows.resize(in.rows.size());
   for (size_t i = 0; i < in.rows.size(); ++i) {
-    const MacBeat& row = in.rows[i];
+    const RowBeat& row = in.rows[i];
     input_.Accept(row.cycle, name());
-    RequantBeat& beat = out.rows[i];
+    RowBeat& beat = out.rows[i];
     beat.cycle = row.cycle + latency_;
     beat.tile = row.tile;
     beat.row = row.row;
     beat.last = row.last;
-    beat.data.resize(row.acc.size());
-    beat.known_lanes = command.requant_unit().ComputeBeat(inputs, row.acc.data(), beat.data.data());
+    beat.lanes.resize(row.lanes.size());
+    beat.known_lanes =
+        command.requant_unit().ComputeBeat(inputs, row.lanes.data(), beat.lanes.data());
   }
   monitor.write(out);
   beat_out->put(out);

@@ -12,15 +12,15 @@
 
 namespace qacc::model {
 
-class RequantTlm : public sc_core::sc_module, public tlm::tlm_blocking_put_if<MacTile> {
+class RequantTlm : public sc_core::sc_module, public tlm::tlm_blocking_put_if<RowTile> {
  public:
-  sc_core::sc_export<tlm::tlm_blocking_put_if<MacTile>> beat_in;      // from the MAC array
-  sc_core::sc_port<tlm::tlm_blocking_put_if<RequantTile>> beat_out;  // to the out writer
-  tlm::tlm_analysis_port<RequantTile> monitor;
+  sc_core::sc_export<tlm::tlm_blocking_put_if<RowTile>> beat_in;  // from the MAC array
+  sc_core::sc_port<tlm::tlm_blocking_put_if<RowTile>> beat_out;   // to the out writer
+  tlm::tlm_analysis_port<RowTile> monitor;
 
   RequantTlm(sc_core::sc_module_name name, const UnitLatencies& latencies);
 
-  void put(const MacTile& in) override;
+  void put(const RowTile& in) override;
 
  private:
   int64_t latency_;

@@ -17,8 +17,8 @@ UnitPipeline::UnitPipeline(sc_core::sc_module_name name, int rows, int cols,
   requant_.beat_out.bind(out_writer_.beat_in);
   out_writer_.complete_out.bind(feed_controller_.complete_in);
   feed_controller_.monitor.bind(mac_in_beats_);
-  mac_array_.monitor.bind(mac_beats_);
-  requant_.monitor.bind(requant_beats_);
+  mac_array_.monitor.bind(beats_[size_t(arch::BeatUnit::kMac)]);
+  requant_.monitor.bind(beats_[size_t(arch::BeatUnit::kRequant)]);
   out_writer_.monitor.bind(out_writes_);
 }
 
@@ -26,8 +26,7 @@ void UnitPipeline::Start(std::shared_ptr<const GemmEngine> command, int64_t laun
   command_ = command;
   launch_cycle_ = launch_cycle;
   mac_in_beats_.runs.clear();
-  mac_beats_.Clear();
-  requant_beats_.Clear();
+  for (auto& stream : beats_) stream.Clear();
   out_writes_.Clear();
   feed_controller_.Start(std::move(command), launch_cycle);
 }
@@ -46,14 +45,12 @@ void UnitPipeline::Advance(int64_t cycle) {
 const MacInRun* UnitPipeline::PeekMacIn() {
   return mac_in_beats_.runs.empty() ? nullptr : &mac_in_beats_.runs.front();
 }
-const MacBeat* UnitPipeline::PeekMac() { return mac_beats_.Peek(); }
-const RequantBeat* UnitPipeline::PeekRequant() { return requant_beats_.Peek(); }
+const RowBeat* UnitPipeline::PeekBeat(arch::BeatUnit unit) { return beats_[size_t(unit)].Peek(); }
 const OutWriteBeat* UnitPipeline::PeekOutWrite() { return out_writes_.Peek(); }
 void UnitPipeline::PopMacIn() {
   if (!mac_in_beats_.runs.empty()) mac_in_beats_.runs.pop_front();
 }
-void UnitPipeline::PopMac() { mac_beats_.Pop(); }
-void UnitPipeline::PopRequant() { requant_beats_.Pop(); }
+void UnitPipeline::PopBeat(arch::BeatUnit unit) { beats_[size_t(unit)].Pop(); }
 void UnitPipeline::PopOutWrite() { out_writes_.Pop(); }
 
 int64_t UnitPipeline::done_cycle() {
@@ -64,7 +61,8 @@ UnitCounts UnitPipeline::counts() const {
   UnitCounts counts;
   if (feed_controller_.finished()) counts.cycles = feed_controller_.done_cycle() - launch_cycle_;
   counts.mac_busy = feed_controller_.mac_busy();
-  counts.rq_busy = mac_beats_.count();  // the requant unit takes every MAC output row
+  counts.rq_busy =
+      beats_[size_t(arch::BeatUnit::kMac)].count();  // the requant unit takes every MAC output row
   counts.out_writes = out_writes_.count();
   counts.feed_stall = feed_controller_.feed_stall();
   return counts;

@@ -12,11 +12,13 @@
 #ifndef QACC_MODEL_UNIT_PIPELINE_H_
 #define QACC_MODEL_UNIT_PIPELINE_H_
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <systemc>
 #include <tlm>
+#include <utility>
 
 #include "model/beat_source.h"
 #include "model/feed_controller_tlm.h"
@@ -49,12 +51,10 @@ class UnitPipeline : public sc_core::sc_module, public BeatSource {
   const GemmEngine* engine() const override { return command_.get(); }
   void Advance(int64_t cycle) override;
   const MacInRun* PeekMacIn() override;
-  const MacBeat* PeekMac() override;
-  const RequantBeat* PeekRequant() override;
+  const RowBeat* PeekBeat(arch::BeatUnit unit) override;
   const OutWriteBeat* PeekOutWrite() override;
   void PopMacIn() override;
-  void PopMac() override;
-  void PopRequant() override;
+  void PopBeat(arch::BeatUnit unit) override;
   void PopOutWrite() override;
   int64_t done_cycle() override;
 
@@ -92,6 +92,10 @@ class UnitPipeline : public sc_core::sc_module, public BeatSource {
     size_t next_ = 0;
     int64_t count_ = 0;
   };
+  template <size_t... I>
+  static std::array<Stream<RowTile, RowBeat>, sizeof...(I)> RowStreams(std::index_sequence<I...>) {
+    return {((void)I, Stream<RowTile, RowBeat>(&RowTile::rows))...};
+  }
   class MacInStream : public tlm::tlm_analysis_if<MacInRun> {
    public:
     void write(const MacInRun& run) override { runs.push_back(run); }
@@ -105,8 +109,9 @@ class UnitPipeline : public sc_core::sc_module, public BeatSource {
   std::shared_ptr<const GemmEngine> command_;
   int64_t launch_cycle_ = 0;
   MacInStream mac_in_beats_;
-  Stream<MacTile, MacBeat> mac_beats_{&MacTile::rows};
-  Stream<RequantTile, RequantBeat> requant_beats_{&RequantTile::rows};
+  // The row beats of each beat unit, by BeatUnit: each unit's monitor port writes its stream.
+  std::array<Stream<RowTile, RowBeat>, arch::kNumBeatUnits> beats_ =
+      RowStreams(std::make_index_sequence<arch::kNumBeatUnits>());
   Stream<OutWriteTile, OutWriteBeat> out_writes_{&OutWriteTile::writes};
 };
 

@@ -4,12 +4,8 @@
 
 namespace qacc::model {
 
-std::ostream& operator<<(std::ostream& os, const MacTile& tile) {
-  return os << "mac tile " << tile.tile << " (" << tile.rows.size() << " rows)";
-}
-
-std::ostream& operator<<(std::ostream& os, const RequantTile& tile) {
-  return os << "requant tile " << tile.tile << " (" << tile.rows.size() << " rows)";
+std::ostream& operator<<(std::ostream& os, const RowTile& tile) {
+  return os << "row tile " << tile.tile << " (" << tile.rows.size() << " rows)";
 }
 
 void IssueRateCheck::Accept(int64_t cycle, const char* unit) {

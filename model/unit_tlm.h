@@ -6,7 +6,7 @@
 // own pipeline. No unit waits on the SystemC clock, and none uses the closed-form formulas of
 // section 7 (the library qacc_units does not link qacc_closed_form; see model/CMakeLists.txt).
 //
-//   feed_controller --Feed(TileFeed&)--> mac_array --put(MacTile)--> requant --put(RequantTile)-->
+//   feed_controller --Feed(TileFeed&)--> mac_array --put(RowTile)--> requant --put(RowTile)-->
 //   out_writer --CommandComplete(last row's cycle)--> feed_controller
 //
 // Feed is a blocking transport with timing annotation (as b_transport's delay): the controller asks
@@ -50,20 +50,13 @@ struct TileFeed {
   int64_t beats = 0;  // K
 };
 
-// One tile's R output rows, MAC array -> requant unit.
-struct MacTile {
+// One tile's R row beats, from a unit with a row-beat monitor to the next stage: the MAC array's to
+// requant, requant's to the out writer.
+struct RowTile {
   std::shared_ptr<const GemmEngine> command;
   int64_t tile = 0;
   bool last_tile = false;
-  std::vector<MacBeat> rows;
-};
-
-// One tile's R requantised rows, requant unit -> out writer.
-struct RequantTile {
-  std::shared_ptr<const GemmEngine> command;
-  int64_t tile = 0;
-  bool last_tile = false;
-  std::vector<RequantBeat> rows;
+  std::vector<RowBeat> rows;
 };
 
 // One tile's SRAM writes (rows i < m_valid), from the out writer.
@@ -86,8 +79,7 @@ class CompletionIf : public virtual sc_core::sc_interface {
 };
 
 // Analysis ports print what they carry when SystemC dumps a channel.
-std::ostream& operator<<(std::ostream& os, const MacTile& tile);
-std::ostream& operator<<(std::ostream& os, const RequantTile& tile);
+std::ostream& operator<<(std::ostream& os, const RowTile& tile);
 
 // A beat stream entering a pipeline that takes one beat per cycle: each beat must come later than
 // the one before it; otherwise the unit is over-run, reported with SC_REPORT_ERROR naming `unit`.

@@ -63,23 +63,23 @@ module qacc_desc_check
     units     = UnitW'(ADepth);
     range_err = ErrARange;
     unique case (dma.sram)
-      3'(RegionA): begin
+      SRAM_ID_W'(RegionA): begin
         units     = UnitW'(ADepth);
         range_err = ErrARange;
       end
-      3'(RegionB): begin
+      SRAM_ID_W'(RegionB): begin
         units     = UnitW'(BDepth);
         range_err = ErrBRange;
       end
-      3'(RegionBias): begin
+      SRAM_ID_W'(RegionBias): begin
         units     = UnitW'(BiasDepth);
         range_err = ErrBiasRange;
       end
-      3'(RegionRq): begin
+      SRAM_ID_W'(RegionRq): begin
         units     = UnitW'(RqDepth);
         range_err = ErrRqRange;
       end
-      3'(RegionOut): begin
+      SRAM_ID_W'(RegionOut): begin
         units     = dma.out_int32 ? UnitW'(OutDepth) : UnitW'(4 * OutDepth);
         range_err = ErrOutRange;
       end
@@ -94,7 +94,7 @@ module qacc_desc_check
     unit_mask = (32'(1) << unit_log2) - 1'b1;
     if (dma.count0 == '0 || dma.count1 == '0 || dma.count2 == '0) begin
       dma_err = ErrBadShape;
-    end else if (dma.sram < 3'(RegionA) || dma.sram > 3'(RegionOut)) begin
+    end else if (dma.sram < SRAM_ID_W'(RegionA) || dma.sram > SRAM_ID_W'(RegionOut)) begin
       dma_err = ErrBadSram;
     end else if (last_unit >= units) begin
       dma_err = range_err;
@@ -116,8 +116,8 @@ module qacc_desc_check
   assign mv = move_fields(desc_i);
 
   always_comb begin
-    into_a     = mv.dst == 3'(RegionA);
-    into_b     = mv.dst == 3'(RegionB);
+    into_a     = mv.dst == SRAM_ID_W'(RegionA);
+    into_b     = mv.dst == SRAM_ID_W'(RegionB);
     last_entry = UnitW'(mv.src_base) + (UnitW'(mv.count1) - UnitW'(1)) * UnitW'(mv.src_stride1) +
                  (UnitW'(mv.count2) - UnitW'(1)) * UnitW'(mv.src_stride2) + UnitW'(NumRows) - UnitW'(1);
     last_word  = UnitW'(mv.dst_base) + (UnitW'(mv.count1) - UnitW'(1)) * UnitW'(mv.dst_stride1) +

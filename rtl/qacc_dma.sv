@@ -58,10 +58,10 @@ module qacc_dma
   output logic                      wr_inflight_o,  // a write burst awaits its response
 
   // SRAM ports, one-hot by SRAM (bit s = region s + 1: A, B, bias, rq, out). One access per cycle.
-  input  logic [4:0]                cmp_re_i,    // the compute engine reads that SRAM in this cycle
-  input  logic [4:0]                cmp_we_i,    // ... writes it
-  output logic [4:0]                re_o,
-  output logic [4:0]                we_o,
+  input  logic [NUM_SRAMS-1:0]      cmp_re_i,    // the compute engine reads that SRAM in this cycle
+  input  logic [NUM_SRAMS-1:0]      cmp_we_i,    // ... writes it
+  output logic [NUM_SRAMS-1:0]      re_o,
+  output logic [NUM_SRAMS-1:0]      we_o,
   output logic [CMD_BASE_W-1:0]     addr_o,      // word address of the access
   output logic [WordBytesMax-1:0]   be_o,        // the step's bytes of the word
   output logic [8*WordBytesMax-1:0] wdata_o,
@@ -91,7 +91,8 @@ module qacc_dma
   logic [3:0] ulog2;        // log2 U
   logic       big;          // U >= D: a step is one beat
   logic [3:0] slices_log2;  // beats per unit, log2 (U >= D)
-  logic [2:0] sid;          // SRAM index 0..4
+  localparam int unsigned SidW = $clog2(NUM_SRAMS);
+  logic [SidW-1:0] sid;     // the SRAM's bit in the per-SRAM vectors: its id - 1
   logic       out8;         // the out SRAM's int8-entry unit
   logic       running_d, running_q, active;
 
@@ -100,8 +101,8 @@ module qacc_dma
   assign ulog2       = dma_unit_log2(f.sram, f.out_int32, RowsLog2, ColsLog2);
   assign big         = 32'(ulog2) >= DLog2;
   assign slices_log2 = big ? ulog2 - 4'(DLog2) : 4'd0;
-  assign sid         = f.sram - 3'd1;
-  assign out8        = f.sram == 3'(RegionOut) && !f.out_int32;
+  assign sid         = SidW'(f.sram - SRAM_ID_W'(RegionA));
+  assign out8        = f.sram == SRAM_ID_W'(RegionOut) && !f.out_int32;
   assign active      = start_i || running_q;
 
   // End beat of a row that starts at byte `a`.
@@ -357,12 +358,12 @@ module qacc_dma
   end
 
   logic [2:0] lane;  // the lanes of this command's SRAM
-  assign lane = (f.sram == 3'(RegionOut)) ? (f.out_int32 ? 3'd5 : 3'd4) : sid;
+  assign lane = (f.sram == SRAM_ID_W'(RegionOut)) ? (f.out_int32 ? 3'd5 : 3'd4) : sid;
 
   // LOAD write data: an rq shift word keeps bits [5:0], its bytes 1..3 are 0 (as a window write).
   always_comb begin
     wdata_o = l_wdata[lane];
-    if (f.sram == 3'(RegionRq)) begin
+    if (f.sram == SRAM_ID_W'(RegionRq)) begin
       for (int c = 0; c < NumCols; c++) begin
         wdata_o[64*c+32 +: 32] = 32'(wdata_o[64*c+32 +: SHIFT_W]);
       end

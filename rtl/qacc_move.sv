@@ -83,14 +83,14 @@ module qacc_move
   assign done_o  = tile_end && last_tile;
   assign re_o    = reading;
   assign raddr_o = (src >> 2) + CMD_BASE_W'(phase);
-  assign we_a_o  = writing && desc_i.dst == 3'(RegionA);
-  assign we_b_o  = writing && desc_i.dst == 3'(RegionB);
+  assign we_a_o  = writing && desc_i.dst == SRAM_ID_W'(RegionA);
+  assign we_b_o  = writing && desc_i.dst == SRAM_ID_W'(RegionB);
   assign waddr_o = dst + CMD_BASE_W'(jw);
 
   // Into A: lane r = byte jw of entry r; into B: entry jw.
   always_comb begin
     wdata_o = '0;
-    if (desc_i.dst == 3'(RegionA)) begin
+    if (desc_i.dst == SRAM_ID_W'(RegionA)) begin
       for (int r = 0; r < NumRows; r++) begin
         wdata_o[8*r +: 8] = buf_q[r][jw[$clog2(NumCols)-1:0]];
       end
@@ -142,8 +142,8 @@ module qacc_move
   Params_A: assert property (@(posedge clk_i) NumRows % 4 == 0);
   // Validation: COUNT0 <= C into A, <= R into B; DST is A or B.
   Count0_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      active |-> (desc_i.dst == 3'(RegionA) && 32'(desc_i.count0) <= NumCols) ||
-                 (desc_i.dst == 3'(RegionB) && 32'(desc_i.count0) <= NumRows));
+      active |-> (desc_i.dst == SRAM_ID_W'(RegionA) && 32'(desc_i.count0) <= NumCols) ||
+                 (desc_i.dst == SRAM_ID_W'(RegionB) && 32'(desc_i.count0) <= NumRows));
 `endif
 
 endmodule

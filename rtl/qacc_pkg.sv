@@ -107,6 +107,12 @@ package qacc_pkg;
     UnitLut     = 3'd4,
     UnitSoftmax = 3'd5
   } unit_e;
+
+  // The present units with a row-beat monitor, in id order: the index of mon_beat_*_o (units.md 21.2)
+  localparam int unsigned NUM_BEAT_UNITS = 2;
+  localparam int unsigned BEAT_MAC = 0;
+  localparam int unsigned BEAT_REQUANT = 1;
+
   // Address map (3.1): bits [23:20] select the region
   typedef enum logic [3:0] {
     RegionRegs = 4'd0,
@@ -412,25 +418,28 @@ package qacc_pkg;
   endfunction
   // END GENERATED descriptors
 
-  // ---- Queue monitor (data_movement.md 18): mon_q_o of qacc_top ----------------------------------------------------
+  // BEGIN GENERATED monitors: by scripts/gen_spec.py from docs/spec/qacc_spec.json, do not edit
+  // ---- Monitor mon_q_o of qacc_top --------------------------------------------------------------------------------
+  // The program monitor (data_movement.md 18): tokens, queues, Q_RETIRED, starts and retirements.
   typedef struct packed {
-    logic [3:0]            d2c;          // token counters at the start of the cycle
-    logic [3:0]            c2d;
-    logic [2:0]            dma_count;    // descriptors in the DMA queue
-    logic [2:0]            cmp_count;    // descriptors in the compute queue
-    logic [DESC_IDX_W-1:0] retired;      // Q_RETIRED
-    logic                  dma_start;    // the DMA engine starts its head in this cycle
-    logic [DESC_IDX_W-1:0] dma_start_idx;
-    logic                  dma_retire;   // the DMA engine retires its head in this cycle
-    logic [DESC_IDX_W-1:0] dma_retire_idx;
-    logic                  cmp_start;
-    logic [DESC_IDX_W-1:0] cmp_start_idx;
-    logic                  cmp_retire;
-    logic [DESC_IDX_W-1:0] cmp_retire_idx;
-    logic                  dma_wait;     // the cycles PERF_DMA_WAIT counts (17.8)
-    logic                  cmp_wait;     // ... PERF_COMPUTE_WAIT
-    logic                  port_stall;   // ... PERF_PORT_STALL (17.6)
-  } mon_q_t;
+    logic [3:0]  d2c;             // token counters at the start of the cycle
+    logic [3:0]  c2d;
+    logic [2:0]  dma_count;       // descriptors in the DMA queue
+    logic [2:0]  cmp_count;       // descriptors in the compute queue
+    logic [15:0] retired;         // Q_RETIRED
+    logic        dma_start;       // the DMA engine starts its head in this cycle
+    logic [15:0] dma_start_idx;
+    logic        dma_retire;      // the DMA engine retires its head in this cycle
+    logic [15:0] dma_retire_idx;
+    logic        cmp_start;
+    logic [15:0] cmp_start_idx;
+    logic        cmp_retire;
+    logic [15:0] cmp_retire_idx;
+    logic        dma_wait;        // the cycles PERF_DMA_WAIT counts (17.8)
+    logic        cmp_wait;        // ... PERF_COMPUTE_WAIT
+    logic        port_stall;      // ... PERF_PORT_STALL (17.6)
+  } mon_q_t;  // 101 bits
+  // END GENERATED monitors
 
   // ---- SRAM windows (regions 0x1..0x5) as indices of the window buses of qacc_regs / qacc_top -------------------
   localparam int unsigned NUM_WIN = 5;

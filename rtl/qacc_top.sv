@@ -65,14 +65,11 @@ module qacc_top
   output logic                          mon_done_o,          // STATUS.DONE
   output logic                          mon_mac_in_valid_o,  // MAC array input beat
   output logic                          mon_mac_in_last_o,
-  output logic                          mon_mac_valid_o,     // MAC array output beat
-  output logic [RowIdxW-1:0]            mon_mac_row_o,
-  output logic                          mon_mac_last_o,
-  output logic [NumCols-1:0][31:0]      mon_mac_acc_o,
-  output logic                          mon_rq_valid_o,      // requant output beat
-  output logic [RowIdxW-1:0]            mon_rq_row_o,
-  output logic                          mon_rq_last_o,
-  output logic [NumCols-1:0][31:0]      mon_rq_data_o,
+  // Row beats (units.md 21.2), slot BEAT_<unit> of qacc_pkg per unit: lane c of slot u in mon_beat_lanes_o[u][c].
+  output logic [NUM_BEAT_UNITS-1:0]                      mon_beat_valid_o,
+  output logic [NUM_BEAT_UNITS-1:0][RowIdxW-1:0]         mon_beat_row_o,
+  output logic [NUM_BEAT_UNITS-1:0]                      mon_beat_last_o,
+  output logic [NUM_BEAT_UNITS-1:0][NumCols-1:0][31:0]   mon_beat_lanes_o,
   output logic                          mon_out_we_o,        // output SRAM write
   output logic [WINDOW_BITS-1:0]        mon_out_addr_o,      // word address, zero-extended
   output logic [OutBytes-1:0]           mon_out_be_o,
@@ -90,7 +87,7 @@ module qacc_top
   output logic                          mon_move_re_o,       // MOVE's output SRAM read
   output logic [CMD_BASE_W-1:0]         mon_move_raddr_o,
   output logic                          mon_move_we_o,       // MOVE's destination write
-  output logic [2:0]                    mon_move_dst_o,      // 1 A, 2 B (with mon_move_we_o)
+  output logic [SRAM_ID_W-1:0]          mon_move_dst_o,      // 1 A, 2 B (with mon_move_we_o)
   output logic [CMD_BASE_W-1:0]         mon_move_waddr_o,
   output logic [8*MoveBytes-1:0]        mon_move_wdata_o     // R bytes into A, C bytes into B
 );
@@ -351,7 +348,7 @@ module qacc_top
   logic [NumCols-1:0][ACC_W-1:0]      bias_rdata;
   logic [NumCols-1:0][63:0]           rq_rdata;   // lane c: [31:0] multiplier, [37:32] shift (3.1)
   logic [OutBytes*8-1:0]              out_rdata;
-  logic [4:0]                         cmp_re, cmp_we, dma_re, dma_we;
+  logic [NUM_SRAMS-1:0]               cmp_re, cmp_we, dma_re, dma_we;  // bit id - 1 per SRAM
   logic [CMD_BASE_W-1:0]              dma_addr;
   logic [WordBytesMax-1:0]            dma_be;
   logic [8*WordBytesMax-1:0]          dma_wdata;
@@ -579,14 +576,14 @@ module qacc_top
   assign mon_done_o         = status_done;
   assign mon_mac_in_valid_o = mac_in_valid;
   assign mon_mac_in_last_o  = mac_in_last;
-  assign mon_mac_valid_o    = mac_out_valid;
-  assign mon_mac_row_o      = mac_out_row;
-  assign mon_mac_last_o     = mac_out_last;
-  assign mon_mac_acc_o      = mac_out_acc;
-  assign mon_rq_valid_o     = rq_out_valid;
-  assign mon_rq_row_o       = rq_out_row;
-  assign mon_rq_last_o      = rq_out_last;
-  assign mon_rq_data_o      = rq_out_data;
+  assign mon_beat_valid_o[BEAT_MAC]     = mac_out_valid;
+  assign mon_beat_row_o[BEAT_MAC]       = mac_out_row;
+  assign mon_beat_last_o[BEAT_MAC]      = mac_out_last;
+  assign mon_beat_lanes_o[BEAT_MAC]     = mac_out_acc;
+  assign mon_beat_valid_o[BEAT_REQUANT] = rq_out_valid;
+  assign mon_beat_row_o[BEAT_REQUANT]   = rq_out_row;
+  assign mon_beat_last_o[BEAT_REQUANT]  = rq_out_last;
+  assign mon_beat_lanes_o[BEAT_REQUANT] = rq_out_data;
   assign mon_out_we_o       = out_we;
   assign mon_out_addr_o     = WINDOW_BITS'(out_addr);
   assign mon_out_be_o       = out_be;
@@ -602,7 +599,7 @@ module qacc_top
   assign mon_move_re_o    = move_re;
   assign mon_move_raddr_o = move_re ? move_raddr : '0;
   assign mon_move_we_o    = move_we_a || move_we_b;
-  assign mon_move_dst_o   = move_we_a ? 3'(RegionA) : move_we_b ? 3'(RegionB) : 3'd0;
+  assign mon_move_dst_o   = move_we_a ? SRAM_ID_W'(RegionA) : move_we_b ? SRAM_ID_W'(RegionB) : '0;
   assign mon_move_waddr_o = (move_we_a || move_we_b) ? move_waddr : '0;
   assign mon_move_wdata_o = (move_we_a || move_we_b) ? move_wdata : '0;
 

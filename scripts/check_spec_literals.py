@@ -8,6 +8,12 @@ The rules (docs/units.md 21.1), each a regular expression over the code with com
     descriptor word   a descriptor word picked by a number: `d[15]`, `p[i][9]`, `desc.w[9]` or `words[15]`;
                       the word and bits of every field are in spec/arch_spec.h (arch::desc) and qacc_pkg.sv
                       (desc_decode, *_fields, <LAYOUT>_<FIELD>_WORD)
+    SRAM id           an SRAM id as a number: `sram == 5`, `dst != 1`, `sram = 3;`, `sram <= 5`, or in
+                      SystemVerilog a region cast to a numbered width, `3'(RegionA)`; the ids are arch::Region
+                      and arch::kSrams, and qacc_pkg's Region* with SRAM_ID_W and NUM_SRAMS
+    monitor width     a monitor field read with a numbered width: `take(4)`, `next(16)`, `PortBits(p, lsb, 3)`;
+                      the monitor structs, their widths and unpacking are in spec/arch_spec.h (Unpack<Name>,
+                      desc::UnpackCmd) and qacc_pkg.sv
 
 Scanned: golden/, model/, sim/ and spec/ (C++) and rtl/ (SystemVerilog), without the generated text
 (spec/arch_spec.h, the GENERATED sections of qacc_pkg.sv). Tests are not scanned: they write the layouts from
@@ -28,6 +34,9 @@ RULES = [
     ("descriptor word", "cpp",
      re.compile(r"\b(?:d|desc|descriptor|bad|head|words)\[\s*\d+\s*\]|\b(?!argv\b)\w+\[[^\[\]]*\]\[\s*\d+\s*\]")),
     ("descriptor word", "sv", re.compile(r"(?:\.w|\bwords)\[\s*\d+\s*\]")),
+    ("SRAM id", "cpp", re.compile(r"\b(?:sram|dst)\s*(?:[=!<>]=|<|>)\s*[1-9]\d*\b|\b(?:sram|dst)\s*=\s*[1-9]\d*\s*;")),
+    ("SRAM id", "sv", re.compile(r"\b\d+'\(\s*Region\w+\s*\)")),
+    ("monitor width", "cpp", re.compile(r"\b(?:take|next)\(\s*\d+\s*\)|\bPortBits\([^;]*?,\s*\d+\s*\)")),
 ]
 
 CPP_STRIP = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])'", re.S)

@@ -85,6 +85,13 @@ def evaluate(value, names, where):
         raise SpecError(f"{where}: cannot parse {value!r}") from None
 
 
+# A unit's kind (units.md 20): the frame (controller, out writer), the core (MAC array), a stage in the
+# beat path at a fixed latency, or a command unit that runs its own opcode.
+UNIT_KINDS = ("frame", "core", "stage", "command")
+# A unit's monitor: a row beat (valid, row, last, C int32 lanes), the out writer's SRAM write, or none.
+UNIT_MONITORS = ("row_beat", "out_write", None)
+
+
 def require(condition, message):
     if not condition:
         raise SpecError(message)
@@ -118,6 +125,7 @@ class Spec:
         self.enums = {key: self._enum(key, e) for key, e in doc["enums"].items()}
         self._errors(doc["error_codes"])
         self._units(doc)
+        self._monitors(doc)
         self._address_map(doc["address_map"])
         self.registers = [self._register(r) for r in doc["registers"]]
         unique(self.registers, "name", "registers")
@@ -176,8 +184,34 @@ class Spec:
         self.unit_bits = doc["unit_id_bits"]
         unique(self.units, "id", "units")
         unique(self.units, "name", "units")
+        latencies = {lat["key"] for lat in doc["latencies"]}
+        blocks = []
         for u in self.units:
-            require(0 <= u["id"] < 2**self.unit_bits, f"unit {u['name']}: id does not fit")
+            where = f"unit {u['name']}"
+            require(0 <= u["id"] < 2**self.unit_bits, f"{where}: id does not fit")
+            require(u["kind"] in UNIT_KINDS, f"{where}: kind must be one of {', '.join(UNIT_KINDS)}")
+            require(u["monitor"] in UNIT_MONITORS, f"{where}: monitor must be one of {UNIT_MONITORS}")
+            require(u.get("latency") in latencies | {None}, f"{where}: unknown latency {u.get('latency')}")
+            if "block" in u:
+                require(2 <= u["block"] <= 15, f"{where}: register block must be 2..15 (units.md 19.3)")
+                blocks.append(u["block"])
+        require(len(blocks) == len(set(blocks)), "units: a register block is given twice")
+        # The units with a row-beat monitor, in id order: the index of mon_beat_*_o (units.md 21.2).
+        self.beat_units = [u for u in self.units if u["present"] and u["monitor"] == "row_beat"]
+
+    def _monitors(self, doc):
+        """The packed structs of the monitor ports; each field's width resolved, the first field in the top bits."""
+        self.monitors = doc["monitors"]
+        unique(self.monitors, "name", "monitors")
+        for m in self.monitors:
+            unique(m["fields"], "name", f"monitor {m['name']}")
+            lsb = 0
+            for f in reversed(m["fields"]):
+                f["width"] = evaluate(f["bits"], self.values, f"monitor {m['name']} field {f['name']}")
+                require(1 <= f["width"] <= 32, f"monitor {m['name']} field {f['name']}: width must be 1..32")
+                f["lsb"] = lsb
+                lsb += f["width"]
+            m["width"] = lsb
 
     def _address_map(self, amap):
         self.region_bits = amap["region_bits"]
@@ -423,7 +457,70 @@ def render_cpp_descriptors(spec):
         note = (f"{ops}: words 0..14 are the registers from {layout['registers_from']} on (architecture.md 3.2)"
                 if "registers_from" in layout else f"{ops} (data_movement.md {layout['section']}).")
         out += fields(layout["name"], layout["fields"], note)
+        if "registers_from" in layout:
+            bits = spec.values["OP_W"] + sum(f["hi"] - f["lo"] + 1 for f in layout["fields"])
+            out += [f"// $bits(cmd_t) of qacc_pkg: mon_cmd_o, the opcode and the fields of {ops}.",
+                    f"inline constexpr int kCmdBits = {bits};",
+                    "// Unpacks a cmd_t (the opcode in the top bits, then each field, the last in the bottom bits):",
+                    "// `bits(lsb, width)` reads `width` (<= 32) bits at `lsb`. Puts each field into its place in the",
+                    f"// descriptor image `d` of a {ops} and returns the opcode.",
+                    "template <typename Bits, typename Words>",
+                    "uint32_t UnpackCmd(const Bits& bits, Words& d) {"]
+            lsb = 0
+            puts = []
+            for f in reversed(layout["fields"]):
+                width = f["hi"] - f["lo"] + 1
+                puts.append(f"  Put(d, {layout['name']}::k{camel(f['name'])}, bits({lsb}, {width}));")
+                lsb += width
+            out += list(reversed(puts)) + [f"  return bits({lsb}, {spec.values['OP_W']});", "}"]
     return out + ["}  // namespace desc"]
+
+
+def render_cpp_monitors(spec):
+    """Each monitor struct as a C++ struct with its width and an unpacking function."""
+    out = ["", "// ---- Monitor structs (units.md 21.1): the packed structs of qacc_pkg behind monitor ports. Unpack<Name>",
+           "// takes bits(lsb, width), which reads `width` (<= 32) bits at `lsb` of the port."]
+    for m in spec.monitors:
+        name, fields = m["cpp"], m["fields"]
+        out += [""] + cpp_comment(f"{m['port']} ({m['name']}): {m['desc']}.")
+        out.append(f"struct {name} {{")
+        out += aligned([(f"bool {f['name']} = false;" if f["width"] == 1 else f"uint32_t {f['name']} = 0;",
+                         f.get("desc", "")) for f in fields], 110, "  ")
+        out.append("};")
+        out.append(f"inline bool operator==(const {name}& a, const {name}& b) {{")
+        terms = [f"a.{f['name']} == b.{f['name']}" for f in fields]
+        lines, line = [], "  return "
+        for i, term in enumerate(terms):
+            piece = term + (" &&" if i + 1 < len(terms) else ";")
+            if len(line) + len(piece) + 1 > 110:
+                lines.append(line.rstrip())
+                line = "         "
+            line += piece + " "
+        out += lines + [line.rstrip(), "}",
+                        f"inline constexpr int k{name}Bits = {m['width']};  // $bits({m['name']})",
+                        "template <typename Bits>",
+                        f"{name} Unpack{name}(const Bits& bits) {{",
+                        f"  {name} m;"]
+        for f in fields:
+            read = f"bits({f['lsb']}, {f['width']})"
+            out.append(f"  m.{f['name']} = {read + ' != 0' if f['width'] == 1 else read};")
+        out += ["  return m;", "}"]
+    return out
+
+
+def render_sv_monitors(spec):
+    """The packed struct of each monitor port."""
+    out = []
+    for m in spec.monitors:
+        out += [sv_rule(f"Monitor {m['port']} of qacc_top"), f"  // {m['desc'][0].upper() + m['desc'][1:]}.",
+                "  typedef struct packed {"]
+        def member(f):
+            vector = "" if f["width"] == 1 else f"[{f['width'] - 1}:0]"
+            return f"logic {vector:<6} {f['name']};"
+
+        out += aligned([(member(f), f.get("desc", "")) for f in m["fields"]], 118, "    ")
+        out += [f"  }} {m['name']};  // {m['width']} bits"]
+    return "\n".join(out) + "\n"
 
 
 def render_cpp(spec):
@@ -557,15 +654,32 @@ def render_cpp(spec):
     for e in spec.program_errors:
         out.append(f"    {{ErrCode::k{camel(e['name'])}, \"{e['name']}\"}},")
     out += ["};", "",
+            "// A unit's kind (units.md 20).",
+            "enum class UnitKind : uint8_t { " + ", ".join(f"k{camel(k)}" for k in UNIT_KINDS) + " };",
             "struct UnitInfo {",
             "  Unit id;",
             "  const char* name;",
             "  bool present;  // built in this version (the others are reserved)",
+            "  UnitKind kind;",
+            "  int block;  // its register block (units.md 19.3), 0: none",
             "};",
             "inline constexpr UnitInfo kUnits[] = {"]
     for u in spec.units:
         out.append(f"    {{Unit::k{camel(u['name'])}, \"{u['name']}\", "
-                   f"{str(u['present']).lower()}}},")
+                   f"{str(u['present']).lower()}, UnitKind::k{camel(u['kind'])}, {u.get('block', 0)}}},")
+    out += ["};", "",
+            "// The present units with a row-beat monitor (valid, row, last, C int32 lanes), in id order: the index of",
+            "// mon_beat_*_o, RtlSample::beats and a BeatSource's row streams (units.md 21.2)."]
+    out += cpp_enum("BeatUnit", "uint8_t", list(enumerate(u["name"] for u in spec.beat_units)))
+    out += [f"inline constexpr int kNumBeatUnits = {len(spec.beat_units)};",
+            "struct BeatUnitInfo {",
+            "  BeatUnit beat;",
+            "  Unit unit;",
+            "  const char* name;",
+            "};",
+            "inline constexpr BeatUnitInfo kBeatUnits[kNumBeatUnits] = {"]
+    for u in spec.beat_units:
+        out.append(f"    {{BeatUnit::k{camel(u['name'])}, Unit::k{camel(u['name'])}, \"{u['name']}\"}},")
     out += ["};", "",
             "struct OpcodeInfo {",
             "  Opcode op;",
@@ -575,7 +689,7 @@ def render_cpp(spec):
             "inline constexpr OpcodeInfo kOpcodes[] = {"]
     for v in spec.enums["opcode"]["values"]:
         out.append(f"    {{Opcode::k{camel(v['name'])}, \"{v['name']}\"}},")
-    out += ["};"] + render_cpp_descriptors(spec)
+    out += ["};"] + render_cpp_descriptors(spec) + render_cpp_monitors(spec)
     out += ["", "// clang-format on", "", "}  // namespace qacc::arch", "",
             "#endif  // QACC_SPEC_ARCH_SPEC_H_", ""]
     return "\n".join(out)
@@ -703,6 +817,10 @@ def render_sv(spec):
                    "STATUS.ERR_CODE (4)")
     out += sv_enum("unit_e", spec.unit_bits, "Unit", [(u["id"], u["name"]) for u in spec.units],
                    "Unit ids (2) used by monitors, perf counters and reports")
+    out += ["", "  // The present units with a row-beat monitor, in id order: the index of mon_beat_*_o (units.md 21.2)",
+            f"  localparam int unsigned NUM_BEAT_UNITS = {len(spec.beat_units)};"]
+    out += [f"  localparam int unsigned BEAT_{u['name'].upper()} = {i};" for i, u in enumerate(spec.beat_units)]
+    out.append("")
     out += sv_enum("region_e", spec.region_bits, "Region",
                    [(r["id"], r["name"]) for r in spec.regions],
                    "Address map (3.1): bits [23:20] select the region")
@@ -848,8 +966,10 @@ def render_md(spec):
           f"`{sv_hex(c['resolved'], 32)}`" if c["type"] == "u32" else c["resolved"],
           spec.text(c["desc"]) + derived_from(c)] for c in spec.constants])
     sections["units"] = md_table(
-        ["id", "unit", "RTL", "this version"],
-        [[u["id"], u["title"], u["rtl"], "yes" if u["present"] else "reserved"]
+        ["id", "unit", "RTL", "kind", "register block", "monitor", "this version"],
+        [[u["id"], u["title"], u["rtl"], u["kind"],
+          f"{u['block']} (`{md_addr(0x100 * u['block'])}`)" if "block" in u else "",
+          f"`{u['monitor']}`" if u["monitor"] else "", "yes" if u["present"] else "reserved"]
          for u in spec.units])
     rows = [[f"`{md_addr(b['first'])} - {md_addr(b['last'])}`", b["desc"]] for b in spec.blocks]
     window = 1 << v["WINDOW_BITS"]
@@ -950,7 +1070,8 @@ def fill_sections(text, sections, begin, end, path):
 TARGETS = [
     ("spec/arch_spec.h", lambda spec, current, path: render_cpp(spec)),
     ("rtl/qacc_pkg.sv", lambda spec, current, path: fill_sections(
-        current, {"spec": render_sv(spec), "descriptors": render_sv_descriptors(spec)}, SV_BEGIN, SV_END,
+        current, {"spec": render_sv(spec), "descriptors": render_sv_descriptors(spec),
+                  "monitors": render_sv_monitors(spec)}, SV_BEGIN, SV_END,
         path)),
     ("docs/architecture.md", lambda spec, current, path: fill_sections(
         current, render_md(spec), MD_BEGIN, MD_END, path)),

@@ -375,18 +375,39 @@ inline constexpr ErrCodeInfo kProgramErrCodes[] = {
     {ErrCode::kDeadlock, "DEADLOCK"},
 };
 
+// A unit's kind (units.md 20).
+enum class UnitKind : uint8_t { kFrame, kCore, kStage, kCommand };
 struct UnitInfo {
   Unit id;
   const char* name;
   bool present;  // built in this version (the others are reserved)
+  UnitKind kind;
+  int block;  // its register block (units.md 19.3), 0: none
 };
 inline constexpr UnitInfo kUnits[] = {
-    {Unit::kCtrl, "ctrl", true},
-    {Unit::kMac, "mac", true},
-    {Unit::kRequant, "requant", true},
-    {Unit::kOut, "out", true},
-    {Unit::kLut, "lut", false},
-    {Unit::kSoftmax, "softmax", false},
+    {Unit::kCtrl, "ctrl", true, UnitKind::kFrame, 0},
+    {Unit::kMac, "mac", true, UnitKind::kCore, 0},
+    {Unit::kRequant, "requant", true, UnitKind::kStage, 0},
+    {Unit::kOut, "out", true, UnitKind::kFrame, 0},
+    {Unit::kLut, "lut", false, UnitKind::kStage, 2},
+    {Unit::kSoftmax, "softmax", false, UnitKind::kCommand, 3},
+};
+
+// The present units with a row-beat monitor (valid, row, last, C int32 lanes), in id order: the index of
+// mon_beat_*_o, RtlSample::beats and a BeatSource's row streams (units.md 21.2).
+enum class BeatUnit : uint8_t {
+  kMac = 0,
+  kRequant = 1,
+};
+inline constexpr int kNumBeatUnits = 2;
+struct BeatUnitInfo {
+  BeatUnit beat;
+  Unit unit;
+  const char* name;
+};
+inline constexpr BeatUnitInfo kBeatUnits[kNumBeatUnits] = {
+    {BeatUnit::kMac, Unit::kMac, "mac"},
+    {BeatUnit::kRequant, Unit::kRequant, "requant"},
 };
 
 struct OpcodeInfo {
@@ -481,6 +502,37 @@ inline constexpr Field kCmdModeFields[] = {kRounding, kPerChannel, kOutRaw, kBia
 // the fields of CMD_ZP_AB
 inline constexpr Field kCmdZpAbFields[] = {kZpA, kZpB};
 }  // namespace gemm
+// $bits(cmd_t) of qacc_pkg: mon_cmd_o, the opcode and the fields of GEMM.
+inline constexpr int kCmdBits = 314;
+// Unpacks a cmd_t (the opcode in the top bits, then each field, the last in the bottom bits):
+// `bits(lsb, width)` reads `width` (<= 32) bits at `lsb`. Puts each field into its place in the
+// descriptor image `d` of a GEMM and returns the opcode.
+template <typename Bits, typename Words>
+uint32_t UnpackCmd(const Bits& bits, Words& d) {
+  Put(d, gemm::kM, bits(294, 16));
+  Put(d, gemm::kN, bits(278, 16));
+  Put(d, gemm::kK, bits(262, 16));
+  Put(d, gemm::kABase, bits(242, 20));
+  Put(d, gemm::kBBase, bits(222, 20));
+  Put(d, gemm::kBiasBase, bits(202, 20));
+  Put(d, gemm::kRqBase, bits(182, 20));
+  Put(d, gemm::kOutBase, bits(162, 20));
+  Put(d, gemm::kRounding, bits(161, 1));
+  Put(d, gemm::kPerChannel, bits(160, 1));
+  Put(d, gemm::kOutRaw, bits(159, 1));
+  Put(d, gemm::kBiasEn, bits(158, 1));
+  Put(d, gemm::kAUnsigned, bits(157, 1));
+  Put(d, gemm::kBUnsigned, bits(156, 1));
+  Put(d, gemm::kAct, bits(152, 4));
+  Put(d, gemm::kZpA, bits(143, 9));
+  Put(d, gemm::kZpB, bits(134, 9));
+  Put(d, gemm::kZpOut, bits(102, 32));
+  Put(d, gemm::kClampMin, bits(70, 32));
+  Put(d, gemm::kClampMax, bits(38, 32));
+  Put(d, gemm::kMult, bits(6, 32));
+  Put(d, gemm::kShift, bits(0, 6));
+  return bits(310, 4);
+}
 
 // LOAD/STORE (data_movement.md 12).
 namespace dma {
@@ -513,6 +565,60 @@ inline constexpr Field kSrcStride2{8, 0, 20};  // entries from one row of tiles 
 inline constexpr Field kDst{9, 0, 3};          // the destination: 1 A (transpose), 2 B (copy)
 }  // namespace move
 }  // namespace desc
+
+// ---- Monitor structs (units.md 21.1): the packed structs of qacc_pkg behind monitor ports. Unpack<Name>
+// takes bits(lsb, width), which reads `width` (<= 32) bits at `lsb` of the port.
+
+// mon_q_o (mon_q_t): the program monitor (data_movement.md 18): tokens, queues, Q_RETIRED, starts
+// and retirements.
+struct MonQ {
+  uint32_t d2c = 0;             // token counters at the start of the cycle
+  uint32_t c2d = 0;
+  uint32_t dma_count = 0;       // descriptors in the DMA queue
+  uint32_t cmp_count = 0;       // descriptors in the compute queue
+  uint32_t retired = 0;         // Q_RETIRED
+  bool dma_start = false;       // the DMA engine starts its head in this cycle
+  uint32_t dma_start_idx = 0;
+  bool dma_retire = false;      // the DMA engine retires its head in this cycle
+  uint32_t dma_retire_idx = 0;
+  bool cmp_start = false;
+  uint32_t cmp_start_idx = 0;
+  bool cmp_retire = false;
+  uint32_t cmp_retire_idx = 0;
+  bool dma_wait = false;        // the cycles PERF_DMA_WAIT counts (17.8)
+  bool cmp_wait = false;        // ... PERF_COMPUTE_WAIT
+  bool port_stall = false;      // ... PERF_PORT_STALL (17.6)
+};
+inline bool operator==(const MonQ& a, const MonQ& b) {
+  return a.d2c == b.d2c && a.c2d == b.c2d && a.dma_count == b.dma_count && a.cmp_count == b.cmp_count &&
+         a.retired == b.retired && a.dma_start == b.dma_start && a.dma_start_idx == b.dma_start_idx &&
+         a.dma_retire == b.dma_retire && a.dma_retire_idx == b.dma_retire_idx &&
+         a.cmp_start == b.cmp_start && a.cmp_start_idx == b.cmp_start_idx && a.cmp_retire == b.cmp_retire &&
+         a.cmp_retire_idx == b.cmp_retire_idx && a.dma_wait == b.dma_wait && a.cmp_wait == b.cmp_wait &&
+         a.port_stall == b.port_stall;
+}
+inline constexpr int kMonQBits = 101;  // $bits(mon_q_t)
+template <typename Bits>
+MonQ UnpackMonQ(const Bits& bits) {
+  MonQ m;
+  m.d2c = bits(97, 4);
+  m.c2d = bits(93, 4);
+  m.dma_count = bits(90, 3);
+  m.cmp_count = bits(87, 3);
+  m.retired = bits(71, 16);
+  m.dma_start = bits(70, 1) != 0;
+  m.dma_start_idx = bits(54, 16);
+  m.dma_retire = bits(53, 1) != 0;
+  m.dma_retire_idx = bits(37, 16);
+  m.cmp_start = bits(36, 1) != 0;
+  m.cmp_start_idx = bits(20, 16);
+  m.cmp_retire = bits(19, 1) != 0;
+  m.cmp_retire_idx = bits(3, 16);
+  m.dma_wait = bits(2, 1) != 0;
+  m.cmp_wait = bits(1, 1) != 0;
+  m.port_stall = bits(0, 1) != 0;
+  return m;
+}
 
 // clang-format on
 

@@ -282,31 +282,45 @@ WavesOutcome WriteWaves(const cosim::CosimOptions& options, const sim::Program& 
   return outcome;
 }
 
-void RunCosim(const CosimArgs& args) {
-  const uint64_t seed = ParseSeed(args.seed_text, "--seed");
+// A run checked and prepared: its options, program and names.
+struct CosimPlan {
+  uint64_t seed = 0;
+  cosim::Fault fault = cosim::Fault::kNone;
+  cosim::CosimOptions options;
+  sim::Program program;
+  std::string test_name, suite_name;
+  WavesPlan waves;
+};
+
+// The arguments that need no program, in the order their errors are reported: seed, fault, waves,
+// output paths, config, threads, and the options only --gemm takes.
+CosimPlan CheckArgs(const CosimArgs& args) {
+  CosimPlan plan;
+  plan.seed = ParseSeed(args.seed_text, "--seed");
   const std::optional<cosim::Fault> fault = cosim::ParseFault(args.fault);
   if (!fault) {
     throw UsageError(fmt::format(
         "--inject-fault: '{}' is not one of {}", args.fault, cosim::FaultNames()));
   }
-  const WavesPlan waves = PlanWaves(args);
-  if (args.model_only && (waves.requested || *fault != cosim::Fault::kNone)) {
+  plan.fault = *fault;
+  plan.waves = PlanWaves(args);
+  if (args.model_only && (plan.waves.requested || plan.fault != cosim::Fault::kNone)) {
     throw UsageError("--waves and --inject-fault need the RTL: not with --model-only");
   }
   CheckOutputsDistinct({{"--config", args.config}}, {{"--waves", args.waves},
                                                      {"--coverage", args.coverage},
                                                      {"--output", args.output.output_path}});
-  if (waves.requested) CheckOutputPath(args.waves, "--waves");
+  if (plan.waves.requested) CheckOutputPath(args.waves, "--waves");
   if (!args.output.output_path.empty() && args.output.output_path != "-") {
     CheckOutputPath(args.output.output_path, "--output");
   }
-  cosim::CosimOptions options;
+  cosim::CosimOptions& options = plan.options;
   try {
     options.config = arch::LoadArchConfig(args.config);
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--config: {}", e.what()));
   }
-  options.fault = *fault;
+  options.fault = plan.fault;
   options.watchdog_cycles = args.watchdog_cycles;
   options.quantum_cycles = args.quantum_cycles;
   if (args.threads > 1 && args.model_only) {
@@ -324,68 +338,73 @@ void RunCosim(const CosimArgs& args) {
   if (args.gemm.empty() && args.max_launch_option->count() > 0) {
     throw UsageError("--max-launch: only with --gemm (a suite test's program is fixed)");
   }
-  // On a terminal, a line that follows the golden run of a compiled program and the lockstep.
-  TerminalProgress progress("qacc cosim");
-  sim::Program program;
-  std::string test_name = args.test, suite_name;
-  if (!args.gemm.empty()) {
-    compiler::Network network;
+  return plan;
+}
+
+// The program: a suite test's, or a GEMM layer compiled by the host compiler.
+void MakeProgram(const CosimArgs& args, CosimPlan& plan) {
+  plan.test_name = args.test;
+  if (args.gemm.empty()) {
     try {
-      network = compiler::GemmNetwork(args.gemm[0], args.gemm[1], args.gemm[2]);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(fmt::format("--gemm: {}", e.what()));
-    }
-    compiler::CompileOptions copts;
-    copts.double_buffer = !args.no_double_buffer;
-    copts.chain_on_chip = !args.no_chain;
-    copts.max_launch_descriptors = uint32_t(args.max_launch);
-    try {
-      program = sim::CompiledNetworkProgram(options.config, network, copts, seed);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(fmt::format("--gemm: {}", e.what()));
-    } catch (const compiler::CompileError& e) {
-      throw UsageError(fmt::format("--gemm: {}", e.what()));
-    }
-    test_name = "compiled " + network.name;
-    suite_name = "compiled";
-  } else {
-    try {
-      program = sim::MakeTest(args.test, seed, options.config);
+      plan.program = sim::MakeTest(args.test, plan.seed, plan.options.config);
     } catch (const std::invalid_argument& e) {
       throw UsageError(fmt::format("--test: {}", e.what()));
     }
-    suite_name = sim::FindSuiteOfTest(args.test)->name;
+    plan.suite_name = sim::FindSuiteOfTest(args.test)->name;
+    return;
   }
+  compiler::Network network;
+  try {
+    network = compiler::GemmNetwork(args.gemm[0], args.gemm[1], args.gemm[2]);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--gemm: {}", e.what()));
+  }
+  compiler::CompileOptions copts;
+  copts.double_buffer = !args.no_double_buffer;
+  copts.chain_on_chip = !args.no_chain;
+  copts.max_launch_descriptors = uint32_t(args.max_launch);
+  try {
+    plan.program = sim::CompiledNetworkProgram(plan.options.config, network, copts, plan.seed);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--gemm: {}", e.what()));
+  } catch (const compiler::CompileError& e) {
+    throw UsageError(fmt::format("--gemm: {}", e.what()));
+  }
+  plan.test_name = "compiled " + network.name;
+  plan.suite_name = "compiled";
+}
+
+// The options of the RTL: mutant, power-on state, reset, coverage; the RTL build is checked for
+// them.
+void CheckRtlOptions(const CosimArgs& args, CosimPlan& plan) {
+  cosim::CosimOptions& options = plan.options;
   options.mutant = args.mutant;
   // Each (test, seed) powers on the RTL in its own random state, the same in the waves rerun.
-  options.power_on_seed = sim::HashName("power-on " + args.test) ^ seed;
+  options.power_on_seed = sim::HashName("power-on " + args.test) ^ plan.seed;
   // Odd seeds reset with the clock stopped, even seeds over clock cycles (spec 10: both are legal).
-  options.reset_without_clock = (seed & 1) != 0;
+  options.reset_without_clock = (plan.seed & 1) != 0;
   options.coverage_path = args.coverage;
   if (args.model_only && (args.mutant != 0 || !args.coverage.empty())) {
     throw UsageError("--mutant and --coverage are of the RTL: not with --model-only");
   }
-  if (!args.model_only) {
-    const cosim::DutVariant& variant = cosim::FindVariant(options.config, waves.requested);
-    cosim::CheckMutant(variant, args.mutant);
-    if (!args.coverage.empty()) {
-      const cosim::DutVariant& untraced = cosim::FindVariant(options.config, false);
-      if (!untraced.coverage) {
-        throw UsageError(fmt::format(
-            "--coverage: the RTL build {} has no Verilator coverage (configure with "
-            "-DQACC_COSIM_COVERAGE=ON; qacc validate does)", untraced.name));
-      }
-      CheckOutputPath(args.coverage, "--coverage");
+  if (args.model_only) return;
+  const cosim::DutVariant& variant = cosim::FindVariant(options.config, plan.waves.requested);
+  cosim::CheckMutant(variant, args.mutant);
+  if (!args.coverage.empty()) {
+    const cosim::DutVariant& untraced = cosim::FindVariant(options.config, false);
+    if (!untraced.coverage) {
+      throw UsageError(
+          fmt::format("--coverage: the RTL build {} has no Verilator coverage (configure with "
+                      "-DQACC_COSIM_COVERAGE=ON; qacc validate does)",
+                      untraced.name));
     }
+    CheckOutputPath(args.coverage, "--coverage");
   }
-  if (args.dry_run) return;
-  // A file from an earlier run at the --waves path would pass for this run's waves.
-  if (waves.requested) std::remove(args.waves.c_str());
+}
 
-  const cosim::CosimResult result =
-      args.model_only ? cosim::RunModelOnly(options, program) : cosim::RunLockstep(options, program);
-  // One command: its description; a program: how many commands of each kind.
-  // A program launched with CTRL.RUN is neither a legal nor an illegal command of part 1.
+// One command: its description; a program: how many commands of each kind. A program launched with
+// CTRL.RUN is neither a legal nor an illegal command of part 1.
+std::string DescribeCommands(const sim::Program& program, int64_t launch_cycle) {
   int legal = 0, programs = 0;
   for (const sim::ProgramCommand& c : program.commands) {
     legal += c.job >= 0 ? 1 : 0;
@@ -401,7 +420,12 @@ void RunCosim(const CosimArgs& args) {
           : fmt::format("program of {} commands ({} legal, {} illegal{})", program.commands.size(),
                         legal, illegal,
                         programs > 0 ? fmt::format(", {} programs", programs) : "");
-  if (result.launch_cycle > 0) command += fmt::format(", launched at cycle {}", result.launch_cycle);
+  if (launch_cycle > 0) command += fmt::format(", launched at cycle {}", launch_cycle);
+  return command;
+}
+
+// The command line that reproduces the run.
+std::string ReproduceCommand(const CosimArgs& args, const CosimPlan& plan) {
   const std::string what =
       args.gemm.empty()
           ? "--test " + ShellQuote(args.test)
@@ -412,47 +436,49 @@ void RunCosim(const CosimArgs& args) {
                             ? fmt::format(" --max-launch {}", args.max_launch)
                             : "");
   std::string reproduce =
-      fmt::format("qacc cosim {} --seed {} --config {}{}", what, seed, ShellQuote(args.config),
+      fmt::format("qacc cosim {} --seed {} --config {}{}", what, plan.seed, ShellQuote(args.config),
                   args.model_only ? " --model-only" : "");
-  if (*fault != cosim::Fault::kNone) reproduce += " --inject-fault " + args.fault;
+  if (plan.fault != cosim::Fault::kNone) reproduce += " --inject-fault " + args.fault;
   if (args.mutant != 0) reproduce += fmt::format(" --mutant {}", args.mutant);
+  return reproduce;
+}
 
-  // Waves: by default only of a failing run, the cycles around the first mismatch (or where the
-  // watchdog stopped the run); --waves-cycles and --waves-all choose the cycles of any run.
-  WavesOutcome waves_outcome;
-  if (waves.requested) {
-    const int64_t center = result.first ? result.first->cycle : result.cycles;
-    int64_t begin = std::max<int64_t>(0, center - args.waves_window);
-    int64_t end = center + args.waves_window;
-    if (waves.any_run) {
-      begin = waves.begin;
-      end = waves.end < 0 ? result.cycles - 1 : waves.end;
-    }
-    if (!waves.any_run && result.pass) {
-      waves_outcome.reason =
-          "the run passed (--waves-all or --waves-cycles FIRST..LAST trace a passing run)";
-    } else if (begin >= result.cycles) {
-      waves_outcome.reason = fmt::format("the run has cycles 0..{}, --waves-cycles starts at {}",
-                                         result.cycles - 1, begin);
-    } else {
-      waves_outcome = WriteWaves(options, program, args.waves, begin, end, result.cycles - 1);
-    }
+// Waves: by default only of a failing run, the cycles around the first mismatch (or where the
+// watchdog stopped the run); --waves-cycles and --waves-all choose the cycles of any run.
+WavesOutcome MakeWaves(const CosimArgs& args, const CosimPlan& plan,
+                       const cosim::CosimResult& result) {
+  WavesOutcome outcome;
+  const WavesPlan& waves = plan.waves;
+  const int64_t center = result.first ? result.first->cycle : result.cycles;
+  int64_t begin = std::max<int64_t>(0, center - args.waves_window);
+  int64_t end = center + args.waves_window;
+  if (waves.any_run) {
+    begin = waves.begin;
+    end = waves.end < 0 ? result.cycles - 1 : waves.end;
   }
-  nlohmann::json waves_json = nullptr;
-  std::string waves_note;
-  if (waves.requested) {
-    waves_json = {{"path", args.waves}, {"written", waves_outcome.written}};
-    if (waves_outcome.written) {
-      waves_json["first_cycle"] = waves_outcome.begin;
-      waves_json["last_cycle"] = waves_outcome.end;
-      waves_note = fmt::format("{} (cycles {}..{}, cycle n at n ns)", args.waves,
-                               waves_outcome.begin, waves_outcome.end);
-    } else {
-      waves_json["reason"] = waves_outcome.reason;
-      waves_note = fmt::format("not written: {}", waves_outcome.reason);
-    }
+  if (!waves.any_run && result.pass) {
+    outcome.reason =
+        "the run passed (--waves-all or --waves-cycles FIRST..LAST trace a passing run)";
+  } else if (begin >= result.cycles) {
+    outcome.reason = fmt::format("the run has cycles 0..{}, --waves-cycles starts at {}",
+                                 result.cycles - 1, begin);
+  } else {
+    outcome = WriteWaves(plan.options, plan.program, args.waves, begin, end, result.cycles - 1);
   }
+  return outcome;
+}
 
+// What a report says of the run, besides the result itself.
+struct CosimReport {
+  std::string command;    // DescribeCommands
+  std::string reproduce;  // ReproduceCommand
+  nlohmann::json waves = nullptr;
+  std::string waves_note;  // the text report's "waves:" line, empty without --waves
+};
+
+nlohmann::json ResultJson(const CosimArgs& args, const CosimPlan& plan,
+                          const cosim::CosimResult& result, const CosimReport& report) {
+  const sim::Program& program = plan.program;
   const double cps = result.wall_seconds > 0 ? double(result.cycles) / result.wall_seconds : 0.0;
   nlohmann::json mismatches, firsts;
   for (int u = 0; u < cosim::kNumCheckUnits; ++u) {
@@ -460,42 +486,46 @@ void RunCosim(const CosimArgs& args) {
     mismatches[unit] = result.mismatches[size_t(u)];
     firsts[unit] = MismatchJson(result.first_of[size_t(u)], program);
   }
-  const nlohmann::json json = {
-      {"test", test_name},
-      {"seed", seed},
-      {"config", args.config},
-      {"config_name", options.config.name},
-      {"mode", args.model_only ? "model-only" : "lockstep"},
-      {"threads", options.threads},
-      {"rtl_thread_cycles", result.rtl_thread_cycles},
-      {"tool", {{"version", ToolVersion()}, {"commit", ToolCommit()}}},
-      {"pass", result.pass},
-      {"suite", suite_name},
-      {"m", program.jobs.empty() ? 0 : program.jobs[0].m},
-      {"n", program.jobs.empty() ? 0 : program.jobs[0].n},
-      {"k", program.jobs.empty() ? 0 : program.jobs[0].k},
-      {"command", command},
-      {"commands", program.commands.size()},
-      {"launch_cycle", result.launch_cycle},
-      {"cycles", result.cycles},
-      {"command_cycles", result.command_cycles},
-      {"wall_seconds", result.wall_seconds},
-      {"cycles_per_second", cps},
-      {"mismatches", mismatches},
-      {"first_mismatch", MismatchJson(result.first, program)},
-      {"first_mismatches", firsts},
-      {"program", ProgramJson(args.gemm.empty() ? result.program : WholeProgram(result))},
-      {"launches", result.programs.size()},
-      {"coverage",
-       result.coverage.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.coverage)},
-      {"waves", waves_json},
-      {"reproduce", reproduce},
-      {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)}};
+  return {{"test", plan.test_name},
+          {"seed", plan.seed},
+          {"config", args.config},
+          {"config_name", plan.options.config.name},
+          {"mode", args.model_only ? "model-only" : "lockstep"},
+          {"threads", plan.options.threads},
+          {"rtl_thread_cycles", result.rtl_thread_cycles},
+          {"tool", {{"version", ToolVersion()}, {"commit", ToolCommit()}}},
+          {"pass", result.pass},
+          {"suite", plan.suite_name},
+          {"m", program.jobs.empty() ? 0 : program.jobs[0].m},
+          {"n", program.jobs.empty() ? 0 : program.jobs[0].n},
+          {"k", program.jobs.empty() ? 0 : program.jobs[0].k},
+          {"command", report.command},
+          {"commands", program.commands.size()},
+          {"launch_cycle", result.launch_cycle},
+          {"cycles", result.cycles},
+          {"command_cycles", result.command_cycles},
+          {"wall_seconds", result.wall_seconds},
+          {"cycles_per_second", cps},
+          {"mismatches", mismatches},
+          {"first_mismatch", MismatchJson(result.first, program)},
+          {"first_mismatches", firsts},
+          {"program", ProgramJson(args.gemm.empty() ? result.program : WholeProgram(result))},
+          {"launches", result.programs.size()},
+          {"coverage",
+           result.coverage.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.coverage)},
+          {"waves", report.waves},
+          {"reproduce", report.reproduce},
+          {"error", result.error.empty() ? nlohmann::json(nullptr) : nlohmann::json(result.error)}};
+}
 
-  std::string human = fmt::format("cosim {} seed {} config {} ({}): {}\n", test_name, seed,
-                                  args.config, arch::DescribeArchConfig(options.config),
-                                  args.model_only ? "model-only" : "lockstep");
-  human += fmt::format("  command: {}\n", command);
+std::string ResultText(const CosimArgs& args, const CosimPlan& plan,
+                       const cosim::CosimResult& result, const CosimReport& report) {
+  const sim::Program& program = plan.program;
+  const double cps = result.wall_seconds > 0 ? double(result.cycles) / result.wall_seconds : 0.0;
+  std::string human = fmt::format(
+      "cosim {} seed {} config {} ({}): {}\n", plan.test_name, plan.seed, args.config,
+      arch::DescribeArchConfig(plan.options.config), args.model_only ? "model-only" : "lockstep");
+  human += fmt::format("  command: {}\n", report.command);
   human += fmt::format("  {} cycles (command {}), {:.3f} s, {:.0f} cycles/s\n", result.cycles,
                        result.command_cycles, result.wall_seconds, cps);
   if (!args.gemm.empty() && result.programs.size() > 1) {
@@ -506,40 +536,71 @@ void RunCosim(const CosimArgs& args) {
   const std::optional<model::ProgramRunResult> shown =
       args.gemm.empty() ? result.program : WholeProgram(result);
   if (shown) human += ProgramText(*shown);
-  int64_t total = 0;
-  for (int64_t c : result.mismatches) total += c;
   if (result.pass) {
     human += "  PASS\n";
-    if (!waves_note.empty()) human += fmt::format("  waves: {}\n", waves_note);
-  } else {
-    std::string counts;
-    for (const cosim::CheckUnitInfo& unit : cosim::kCheckUnits) {
-      counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", unit.name,
-                            result.mismatches[size_t(unit.unit)]);
+    if (!report.waves_note.empty()) human += fmt::format("  waves: {}\n", report.waves_note);
+    return human;
+  }
+  int64_t total = 0;
+  std::string counts;
+  for (const cosim::CheckUnitInfo& unit : cosim::kCheckUnits) {
+    total += result.mismatches[size_t(unit.unit)];
+    counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", unit.name,
+                          result.mismatches[size_t(unit.unit)]);
+  }
+  human += fmt::format("  FAIL: {} mismatches ({})\n", total, counts);
+  if (!result.error.empty()) human += fmt::format("  error: {}\n", result.error);
+  if (result.first) {
+    human += fmt::format("  first mismatch: {}\n", MismatchText(*result.first));
+    if (program.commands.size() > 1 && result.first->command >= 0) {
+      human += fmt::format("  command {}: {}\n", result.first->command,
+                           CommandText(program, result.first->command));
     }
-    human += fmt::format("  FAIL: {} mismatches ({})\n", total, counts);
-    if (!result.error.empty()) human += fmt::format("  error: {}\n", result.error);
-    if (result.first) {
-      human += fmt::format("  first mismatch: {}\n", MismatchText(*result.first));
-      if (program.commands.size() > 1 && result.first->command >= 0) {
-        human += fmt::format("  command {}: {}\n", result.first->command,
-                             CommandText(program, result.first->command));
-      }
+  }
+  for (int u = 0; u < cosim::kNumCheckUnits; ++u) {
+    const auto& m = result.first_of[size_t(u)];
+    if (m && (!result.first || m->cycle != result.first->cycle || m->unit != result.first->unit)) {
+      human +=
+          fmt::format("  first {} mismatch: {}\n",
+                      cosim::CheckUnitName(static_cast<cosim::CheckUnit>(u)), MismatchText(*m));
     }
-    for (int u = 0; u < cosim::kNumCheckUnits; ++u) {
-      const auto& m = result.first_of[size_t(u)];
-      if (m &&
-          (!result.first || m->cycle != result.first->cycle || m->unit != result.first->unit)) {
-        human +=
-            fmt::format("  first {} mismatch: {}\n",
-                        cosim::CheckUnitName(static_cast<cosim::CheckUnit>(u)), MismatchText(*m));
-      }
+  }
+  if (!report.waves_note.empty()) human += fmt::format("  waves: {}\n", report.waves_note);
+  human += fmt::format("  reproduce: {}\n", report.reproduce);
+  return human;
+}
+
+void RunCosim(const CosimArgs& args) {
+  CosimPlan plan = CheckArgs(args);
+  // On a terminal, a line that follows the golden run of a compiled program and the lockstep.
+  TerminalProgress progress("qacc cosim");
+  MakeProgram(args, plan);
+  CheckRtlOptions(args, plan);
+  if (args.dry_run) return;
+  // A file from an earlier run at the --waves path would pass for this run's waves.
+  if (plan.waves.requested) std::remove(args.waves.c_str());
+
+  const cosim::CosimResult result = args.model_only
+                                        ? cosim::RunModelOnly(plan.options, plan.program)
+                                        : cosim::RunLockstep(plan.options, plan.program);
+  CosimReport report;
+  report.command = DescribeCommands(plan.program, result.launch_cycle);
+  report.reproduce = ReproduceCommand(args, plan);
+  if (plan.waves.requested) {
+    const WavesOutcome waves = MakeWaves(args, plan, result);
+    report.waves = {{"path", args.waves}, {"written", waves.written}};
+    if (waves.written) {
+      report.waves["first_cycle"] = waves.begin;
+      report.waves["last_cycle"] = waves.end;
+      report.waves_note =
+          fmt::format("{} (cycles {}..{}, cycle n at n ns)", args.waves, waves.begin, waves.end);
+    } else {
+      report.waves["reason"] = waves.reason;
+      report.waves_note = fmt::format("not written: {}", waves.reason);
     }
-    if (!waves_note.empty()) human += fmt::format("  waves: {}\n", waves_note);
-    human += fmt::format("  reproduce: {}\n", reproduce);
   }
   progress.Done();
-  Emit(args.output, human, json);
+  Emit(args.output, ResultText(args, plan, result, report), ResultJson(args, plan, result, report));
   if (!result.pass) std::exit(1);
 }
 

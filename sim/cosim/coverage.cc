@@ -76,10 +76,9 @@ Coverage::Coverage(const arch::ArchConfig& config)
   // the unit / beat relations of its SRAM units, the out layout when a step's bytes tell it
   // (D > C: an int32 word's step is wider than an int8 entry), a stalled write channel (only
   // with ext_mem.interval > 1: with one beat per cycle the memory takes every write beat).
-  static const char* kSramNames[] = {"", "A", "B", "bias", "rq", "out"};
-  for (int id = 1; id <= 5; ++id) {
-    pb_.load[id] = ProgramBin(fmt::format("dma.load.{}", kSramNames[id]));
-    pb_.store[id] = ProgramBin(fmt::format("dma.store.{}", kSramNames[id]));
+  for (const arch::SramInfo& sram : arch::kSrams) {
+    pb_.load[size_t(sram.id)] = ProgramBin(fmt::format("dma.load.{}", sram.name));
+    pb_.store[size_t(sram.id)] = ProgramBin(fmt::format("dma.store.{}", sram.name));
   }
   const int d = config_.mem_data_bytes, c = config_.cols;
   if (d > c) {
@@ -350,25 +349,26 @@ void Coverage::OnCycle(int64_t cycle, const RtlSample& s) {
     OnProgramCycle(cycle, s);
   }
   if (!launched_) return;
-  if (s.mac_valid) OnMacBeat(s);
+  const BeatSample& mac = s.beats[size_t(arch::BeatUnit::kMac)];
+  if (mac.valid) OnMacBeat(mac);
   if (s.out_we) OnOutWrite(s);
 }
 
 // The datapath corners, from the RTL's accumulators (MAC output beat) and the command and SRAM
 // contents it holds: the requant stages of each valid lane, recomputed to see which rounding and
 // saturation rules the lane meets.
-void Coverage::OnMacBeat(const RtlSample& s) {
+void Coverage::OnMacBeat(const BeatSample& s) {
   const arch::Command& c = cmd_.cmd;
   const arch::Timing& t = cmd_.timing;
   const int64_t tile = cmd_.mac_beats / config_.rows;
   ++cmd_.mac_beats;
   if (tile >= t.T()) return;
   const int64_t mb = t.TileMb(tile), nb = t.TileNb(tile);
-  if (s.mac_row >= t.MValid(mb)) return;
+  if (s.row >= t.MValid(mb)) return;
   const uint32_t word = uint32_t(nb) + c.rq_base;
   const uint32_t bias_word = uint32_t(nb) + c.bias_base;
   for (int lane = 0; lane < t.NValid(nb); ++lane) {
-    const int32_t acc = s.mac_acc[lane];
+    const int32_t acc = s.lanes[lane];
     int32_t x = acc;
     if (c.bias_en() && bias_word < config_.bias_depth) {
       const int32_t bias = shadow_.bias(bias_word, lane);
@@ -498,12 +498,13 @@ void Coverage::OnWriteAddress(uint32_t addr, int beats) {
 // The DMA's SRAM step: its direction and SRAM, and the unit it moves (the out SRAM's layout from
 // the step's width when D > C; the unit / beat relation from the SRAM's unit, 12).
 void Coverage::OnDmaAccess(const DmaSramSample& dma) {
-  if (dma.sram < 1 || dma.sram > 5) return;
+  if (arch::FindSram(uint32_t(dma.sram)) == nullptr) return;
   const bool load = dma.we;
   ++*(load ? pb_.load : pb_.store)[dma.sram];
   const int c = config_.cols, d = config_.mem_data_bytes;
   bool out32 = false;
-  if (dma.sram == 5) {  // the out SRAM's layout, told by the step's width (12)
+  if (dma.sram ==
+      int(arch::Region::kOut)) {  // the out SRAM's layout, told by the step's width (12)
     if (d <= c) {       // an int8 entry's step and an int32 word's look alike; both are >= D
       if (!load) run_.beats_entering.push_back(cycle_ + 1);
       return;
@@ -529,7 +530,7 @@ void Coverage::OnProgramCycle(int64_t cycle, const RtlSample& s) {
     if (s.mac_in_valid) ++*pb_.overlap_gemm;
     if (s.move.re || s.move.we) ++*pb_.overlap_move;
   }
-  if (s.move.we) ++*(s.move.dst == 1 ? pb_.move_a : pb_.move_b);
+  if (s.move.we) ++*(s.move.dst == int(arch::Region::kA) ? pb_.move_a : pb_.move_b);
   // The memory port (15.1, 15.2): read bursts in flight at the start of this cycle are those
   // accepted before it whose last beat is not before it.
   while (!run_.reads.empty() && run_.reads.front() < cycle) run_.reads.pop_front();

@@ -56,7 +56,7 @@ class Coverage {
   void Hit(const std::string& bin);
   void OnStart(int64_t cycle);
   void OnVerdict(uint32_t status);
-  void OnMacBeat(const RtlSample& s);
+  void OnMacBeat(const BeatSample& s);
   void OnOutWrite(const RtlSample& s);
   void FinishTile();
   // Classifies the boundary of every rule for the launched command: +1 at the last legal value,
@@ -80,7 +80,7 @@ class Coverage {
   // 64-byte slot, are left out).
   bool CutAtPage(std::deque<Burst>& recent, const Burst& next) const;
   struct ProgramBins {
-    int64_t *load[6] = {}, *store[6] = {};  // by SRAM id 1..5
+    int64_t *load[1 << arch::kSramIdBits] = {}, *store[1 << arch::kSramIdBits] = {};  // by SRAM id
     int64_t *load_out8 = nullptr, *load_out32 = nullptr, *store_out8 = nullptr,
             *store_out32 = nullptr;
     int64_t *load_unit[3] = {}, *store_unit[3] = {};  // U < D, U = D, U > D (reachable ones)

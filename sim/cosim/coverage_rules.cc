@@ -35,27 +35,6 @@ constexpr const char* kPortUseNames[] = {"gemm_a_read",  "gemm_b_read",    "gemm
 
 std::string CodeName(ErrCode code) { return arch::ErrCodeName(code); }
 
-ErrCode RangeCodeOf(uint32_t sram) {
-  static constexpr ErrCode kCodes[] = {ErrCode::kARange, ErrCode::kBRange, ErrCode::kBiasRange,
-                                       ErrCode::kRqRange, ErrCode::kOutRange};
-  return kCodes[sram - 1];
-}
-
-uint64_t DepthOf(const arch::ArchConfig& c, uint32_t sram) {
-  switch (sram) {
-    case 1:
-      return c.a_depth;
-    case 2:
-      return c.b_depth;
-    case 3:
-      return c.bias_depth;
-    case 4:
-      return c.rq_depth;
-    default:
-      return c.out_depth;
-  }
-}
-
 struct Check {
   ErrCode code;
   bool fails;
@@ -67,7 +46,7 @@ struct Check {
 std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32_t, 16>& d) {
   const model::DescHeader h = model::DecodeDescHeader(d);
   std::vector<Check> checks;
-  if (h.op == 0) {  // GEMM, architecture.md 4
+  if (h.op == uint32_t(arch::Opcode::kGemm)) {  // GEMM, architecture.md 4
     const arch::Command c = model::GemmCommandOf(d);
     const int64_t m = c.M(), n = c.N(), k = c.K();
     const int64_t mb = arch::CeilDiv(m, cfg.rows), nb = arch::CeilDiv(n, cfg.cols);
@@ -90,29 +69,30 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
         {ErrCode::kBadZp, bad_zp(arch::ZpA(c.zp_ab)) || bad_zp(arch::ZpB(c.zp_ab))},
         {ErrCode::kUnitAbsent, c.act() != 0},
     };
-  } else if (h.op == 1 || h.op == 2) {  // LOAD / STORE, data_movement.md 12
+  } else if (model::IsDmaOp(h.op)) {  // LOAD / STORE, data_movement.md 12
     const model::DmaDesc f = model::DecodeDmaDesc(d);
     const bool counts = f.count0 != 0 && f.count1 != 0 && f.count2 != 0;
-    const bool sram_ok = f.sram >= 1 && f.sram <= 5;
+    const arch::SramInfo* sram = arch::FindSram(f.sram);
+    const bool sram_ok = sram != nullptr;
     checks = {{ErrCode::kBadShape, !counts}, {ErrCode::kBadSram, !sram_ok}};
     if (counts && sram_ok) {
       const uint64_t unit = model::DmaUnitBytes(cfg, f.sram, f.out_int32);
-      const uint64_t units =
-          f.sram == 5 && !f.out_int32 ? 4 * DepthOf(cfg, 5) : DepthOf(cfg, f.sram);
+      const uint64_t units = uint64_t{cfg.depth(sram->id)} * (f.out_int32 ? 1 : sram->int8_entries);
       const uint64_t last_unit = uint64_t{f.sram_base} + (f.count0 - 1) +
                                  uint64_t{f.count1 - 1} * f.sram_stride1 +
                                  uint64_t{f.count2 - 1} * f.sram_stride2;
       const uint64_t last_byte = uint64_t{f.ext_addr} + uint64_t{f.count0} * unit - 1 +
                                  uint64_t{f.count1 - 1} * f.ext_stride1 +
                                  uint64_t{f.count2 - 1} * f.ext_stride2;
-      checks.push_back({RangeCodeOf(f.sram), last_unit >= units});
+      checks.push_back({sram->range_error, last_unit >= units});
       checks.push_back({ErrCode::kExtAlign, f.ext_addr % unit != 0 || f.ext_stride1 % unit != 0 ||
                                                 f.ext_stride2 % unit != 0});
       checks.push_back({ErrCode::kExtRange, last_byte > kMaxExtAddress});
     }
-  } else if (h.op == 3) {  // MOVE, data_movement.md 13
+  } else if (h.op == uint32_t(arch::Opcode::kMove)) {  // MOVE, data_movement.md 13
     const model::MoveDesc f = model::DecodeMoveDesc(d);
-    const bool into_a = f.dst == 1, into_b = f.dst == 2;
+    const bool into_a = f.dst == uint32_t(arch::Region::kA),
+               into_b = f.dst == uint32_t(arch::Region::kB);
     const bool counts = f.count0 != 0 && f.count1 != 0 && f.count2 != 0;
     checks = {{ErrCode::kBadShape, !counts || (into_a && f.count0 > uint32_t(cfg.cols)) ||
                                        (into_b && f.count0 > uint32_t(cfg.rows))},
@@ -126,8 +106,8 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
       if (into_a || into_b) {
         const uint64_t last_word = uint64_t{f.dst_base} + uint64_t{f.count1 - 1} * f.dst_stride1 +
                                    uint64_t{f.count2 - 1} * f.dst_stride2 + f.count0 - 1;
-        checks.push_back(
-            {into_a ? ErrCode::kARange : ErrCode::kBRange, last_word >= DepthOf(cfg, f.dst)});
+        checks.push_back({into_a ? ErrCode::kARange : ErrCode::kBRange,
+                          last_word >= cfg.depth(arch::Region(f.dst))});
       }
     }
   }
@@ -170,8 +150,8 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
   };
   for (const char* op : {"LOAD", "STORE"}) {
     chains.push_back({op, {ErrCode::kBadShape, ErrCode::kBadSram}});
-    for (uint32_t sram = 1; sram <= 5; ++sram) {
-      chains.push_back({op, {RangeCodeOf(sram), ErrCode::kExtAlign, ErrCode::kExtRange}});
+    for (const arch::SramInfo& sram : arch::kSrams) {
+      chains.push_back({op, {sram.range_error, ErrCode::kExtAlign, ErrCode::kExtRange}});
     }
   }
   for (const auto& [op, chain] : chains) {
@@ -261,8 +241,8 @@ void RuleCoverage::OnCycle(const RtlSample& s) {
   // This cycle's starts and retirements, visible from the next.
   const QueueSample& q = s.queue;
   const bool starts[2] = {q.dma_start, q.cmp_start}, retires[2] = {q.dma_retire, q.cmp_retire};
-  const uint32_t start_index[2] = {q.dma_start_index, q.cmp_start_index};
-  const uint32_t retire_index[2] = {q.dma_retire_index, q.cmp_retire_index};
+  const uint32_t start_index[2] = {q.dma_start_idx, q.cmp_start_idx};
+  const uint32_t retire_index[2] = {q.dma_retire_idx, q.cmp_retire_idx};
   for (int e = 0; e < 2; ++e) {
     EngineView& v = engines_[e];
     if (starts[e]) {
@@ -284,7 +264,7 @@ void RuleCoverage::OnCycle(const RtlSample& s) {
 
 // The pushes of the previous cycle, from the occupancies: count(t) = count(t-1) + push - retire.
 void RuleCoverage::TrackQueues(const RtlSample& s) {
-  const int counts[2] = {s.queue.dma_count, s.queue.cmp_count};
+  const int counts[2] = {int(s.queue.dma_count), int(s.queue.cmp_count)};
   for (int e = 0; e < 2; ++e) {
     EngineView& v = engines_[e];
     if (!busy_seen_) v.prev_count = counts[e];  // cycle 0: RUN cleared the queues
@@ -318,11 +298,10 @@ void RuleCoverage::OnTokens(const RtlSample& s) {
   auto waits = [&](bool pulse, uint32_t index) {
     return pulse && Known(index) && Header(index).wait;
   };
-  const bool give[2] = {signals(q.dma_retire, q.dma_retire_index),
-                        signals(q.cmp_retire, q.cmp_retire_index)};
-  const bool take[2] = {waits(q.cmp_start, q.cmp_start_index),
-                        waits(q.dma_start, q.dma_start_index)};
-  const int value[2] = {q.d2c, q.c2d};
+  const bool give[2] = {signals(q.dma_retire, q.dma_retire_idx),
+                        signals(q.cmp_retire, q.cmp_retire_idx)};
+  const bool take[2] = {waits(q.cmp_start, q.cmp_start_idx), waits(q.dma_start, q.dma_start_idx)};
+  const int value[2] = {int(q.d2c), int(q.c2d)};
   // The giver of counter c is engine c (d2c: the DMA); it holds a completed SIGNAL when it waits
   // for a token while its head has started (a WAIT at 0 waits with the engine idle).
   const bool held[2] = {q.dma_wait && engines_[kDma].started,
@@ -345,11 +324,26 @@ int RuleCoverage::PortUse() const {
   const uint32_t sram = model::DecodeDmaDesc(dd).sram;
   const bool gemm = model::DecodeDescHeader(cd).op == uint32_t(model::DescOp::kGemm);
   const uint32_t move_dst = gemm ? 0 : model::DecodeMoveDesc(cd).dst;
-  if (store && gemm && sram >= 1 && sram <= 4) return kGemmARead + int(sram) - 1;
-  if (store && !gemm && sram == 5) return kMoveOutRead;
-  if (!store && gemm && sram == 5) return kGemmOutWrite;
-  if (!store && !gemm && sram == move_dst && (sram == 1 || sram == 2)) {
-    return sram == 1 ? kMoveAWrite : kMoveBWrite;
+  const uint32_t out = uint32_t(arch::Region::kOut);
+  if (store && gemm) {  // the GEMM reads A, B, bias and rq and writes out (17.6)
+    switch (arch::Region(sram)) {
+      case arch::Region::kA:
+        return kGemmARead;
+      case arch::Region::kB:
+        return kGemmBRead;
+      case arch::Region::kBias:
+        return kGemmBiasRead;
+      case arch::Region::kRq:
+        return kGemmRqRead;
+      default:
+        break;
+    }
+  }
+  if (store && !gemm && sram == out) return kMoveOutRead;
+  if (!store && gemm && sram == out) return kGemmOutWrite;
+  if (!store && !gemm && sram == move_dst) {
+    if (sram == uint32_t(arch::Region::kA)) return kMoveAWrite;
+    if (sram == uint32_t(arch::Region::kB)) return kMoveBWrite;
   }
   return -1;
 }

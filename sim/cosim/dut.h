@@ -16,32 +16,12 @@
 namespace qacc::cosim {
 
 inline constexpr int kMaxCols = 32;  // spec 1: NumCols <= 32
-// mon_cmd_o: $bits(cmd_t) of qacc_pkg (spec 8), the CMD_* fields' widths summed: op, M/N/K, five bases,
-// six MODE flags and ACT, two operand zero points, ZP_OUT, CLAMP_MIN/MAX, MULT (32 bits each), SHIFT.
-inline constexpr int kCommandModeActBits = 4;
-inline constexpr int kCommandPortBits = arch::kOpBits + 3 * arch::kDimBits + 5 * arch::kBaseBits + 6 +
-                                        kCommandModeActBits + 2 * arch::kZpBits + 4 * 32 + arch::kShiftBits;
-inline constexpr int kCommandPortWords = (kCommandPortBits + 31) / 32;
+// mon_cmd_o: $bits(cmd_t) of qacc_pkg (spec 8), in 32-bit words.
+inline constexpr int kCommandPortWords = (arch::desc::kCmdBits + 31) / 32;
 
-// The queue monitor mon_q_o of a program (data_movement.md 18), decoded.
-struct QueueSample {
-  int d2c = 0, c2d = 0;              // token counters
-  int dma_count = 0, cmp_count = 0;  // queue occupancies
-  uint32_t retired = 0;              // Q_RETIRED
-  bool dma_start = false, dma_retire = false, cmp_start = false, cmp_retire = false;
-  uint32_t dma_start_index = 0, dma_retire_index = 0, cmp_start_index = 0, cmp_retire_index = 0;
-  bool dma_wait = false, cmp_wait = false;  // the cycles PERF_DMA_WAIT / PERF_COMPUTE_WAIT count
-  bool port_stall = false;                  // the cycles PERF_PORT_STALL counts
-  bool operator==(const QueueSample& o) const {
-    return d2c == o.d2c && c2d == o.c2d && dma_count == o.dma_count && cmp_count == o.cmp_count &&
-           retired == o.retired && dma_start == o.dma_start && dma_retire == o.dma_retire &&
-           cmp_start == o.cmp_start && cmp_retire == o.cmp_retire &&
-           dma_start_index == o.dma_start_index && dma_retire_index == o.dma_retire_index &&
-           cmp_start_index == o.cmp_start_index && cmp_retire_index == o.cmp_retire_index &&
-           dma_wait == o.dma_wait && cmp_wait == o.cmp_wait && port_stall == o.port_stall;
-  }
-};
-inline constexpr int kMonQueueBits = 4 + 4 + 3 + 3 + 16 + 4 * 17 + 3;  // $bits(mon_q_t)
+// The queue monitor mon_q_o of a program (data_movement.md 18), decoded: the generated struct of
+// the spec's mon_q_t.
+using QueueSample = arch::MonQ;
 inline constexpr int kMaxSramWordBytes = 8 * kMaxCols;              // the rq word
 // The DMA SRAM monitor's width in bytes for C columns: the widest word, rq's 8C (qacc_top
 // WordBytesMax).
@@ -68,6 +48,14 @@ struct MoveSample {
   bool idle_zero = true;         // the fields of an access the cycle does not have are 0 (18)
 };
 
+// The row beat of one beat unit in one cycle (mon_beat_*_o[u], units.md 21.2). Lanes are filled
+// only with valid.
+struct BeatSample {
+  bool valid = false, last = false;
+  int row = 0;
+  int32_t lanes[kMaxCols] = {};
+};
+
 // APB inputs of qacc_top for one cycle (spec 3).
 struct ApbPins {
   bool psel = false;
@@ -85,12 +73,7 @@ struct RtlSample {
   uint32_t prdata = 0;
   bool busy = false, done = false, irq = false;
   bool mac_in_valid = false, mac_in_last = false;
-  bool mac_valid = false, mac_last = false;
-  int mac_row = 0;
-  int32_t mac_acc[kMaxCols] = {};
-  bool rq_valid = false, rq_last = false;
-  int rq_row = 0;
-  int32_t rq_data[kMaxCols] = {};
+  BeatSample beats[arch::kNumBeatUnits];  // mon_beat_*_o, by arch::BeatUnit (units.md 21.2)
   bool out_we = false;
   uint32_t out_addr = 0;
   uint8_t out_be[4 * kMaxCols] = {};  // 0/1 per byte

@@ -21,8 +21,11 @@
 #include "sim/cosim/cosim.h"
 #include "sim/cosim/coverage.h"
 #include "sim/cosim/dut.h"
+#include "sim/cosim/fault_injector.h"
+#include "sim/cosim/host_player.h"
 #include "sim/cosim/program_check.h"
 #include "sim/cosim/rtl_runahead.h"
+#include "sim/cosim/run_common.h"
 #include "sim/testgen/program.h"
 
 // libsystemc's main() refers to sc_main; qacc has its own main() and starts the kernel itself, so
@@ -33,7 +36,6 @@ namespace qacc::cosim {
 
 namespace {
 
-constexpr int kResetCycles = 2;  // rst_ni low, then one cycle high before the first access
 constexpr int kApbTimeout = 16;  // access cycles without pready before the bus watchdog fires
 
 // The model half of a bus transfer, as seen by the engine.
@@ -72,21 +74,7 @@ struct EngineStop {
   std::string error;
 };
 
-// The SRAMs compared whole after a command: region, name, and the config's word size of each.
-struct SramInfo {
-  arch::Region region;
-  const char* name;
-  uint32_t (arch::ArchConfig::*word_bytes)() const;
-};
-constexpr SramInfo kSrams[] = {
-    {arch::Region::kA, "A", &arch::ArchConfig::a_word_bytes},
-    {arch::Region::kB, "B", &arch::ArchConfig::b_word_bytes},
-    {arch::Region::kBias, "bias", &arch::ArchConfig::bias_word_bytes},
-    {arch::Region::kRq, "rq", &arch::ArchConfig::rq_word_bytes},
-    {arch::Region::kOut, "out", &arch::ArchConfig::out_word_bytes},
-};
-
-class Engine {
+class Engine : public HostSteps {
  public:
   Engine(const CosimOptions& options, const sim::Program& program, Dut& dut, ModelPort* model,
          Scoreboard* scoreboard)
@@ -122,40 +110,28 @@ class Engine {
       dut_.SetReset(false);
       Tick();
     }
-    for (const sim::HostOp& op : program_.ops) {
-      switch (op.kind) {
-        case sim::HostOp::Kind::kWrite:
-        case sim::HostOp::Kind::kStart:
-        case sim::HostOp::Kind::kRead:
-        case sim::HostOp::Kind::kReadOut:
-          Transfer(op);
-          break;
-        case sim::HostOp::Kind::kWaitDone:
-          WaitDone();
-          RecordProgramEnd();
-          break;
-        case sim::HostOp::Kind::kIdle:
-          for (int64_t i = 0; i < op.cycles; ++i) Tick();
-          break;
-        case sim::HostOp::Kind::kCheckOutput:
-          if (output_check_) output_check_(op.index, *this);
-          break;
-        case sim::HostOp::Kind::kCheckSrams:
-          if (model_ != nullptr && scoreboard_ != nullptr) CheckSrams();
-          break;
-        case sim::HostOp::Kind::kExtWrite: {
-          const sim::ExtBlob& blob = program_.ext_blobs[size_t(op.index)];
-          dut_.ext_memory().Write(blob.addr, blob.bytes.data(), blob.bytes.size());
-          if (model_ != nullptr) {
-            model_->state().ext_memory().Write(blob.addr, blob.bytes.data(), blob.bytes.size());
-          }
-          break;
-        }
-        case sim::HostOp::Kind::kCheckProgram:
-          if (model_ != nullptr && scoreboard_ != nullptr) CheckProgram(op.index);
-          break;
-      }
-    }
+    PlayHostProgram(program_, *this);
+  }
+
+  // The steps of the host program (host_player.h); Transfer and CheckProgram are below.
+  void WaitDone() override {
+    WaitCommandDone();
+    RecordProgramEnd();
+  }
+  void Idle(int64_t cycles) override {
+    for (int64_t i = 0; i < cycles; ++i) Tick();
+  }
+  void CheckOutput(int job) override {
+    if (output_check_) output_check_(job, *this);
+  }
+  void CheckSrams() override {
+    if (model_ == nullptr || scoreboard_ == nullptr) return;
+    CompareSrams(options_.config, model_->srams(), dut_, cycle_ - 1, rtl_sram_, *scoreboard_);
+  }
+  void ExtWrite(const sim::ExtBlob& blob) override {
+    dut_.ext_memory().Write(blob.addr, blob.bytes.data(), blob.bytes.size());
+    if (model_ != nullptr)
+      model_->state().ext_memory().Write(blob.addr, blob.bytes.data(), blob.bytes.size());
   }
 
   int64_t cycle() const { return cycle_; }
@@ -181,7 +157,7 @@ class Engine {
     if (cycle_ == trace_begin_) dut_.SetTracing(true);
     RtlCycle();
     if (coverage_ != nullptr) coverage_->OnCycle(cycle_, sample_);
-    if (options_.fault != Fault::kNone) InjectFault();
+    if (options_.fault != Fault::kNone) faults_.Apply(sample_);
     if (model_ == nullptr && sample_.busy) ++busy_cycles_;
     if (launch_cycle_ >= 0 && rtl_done_cycle_ < 0 && sample_.done) rtl_done_cycle_ = cycle_;
     if (scoreboard_ != nullptr) {
@@ -260,45 +236,7 @@ class Engine {
     runahead_.reset();
   }
 
-  // Monitor-side faults: what the scoreboard sees differs from what the RTL did, once.
-  void InjectFault() {
-    const int rows = options_.config.rows;
-    const int cols = options_.config.cols;
-    switch (options_.fault) {
-      case Fault::kMacValue:  // lane 1 of the first MAC beat of row 1 (tile 0) off by one
-        if (!injected_ && sample_.mac_valid && sample_.mac_row == std::min(1, rows - 1)) {
-          sample_.mac_acc[1 % cols] ^= 1;
-          injected_ = true;
-        }
-        break;
-      case Fault::kRequantValue:  // lane 2 of the first requant beat of row 1 off by one
-        if (!injected_ && sample_.rq_valid && sample_.rq_row == std::min(1, rows - 1)) {
-          sample_.rq_data[2 % cols] ^= 1;
-          injected_ = true;
-        }
-        break;
-      case Fault::kMacLate:  // the last MAC beat of tile 0 one cycle late
-        if (delayed_) {
-          sample_.mac_valid = true;
-          sample_.mac_row = delayed_sample_.mac_row;
-          sample_.mac_last = delayed_sample_.mac_last;
-          std::copy(std::begin(delayed_sample_.mac_acc), std::end(delayed_sample_.mac_acc),
-                    std::begin(sample_.mac_acc));
-          delayed_ = false;
-        } else if (!injected_ && sample_.mac_valid && sample_.mac_row == rows - 1) {
-          delayed_sample_ = sample_;
-          sample_.mac_valid = false;
-          delayed_ = injected_ = true;
-        }
-        break;
-      case Fault::kNone:
-      case Fault::kStartLost:
-      case Fault::kRequantLatency:
-        break;
-    }
-  }
-
-  void Transfer(const sim::HostOp& op) {
+  void Transfer(const sim::HostOp& op) override {
     const bool is_read =
         op.kind == sim::HostOp::Kind::kRead || op.kind == sim::HostOp::Kind::kReadOut;
     const int64_t setup = cycle_;
@@ -403,7 +341,7 @@ class Engine {
   }
 
   // Idle bus until both the RTL and the model have completed the command in flight.
-  void WaitDone() {
+  void WaitCommandDone() {
     if (launch_cycle_ < 0) return;
     if (program_launched_) return WaitProgramDone();
     const int64_t predicted = PredictedDone();
@@ -470,7 +408,8 @@ class Engine {
   }
 
   // After a program: the external memory images of RTL and model, whole; the model against golden.
-  void CheckProgram(int index) {
+  void CheckProgram(int index) override {
+    if (model_ == nullptr || scoreboard_ == nullptr) return;
     CompareExtImages(dut_.ext_memory().image(), model_->state().ext_memory().image(), cycle_ - 1,
                      index, *scoreboard_);
     if (golden_command_ != index) {
@@ -505,47 +444,8 @@ class Engine {
         "watchdog: cycle {}: the RTL has not completed command {} {} cycles after its predicted "
         "completion (cycle {}; STATUS.BUSY {})",
         cycle_, command_, cycle_ - predicted, predicted, int(sample_.busy));
-    if (scoreboard_ == nullptr) return text;
-    for (CheckUnit unit : {CheckUnit::kMacIn, CheckUnit::kMac, CheckUnit::kRequant,
-                           CheckUnit::kOutWrite, CheckUnit::kDone}) {
-      const int64_t seen = scoreboard_->seen(unit), want = scoreboard_->predicted(unit);
-      if (seen >= want) continue;
-      const int64_t last = scoreboard_->last_seen_cycle(unit);
-      text += fmt::format("; unit {} stopped: {} of {} predicted {} seen, last at {}",
-                          CheckUnitName(unit), seen, want,
-                          unit == CheckUnit::kDone ? "completions" : "beats",
-                          last < 0 ? std::string("none") : fmt::format("cycle {}", last));
-      break;
-    }
+    if (scoreboard_ != nullptr) text += scoreboard_->StoppedStream();
     return text;
-  }
-
-  // The whole content of every SRAM, RTL (backdoor) vs model: a write anywhere, by the datapath or
-  // the host, that the other side did not make is a mismatch. One mismatch per differing word.
-  void CheckSrams() {
-    const model::Srams& srams = model_->srams();
-    for (const SramInfo& sram : kSrams) {
-      const arch::Region region = sram.region;
-      const std::vector<uint8_t>& want = srams.image(region);
-      rtl_sram_.assign(want.size(), 0);
-      dut_.ReadSram(region, rtl_sram_);
-      const size_t word_bytes = (options_.config.*sram.word_bytes)();
-      for (size_t w = 0; w < want.size() / word_bytes; ++w) {
-        for (size_t j = 0; j < word_bytes; ++j) {
-          const size_t at = w * word_bytes + j;
-          const uint8_t mask = SramDefinedBits(region, j);
-          if (((want[at] ^ rtl_sram_[at]) & mask) == 0) continue;
-          Mismatch m;
-          m.cycle = cycle_ - 1;
-          m.unit = CheckUnitName(CheckUnit::kSram);
-          m.what = fmt::format("{} SRAM word {:#x} byte {}", sram.name, w, j);
-          m.expected = fmt::format("{:#04x}", want[at] & mask);
-          m.actual = fmt::format("{:#04x}", rtl_sram_[at] & mask);
-          scoreboard_->Record(CheckUnit::kSram, m);
-          break;
-        }
-      }
-    }
   }
 
   const CosimOptions& options_;
@@ -576,9 +476,7 @@ class Engine {
   std::unique_ptr<RtlRunahead> runahead_;
   int64_t runahead_cycles_ = 0;
   uint64_t retired_ = 0;  // descriptors the model's programs retired so far
-  bool injected_ = false;
-  bool delayed_ = false;
-  RtlSample delayed_sample_;
+  FaultInjector faults_{options_.fault, options_.config.rows, options_.config.cols};
 };
 
 // ---- SystemC side
@@ -676,27 +574,6 @@ class LockstepHost : public sc_core::sc_module, public ModelPort {
   tlm::tlm_generic_payload payload_;
 };
 
-// The command of the program that computed job `job` (the last one launched with it).
-int CommandOfJob(const sim::Program& program, int job) {
-  int found = -1;
-  for (size_t i = 0; i < program.commands.size(); ++i) {
-    if (program.commands[i].job == job) found = static_cast<int>(i);
-  }
-  return found;
-}
-
-void FillCounts(const Scoreboard& scoreboard, CosimResult& result) {
-  for (int u = 0; u < kNumCheckUnits; ++u) {
-    result.mismatches[size_t(u)] = scoreboard.count(static_cast<CheckUnit>(u));
-    result.first_of[size_t(u)] = scoreboard.first_of(static_cast<CheckUnit>(u));
-  }
-  result.first = scoreboard.first();
-}
-
-double Seconds(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 }  // namespace
 
 CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program) {
@@ -757,118 +634,6 @@ CosimResult RunLockstep(const CosimOptions& options, const sim::Program& program
   result.check_seconds = check_seconds;
   result.coverage = coverage.bins();
   if (!options.coverage_path.empty()) dut->WriteCoverage(options.coverage_path);
-  result.wall_seconds = Seconds(start);
-  FillCounts(scoreboard, result);
-  result.pass = result.error.empty() && scoreboard.total() == 0;
-  return result;
-}
-
-CosimResult RunModelOnly(const CosimOptions& options, const sim::Program& program) {
-  CosimResult result;
-  const auto start = std::chrono::steady_clock::now();
-  model::AccelState state(options.config);
-  Scoreboard scoreboard(options.config);
-  std::vector<uint8_t> out_image(size_t(options.config.out_depth) *
-                                 options.config.out_word_bytes());
-  // The same program as the lockstep run, for the same cycle count: reset, one transfer per
-  // access (2 cycles, 3 for an SRAM read), idle cycles, and each command up to the cycle after
-  // its DONE.
-  int64_t cycle = kResetCycles + 1;
-  golden::MachineState golden_initial(golden::AccelGeometry{}, 0);  // at the last program's launch
-  int golden_command = -1;
-  for (const sim::HostOp& op : program.ops) {
-    switch (op.kind) {
-      case sim::HostOp::Kind::kWrite:
-      case sim::HostOp::Kind::kStart:
-      case sim::HostOp::Kind::kRead:
-      case sim::HostOp::Kind::kReadOut: {
-        const bool is_read =
-            op.kind == sim::HostOp::Kind::kRead || op.kind == sim::HostOp::Kind::kReadOut;
-        const int64_t complete = cycle + model::AccelState::TransferCycles(op.addr, is_read) - 1;
-        if (is_read) {
-          const model::BusResponse response = state.Read(op.addr, complete);
-          if (op.kind == sim::HostOp::Kind::kReadOut) {
-            const uint32_t off = arch::WindowOffset(op.addr);
-            for (int b = 0; b < 4; ++b) {
-              out_image[off + uint32_t(b)] = static_cast<uint8_t>(response.data >> (8 * b));
-            }
-          }
-        } else {
-          state.Write(op.addr, op.data, op.strobe, complete);
-        }
-        if (op.kind == sim::HostOp::Kind::kStart && state.last_launch_is_program() &&
-            state.last_program()->launch_cycle == complete + 1) {
-          if (result.launch_cycle == 0) result.launch_cycle = complete + 1;
-          golden_initial = GoldenState(options.config, state);
-          golden_command = op.index;
-        } else if (op.kind == sim::HostOp::Kind::kStart && state.last_launch() &&
-                   state.last_launch()->launch_cycle == complete + 1) {
-          const model::Launch& launch = *state.last_launch();
-          if (result.launch_cycle == 0) result.launch_cycle = launch.launch_cycle;
-          result.command_cycles += launch.done_cycle - launch.launch_cycle;
-          const sim::ProgramCommand& command = program.commands[size_t(op.index)];
-          const arch::ErrCode intended =
-              command.job >= 0 ? arch::ErrCode::kNone : command.expected_error;
-          if (launch.error != intended) {
-            Mismatch m;
-            m.cycle = complete;
-            m.unit = CheckUnitName(CheckUnit::kDone);
-            m.what = "command verdict (test generator vs model)";
-            m.command = op.index;
-            m.expected = arch::ErrCodeName(intended);
-            m.actual = arch::ErrCodeName(launch.error);
-            scoreboard.Record(CheckUnit::kDone, m);
-          }
-        }
-        cycle = complete + 1;
-        break;
-      }
-      case sim::HostOp::Kind::kWaitDone:
-        if (state.last_launch_is_program()) {
-          const bool counted = state.last_program()->ended;
-          const int64_t done = state.FinishProgram();
-          if (!counted) result.command_cycles += done - state.last_program()->launch_cycle;
-          const int64_t launch = state.last_program()->launch_cycle;
-          if (result.programs.empty() || result.programs.back().launch_cycle != launch) {
-            result.programs.push_back({launch, state.last_program()->result});
-          }
-          cycle = std::max(cycle, done + 1);
-        } else if (state.last_launch()) {
-          cycle = std::max(cycle, state.last_launch()->done_cycle + 1);
-        }
-        break;
-      case sim::HostOp::Kind::kExtWrite: {
-        const sim::ExtBlob& blob = program.ext_blobs[size_t(op.index)];
-        state.ext_memory().Write(blob.addr, blob.bytes.data(), blob.bytes.size());
-        break;
-      }
-      case sim::HostOp::Kind::kCheckProgram:
-        if (golden_command == op.index) {
-          CheckProgramAgainstGolden(options.config, program.commands[size_t(op.index)], op.index,
-                                    std::move(golden_initial), state, cycle - 1, scoreboard);
-          golden_command = -1;
-        }
-        break;
-      case sim::HostOp::Kind::kIdle:
-        cycle += op.cycles;
-        break;
-      case sim::HostOp::Kind::kCheckOutput: {
-        const auto check_start = std::chrono::steady_clock::now();
-        const model::GemmJob& job = program.jobs[size_t(op.index)];
-        const int64_t end_cycle = cycle - 1;
-        CompareOutputs(options.config, job, model::GoldenOutput(job), out_image, "model-output",
-                       [end_cycle](int64_t) { return end_cycle; }, CommandOfJob(program, op.index),
-                       scoreboard);
-        result.check_seconds += Seconds(check_start);
-        break;
-      }
-      case sim::HostOp::Kind::kCheckSrams:
-        break;
-    }
-  }
-  result.cycles = cycle;
-  if (state.last_program() && state.last_program()->ended)
-    result.program = state.last_program()->result;
   result.wall_seconds = Seconds(start);
   FillCounts(scoreboard, result);
   result.pass = result.error.empty() && scoreboard.total() == 0;

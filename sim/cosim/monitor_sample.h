@@ -30,32 +30,6 @@ inline uint32_t PortBits(const T& port, int lsb, int width) {
   return static_cast<uint32_t>((two >> (lsb % 32)) & ((uint64_t{1} << width) - 1));
 }
 
-// mon_q_o (the packed struct mon_q_t of qacc_pkg: its first member in the top bits).
-template <typename T>
-inline void SampleQueue(const T& port, QueueSample& q) {
-  int lsb = kMonQueueBits;
-  auto next = [&](int width) {
-    lsb -= width;
-    return PortBits(port, lsb, width);
-  };
-  q.d2c = int(next(4));
-  q.c2d = int(next(4));
-  q.dma_count = int(next(3));
-  q.cmp_count = int(next(3));
-  q.retired = next(16);
-  q.dma_start = next(1);
-  q.dma_start_index = next(16);
-  q.dma_retire = next(1);
-  q.dma_retire_index = next(16);
-  q.cmp_start = next(1);
-  q.cmp_start_index = next(16);
-  q.cmp_retire = next(1);
-  q.cmp_retire_index = next(16);
-  q.dma_wait = next(1);
-  q.cmp_wait = next(1);
-  q.port_stall = next(1);
-}
-
 // Whether every bit of a monitor port is 0.
 template <std::size_t N>
 inline bool PortIsZero(const VlWide<N>& port) {
@@ -79,6 +53,13 @@ inline void PortBitsPerByte(const T& port, int bits, uint8_t* out) {
   for (int j = 0; j < bits; ++j) out[j] = static_cast<uint8_t>((PortWord(port, j / 32) >> (j % 32)) & 1);
 }
 
+// The width of a row index (qacc_top's RowIdxW = $clog2(NumRows)).
+inline int RowIndexBits(int rows) {
+  int bits = 0;
+  while ((1 << bits) < rows) ++bits;
+  return bits;
+}
+
 // The APB response, status, irq and monitor ports of `top` (evaluated with the clock low) for an
 // array of `rows` x `cols`. Lane arrays are filled only when their valid bit is 1.
 template <typename VTop>
@@ -91,17 +72,14 @@ void SampleOutputs(const VTop& top, int rows, int cols, RtlSample& s) {
   s.irq = top.irq_o;
   s.mac_in_valid = top.mon_mac_in_valid_o;
   s.mac_in_last = top.mon_mac_in_last_o;
-  s.mac_valid = top.mon_mac_valid_o;
-  if (s.mac_valid) {
-    s.mac_row = top.mon_mac_row_o;
-    s.mac_last = top.mon_mac_last_o;
-    for (int c = 0; c < cols; ++c) s.mac_acc[c] = static_cast<int32_t>(PortWord(top.mon_mac_acc_o, c));
-  }
-  s.rq_valid = top.mon_rq_valid_o;
-  if (s.rq_valid) {
-    s.rq_row = top.mon_rq_row_o;
-    s.rq_last = top.mon_rq_last_o;
-    for (int c = 0; c < cols; ++c) s.rq_data[c] = static_cast<int32_t>(PortWord(top.mon_rq_data_o, c));
+  for (int u = 0; u < arch::kNumBeatUnits; ++u) {
+    BeatSample& beat = s.beats[u];
+    beat.valid = (top.mon_beat_valid_o >> u) & 1;
+    if (!beat.valid) continue;
+    beat.row = int(PortBits(top.mon_beat_row_o, u * RowIndexBits(rows), RowIndexBits(rows)));
+    beat.last = (top.mon_beat_last_o >> u) & 1;
+    for (int c = 0; c < cols; ++c)
+      beat.lanes[c] = static_cast<int32_t>(PortWord(top.mon_beat_lanes_o, u * cols + c));
   }
   static_assert(sizeof(top.mon_cmd_o) == 4 * kCommandPortWords, "mon_cmd_o is not $bits(cmd_t)");
   for (int i = 0; i < kCommandPortWords; ++i) s.cmd[i] = PortWord(top.mon_cmd_o, i);
@@ -118,8 +96,9 @@ void SampleOutputs(const VTop& top, int rows, int cols, RtlSample& s) {
     }
   }
   // Programs (data_movement.md 18).
-  static_assert(sizeof(top.mon_q_o) * 8 >= kMonQueueBits, "mon_q_o is not $bits(mon_q_t)");
-  SampleQueue(top.mon_q_o, s.queue);
+  static_assert(sizeof(top.mon_q_o) * 8 >= arch::kMonQBits, "mon_q_o is not $bits(mon_q_t)");
+  s.queue =
+      arch::UnpackMonQ([&top](int lsb, int width) { return PortBits(top.mon_q_o, lsb, width); });
   s.dma.re = top.mon_dma_re_o;
   s.dma.we = top.mon_dma_we_o;
   // Without an access every field is 0 (data_movement.md 18): SRAM, address, byte enables and data.

@@ -8,23 +8,12 @@
 #include <utility>
 
 #include "compiler/compiler.h"
+#include "model/descriptor.h"
+#include "model/srams.h"
 
 namespace qacc::cosim {
 
 namespace {
-
-struct SramOf {
-  arch::Region region;
-  golden::Sram id;
-  const char* name;
-};
-constexpr SramOf kSramsOf[] = {
-    {arch::Region::kA, golden::Sram::kA, "A"},
-    {arch::Region::kB, golden::Sram::kB, "B"},
-    {arch::Region::kBias, golden::Sram::kBias, "bias"},
-    {arch::Region::kRq, golden::Sram::kRq, "rq"},
-    {arch::Region::kOut, golden::Sram::kOut, "out"},
-};
 
 // An rq SRAM image in golden's form: its undefined bits 0.
 void NormalizeRq(std::vector<uint8_t>& rq) {
@@ -58,7 +47,7 @@ std::string Difference(const golden::MemoryImage& want, const golden::MemoryImag
 
 golden::MachineState GoldenState(const arch::ArchConfig& config, const model::AccelState& state) {
   golden::MachineState g(compiler::GeometryOf(config), 0);
-  for (const SramOf& s : kSramsOf) g.sram(s.id) = state.srams().image(s.region);
+  for (const arch::SramInfo& s : arch::kSrams) g.sram(s.id) = state.srams().image(s.id);
   NormalizeRq(g.rq);
   g.ext = state.ext_memory().image();
   return g;
@@ -100,9 +89,9 @@ void CheckProgramAgainstGolden(const arch::ArchConfig& config, const sim::Progra
   if (got.retired != uint32_t(want.retired)) {
     record("Q_RETIRED vs golden", std::to_string(want.retired), std::to_string(got.retired));
   }
-  for (const SramOf& s : kSramsOf) {
-    std::vector<uint8_t> image = state.srams().image(s.region);
-    if (s.region == arch::Region::kRq) NormalizeRq(image);
+  for (const arch::SramInfo& s : arch::kSrams) {
+    std::vector<uint8_t> image = state.srams().image(s.id);
+    if (s.id == arch::Region::kRq) NormalizeRq(image);
     size_t first = 0;
     const std::string diff = Difference(initial.sram(s.id), image, &first);
     if (diff.empty()) continue;
@@ -131,6 +120,31 @@ void CompareExtImages(const golden::MemoryImage& rtl, const golden::MemoryImage&
   m.expected = first < model.size() ? fmt::format("{:#04x}", model[first]) : "";
   m.actual = first < rtl.size() ? fmt::format("{:#04x}", rtl[first]) : "";
   scoreboard.Record(CheckUnit::kExtMem, m);
+}
+
+void CompareSrams(const arch::ArchConfig& config, const model::Srams& model, const Dut& dut,
+                  int64_t cycle, std::vector<uint8_t>& scratch, Scoreboard& scoreboard) {
+  for (const arch::SramInfo& sram : arch::kSrams) {
+    const std::vector<uint8_t>& want = model.image(sram.id);
+    scratch.assign(want.size(), 0);
+    dut.ReadSram(sram.id, scratch);
+    const size_t word_bytes = model::SramWordBytes(config, uint8_t(sram.id));
+    for (size_t w = 0; w < want.size() / word_bytes; ++w) {
+      for (size_t j = 0; j < word_bytes; ++j) {
+        const size_t at = w * word_bytes + j;
+        const uint8_t mask = SramDefinedBits(sram.id, j);
+        if (((want[at] ^ scratch[at]) & mask) == 0) continue;
+        Mismatch m;
+        m.cycle = cycle;
+        m.unit = CheckUnitName(CheckUnit::kSram);
+        m.what = fmt::format("{} SRAM word {:#x} byte {}", sram.name, w, j);
+        m.expected = fmt::format("{:#04x}", want[at] & mask);
+        m.actual = fmt::format("{:#04x}", scratch[at] & mask);
+        scoreboard.Record(CheckUnit::kSram, m);
+        break;
+      }
+    }
+  }
 }
 
 }  // namespace qacc::cosim

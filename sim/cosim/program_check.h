@@ -1,7 +1,8 @@
 // The end-of-program checks against the golden executor (docs/data_movement.md 18): the memories
 // at a program's launch are kept, golden::RunQueue runs on them when the program has ended, and
 // the model's outcome (error, Q_ERR_INDEX, Q_RETIRED, every SRAM, the external memory image) is
-// compared with golden's. Shared by the lockstep and the model-only runs.
+// compared with golden's. Shared by the lockstep and the model-only runs. And the whole-memory
+// comparisons of RTL and model after a command or a program.
 #ifndef QACC_SIM_COSIM_PROGRAM_CHECK_H_
 #define QACC_SIM_COSIM_PROGRAM_CHECK_H_
 
@@ -11,6 +12,7 @@
 #include "golden/program.h"
 #include "model/accel_state.h"
 #include "model/arch.h"
+#include "sim/cosim/dut.h"
 #include "sim/cosim/scoreboard.h"
 #include "sim/testgen/program.h"
 
@@ -34,6 +36,13 @@ void CheckProgramAgainstGolden(const arch::ArchConfig& config, const sim::Progra
 // differing byte and the count) under kExtMem.
 void CompareExtImages(const golden::MemoryImage& rtl, const golden::MemoryImage& model,
                       int64_t cycle, int command, Scoreboard& scoreboard);
+
+// The whole content of every SRAM (arch::kSrams) after a command, the RTL's (read by the backdoor)
+// vs the model's: a write anywhere, by the datapath or the host, that the other side did not make
+// is a mismatch under kSram, one per differing word, in the bits the SRAM defines
+// (SramDefinedBits). `scratch` holds the RTL's image between calls.
+void CompareSrams(const arch::ArchConfig& config, const model::Srams& model, const Dut& dut,
+                  int64_t cycle, std::vector<uint8_t>& scratch, Scoreboard& scoreboard);
 
 }  // namespace qacc::cosim
 

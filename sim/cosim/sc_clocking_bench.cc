@@ -24,12 +24,12 @@ struct Host : sc_core::sc_module {
   sc_core::sc_signal<bool> pready{"pready"}, pslverr{"pslverr"}, irq{"irq"}, busy{"busy"},
       done{"done"};
   sc_core::sc_signal<bool> mac_in_valid{"mac_in_valid"}, mac_in_last{"mac_in_last"};
-  sc_core::sc_signal<bool> mac_valid{"mac_valid"}, mac_last{"mac_last"}, rq_valid{"rq_valid"},
-      rq_last{"rq_last"}, out_we{"out_we"};
-  sc_core::sc_signal<uint32_t> mac_row{"mac_row"}, rq_row{"rq_row"}, out_addr{"out_addr"},
-      out_be{"out_be"};
-  sc_core::sc_signal<sc_dt::sc_bv<256>> mac_acc{"mac_acc"}, rq_data{"rq_data"},
-      out_wdata{"out_wdata"};
+  sc_core::sc_signal<bool> out_we{"out_we"};
+  // Row beats of the MAC array and requant (units.md 21.2) on the default 8x8 config.
+  sc_core::sc_signal<uint32_t> beat_valid{"beat_valid"}, beat_row{"beat_row"},
+      beat_last{"beat_last"}, out_addr{"out_addr"}, out_be{"out_be"};
+  sc_core::sc_signal<sc_dt::sc_bv<qacc::arch::kNumBeatUnits * 256>> beat_lanes{"beat_lanes"};
+  sc_core::sc_signal<sc_dt::sc_bv<256>> out_wdata{"out_wdata"};
   Vqacc_top_sc top{"top"};
   std::vector<qacc::sim::HostOp> program;
   uint64_t checksum = 0;
@@ -53,14 +53,10 @@ struct Host : sc_core::sc_module {
     top.mon_done_o(done);
     top.mon_mac_in_valid_o(mac_in_valid);
     top.mon_mac_in_last_o(mac_in_last);
-    top.mon_mac_valid_o(mac_valid);
-    top.mon_mac_row_o(mac_row);
-    top.mon_mac_last_o(mac_last);
-    top.mon_mac_acc_o(mac_acc);
-    top.mon_rq_valid_o(rq_valid);
-    top.mon_rq_row_o(rq_row);
-    top.mon_rq_last_o(rq_last);
-    top.mon_rq_data_o(rq_data);
+    top.mon_beat_valid_o(beat_valid);
+    top.mon_beat_row_o(beat_row);
+    top.mon_beat_last_o(beat_last);
+    top.mon_beat_lanes_o(beat_lanes);
     top.mon_out_we_o(out_we);
     top.mon_out_addr_o(out_addr);
     top.mon_out_be_o(out_be);
@@ -71,8 +67,10 @@ struct Host : sc_core::sc_module {
   // One clock cycle: wait for the rising edge that ends it, sampling the monitors as the lockstep
   // engine does (lanes only when valid).
   void Edge() {
-    if (mac_valid.read()) checksum += mac_acc.read().to_uint64();
-    if (rq_valid.read()) checksum += rq_data.read().to_uint64();
+    for (int u = 0; u < qacc::arch::kNumBeatUnits; ++u) {
+      if ((beat_valid.read() >> u) & 1)
+        checksum += beat_lanes.read().range(256 * u + 63, 256 * u).to_uint64();
+    }
     if (out_we.read()) checksum += out_wdata.read().to_uint64();
     wait(clk.posedge_event());
     ++g_cycles;

@@ -62,39 +62,17 @@ void Scoreboard::CheckStatus(int64_t cycle, const RtlSample& s, bool busy, bool 
 }
 
 arch::Command DecodeCommandPort(const uint32_t (&words)[kCommandPortWords]) {
-  int pos = 0;  // cmd_t is packed with its first field in the top bits: read from the bottom up
   // A field of up to 32 bits from the two words it may span (every cycle of a lockstep run decodes the port).
-  auto take = [&](int bits) {
-    const int w = pos / 32, shift = pos % 32;
+  auto bits = [&](int lsb, int width) {
+    const int w = lsb / 32;
     uint64_t pair = words[w];
     if (w + 1 < kCommandPortWords) pair |= uint64_t{words[w + 1]} << 32;
-    pos += bits;
-    return static_cast<uint32_t>((pair >> shift) & ((uint64_t{1} << bits) - 1));
+    return static_cast<uint32_t>((pair >> (lsb % 32)) & ((uint64_t{1} << width) - 1));
   };
-  arch::Command c;
-  c.shift = take(arch::kShiftBits);
-  c.mult = static_cast<int32_t>(take(32));
-  c.clamp_max = static_cast<int32_t>(take(32));
-  c.clamp_min = static_cast<int32_t>(take(32));
-  c.zp_out = static_cast<int32_t>(take(32));
-  const uint32_t b_zp = take(arch::kZpBits);
-  const uint32_t a_zp = take(arch::kZpBits);
-  c.zp_ab = a_zp << arch::kZpALsb | b_zp << arch::kZpBLsb;
-  c.mode = take(kCommandModeActBits) << arch::kModeActLsb;  // act (MODE_ACT_W), then the flags from the last
-  for (uint32_t flag : {arch::kModeBUnsigned, arch::kModeAUnsigned, arch::kModeBiasEn, arch::kModeOutRaw,
-                        arch::kModePerChannel, arch::kModeRounding}) {
-    if (take(1) != 0) c.mode |= flag;
-  }
-  c.out_base = take(arch::kBaseBits);
-  c.rq_base = take(arch::kBaseBits);
-  c.bias_base = take(arch::kBaseBits);
-  c.b_base = take(arch::kBaseBits);
-  c.a_base = take(arch::kBaseBits);
-  c.k = take(arch::kDimBits);
-  c.n = take(arch::kDimBits);
-  c.m = take(arch::kDimBits);
-  c.op = take(arch::kOpBits);
-  if (pos != kCommandPortBits) throw std::logic_error("DecodeCommandPort: cmd_t layout out of date");
+  model::Descriptor d{};
+  const uint32_t op = arch::desc::UnpackCmd(bits, d);
+  arch::Command c = model::GemmCommandOf(d);
+  c.op = op;
   return c;
 }
 
@@ -193,11 +171,26 @@ int64_t Scoreboard::TileOf(int64_t cycle, int row, int64_t first) const {
   return tile < timing_.T() ? tile : -1;
 }
 
+std::string Scoreboard::StoppedStream() const {
+  std::vector<CheckUnit> units = {CheckUnit::kMacIn};
+  for (const arch::BeatUnitInfo& beat : arch::kBeatUnits) units.push_back(BeatCheckUnit(beat.beat));
+  units.insert(units.end(), {CheckUnit::kOutWrite, CheckUnit::kDone});
+  for (CheckUnit unit : units) {
+    const int64_t seen = this->seen(unit), want = predicted(unit);
+    if (seen >= want) continue;
+    const int64_t last = last_seen_cycle(unit);
+    return fmt::format("; unit {} stopped: {} of {} predicted {} seen, last at {}",
+                       CheckUnitName(unit), seen, want,
+                       unit == CheckUnit::kDone ? "completions" : "beats",
+                       last < 0 ? std::string("none") : fmt::format("cycle {}", last));
+  }
+  return {};
+}
+
 void Scoreboard::Check(int64_t cycle, const RtlSample& s) {
   if (source_ != nullptr) source_->Advance(cycle);
   CheckMacIn(cycle, s);
-  CheckMac(cycle, s);
-  CheckRequant(cycle, s);
+  for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) CheckBeat(unit.beat, cycle, s);
   CheckOutWrite(cycle, s);
   CheckDone(cycle, s);
 }
@@ -227,24 +220,15 @@ void Scoreboard::CheckMacIn(int64_t cycle, const RtlSample& s) {
   Record(CheckUnit::kMacIn, m);
 }
 
-void Scoreboard::CheckMac(int64_t cycle, const RtlSample& s) {
-  const model::MacBeat* e = source_ ? source_->PeekMac() : nullptr;
+void Scoreboard::CheckBeat(arch::BeatUnit unit, int64_t cycle, const RtlSample& s) {
+  const model::RowBeat* e = source_ ? source_->PeekBeat(unit) : nullptr;
   const bool due = e != nullptr && e->cycle == cycle;
   RowBeat expected;
-  if (due) expected = {true, e->tile, e->row, e->last, e->acc.data()};
-  CheckRowBeat(CheckUnit::kMac, cycle, timing_.O(0, 0),
-               {s.mac_valid, 0, s.mac_row, s.mac_last, s.mac_acc}, expected);
-  if (due) source_->PopMac();
-}
-
-void Scoreboard::CheckRequant(int64_t cycle, const RtlSample& s) {
-  const model::RequantBeat* e = source_ ? source_->PeekRequant() : nullptr;
-  const bool due = e != nullptr && e->cycle == cycle;
-  RowBeat expected;
-  if (due) expected = {true, e->tile, e->row, e->last, e->data.data(), e->known_lanes};
-  CheckRowBeat(CheckUnit::kRequant, cycle, timing_.Q(0, 0),
-               {s.rq_valid, 0, s.rq_row, s.rq_last, s.rq_data}, expected);
-  if (due) source_->PopRequant();
+  if (due) expected = {true, e->tile, e->row, e->last, e->lanes.data(), e->known_lanes};
+  const BeatSample& a = s.beats[size_t(unit)];
+  CheckRowBeat(BeatCheckUnit(unit), cycle, timing_.Beat(unit, 0, 0),
+               {a.valid, 0, a.row, a.last, a.lanes}, expected);
+  if (due) source_->PopBeat(unit);
 }
 
 void Scoreboard::CheckRowBeat(CheckUnit unit, int64_t cycle, int64_t first, const RowBeat& actual,
@@ -437,7 +421,8 @@ void Scoreboard::CheckMemPort(int64_t cycle, const model::AxiMasterOut& r,
 }
 
 void Scoreboard::CheckQueue(int64_t cycle, const QueueSample& r, const model::ProgramCycle& e) {
-  constexpr uint32_t kIndexMask = 0xFFFF;  // the monitor's 16-bit index and Q_RETIRED fields
+  constexpr uint32_t kIndexMask =
+      (1u << arch::kQCountBits) - 1;  // the monitor's index and Q_RETIRED fields
   QueueSample want;
   want.d2c = e.d2c;
   want.c2d = e.c2d;
@@ -445,13 +430,13 @@ void Scoreboard::CheckQueue(int64_t cycle, const QueueSample& r, const model::Pr
   want.cmp_count = e.compute_queue;
   want.retired = e.retired & kIndexMask;
   want.dma_start = e.dma_start.valid;
-  want.dma_start_index = e.dma_start.valid ? e.dma_start.index & kIndexMask : 0;
+  want.dma_start_idx = e.dma_start.valid ? e.dma_start.index & kIndexMask : 0;
   want.dma_retire = e.dma_retire.valid;
-  want.dma_retire_index = e.dma_retire.valid ? e.dma_retire.index & kIndexMask : 0;
+  want.dma_retire_idx = e.dma_retire.valid ? e.dma_retire.index & kIndexMask : 0;
   want.cmp_start = e.compute_start.valid;
-  want.cmp_start_index = e.compute_start.valid ? e.compute_start.index & kIndexMask : 0;
+  want.cmp_start_idx = e.compute_start.valid ? e.compute_start.index & kIndexMask : 0;
   want.cmp_retire = e.compute_retire.valid;
-  want.cmp_retire_index = e.compute_retire.valid ? e.compute_retire.index & kIndexMask : 0;
+  want.cmp_retire_idx = e.compute_retire.valid ? e.compute_retire.index & kIndexMask : 0;
   want.dma_wait = e.dma_wait;
   want.cmp_wait = e.compute_wait;
   want.port_stall = e.port_stall;
@@ -459,10 +444,10 @@ void Scoreboard::CheckQueue(int64_t cycle, const QueueSample& r, const model::Pr
   auto text = [](const QueueSample& q) {
     std::string t = fmt::format("d2c {} c2d {} queues {}/{} retired {}", q.d2c, q.c2d, q.dma_count,
                                 q.cmp_count, q.retired);
-    if (q.dma_start) t += fmt::format(", dma start {}", q.dma_start_index);
-    if (q.dma_retire) t += fmt::format(", dma retire {}", q.dma_retire_index);
-    if (q.cmp_start) t += fmt::format(", compute start {}", q.cmp_start_index);
-    if (q.cmp_retire) t += fmt::format(", compute retire {}", q.cmp_retire_index);
+    if (q.dma_start) t += fmt::format(", dma start {}", q.dma_start_idx);
+    if (q.dma_retire) t += fmt::format(", dma retire {}", q.dma_retire_idx);
+    if (q.cmp_start) t += fmt::format(", compute start {}", q.cmp_start_idx);
+    if (q.cmp_retire) t += fmt::format(", compute retire {}", q.cmp_retire_idx);
     if (q.dma_wait) t += ", dma waits for a token";
     if (q.cmp_wait) t += ", compute waits for a token";
     if (q.port_stall) t += ", dma step waits for its port";

@@ -67,6 +67,16 @@ inline constexpr CheckUnitInfo kCheckUnits[kNumCheckUnits] = {
     {CheckUnit::kSram, "sram"},        {CheckUnit::kOutput, "output"},
     {CheckUnit::kExtMem, "ext_mem"},   {CheckUnit::kProgram, "program"},
 };
+// The check of each beat unit's row beats (arch::kBeatUnits).
+inline CheckUnit BeatCheckUnit(arch::BeatUnit unit) {
+  switch (unit) {
+    case arch::BeatUnit::kMac:
+      return CheckUnit::kMac;
+    case arch::BeatUnit::kRequant:
+      return CheckUnit::kRequant;
+  }
+  return CheckUnit::kCount;
+}
 inline const char* CheckUnitName(CheckUnit unit) {
   return kCheckUnits[static_cast<int>(unit)].name;
 }
@@ -125,22 +135,25 @@ class Scoreboard {
   int64_t predicted(CheckUnit unit) const { return predicted_[static_cast<int>(unit)]; }
   int64_t last_seen_cycle(CheckUnit unit) const { return last_seen_[static_cast<int>(unit)]; }
 
+  // For a watchdog's message: "; unit U stopped: ..." for the first beat stream, in pipeline order,
+  // whose RTL beats fell short of the model's; empty when none did.
+  std::string StoppedStream() const;
+
   // Fills tile / tile_row / row / col of `m` from a tile and row (and m.lane).
   void Locate(Mismatch& m, int64_t tile, int tile_row) const;
 
  private:
-  // A row beat of the MAC array or the requant unit: row i of a tile, C int32 lanes.
+  // A row beat of a beat unit (units.md 21.2): row i of a tile, C int32 lanes.
   struct RowBeat {
     bool valid = false;
     int64_t tile = 0;
     int row = 0;
     bool last = false;
     const int32_t* lanes = nullptr;
-    uint64_t known_lanes = ~uint64_t{0};  // lanes the model predicts (requant: see RequantBeat)
+    uint64_t known_lanes = ~uint64_t{0};  // lanes the model predicts (see model::RowBeat)
   };
   void CheckMacIn(int64_t cycle, const RtlSample& s);
-  void CheckMac(int64_t cycle, const RtlSample& s);
-  void CheckRequant(int64_t cycle, const RtlSample& s);
+  void CheckBeat(arch::BeatUnit unit, int64_t cycle, const RtlSample& s);
   // Compares the RTL's row beat of `unit` in `cycle` with the predicted one (valid only when one is due in
   // this very cycle); `first` is the unit's beat cycle for tile 0, row 0 (to name the tile of an unexpected
   // beat).

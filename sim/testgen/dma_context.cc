@@ -12,7 +12,7 @@ void Shuffle(Rng& rng, std::vector<Descriptor>& p) {
 Descriptor SmallDma(Context& c, Op op, uint32_t sram, uint64_t begin, uint64_t end) {
   golden::DmaFields f;
   f.sram = sram;
-  f.out_int32 = sram == 5 && c.rng.Chance(50);
+  f.out_int32 = sram == kSramOut && c.rng.Chance(50);
   const uint64_t unit = golden::UnitBytes(c.g, sram, f.out_int32);
   const uint64_t units = golden::SramUnits(c.g, sram, f.out_int32);
   if (end == 0 || end > units) end = units;

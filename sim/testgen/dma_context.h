@@ -56,10 +56,11 @@ struct Context {
   void Setup() {
     b.WriteExt(0, RandomBytes(rng, size_t(data_end)));
     std::vector<Descriptor> fill;
-    for (uint32_t sram = 1; sram <= 5; ++sram) {
+    for (int i = 0; i < kNumSrams; ++i) {
+      const uint32_t sram = SramId(i);
       golden::DmaFields f;
       f.sram = sram;
-      f.out_int32 = sram == 5;
+      f.out_int32 = sram == kSramOut;
       const uint64_t unit = golden::UnitBytes(g, sram, f.out_int32);
       const uint64_t units = std::min<uint64_t>(
           {golden::SramUnits(g, sram, f.out_int32), data_end / unit, uint64_t{65535}});

@@ -424,7 +424,8 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
               +any);
   }
   for (const Op op : {Op::kLoad, Op::kStore}) {
-    for (uint32_t sram = 1; sram <= 5; ++sram) {
+    for (int i = 0; i < kNumSrams; ++i) {
+      const uint32_t sram = SramId(i);
       golden::DmaFields f;
       f.sram = sram;
       f.out_int32 = sram == kSramOut && rng.Chance(50);
@@ -432,11 +433,11 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
       f.ext_addr = golden::UnitBytes(c.g, sram, f.out_int32) * uint32_t(rng.Uniform(0, 64));
       // EXT_ALIGN / EXT_RANGE once per opcode, the range / EXT_ALIGN pair per SRAM, BAD_SHAPE /
       // BAD_SRAM once per count set to 0.
-      for (int zero = 0; zero < (sram == 1 ? 3 : 1); ++zero) {
+      for (int zero = 0; zero < (sram == kSramA ? 3 : 1); ++zero) {
         auto breakers = DmaBreakers(c, sram, zero);
         if (zero > 0) {
           breakers.resize(2);
-        } else if (sram != 1) {
+        } else if (sram != kSramA) {
           breakers = {breakers[2], breakers[3]};
         }
         add_pairs(op == Op::kLoad ? "LOAD" : "STORE", breakers, f,

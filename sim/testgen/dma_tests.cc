@@ -37,8 +37,9 @@ Program GenLoadStore(Rng& rng, const arch::ArchConfig& config) {
   c.Setup();
   for (int run = 0; run < 2; ++run) {
     std::vector<Descriptor> p;
-    for (uint32_t sram = 1; sram <= 5; ++sram) {
-      for (int layout = 0; layout < (sram == 5 ? 2 : 1); ++layout) {
+    for (int i = 0; i < kNumSrams; ++i) {
+      const uint32_t sram = SramId(i);
+      for (int layout = 0; layout < (sram == kSramOut ? 2 : 1); ++layout) {
         DmaKnobs k = c.Knobs(sram);
         k.out_int32 = layout;
         for (Op op : {Op::kLoad, Op::kLoad, Op::kStore, Op::kStore}) {
@@ -66,8 +67,8 @@ Program GenEdges(Rng& rng, const arch::ArchConfig& config) {
   // Directed: one unit; a row of exactly 16 beats from a page start (one whole burst); a row
   // that crosses a 4 KiB boundary mid-burst; a unit stored 65535 times (COUNT1 or COUNT2 at the
   // top, both strides 0: one write burst per unit).
-  for (uint32_t sram : {uint32_t(rng.Uniform(1, 5)), uint32_t(rng.Uniform(1, 5))}) {
-    const bool out32 = sram == 5 && rng.Chance(50);
+  for (uint32_t sram : {RandomSram(rng), RandomSram(rng)}) {
+    const bool out32 = sram == kSramOut && rng.Chance(50);
     const uint32_t unit = golden::UnitBytes(c.g, sram, out32);
     golden::DmaFields one;
     one.sram = sram;
@@ -184,7 +185,7 @@ Program GenQueueTokens(Rng& rng, const arch::ArchConfig& config) {
     // its output that WAITs for it (the DMA engine waiting).
     std::vector<Descriptor> p;
     golden::DmaFields broadcast;
-    broadcast.sram = 3;
+    broadcast.sram = kSramBias;
     broadcast.count1 = uint32_t(rng.Uniform(600, 900));
     broadcast.sram_base = uint32_t(rng.Uniform(0, c.g.bias_depth - 1));
     broadcast.ext_addr = 4 * uint32_t(c.g.cols) * uint32_t(rng.Uniform(0, 64));
@@ -205,7 +206,7 @@ Program GenQueueTokens(Rng& rng, const arch::ArchConfig& config) {
     SetSignal(gemm);
     p.push_back(gemm);
     golden::DmaFields store;
-    store.sram = 5;
+    store.sram = kSramOut;
     store.out_int32 = true;
     store.count0 = uint32_t(rng.Uniform(1, 32));
     store.ext_addr = 4 * uint32_t(c.g.cols) * uint32_t(rng.Uniform(0, 64));
@@ -221,8 +222,8 @@ Program GenQueueTokens(Rng& rng, const arch::ArchConfig& config) {
 Descriptor IllegalDescriptor(Context& c, ErrCode code) {
   Rng& rng = c.rng;
   golden::DmaFields f;
-  f.sram = uint32_t(rng.Uniform(1, 5));
-  f.out_int32 = f.sram == 5 && rng.Chance(50);
+  f.sram = RandomSram(rng);
+  f.out_int32 = f.sram == kSramOut && rng.Chance(50);
   const uint32_t unit = golden::UnitBytes(c.g, f.sram, f.out_int32);
   const uint64_t units = golden::SramUnits(c.g, f.sram, f.out_int32);
   f.count0 = uint32_t(rng.Uniform(1, 4));
@@ -287,7 +288,7 @@ Descriptor BoundaryMove(Context& c, uint32_t dst, bool dst_over, bool src_over) 
   Rng& rng = c.rng;
   golden::MoveFields f;
   f.dst = dst;
-  const uint32_t max0 = dst == 1 ? uint32_t(c.g.cols) : uint32_t(c.g.rows);
+  const uint32_t max0 = dst == kSramA ? uint32_t(c.g.cols) : uint32_t(c.g.rows);
   f.count0 = uint32_t(rng.Uniform(1, max0));
   f.count1 = uint32_t(rng.Uniform(2, 3));
   f.count2 = uint32_t(rng.Uniform(2, 3));
@@ -295,7 +296,7 @@ Descriptor BoundaryMove(Context& c, uint32_t dst, bool dst_over, bool src_over) 
   f.dst_stride2 = uint32_t(rng.Uniform(1, 100));
   f.src_stride1 = uint32_t(4 * rng.Uniform(1, c.g.rows));
   f.src_stride2 = uint32_t(4 * rng.Uniform(1, 64));
-  const uint64_t depth = dst == 1 ? c.g.a_depth : c.g.b_depth;
+  const uint64_t depth = dst == kSramA ? c.g.a_depth : c.g.b_depth;
   const uint64_t dst_span =
       uint64_t(f.count1 - 1) * f.dst_stride1 + uint64_t(f.count2 - 1) * f.dst_stride2 + f.count0;
   f.dst_base = uint32_t(depth - dst_span + (dst_over ? 1 : 0));
@@ -324,7 +325,7 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
   // source's last entry.
   const uint32_t move_dst = uint32_t(rng.Uniform(1, 2));
   illegal.emplace_back(BoundaryMove(c, move_dst, true, false),
-                       move_dst == 1 ? ErrCode::kARange : ErrCode::kBRange);
+                       move_dst == kSramA ? ErrCode::kARange : ErrCode::kBRange);
   illegal.emplace_back(BoundaryMove(c, uint32_t(rng.Uniform(1, 2)), rng.Chance(50), true),
                        ErrCode::kOutRange);
   for (const auto& [bad, want] : illegal) {
@@ -344,10 +345,9 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
     // validated; the validation error still wins over DEADLOCK (14.3), at the fifth's index.
     std::vector<Descriptor> p;
     for (int i = 0; i < golden::kQueueDepth; ++i) {
-      Descriptor d =
-          to_dma ? SmallDma(c, rng.Chance(50) ? Op::kLoad : Op::kStore, uint32_t(rng.Uniform(1, 5)))
-          : rng.Chance(50) ? RandomGemm(rng, c.g)
-                           : RandomMove(rng, c.g);
+      Descriptor d = to_dma ? SmallDma(c, rng.Chance(50) ? Op::kLoad : Op::kStore, RandomSram(rng))
+                     : rng.Chance(50) ? RandomGemm(rng, c.g)
+                                      : RandomMove(rng, c.g);
       SetWait(d);
       p.push_back(d);
     }
@@ -397,8 +397,8 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
     // the last unit of its SRAM runs.
     for (const bool plane : {false, true}) {
       golden::DmaFields f;
-      f.sram = uint32_t(rng.Uniform(1, 5));
-      f.out_int32 = f.sram == 5 && rng.Chance(50);
+      f.sram = RandomSram(rng);
+      f.out_int32 = f.sram == kSramOut && rng.Chance(50);
       const uint64_t unit = golden::UnitBytes(c.g, f.sram, f.out_int32);
       f.count0 = uint32_t(rng.Uniform(1, 4));
       (plane ? f.count2 : f.count1) = 2;
@@ -412,8 +412,8 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
              ErrCode::kExtFault);
     }
     golden::DmaFields g;
-    g.sram = uint32_t(rng.Uniform(1, 5));
-    g.out_int32 = g.sram == 5 && rng.Chance(50);
+    g.sram = RandomSram(rng);
+    g.out_int32 = g.sram == kSramOut && rng.Chance(50);
     g.count0 = uint32_t(rng.Uniform(1, 4));
     g.sram_base = uint32_t(golden::SramUnits(c.g, g.sram, g.out_int32) - g.count0);
     g.ext_addr = uint32_t(golden::UnitBytes(c.g, g.sram, g.out_int32) * 3);
@@ -443,8 +443,8 @@ Program GenExtFault(Rng& rng, const arch::ArchConfig& config) {
                        : std::vector<Descriptor>{};
       prefix = int(p.size());
       golden::DmaFields f;
-      f.sram = uint32_t(rng.Uniform(1, 5));
-      f.out_int32 = f.sram == 5 && rng.Chance(50);
+      f.sram = RandomSram(rng);
+      f.out_int32 = f.sram == kSramOut && rng.Chance(50);
       const uint32_t unit = golden::UnitBytes(c.g, f.sram, f.out_int32);
       f.count0 = uint32_t(rng.Uniform(1, 8));
       // Enough rows that the engine still issues bursts when the first error response comes back

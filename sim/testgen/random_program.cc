@@ -194,8 +194,9 @@ golden::MachineState RandomState(Rng& rng, const golden::AccelGeometry& geometry
 Descriptor RandomDma(Rng& rng, const golden::AccelGeometry& g, Op op, const DmaKnobs& knobs) {
   for (int attempt = 0; attempt < 1000; ++attempt) {
     golden::DmaFields f;
-    f.sram = knobs.sram != 0 ? knobs.sram : uint32_t(rng.Uniform(1, 5));
-    f.out_int32 = f.sram == 5 && (knobs.out_int32 < 0 ? rng.Chance(50) : knobs.out_int32 == 1);
+    f.sram = knobs.sram != 0 ? knobs.sram : RandomSram(rng);
+    f.out_int32 =
+        f.sram == kSramOut && (knobs.out_int32 < 0 ? rng.Chance(50) : knobs.out_int32 == 1);
     const uint64_t unit = golden::UnitBytes(g, f.sram, f.out_int32);
     const uint64_t units = golden::SramUnits(g, f.sram, f.out_int32);
     const uint64_t sram_end = knobs.sram_end != 0 ? std::min(knobs.sram_end, units) : units;
@@ -228,7 +229,7 @@ Descriptor RandomMove(Rng& rng, const golden::AccelGeometry& g, uint32_t dst) {
   for (;;) {
     golden::MoveFields f;
     f.dst = dst != 0 ? dst : uint32_t(rng.Uniform(1, 2));
-    const uint32_t max0 = f.dst == 1 ? uint32_t(g.cols) : uint32_t(g.rows);
+    const uint32_t max0 = f.dst == kSramA ? uint32_t(g.cols) : uint32_t(g.rows);
     f.count0 = rng.Uniform(0, 2) == 0 ? max0 : uint32_t(rng.Uniform(1, max0));
     f.count1 = uint32_t(rng.Uniform(1, 3));
     f.count2 = uint32_t(rng.Uniform(1, 2));
@@ -237,7 +238,7 @@ Descriptor RandomMove(Rng& rng, const golden::AccelGeometry& g, uint32_t dst) {
     f.src_stride2 = uint32_t(4 * rng.Uniform(0, 64));
     const uint64_t src_span =
         uint64_t(f.count1 - 1) * f.src_stride1 + uint64_t(f.count2 - 1) * f.src_stride2 + g.rows;
-    const uint64_t depth = f.dst == 1 ? g.a_depth : g.b_depth;
+    const uint64_t depth = f.dst == kSramA ? g.a_depth : g.b_depth;
     f.dst_stride1 = uint32_t(rng.Uniform(0, 2 * max0));
     f.dst_stride2 = uint32_t(rng.Uniform(0, 100));
     const uint64_t dst_span =

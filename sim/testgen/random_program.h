@@ -9,12 +9,24 @@
 #define QACC_SIM_TESTGEN_RANDOM_PROGRAM_H_
 
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "golden/program.h"
+#include "model/arch.h"
+#include "model/descriptor.h"
 #include "sim/testgen/rng.h"
 
 namespace qacc::sim {
+
+// The spec's SRAMs (arch::kSrams, in id order) as LOAD/STORE's SRAM ids: the id of the i-th and a
+// random one.
+inline constexpr int kNumSrams = int(std::size(arch::kSrams));
+inline uint32_t SramId(int i) { return uint32_t(arch::kSrams[i].id); }
+inline uint32_t RandomSram(Rng& rng) { return SramId(int(rng.Uniform(0, kNumSrams - 1))); }
+using model::kSramA;
+using model::kSramBias;
+using model::kSramOut;
 
 // SRAMs of random bytes (rq lanes in the window's form: shift word bits [5:0], bytes 1..3 zero)
 // and `ext_bytes` of external memory whose first `data_bytes` are random.

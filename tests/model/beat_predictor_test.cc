@@ -58,21 +58,21 @@ TEST(BeatPredictorSpecExample, EightByEightOneTile) {
     BeatPredictor predictor(prepared->engine, launch);
     EXPECT_EQ(predictor.done_cycle(), launch + 32);
     for (int i = 0; i < 8; ++i) {
-      const MacBeat* mac = predictor.PeekMac();
+      const RowBeat* mac = predictor.PeekBeat(arch::BeatUnit::kMac);
       ASSERT_NE(mac, nullptr);
       EXPECT_EQ(mac->cycle, launch + 19 + i);
       EXPECT_EQ(mac->last, i == 7);
-      predictor.PopMac();
-      const RequantBeat* rq = predictor.PeekRequant();
+      predictor.PopBeat(arch::BeatUnit::kMac);
+      const RowBeat* rq = predictor.PeekBeat(arch::BeatUnit::kRequant);
       EXPECT_EQ(rq->cycle, launch + 23 + i);
-      predictor.PopRequant();
+      predictor.PopBeat(arch::BeatUnit::kRequant);
       const OutWriteBeat* write = predictor.PeekOutWrite();
       EXPECT_EQ(write->cycle, launch + 24 + i);
       EXPECT_EQ(write->addr, uint32_t(i / 4));  // int8 mode: four rows per word
       predictor.PopOutWrite();
     }
-    EXPECT_EQ(predictor.PeekMac(), nullptr);
-    EXPECT_EQ(predictor.PeekRequant(), nullptr);
+    EXPECT_EQ(predictor.PeekBeat(arch::BeatUnit::kMac), nullptr);
+    EXPECT_EQ(predictor.PeekBeat(arch::BeatUnit::kRequant), nullptr);
     EXPECT_EQ(predictor.PeekOutWrite(), nullptr);
     const MacInRun* run = predictor.PeekMacIn();  // array inputs at 2..9
     ASSERT_NE(run, nullptr);
@@ -90,7 +90,7 @@ TEST(BeatPredictorSpecExample, Gemm256OnEightByEight) {
   const auto prepared = Prepare(config, Job(256, 256, 256));
   BeatPredictor predictor(prepared->engine, 0);
   EXPECT_EQ(predictor.done_cycle(), 262168);
-  EXPECT_EQ(predictor.PeekMac()->cycle, 3 + 256 + 8);
+  EXPECT_EQ(predictor.PeekBeat(arch::BeatUnit::kMac)->cycle, 3 + 256 + 8);
   const PerfCounters perf = PerfAt(prepared->engine->timing(), 262168);
   EXPECT_EQ(perf.cycles, 262168u);
   EXPECT_EQ(perf.mac_busy, 1024u * 256);
@@ -113,19 +113,19 @@ TEST_P(BeatPredictorTest, CyclesFollowTheFormulas) {
     BeatPredictor predictor(prepared->engine, launch);
     Srams replay(config);
     int64_t last_mac = -1, last_rq = -1, last_write = -1, macs = 0, rqs = 0, writes = 0;
-    while (const MacBeat* beat = predictor.PeekMac()) {
+    while (const RowBeat* beat = predictor.PeekBeat(arch::BeatUnit::kMac)) {
       ASSERT_GT(beat->cycle, last_mac);
       ASSERT_EQ(beat->cycle, launch + timing.O(beat->tile, beat->row));
       last_mac = beat->cycle;
       ++macs;
-      predictor.PopMac();
+      predictor.PopBeat(arch::BeatUnit::kMac);
     }
-    while (const RequantBeat* beat = predictor.PeekRequant()) {
+    while (const RowBeat* beat = predictor.PeekBeat(arch::BeatUnit::kRequant)) {
       ASSERT_GT(beat->cycle, last_rq);
       ASSERT_EQ(beat->cycle, launch + timing.Q(beat->tile, beat->row));
       last_rq = beat->cycle;
       ++rqs;
-      predictor.PopRequant();
+      predictor.PopBeat(arch::BeatUnit::kRequant);
     }
     while (const OutWriteBeat* beat = predictor.PeekOutWrite()) {
       ASSERT_GT(beat->cycle, last_write);
@@ -156,7 +156,7 @@ TEST_P(BeatPredictorTest, CyclesFollowTheFormulas) {
 TEST(BeatPredictorErrors, RejectedCommandHasOnlyDone) {
   BeatPredictor predictor(nullptr, 40);
   EXPECT_EQ(predictor.done_cycle(), 41);
-  EXPECT_EQ(predictor.PeekMac(), nullptr);
+  EXPECT_EQ(predictor.PeekBeat(arch::BeatUnit::kMac), nullptr);
   EXPECT_EQ(predictor.PeekOutWrite(), nullptr);
   EXPECT_EQ(predictor.PeekMacIn(), nullptr);
 }

@@ -79,24 +79,25 @@ TEST_P(GemmEngineTest, BeatValuesEqualGolden) {
     for (int64_t t = 0; t < timing.T(); ++t) {
       const int64_t mb = timing.TileMb(t), nb = timing.TileNb(t);
       for (int i = 0; i < config.rows; ++i) {
-        const MacBeat mac = *predictor.PeekMac();
-        predictor.PopMac();
-        const RequantBeat rq = *predictor.PeekRequant();
-        predictor.PopRequant();
+        const RowBeat mac = *predictor.PeekBeat(arch::BeatUnit::kMac);
+        predictor.PopBeat(arch::BeatUnit::kMac);
+        const RowBeat rq = *predictor.PeekBeat(arch::BeatUnit::kRequant);
+        predictor.PopBeat(arch::BeatUnit::kRequant);
         ASSERT_EQ(mac.tile, t);
         ASSERT_EQ(mac.row, i);
         ASSERT_EQ(rq.known_lanes, (uint64_t{1} << config.cols) - 1);
         for (int c = 0; c < config.cols; ++c) {
           const int64_t m = mb * config.rows + i, n = nb * config.cols + c;
           const bool valid = m < job.m && n < job.n;
-          ASSERT_EQ(mac.acc[c], valid ? acc.at(int(m), int(n)) : 0) << Describe(job) << " t=" << t;
+          ASSERT_EQ(mac.lanes[c], valid ? acc.at(int(m), int(n)) : 0)
+              << Describe(job) << " t=" << t;
           if (valid) {
-            ASSERT_EQ(rq.data[c], expected.at(int(m), int(n))) << Describe(job) << " t=" << t;
+            ASSERT_EQ(rq.lanes[c], expected.at(int(m), int(n))) << Describe(job) << " t=" << t;
           }
         }
       }
     }
-    EXPECT_EQ(predictor.PeekMac(), nullptr);
+    EXPECT_EQ(predictor.PeekBeat(arch::BeatUnit::kMac), nullptr);
   }
 }
 

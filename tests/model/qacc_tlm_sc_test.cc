@@ -209,9 +209,10 @@ TEST(QaccTlm, UnitsSimulateTheSpecExample) {
           for (int64_t k = 0; k < units.PeekMacIn()->beats; ++k)
             mac_in.push_back(units.PeekMacIn()->first_cycle + k - launch);
         }
-        for (; units.PeekMac(); units.PopMac()) mac.push_back(units.PeekMac()->cycle - launch);
-        for (; units.PeekRequant(); units.PopRequant())
-          requant.push_back(units.PeekRequant()->cycle - launch);
+        for (; units.PeekBeat(arch::BeatUnit::kMac); units.PopBeat(arch::BeatUnit::kMac))
+          mac.push_back(units.PeekBeat(arch::BeatUnit::kMac)->cycle - launch);
+        for (; units.PeekBeat(arch::BeatUnit::kRequant); units.PopBeat(arch::BeatUnit::kRequant))
+          requant.push_back(units.PeekBeat(arch::BeatUnit::kRequant)->cycle - launch);
         for (; units.PeekOutWrite(); units.PopOutWrite())
           out.push_back(units.PeekOutWrite()->cycle - launch);
         if (units.done_cycle() == c) break;

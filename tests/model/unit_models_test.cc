@@ -248,7 +248,7 @@ TEST_P(UnitModelsTest, OutWriterPacksLikeThePredictor) {
     for (int64_t t = 0; t < engine.num_tiles(); ++t) {
       const TileResult tile = engine.ComputeTile(t);
       for (int row = 0; row < config.rows; ++row) {
-        const RequantBeat beat = MakeRequantBeat(loaded.command, tile, row, 0);
+        const RowBeat beat = MakeRowBeat(arch::BeatUnit::kRequant, loaded.command, tile, row, 0);
         ASSERT_EQ(writer.Writes(t, row), row < tile.m_valid);
         if (!writer.Writes(t, row)) {
           EXPECT_THROW(writer.Write(beat), std::invalid_argument);

@@ -31,8 +31,8 @@ using testing::Host;
 // A command's beats, every stream in order, and its done cycle.
 struct Streams {
   std::vector<MacInRun> mac_in;
-  std::vector<MacBeat> mac;
-  std::vector<RequantBeat> requant;
+  std::vector<RowBeat> mac;
+  std::vector<RowBeat> requant;
   std::vector<OutWriteBeat> out;
   int64_t done_cycle = -1;
   int64_t late = 0;  // beats found only after their cycle (a broken Advance contract)
@@ -49,15 +49,16 @@ Streams Collect(BeatSource& source) {
       got.mac_in.push_back(*run);
       source.PopMacIn();
     }
-    for (const MacBeat* beat; (beat = source.PeekMac()) && beat->cycle <= c;) {
+    for (const RowBeat* beat; (beat = source.PeekBeat(arch::BeatUnit::kMac)) && beat->cycle <= c;) {
       got.late += beat->cycle < c;
       got.mac.push_back(*beat);
-      source.PopMac();
+      source.PopBeat(arch::BeatUnit::kMac);
     }
-    for (const RequantBeat* beat; (beat = source.PeekRequant()) && beat->cycle <= c;) {
+    for (const RowBeat* beat;
+         (beat = source.PeekBeat(arch::BeatUnit::kRequant)) && beat->cycle <= c;) {
       got.late += beat->cycle < c;
       got.requant.push_back(*beat);
-      source.PopRequant();
+      source.PopBeat(arch::BeatUnit::kRequant);
     }
     for (const OutWriteBeat* beat; (beat = source.PeekOutWrite()) && beat->cycle <= c;) {
       got.late += beat->cycle < c;
@@ -85,13 +86,12 @@ std::vector<std::string> Differences(const Streams& got, const Streams& want) {
             [](const MacInRun& r) { return std::tie(r.tile, r.first_cycle, r.beats); })) {
     diff.push_back("mac_in");
   }
-  if (!same(got.mac, want.mac, [](const MacBeat& b) {
-        return std::tie(b.cycle, b.tile, b.row, b.last, b.acc);
-      })) {
+  if (!same(got.mac, want.mac,
+            [](const RowBeat& b) { return std::tie(b.cycle, b.tile, b.row, b.last, b.lanes); })) {
     diff.push_back("mac");
   }
-  if (!same(got.requant, want.requant, [](const RequantBeat& b) {
-        return std::tie(b.cycle, b.tile, b.row, b.last, b.data, b.known_lanes);
+  if (!same(got.requant, want.requant, [](const RowBeat& b) {
+        return std::tie(b.cycle, b.tile, b.row, b.last, b.lanes, b.known_lanes);
       })) {
     diff.push_back("requant");
   }
@@ -256,14 +256,14 @@ INSTANTIATE_TEST_SUITE_P(
 // hazard-free cycle, which section 7 states in closed form: I(t+1,0) >= I(t,0) + max(K_t,
 // K_t - K_{t+1} + max(R, C)). Checked here against that statement for pairs of K on both sides of
 // R and C, on a square and a rectangular array.
-class TileSink : public sc_core::sc_module, public tlm::tlm_blocking_put_if<MacTile> {
+class TileSink : public sc_core::sc_module, public tlm::tlm_blocking_put_if<RowTile> {
  public:
-  sc_core::sc_export<tlm::tlm_blocking_put_if<MacTile>> in;
+  sc_core::sc_export<tlm::tlm_blocking_put_if<RowTile>> in;
   explicit TileSink(sc_core::sc_module_name name) : sc_core::sc_module(name), in("in") {
     in.bind(*this);
   }
-  void put(const MacTile& tile) override { tiles.push_back(tile); }
-  std::vector<MacTile> tiles;
+  void put(const RowTile& tile) override { tiles.push_back(tile); }
+  std::vector<RowTile> tiles;
 };
 
 TEST(MacArrayModule, AcceptsTheNextTileAtTheSpecsEarliestCycle) {
@@ -294,7 +294,7 @@ TEST(MacArrayModule, AcceptsTheNextTileAtTheSpecsEarliestCycle) {
       const int64_t gap = std::max(k1, k1 - k2 + std::max(rows, cols));
       ASSERT_EQ(second.first_cycle, x + gap) << "K " << k1 << " then " << k2;
       // Each output row leaves I(0) + K + C + 1 + i (section 7, O(t,i)).
-      const MacTile& out = sink.tiles.back();
+      const RowTile& out = sink.tiles.back();
       for (int i = 0; i < rows; ++i) {
         ASSERT_EQ(out.rows[size_t(i)].cycle, second.first_cycle + k2 + cols + 1 + i);
       }

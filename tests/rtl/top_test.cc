@@ -216,8 +216,8 @@ class TopBench {
     const int64_t cycle = int64_t(cycle_);
     scoreboard_.Check(cycle, sample_);
     scoreboard_.CheckStatus(cycle, sample_, model_.Busy(cycle), model_.Irq(cycle));
-    if (sample_.mac_valid) mac_beats_.push_back(cycle_);
-    if (sample_.rq_valid) rq_beats_.push_back(cycle_);
+    if (sample_.beats[size_t(arch::BeatUnit::kMac)].valid) mac_beats_.push_back(cycle_);
+    if (sample_.beats[size_t(arch::BeatUnit::kRequant)].valid) rq_beats_.push_back(cycle_);
     if (sample_.out_we) writes_.push_back(cycle_);
     if (sample_.done && !done_cycle_ && launch_ != 0 && cycle_ >= launch_) done_cycle_ = cycle_;
     if (sample_.busy) ++busy_cycles_;

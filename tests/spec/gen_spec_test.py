@@ -168,6 +168,21 @@ class GenSpecTest(unittest.TestCase):
         def desc_opcode_without_layout(doc):
             doc["descriptors"]["layouts"] = [lay for lay in doc["descriptors"]["layouts"] if lay["name"] != "move"]
 
+        def unit(doc, name):
+            return next(u for u in doc["units"] if u["name"] == name)
+
+        def unit_kind(doc):
+            unit(doc, "lut")["kind"] = "activation"
+
+        def unit_block_twice(doc):
+            unit(doc, "softmax")["block"] = 2
+
+        def unit_block_range(doc):
+            unit(doc, "lut")["block"] = 1
+
+        def monitor_field_wide(doc):
+            doc["monitors"][0]["fields"][0]["bits"] = 33
+
         cases = [(overlap, "overlap another field"), (same_offset, "duplicate offset"),
                  (misaligned, "not word aligned"), (code_twice, "duplicate code"),
                  (code_too_wide, "does not fit 4 bits"), (reset_too_wide, "does not fit"),
@@ -176,7 +191,10 @@ class GenSpecTest(unittest.TestCase):
                  (reserved_overlap, "hold register CMD_OP"),
                  (desc_overlap, "dma field OUT_INT32: bits [2:2] overlap"),
                  (desc_header_word, "word 15 is outside 0..14"),
-                 (desc_opcode_without_layout, "every opcode needs one: missing MOVE")]
+                 (desc_opcode_without_layout, "every opcode needs one: missing MOVE"),
+                 (unit_kind, "unit lut: kind must be one of"), (unit_block_twice, "a register block is given twice"),
+                 (unit_block_range, "unit lut: register block must be 2..15"),
+                 (monitor_field_wide, "monitor mon_q_t field d2c: width must be 1..32")]
         for change, message in cases:
             with self.subTest(change=change.__name__):
                 result = self.check("--spec", self.spec_with(change))
@@ -198,7 +216,7 @@ class SpecLiteralsTest(unittest.TestCase):
     def literals(self, *args):
         return subprocess.run([sys.executable, LITERALS, *args], capture_output=True, text=True)
 
-    def test_the_tree_writes_no_descriptor_position(self):
+    def test_the_tree_writes_no_spec_literal(self):
         result = self.literals()
         self.assertEqual(result.returncode, 0, result.stderr)
 
@@ -208,13 +226,20 @@ class SpecLiteralsTest(unittest.TestCase):
             os.makedirs(os.path.join(tmp, "rtl"))
             shutil.copy(os.path.join(ROOT, "rtl", "qacc_pkg.sv"), os.path.join(tmp, "rtl"))
             with open(os.path.join(tmp, "golden", "a.cc"), "w") as f:
-                f.write("x = d[15] & 0xF;\ny = p[i][9];\nz = argv[i][0];  // d[3] in a comment\n")
+                f.write("x = d[15] & 0xF;\ny = p[i][9];\nz = argv[i][0];  // d[3] in a comment\n"
+                        "if (f.sram == 5) {}\nf.dst = 2;\nok = sram == 0 && sram_base == 5;\n"
+                        "q.d2c = take(4);\nq.x = PortBits(port, lsb, 16);\n")
             with open(os.path.join(tmp, "rtl", "b.sv"), "w") as f:
-                f.write("module b;\n  assign a = desc.w[9][2:0];\nendmodule\n")
+                f.write("module b;\n  assign a = desc.w[9][2:0];\n  assign s = x == 3'(RegionOut);\n"
+                        "  assign t = x == SRAM_ID_W'(RegionOut);\nendmodule\n")
             result = self.literals("--root", tmp)
         self.assertEqual(result.returncode, 1)
-        found = [line.split(": descriptor word")[0] for line in result.stderr.splitlines() if "as a literal" in line]
-        self.assertEqual(found, ["golden/a.cc:1", "golden/a.cc:2", "rtl/b.sv:2"])
+        found = [(line.split(": ")[0], line.split(": ")[1].split(" as a literal")[0])
+                 for line in result.stderr.splitlines() if "as a literal" in line]
+        self.assertEqual(found, [("golden/a.cc:1", "descriptor word"), ("golden/a.cc:2", "descriptor word"),
+                                 ("golden/a.cc:4", "SRAM id"), ("golden/a.cc:5", "SRAM id"),
+                                 ("golden/a.cc:7", "monitor width"), ("golden/a.cc:8", "monitor width"),
+                                 ("rtl/b.sv:2", "descriptor word"), ("rtl/b.sv:3", "SRAM id")])
 
 
 if __name__ == "__main__":

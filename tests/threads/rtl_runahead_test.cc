@@ -43,8 +43,9 @@ class FakeDut final : public Dut {
     s.prdata = Mix(cycle, 0) ^ pins_.paddr;
     s.busy = true;
     s.done = cycle == done_at_;
-    s.mac_valid = (cycle & 1) != 0;
-    for (int j = 0; j < kMaxCols; ++j) s.mac_acc[j] = int32_t(Mix(cycle, 1 + uint32_t(j)));
+    s.beats[size_t(arch::BeatUnit::kMac)].valid = (cycle & 1) != 0;
+    for (int j = 0; j < kMaxCols; ++j)
+      s.beats[size_t(arch::BeatUnit::kMac)].lanes[j] = int32_t(Mix(cycle, 1 + uint32_t(j)));
     s.dma.wdata[0] = uint8_t(Mix(cycle, 100));
     s.dma.wdata[kMaxSramWordBytes - 1] = uint8_t(Mix(cycle, 101));
     s.axi.w_data[model::kMaxBeatBytes - 1] = uint8_t(Mix(cycle, 102));
@@ -79,9 +80,10 @@ void ExpectSampleOf(int64_t cycle, uint32_t paddr, int64_t done_at, const RtlSam
   ASSERT_EQ(s.prdata, Mix(cycle, 0) ^ paddr) << "cycle " << cycle;
   ASSERT_TRUE(s.busy);
   ASSERT_EQ(s.done, cycle == done_at) << "cycle " << cycle;
-  ASSERT_EQ(s.mac_valid, (cycle & 1) != 0);
+  ASSERT_EQ(s.beats[size_t(arch::BeatUnit::kMac)].valid, (cycle & 1) != 0);
   for (int j = 0; j < kMaxCols; ++j) {
-    ASSERT_EQ(s.mac_acc[j], int32_t(Mix(cycle, 1 + uint32_t(j)))) << "cycle " << cycle;
+    ASSERT_EQ(s.beats[size_t(arch::BeatUnit::kMac)].lanes[j], int32_t(Mix(cycle, 1 + uint32_t(j))))
+        << "cycle " << cycle;
   }
   ASSERT_EQ(s.dma.wdata[0], uint8_t(Mix(cycle, 100)));
   ASSERT_EQ(s.dma.wdata[kMaxSramWordBytes - 1], uint8_t(Mix(cycle, 101)));
