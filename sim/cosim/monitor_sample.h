@@ -72,11 +72,13 @@ void SampleOutputs(const VTop& top, int rows, int cols, RtlSample& s) {
   s.irq = top.irq_o;
   s.mac_in_valid = top.mon_mac_in_valid_o;
   s.mac_in_last = top.mon_mac_in_last_o;
+  static_assert(sizeof(top.mon_beat_valid_o) * 8 >= arch::kNumBeatUnits, "mon_beat_valid_o has a slot per beat unit");
+  const int row_bits = RowIndexBits(rows);
   for (int u = 0; u < arch::kNumBeatUnits; ++u) {
     BeatSample& beat = s.beats[u];
     beat.valid = (top.mon_beat_valid_o >> u) & 1;
     if (!beat.valid) continue;
-    beat.row = int(PortBits(top.mon_beat_row_o, u * RowIndexBits(rows), RowIndexBits(rows)));
+    beat.row = int(PortBits(top.mon_beat_row_o, u * row_bits, row_bits));
     beat.last = (top.mon_beat_last_o >> u) & 1;
     for (int c = 0; c < cols; ++c)
       beat.lanes[c] = static_cast<int32_t>(PortWord(top.mon_beat_lanes_o, u * cols + c));

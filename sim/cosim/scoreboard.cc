@@ -226,13 +226,13 @@ void Scoreboard::CheckBeat(arch::BeatUnit unit, int64_t cycle, const RtlSample& 
   RowBeat expected;
   if (due) expected = {true, e->tile, e->row, e->last, e->lanes.data(), e->known_lanes};
   const BeatSample& a = s.beats[size_t(unit)];
-  CheckRowBeat(BeatCheckUnit(unit), cycle, timing_.Beat(unit, 0, 0),
-               {a.valid, 0, a.row, a.last, a.lanes}, expected);
+  CheckRowBeat(unit, cycle, {a.valid, 0, a.row, a.last, a.lanes}, expected);
   if (due) source_->PopBeat(unit);
 }
 
-void Scoreboard::CheckRowBeat(CheckUnit unit, int64_t cycle, int64_t first, const RowBeat& actual,
+void Scoreboard::CheckRowBeat(arch::BeatUnit beat_unit, int64_t cycle, const RowBeat& actual,
                               const RowBeat& expected) {
+  const CheckUnit unit = BeatCheckUnit(beat_unit);
   const int u = static_cast<int>(unit);
   if (actual.valid) {
     ++seen_[u];
@@ -252,7 +252,8 @@ void Scoreboard::CheckRowBeat(CheckUnit unit, int64_t cycle, int64_t first, cons
   } else if (!expected.valid) {
     m.what = "unexpected beat";
     m.expected = "no beat";
-    const int64_t tile = TileOf(cycle, actual.row, first);
+    // The tile of an unexpected beat, from the unit's beat cycle of tile 0, row 0 (diagnostics only).
+    const int64_t tile = TileOf(cycle, actual.row, timing_.Beat(beat_unit, 0, 0));
     m.actual = BeatName(tile, actual.row);
     Locate(m, tile, actual.row);
     Record(unit, m);

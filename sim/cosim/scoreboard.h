@@ -155,10 +155,8 @@ class Scoreboard {
   void CheckMacIn(int64_t cycle, const RtlSample& s);
   void CheckBeat(arch::BeatUnit unit, int64_t cycle, const RtlSample& s);
   // Compares the RTL's row beat of `unit` in `cycle` with the predicted one (valid only when one is due in
-  // this very cycle); `first` is the unit's beat cycle for tile 0, row 0 (to name the tile of an unexpected
-  // beat).
-  void CheckRowBeat(CheckUnit unit, int64_t cycle, int64_t first, const RowBeat& actual,
-                    const RowBeat& expected);
+  // this very cycle).
+  void CheckRowBeat(arch::BeatUnit unit, int64_t cycle, const RowBeat& actual, const RowBeat& expected);
   void CheckOutWrite(int64_t cycle, const RtlSample& s);
   void CheckDone(int64_t cycle, const RtlSample& s);
   void CheckMemPort(int64_t cycle, const model::AxiMasterOut& rtl,
