@@ -22,6 +22,7 @@ inline constexpr int kCommandPortWords = (arch::desc::kCmdBits + 31) / 32;
 // The queue monitor mon_q_o of a program (data_movement.md 18), decoded: the generated struct of
 // the spec's mon_q_t.
 using QueueSample = arch::MonQ;
+inline constexpr int kQueuePortWords = (arch::kMonQBits + 31) / 32;
 inline constexpr int kMaxSramWordBytes = 8 * kMaxCols;              // the rq word
 // The DMA SRAM monitor's width in bytes for C columns: the widest word, rq's 8C (qacc_top
 // WordBytesMax).
@@ -81,6 +82,7 @@ struct RtlSample {
   uint32_t cmd[kCommandPortWords] = {};  // mon_cmd_o, every cycle
   // Programs (data_movement.md 18).
   QueueSample queue;
+  uint32_t queue_port[kQueuePortWords] = {};  // mon_q_o's words, of which `queue` is the decoding
   DmaSramSample dma;
   MoveSample move;
   model::AxiMasterOut axi;    // the memory port's master outputs (15.1)

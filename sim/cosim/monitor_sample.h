@@ -99,8 +99,16 @@ void SampleOutputs(const VTop& top, int rows, int cols, RtlSample& s) {
   }
   // Programs (data_movement.md 18).
   static_assert(sizeof(top.mon_q_o) * 8 >= arch::kMonQBits, "mon_q_o is not $bits(mon_q_t)");
-  s.queue =
-      arch::UnpackMonQ([&top](int lsb, int width) { return PortBits(top.mon_q_o, lsb, width); });
+  // mon_q_o changes only at a start, a retirement or a token event: decoded when its words change.
+  bool queue_same = true;
+  for (int i = 0; i < kQueuePortWords; ++i) {
+    const uint32_t word = PortWord(top.mon_q_o, i);
+    queue_same = queue_same && word == s.queue_port[i];
+    s.queue_port[i] = word;
+  }
+  if (!queue_same) {
+    s.queue = arch::UnpackMonQ([&top](int lsb, int width) { return PortBits(top.mon_q_o, lsb, width); });
+  }
   s.dma.re = top.mon_dma_re_o;
   s.dma.we = top.mon_dma_we_o;
   // Without an access every field is 0 (data_movement.md 18): SRAM, address, byte enables and data.
