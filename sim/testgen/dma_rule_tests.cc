@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -406,7 +407,8 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
     }
   };
   auto any = [](ErrCode, ErrCode) { return true; };
-  // An SRAM range check follows BAD_SRAM only with a valid SRAM: no descriptor fails both.
+  // An SRAM range check follows BAD_SRAM only with a valid SRAM: no pair of breakers fails both (the
+  // bad ids past every SRAM's end are added below).
   auto dma_pair = [](ErrCode a, ErrCode) { return a != ErrCode::kBadSram; };
   // A legal GEMM with bias and per-channel words, so that every range check applies.
   golden::GemmFields gemm;
@@ -465,6 +467,21 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
                     [](const golden::MoveFields& m) { return golden::EncodeMove(m, {}); }),
                 +any);
     }
+  }
+  // BAD_SRAM comes before the range check whatever the other fields say (12): a bad id with an
+  // SRAM_BASE past the end of every SRAM. A checker that took some SRAM's depth for a bad id would
+  // report that SRAM's range code here.
+  uint64_t past_every_sram = 0;
+  for (int i = 0; i < kNumSrams; ++i) {
+    past_every_sram = std::max(past_every_sram, golden::SramUnits(c.g, SramId(i), /*out_int32=*/false));
+  }
+  for (const Op op : {Op::kLoad, Op::kStore}) {
+    golden::DmaFields f;
+    f.sram = rng.Pick<uint32_t>({0, 6, 7});
+    f.sram_base = uint32_t(past_every_sram);
+    bad.push_back({golden::EncodeDma(op, f, {}), ErrCode::kBadSram,
+                   fmt::format("{} failing BAD_SRAM with SRAM_BASE past every SRAM's end",
+                               op == Op::kLoad ? "LOAD" : "STORE")});
   }
   // Each after a short legal prefix (so Q_ERR_INDEX varies) and before a tail never fetched.
   for (const Bad& b : bad) {
