@@ -38,7 +38,14 @@ std::string CodeName(ErrCode code) { return arch::ErrCodeName(code); }
 struct Check {
   ErrCode code;
   bool fails;
+  // The check's name in an order bin when it has no code of its own: with a bad SRAM id, the range
+  // check of every SRAM (kNone).
+  const char* name = nullptr;
 };
+// A LOAD/STORE with a bad SRAM id and units past the end of every SRAM: BAD_SRAM must still be the
+// error (12), whatever depth a checker would take for the bad id.
+constexpr const char* kEveryRange = "EVERY_RANGE";
+std::string CheckName(const Check& check) { return check.name ? check.name : CodeName(check.code); }
 
 // The checks of a descriptor's opcode in the spec's order, each with whether `d` fails it. A check
 // whose inputs the earlier ones leave undefined (an SRAM range without a valid SRAM, a sum over a
@@ -75,6 +82,16 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
     const arch::SramInfo* sram = arch::FindSram(f.sram);
     const bool sram_ok = sram != nullptr;
     checks = {{ErrCode::kBadShape, !counts}, {ErrCode::kBadSram, !sram_ok}};
+    if (counts && !sram_ok) {
+      uint64_t every_end = 0;  // the units of the largest SRAM
+      for (const arch::SramInfo& info : arch::kSrams) {
+        every_end = std::max(every_end, uint64_t{cfg.depth(info.id)} * uint64_t(info.int8_entries));
+      }
+      const uint64_t last_unit = uint64_t{f.sram_base} + (f.count0 - 1) +
+                                 uint64_t{f.count1 - 1} * f.sram_stride1 +
+                                 uint64_t{f.count2 - 1} * f.sram_stride2;
+      checks.push_back({ErrCode::kNone, last_unit >= every_end, kEveryRange});
+    }
     if (counts && sram_ok) {
       const uint64_t unit = model::DmaUnitBytes(cfg, f.sram, f.out_int32);
       const uint64_t units = uint64_t{cfg.depth(sram->id)} * (f.out_int32 ? 1 : sram->int8_entries);
@@ -119,7 +136,7 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
 std::vector<ErrCode> RuleCoverage::FailingChecks(const arch::ArchConfig& config, const Words& d) {
   std::vector<ErrCode> failing;
   for (const Check& check : ChecksOf(config, d)) {
-    if (check.fails) failing.push_back(check.code);
+    if (check.fails && check.code != ErrCode::kNone) failing.push_back(check.code);
   }
   return failing;
 }
@@ -150,6 +167,8 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
   };
   for (const char* op : {"LOAD", "STORE"}) {
     chains.push_back({op, {ErrCode::kBadShape, ErrCode::kBadSram}});
+    order_[fmt::format("{}.BAD_SRAM.{}", op, kEveryRange)] =
+        bin(fmt::format("order.{}.BAD_SRAM.{}", op, kEveryRange));
     for (const arch::SramInfo& sram : arch::kSrams) {
       chains.push_back({op, {sram.range_error, ErrCode::kExtAlign, ErrCode::kExtRange}});
     }
@@ -413,8 +432,8 @@ void RuleCoverage::OnVerdict(uint32_t status) {
   const std::vector<Check> checks = ChecksOf(config_, d);
   for (size_t i = 0; i + 1 < checks.size(); ++i) {
     if (!checks[i].fails || !checks[i + 1].fails || checks[i].code != code) continue;
-    auto it = order_.find(fmt::format("{}.{}.{}", kOpNames[op], CodeName(checks[i].code),
-                                      CodeName(checks[i + 1].code)));
+    auto it = order_.find(
+        fmt::format("{}.{}.{}", kOpNames[op], CheckName(checks[i]), CheckName(checks[i + 1])));
     if (it != order_.end()) Hit(it->second);
   }
 }
