@@ -19,10 +19,21 @@ RowBeat MakeRowBeat(arch::BeatUnit unit, const DecodedCommand& cmd, const TileRe
   beat.tile = tile.tile;
   beat.row = row;
   beat.last = row == timing.rows - 1;
-  const std::vector<int32_t>& lanes = unit == arch::BeatUnit::kMac ? tile.acc : tile.out;
-  beat.lanes.assign(lanes.begin() + ptrdiff_t(row * cols),
-                    lanes.begin() + ptrdiff_t((row + 1) * cols));
-  if (unit != arch::BeatUnit::kMac) beat.known_lanes = tile.known_lanes;
+  // The lanes of each beat unit in a computed tile (a new stage unit adds its case).
+  const std::vector<int32_t>* lanes = nullptr;
+  switch (unit) {
+    case arch::BeatUnit::kMac:
+      lanes = &tile.acc;
+      break;
+    case arch::BeatUnit::kRequant:
+      lanes = &tile.out;
+      beat.known_lanes = tile.known_lanes;
+      break;
+  }
+  if (lanes == nullptr)
+    throw std::logic_error("MakeRowBeat: a beat unit without lanes in TileResult");
+  beat.lanes.assign(lanes->begin() + ptrdiff_t(row * cols),
+                    lanes->begin() + ptrdiff_t((row + 1) * cols));
   return beat;
 }
 

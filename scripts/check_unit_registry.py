@@ -11,8 +11,8 @@ unit of docs/spec/qacc_spec.json with "present": true this checks, naming the re
     RTL               each module its "rtl" names is a file of rtl/files.f
     mutation scope    ... and is listed in scripts/validate/mutation_scope.json (mutated or excluded with a reason)
     monitor           a row_beat unit: its slot assigned in rtl/qacc_top.sv (mon_beat_*_o[BEAT_<UNIT>]), its beat
-                      cycle (arch::Timing::Beat) and its scoreboard check (BeatCheckUnit); an out_write unit: the
-                      mon_out_* ports
+                      cycle (arch::Timing::Beat), its lanes (MakeRowBeat) and its scoreboard check
+                      (BeatCheckUnit); an out_write unit: the mon_out_* ports
     scoreboard        its check unit ("registry.check") in sim/cosim/scoreboard.h's kCheckUnits
     coverage          a bin named "<registry.coverage>.*" in sim/cosim/coverage.cc
     test generator    its suite ("registry.suite") in sim/testgen/suites.cc
@@ -70,6 +70,7 @@ def missing_rows(root, doc):
         "arch_spec": read(root, "spec/arch_spec.h") or "",
         "top": read(root, "rtl/qacc_top.sv") or "",
         "timing": read(root, "model/closed_form_timing.cc") or "",
+        "beats": read(root, "model/beats.cc") or "",
         "scoreboard": read(root, "sim/cosim/scoreboard.h") or "",
         "coverage": read(root, "sim/cosim/coverage.cc") or "",
         "suites": read(root, "sim/testgen/suites.cc") or "",
@@ -103,6 +104,8 @@ def missing_rows(root, doc):
                  f"rtl/qacc_top.sv does not assign its slot mon_beat_*_o[{slot}]")
             need("monitor", f"case BeatUnit::k{camel(name)}:" in sources["timing"],
                  f"model/closed_form_timing.cc: Timing::Beat has no case BeatUnit::k{camel(name)}")
+            need("monitor", f"case arch::BeatUnit::k{camel(name)}:" in sources["beats"],
+                 f"model/beats.cc: MakeRowBeat has no case arch::BeatUnit::k{camel(name)}")
             need("monitor", f"case arch::BeatUnit::k{camel(name)}:" in sources["scoreboard"],
                  f"sim/cosim/scoreboard.h: BeatCheckUnit has no case arch::BeatUnit::k{camel(name)}")
         elif u["monitor"] == "out_write":
