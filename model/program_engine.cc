@@ -187,6 +187,8 @@ void ProgramEngine::Step(ProgramCycle* observed) {
   w.tokens[kCompute] = tokens_to_[kCompute];
   w.retired_at_start = retired_;
 
+  // The parts of the cycle, each defined `inline` below: called once per cycle, they are compiled
+  // into Step (out of line they cost 0.2 % of a lockstep run's instructions).
   FetcherCycle(w);
   ComputeCycle(w);  // first: a MOVE started now uses the out read port in this cycle
   DmaCycle(w);
@@ -197,7 +199,7 @@ void ProgramEngine::Step(ProgramCycle* observed) {
 }
 
 // Fetcher (17.2): the next address, the validation at r + 1, the push decision.
-void ProgramEngine::FetcherCycle(CycleWork& w) {
+inline void ProgramEngine::FetcherCycle(CycleWork& w) {
   w.fetch_issue = fetch_ == FetchState::kIssue && w.outstanding < config_.mem_max_outstanding;
   if (w.fetch_issue) {
     w.m.ar_valid = true;
@@ -249,7 +251,7 @@ void ProgramEngine::MaybeStart(Engine e, CycleWork& w) {
   w.waits[e] = WaitsForToken(e, w.c);
 }
 
-void ProgramEngine::ComputeCycle(CycleWork& w) {
+inline void ProgramEngine::ComputeCycle(CycleWork& w) {
   Slot& cs = slots_[kCompute];
   const EngineState state = cs.state;
   if (state == EngineState::kIdle) MaybeStart(kCompute, w);
@@ -264,7 +266,7 @@ void ProgramEngine::ComputeCycle(CycleWork& w) {
   }
 }
 
-void ProgramEngine::DmaCycle(CycleWork& w) {
+inline void ProgramEngine::DmaCycle(CycleWork& w) {
   Slot& ds = slots_[kDma];
   // A command stopped by an EXT_FAULT that has drained runs this cycle, its last: it neither
   // completes nor retires (17.7).
@@ -299,7 +301,7 @@ void ProgramEngine::DmaCycle(CycleWork& w) {
 
 // The memory port (15): the master's channels of this cycle, then the read data and responses the
 // memory gives in it.
-void ProgramEngine::PortCycle(CycleWork& w) {
+inline void ProgramEngine::PortCycle(CycleWork& w) {
   const DmaEngine::CycleOut& dout = w.dout;
   AxiMasterOut& m = w.m;
   if (dout.ar_valid) {
@@ -357,7 +359,7 @@ void ProgramEngine::PortCycle(CycleWork& w) {
 }
 
 // End of the cycle: the flops' next values, token counters (17.3) and counters (17.8).
-void ProgramEngine::EndOfCycle(CycleWork& w) {
+inline void ProgramEngine::EndOfCycle(CycleWork& w) {
   if (w.fetch_issue) {
     reads_.push_back({true, uint32_t(BeatsPerDescriptor())});
     fetch_ = FetchState::kAwait;
@@ -396,7 +398,7 @@ void ProgramEngine::EndOfCycle(CycleWork& w) {
 }
 
 // The observables of the cycle (data_movement.md 18).
-void ProgramEngine::Observe(const CycleWork& w, ProgramCycle& o) const {
+inline void ProgramEngine::Observe(const CycleWork& w, ProgramCycle& o) const {
   o.cycle = w.c;
   o.last = w.quiet;
   o.axi = w.m;
