@@ -227,6 +227,9 @@ void SetScales(Rng& rng, model::GemmJob& job) {
       job.channel_mult.push_back(RandomMult(rng));
       job.channel_shift.push_back(SensibleShift(rng, max_abs[size_t(n)]));
     }
+    // CMD_MULT is not checked with PER_CHANNEL (4: BAD_REQUANT): often a value that per tensor would be
+    // illegal (1 .. 2^30 - 1), which the command must accept.
+    if (rng.Chance(50)) job.requant.multiplier = int32_t(rng.Uniform(1, arch::kMinNonzeroMult - 1));
   }
 }
 
