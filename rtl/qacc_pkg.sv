@@ -108,7 +108,7 @@ package qacc_pkg;
     UnitSoftmax = 3'd5
   } unit_e;
 
-  // The present units with a row-beat monitor, in id order: the index of mon_beat_*_o (units.md 21.2)
+  // The present units with a row-beat monitor, in id order: the slot of mon_beat_*_o (units.md 21.2)
   localparam int unsigned NUM_BEAT_UNITS = 2;
   localparam int unsigned BEAT_MAC = 0;
   localparam int unsigned BEAT_REQUANT = 1;

@@ -2,9 +2,10 @@
 """Generates the mirrors of the qacc spec from its one data file, docs/spec/qacc_spec.json.
 
     spec/arch_spec.h      the C++ constants, enums, register offsets and fields, descriptor layouts,
-                          and tables of the registers, error codes, units and opcodes (golden and
-                          model/arch.h include it)
-    rtl/qacc_pkg.sv       the section between "BEGIN GENERATED spec" and "END GENERATED spec"
+                          tables of the registers, error codes, units, beat units and opcodes, and
+                          the monitor structs with their unpacking (golden and model/arch.h include it)
+    rtl/qacc_pkg.sv       the sections between "BEGIN GENERATED <name>" and "END GENERATED <name>":
+                          spec, descriptors, monitors
     docs/architecture.md  the sections between "<!-- BEGIN GENERATED name" and "<!-- END GENERATED
                           name -->": version, parameters, fixed latencies, constants, units,
                           address map, registers, opcodes, error codes
@@ -478,8 +479,8 @@ def render_cpp_descriptors(spec):
 
 def render_cpp_monitors(spec):
     """Each monitor struct as a C++ struct with its width and an unpacking function."""
-    out = ["", "// ---- Monitor structs (units.md 21.1): the packed structs of qacc_pkg behind monitor ports. Unpack<Name>",
-           "// takes bits(lsb, width), which reads `width` (<= 32) bits at `lsb` of the port."]
+    out = ["", "// ---- Monitor structs (units.md 21.1): the packed structs of qacc_pkg behind monitor ports.",
+           "// Unpack<Name> takes bits(lsb, width), which reads `width` (<= 32) bits at `lsb` of the port."]
     for m in spec.monitors:
         name, fields = m["cpp"], m["fields"]
         out += [""] + cpp_comment(f"{m['port']} ({m['name']}): {m['desc']}.")
@@ -508,17 +509,19 @@ def render_cpp_monitors(spec):
     return out
 
 
+def sv_monitor_member(f):
+    """A monitor struct's member: `logic [w-1:0] name;`, or `logic name;` for one bit."""
+    vector = "" if f["width"] == 1 else f"[{f['width'] - 1}:0]"
+    return f"logic {vector:<6} {f['name']};"
+
+
 def render_sv_monitors(spec):
     """The packed struct of each monitor port."""
     out = []
     for m in spec.monitors:
         out += [sv_rule(f"Monitor {m['port']} of qacc_top"), f"  // {m['desc'][0].upper() + m['desc'][1:]}.",
                 "  typedef struct packed {"]
-        def member(f):
-            vector = "" if f["width"] == 1 else f"[{f['width'] - 1}:0]"
-            return f"logic {vector:<6} {f['name']};"
-
-        out += aligned([(member(f), f.get("desc", "")) for f in m["fields"]], 118, "    ")
+        out += aligned([(sv_monitor_member(f), f.get("desc", "")) for f in m["fields"]], 118, "    ")
         out += [f"  }} {m['name']};  // {m['width']} bits"]
     return "\n".join(out) + "\n"
 
@@ -817,7 +820,7 @@ def render_sv(spec):
                    "STATUS.ERR_CODE (4)")
     out += sv_enum("unit_e", spec.unit_bits, "Unit", [(u["id"], u["name"]) for u in spec.units],
                    "Unit ids (2) used by monitors, perf counters and reports")
-    out += ["", "  // The present units with a row-beat monitor, in id order: the index of mon_beat_*_o (units.md 21.2)",
+    out += ["", "  // The present units with a row-beat monitor, in id order: the slot of mon_beat_*_o (units.md 21.2)",
             f"  localparam int unsigned NUM_BEAT_UNITS = {len(spec.beat_units)};"]
     out += [f"  localparam int unsigned BEAT_{u['name'].upper()} = {i};" for i, u in enumerate(spec.beat_units)]
     out.append("")

@@ -566,8 +566,8 @@ inline constexpr Field kDst{9, 0, 3};          // the destination: 1 A (transpos
 }  // namespace move
 }  // namespace desc
 
-// ---- Monitor structs (units.md 21.1): the packed structs of qacc_pkg behind monitor ports. Unpack<Name>
-// takes bits(lsb, width), which reads `width` (<= 32) bits at `lsb` of the port.
+// ---- Monitor structs (units.md 21.1): the packed structs of qacc_pkg behind monitor ports.
+// Unpack<Name> takes bits(lsb, width), which reads `width` (<= 32) bits at `lsb` of the port.
 
 // mon_q_o (mon_q_t): the program monitor (data_movement.md 18): tokens, queues, Q_RETIRED, starts
 // and retirements.
