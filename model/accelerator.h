@@ -94,7 +94,7 @@ class Accelerator {
   BusStatus Write(uint32_t addr, uint32_t data, uint8_t strobe = 0xF);  // strobe: pstrb
 
   // ---- Registers (3.2): byte offsets arch::reg::k*. Throw BusError on a refusal: a write while
-  // BUSY to CMD_* or CTRL, a write to a read-only register, an offset past 0x3FF (reserved offsets
+  // BUSY to CMD_* or CTRL, a write to a read-only register, an offset past 0xFFF (reserved offsets
   // below it read 0 and ignore writes, as the spec says).
   uint32_t ReadRegister(uint32_t offset);
   void WriteRegister(uint32_t offset, uint32_t value);

@@ -45,8 +45,8 @@ module qacc_move
   always_comb begin
     active    = start_i || run_q;
     phase     = start_i ? '0 : phase_q;
-    i1        = start_i ? '0 : i1_q;
-    i2        = start_i ? '0 : i2_q;
+    i1        = i1_q;  // 0 at every start: reset, and cleared by the last tile of each MOVE (Walk0_A)
+    i2        = i2_q;
     src       = start_i ? desc_i.src_base : src_q;
     src_row   = start_i ? desc_i.src_base : src_row_q;
     dst       = start_i ? desc_i.dst_base : dst_q;
@@ -66,7 +66,7 @@ module qacc_move
     if (tile_end) begin
       if (i1 == desc_i.count1 - 1'b1) begin
         i1_d      = '0;
-        i2_d      = i2 + 1'b1;
+        i2_d      = last_tile ? '0 : i2 + 1'b1;
         src_row_d = src_row + desc_i.src_stride2;
         dst_row_d = dst_row + desc_i.dst_stride2;
         src_d     = src_row_d;
@@ -115,18 +115,21 @@ module qacc_move
     if (!rst_ni) begin
       run_q <= 1'b0;
       cap_q <= 1'b0;
+      i1_q  <= '0;
+      i2_q  <= '0;
     end else begin
       run_q <= run_d;
       cap_q <= reading;
+      i1_q  <= i1_d;
+      i2_q  <= i2_d;
     end
   end
 
-  // The walk is loaded at the start (the values above read the descriptor in cycle s); the buffer holds data
-  // (spec 10: not reset).
+  // The walk's addresses are loaded at the start (the values above read the descriptor in cycle s); the tile
+  // counters above are reset instead and return to 0 with the last tile, so no start cycle selects them. The buffer
+  // holds data (spec 10: not reset).
   always_ff @(posedge clk_i) begin
     phase_q   <= phase_d;
-    i1_q      <= i1_d;
-    i2_q      <= i2_d;
     src_q     <= src_d;
     src_row_q <= src_row_d;
     dst_q     <= dst_d;
@@ -140,6 +143,8 @@ module qacc_move
 
 `ifndef SYNTHESIS
   Params_A: assert property (@(posedge clk_i) NumRows % 4 == 0);
+  // A MOVE runs to its last tile once started, so the tile counters are 0 whenever the next one starts.
+  Walk0_A: assert property (@(posedge clk_i) disable iff (!rst_ni) start_i |-> i1_q == '0 && i2_q == '0);
   // Validation: COUNT0 <= C into A, <= R into B; DST is A or B.
   Count0_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       active |-> (desc_i.dst == SRAM_ID_W'(RegionA) && 32'(desc_i.count0) <= NumCols) ||

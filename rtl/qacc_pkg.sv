@@ -5,13 +5,13 @@
 package qacc_pkg;
 
   // BEGIN GENERATED spec: by scripts/gen_spec.py from docs/spec/qacc_spec.json, do not edit
-  // Spec v1.1.
+  // Spec v2.0.
 
   // ---- Constants (1, 3, 4, 5) -------------------------------------------------------------------------------------
-  localparam int unsigned VERSION_MAJOR       = 1;              // spec major version (VERSION[31:16])
-  localparam int unsigned VERSION_MINOR       = 1;              // spec minor version (VERSION[15:0])
+  localparam int unsigned VERSION_MAJOR       = 2;              // spec major version (VERSION[31:16])
+  localparam int unsigned VERSION_MINOR       = 0;              // spec minor version (VERSION[15:0])
   localparam logic [31:0] QACC_ID             = 32'h5141_4343;  // ID register: "QACC" in ASCII
-  localparam logic [31:0] QACC_VERSION        = 32'h0001_0001;  // VERSION register
+  localparam logic [31:0] QACC_VERSION        = 32'h0002_0000;  // VERSION register
   localparam int unsigned OPERAND_W           = 8;              // int8 / uint8 operands
   localparam int unsigned ZP_W                = 9;              // operand zero point, two's complement
   localparam int unsigned FACTOR_W            = 10;             // operand - zero point: -383..383
@@ -24,7 +24,7 @@ package qacc_pkg;
   localparam int unsigned CMD_BASE_W          = 20;             // CMD_*_BASE field: an SRAM word index
   localparam int unsigned OP_W                = 4;              // CMD_OP field
   // SRAM id of a LOAD/STORE (SRAM) or MOVE (DST): a window region (data_movement.md 12)
-  localparam int unsigned SRAM_ID_W           = 3;
+  localparam int unsigned SRAM_ID_W           = 4;
   localparam logic [31:0] MAX_DIM             = 32'h0000_FFFF;  // largest M, N, K
   localparam int          MIN_OPERAND_ZP      = -128;           // smallest legal a_zp / b_zp
   localparam int          MAX_OPERAND_ZP      = 255;            // largest legal a_zp / b_zp
@@ -36,7 +36,7 @@ package qacc_pkg;
   localparam int unsigned ADDR_BITS           = 24;             // APB byte-address width
   localparam int unsigned WINDOW_BITS         = 20;             // offset bits of a 1 MiB region
   localparam logic [31:0] REG_BLOCK_BYTES     = 32'h0000_0200;  // registers: 0x000..0x1FF
-  localparam logic [31:0] REG_SPACE_BYTES     = 32'h0000_0400;  // registers + reserved: 0x000..0x3FF
+  localparam logic [31:0] REG_SPACE_BYTES     = 32'h0000_1000;  // register blocks 0..15: 0x000..0xFFF (units.md 19.3)
   localparam longint      ERROR_CYCLES        = 1;              // rejected command: E = 1
   localparam int unsigned DESC_WORDS          = 16;             // 32-bit words of a descriptor (data_movement.md 11)
   localparam int unsigned DESC_BYTES          = 64;             // bytes of a descriptor
@@ -80,23 +80,23 @@ package qacc_pkg;
     RqRoundSingle = 1'd1
   } rq_rounding_e;
   // STATUS.ERR_CODE (4)
-  typedef enum logic [3:0] {
-    ErrNone       = 4'd0,
-    ErrBadShape   = 4'd1,
-    ErrARange     = 4'd2,
-    ErrBRange     = 4'd3,
-    ErrBiasRange  = 4'd4,
-    ErrRqRange    = 4'd5,
-    ErrOutRange   = 4'd6,
-    ErrBadRequant = 4'd7,
-    ErrBadZp      = 4'd8,
-    ErrUnitAbsent = 4'd9,
-    ErrBadOpcode  = 4'd10,
-    ErrBadSram    = 4'd11,
-    ErrExtAlign   = 4'd12,
-    ErrExtRange   = 4'd13,
-    ErrExtFault   = 4'd14,
-    ErrDeadlock   = 4'd15
+  typedef enum logic [7:0] {
+    ErrNone       = 8'd0,
+    ErrBadShape   = 8'd1,
+    ErrARange     = 8'd2,
+    ErrBRange     = 8'd3,
+    ErrBiasRange  = 8'd4,
+    ErrRqRange    = 8'd5,
+    ErrOutRange   = 8'd6,
+    ErrBadRequant = 8'd7,
+    ErrBadZp      = 8'd8,
+    ErrUnitAbsent = 8'd9,
+    ErrBadOpcode  = 8'd10,
+    ErrBadSram    = 8'd11,
+    ErrExtAlign   = 8'd12,
+    ErrExtRange   = 8'd13,
+    ErrExtFault   = 8'd14,
+    ErrDeadlock   = 8'd15
   } err_code_e;
   // Unit ids (2) used by monitors, perf counters and reports
   typedef enum logic [2:0] {
@@ -122,7 +122,8 @@ package qacc_pkg;
     RegionRq   = 4'd4,
     RegionOut  = 4'd5,
     RegionLut  = 4'd6,
-    RegionSmx  = 4'd7
+    RegionSmx  = 4'd7,
+    RegionLn   = 4'd8
   } region_e;
 
   // ---- Register offsets (3.2), byte addresses ---------------------------------------------------------------------
@@ -200,7 +201,7 @@ package qacc_pkg;
   localparam int unsigned STATUS_DONE_BIT      = 1;
   localparam int unsigned STATUS_ERROR_BIT     = 2;
   localparam int unsigned STATUS_ERR_CODE_LSB  = 8;
-  localparam int unsigned STATUS_ERR_CODE_W    = 4;
+  localparam int unsigned STATUS_ERR_CODE_W    = 8;
   localparam int unsigned MODE_ROUNDING_BIT    = 0;
   localparam int unsigned MODE_PER_CHANNEL_BIT = 1;
   localparam int unsigned MODE_OUT_RAW_BIT     = 2;

@@ -84,8 +84,10 @@ module qacc_regs
   assign access  = apb_psel_i & apb_penable_i;
   assign region  = apb_paddr_i[AddrWidth-1:WINDOW_BITS];
   assign off     = apb_paddr_i[WINDOW_BITS-1:0];
-  // Register offsets are below REG_SPACE_BYTES (0x400): bits 11:10 are 0 wherever is_reg holds.
-  assign reg_off = {2'b00, apb_paddr_i[9:2], 2'b00};
+  // Register offsets are below REG_SPACE_BYTES (0x1000, blocks 0..15): bits [11:2] are the whole offset wherever
+  // is_reg holds. Blocks 2..15 hold no register until a unit with registers is present: they read 0 (the
+  // default of the read mux) and ignore writes, as the reserved offsets of block 0 do (units.md 19.3).
+  assign reg_off = {apb_paddr_i[11:2], 2'b00};
   assign is_reg  = (region == RegionW'(RegionRegs)) && (off < WINDOW_BITS'(REG_SPACE_BYTES));
 
   always_comb begin

@@ -55,8 +55,8 @@ Coverage::Coverage(const arch::ArchConfig& config)
         "bus.register_read_while_busy", "bus.window_refused_while_busy",
         "bus.command_write_refused_while_busy", "bus.ctrl_write_refused_while_busy",
         "bus.status_w1c_while_busy", "bus.read_only_write_refused", "bus.reserved_access",
-        "bus.unmapped_refused", "bus.window_read_wait_state", "irq.raised_at_done",
-        "irq.raised_by_enable", "irq.cleared_by_w1c", "irq.cleared_by_launch"}) {
+        "bus.unit_block_access", "bus.unmapped_refused", "bus.window_read_wait_state",
+        "irq.raised_at_done", "irq.raised_by_enable", "irq.cleared_by_w1c", "irq.cleared_by_launch"}) {
     bins_[bin] = 0;
   }
   // The per-lane bins, by pointer (std::map nodes stay put): no string work per beat.
@@ -156,7 +156,8 @@ void Coverage::OnTransfer(int64_t cycle, bool write, uint32_t addr, uint32_t wda
   }
   if (!regs && !window && pslverr) Hit("bus.unmapped_refused");
   if (regs && !pslverr && offset < arch::kRegsReservedEnd && info == nullptr) {
-    Hit("bus.reserved_access");
+    // Blocks 0 and 1 end at kRegsSize; blocks 2..15 belong to units, absent ones read 0 (units.md 19.3).
+    Hit(offset < arch::kRegsSize ? "bus.reserved_access" : "bus.unit_block_access");
   }
   if (pslverr) return;
   // The accepted accesses: the registers and SRAM contents the RTL now holds.

@@ -199,7 +199,7 @@ std::vector<Breaker<golden::DmaFields>> DmaBreakers(Context& c, uint32_t sram, i
       ZeroCount<F>(zero),
       {ErrCode::kBadSram,
        [&rng](F& f) {
-         f.sram = rng.Pick<uint32_t>({0, 6, 7});
+         f.sram = rng.Pick<uint32_t>({0, 6, 7, 8, 15});  // 8..15: the bit version 2.0 added
        }},
       {RangeCode(sram),
        [&g](F& f) {
@@ -230,7 +230,7 @@ std::vector<Breaker<golden::MoveFields>> MoveBreakers(Context& c, uint32_t dst, 
       ZeroCount<F>(zero),
       {ErrCode::kBadSram,
        [&rng](F& f) {
-         f.dst = rng.Pick<uint32_t>({0, 3, 4, 5, 6, 7});
+         f.dst = rng.Pick<uint32_t>({0, 3, 4, 5, 6, 7, 9, 14});
        }},
       {ErrCode::kOutRange, [&rng](F& f) { f.src_base = 4 * uint32_t(rng.Uniform(0, 64)) + 2; }},
       {dst == kSramA ? ErrCode::kARange : ErrCode::kBRange,
@@ -477,7 +477,7 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
   }
   for (const Op op : {Op::kLoad, Op::kStore}) {
     golden::DmaFields f;
-    f.sram = rng.Pick<uint32_t>({0, 6, 7});
+    f.sram = rng.Pick<uint32_t>({0, 6, 7, 8, 15});  // 8..15: the bit version 2.0 added
     f.sram_base = uint32_t(past_every_sram);
     bad.push_back({golden::EncodeDma(op, f, {}), ErrCode::kBadSram,
                    fmt::format("{} failing BAD_SRAM with SRAM_BASE past every SRAM's end",

@@ -232,10 +232,10 @@ Descriptor IllegalDescriptor(Context& c, ErrCode code) {
     case ErrCode::kBadSram: {
       if (rng.Chance(30)) {
         golden::MoveFields m;
-        m.dst = rng.Pick<uint32_t>({0, 3, 4, 5, 7});
+        m.dst = rng.Pick<uint32_t>({0, 3, 4, 5, 7, 10});
         return golden::EncodeMove(m, {});
       }
-      f.sram = rng.Pick<uint32_t>({0, 6, 7});
+      f.sram = rng.Pick<uint32_t>({0, 6, 7, 8, 15});  // 8..15: the bit version 2.0 added
       return golden::EncodeDma(op, f, {});
     }
     case ErrCode::kExtAlign: {

@@ -416,9 +416,9 @@ int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
         uint32_t(rng.Next()));
     return 2;
   }
-  if (r < 93) {  // reserved offsets: read 0, writes ignored
-    const uint32_t offset =
-        rng.Pick<uint32_t>({0x02C, 0x03C, 0x048, 0x0C0, 0x0FC, 0x13C, 0x200, 0x3FC});
+  if (r < 93) {  // reserved offsets and the blocks of absent units (2..15): read 0, writes ignored
+    const uint32_t offset = rng.Pick<uint32_t>(
+        {0x02C, 0x03C, 0x048, 0x0C0, 0x0FC, 0x13C, 0x1FC, 0x200, 0x3FC, 0x400, 0xFFC});
     if (rng.Chance(50)) {
       b.Read(arch::kRegsBase + offset);
     } else {
@@ -426,9 +426,9 @@ int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
     }
     return 2;
   }
-  // Unmapped: above the register block, the reserved LUT/softmax windows, regions 8..15.
+  // Unmapped: above the register blocks, the reserved LUT/softmax/LayerNorm windows, regions 9..15.
   const uint32_t addr =
-      rng.Pick<uint32_t>({0x000400, 0x0FFFFC, 0x600000, 0x700010, 0x800000, 0xF00000, 0xFFFFFC});
+      rng.Pick<uint32_t>({0x001000, 0x0FFFFC, 0x600000, 0x700010, 0x800000, 0xF00000, 0xFFFFFC});
   if (rng.Chance(50)) {
     b.Read(addr);
   } else {
@@ -472,8 +472,8 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
   }
   WindowEdges(rng, b);
   // Unmapped addresses while idle (refused by the address rule alone, not by BUSY): above the register
-  // block, the reserved LUT/softmax windows, regions 8..15, read and written.
-  for (uint32_t addr : {0x000400u, 0x0FFFFCu, 0x600000u, 0x700010u, 0x800000u, 0xFFFFFCu}) {
+  // blocks, the reserved LUT/softmax/LayerNorm windows, regions 9..15, read and written.
+  for (uint32_t addr : {0x001000u, 0x0FFFFCu, 0x600000u, 0x700010u, 0x800000u, 0xFFFFFCu}) {
     b.Read(addr);
     b.Write(addr, uint32_t(rng.Next()));
   }

@@ -127,7 +127,7 @@ def command(m, n, k, mode=0, mult=1 << 30, shift=0, lo=-128, hi=127, zp_ab=0, op
 def host_bus_seeds():
     clear_seeds("host_bus")
     every_register = b"".join(rd(o) for o in range(0, 0x124, 4))
-    write("host_bus", "tiny_registers", bytes([0]) + every_register + rd(0x3FC) + rd(0x400) + rd(0x7FD))
+    write("host_bus", "tiny_registers", bytes([0]) + every_register + rd(0x3FC) + rd(0xFFC) + rd(0x1000) + rd(0x17FD))
     write("host_bus", "default_registers", bytes([1]) + every_register)
     load = wwr(1, 0, 0x04030201) + wwr(1, 12, 0xFF7F8001) + wwr(2, 0, 0x01010101) + wwr(2, 28, 0x80808080)
     legal = (bytes([0]) + load + command(4, 4, 1) + wr(CTRL, 3) + rd(STATUS) + wrd(5, 0) + wr(M, 9) + WAIT +

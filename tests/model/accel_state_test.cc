@@ -34,7 +34,7 @@ class AccelStateTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(AccelStateTest, IdentificationRegisters) {
   EXPECT_EQ(ReadOk(reg::kId), 0x51414343u);
-  EXPECT_EQ(ReadOk(reg::kVersion), 0x00010001u);  // spec 1.1
+  EXPECT_EQ(ReadOk(reg::kVersion), 0x00020000u);  // spec 2.0
   EXPECT_EQ(ReadOk(reg::kHwRows), uint32_t(config_.rows));
   EXPECT_EQ(ReadOk(reg::kHwCols), uint32_t(config_.cols));
   EXPECT_EQ(ReadOk(reg::kHwADepth), config_.a_depth);
@@ -118,14 +118,14 @@ TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
 
 TEST_P(AccelStateTest, ReservedOffsetsReadZeroAndIgnoreWrites) {
   for (uint32_t offset : {0x02Cu, 0x030u, 0x048u, 0x07Cu, 0x0C0u, 0x0FCu, 0x13Cu, 0x1FCu, 0x200u,
-                          0x2FCu, 0x300u, 0x3FCu}) {
+                          0x2FCu, 0x300u, 0x3FCu, 0x400u, 0xA00u, 0xFFCu}) {
     EXPECT_EQ(host_.Write(offset, 0xFFFFFFFF), BusStatus::kOk) << std::hex << offset;
     EXPECT_EQ(ReadOk(offset), 0u) << std::hex << offset;
   }
 }
 
 TEST_P(AccelStateTest, UnmappedAddressesAreAddressErrors) {
-  for (uint64_t addr : {0x400ull, 0x0FFFFCull, 0x600000ull, 0x6FFFFCull, 0x700000ull, 0x800000ull,
+  for (uint64_t addr : {0x1000ull, 0x0FFFFCull, 0x600000ull, 0x6FFFFCull, 0x700000ull, 0x800000ull,
                         0xFFFFFCull, 0x1000000ull, 0x100000000ull}) {
     EXPECT_EQ(state_.Write(addr, 1, 0xF, host_.cycle()), BusStatus::kAddressError)
         << std::hex << addr;

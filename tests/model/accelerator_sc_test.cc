@@ -47,7 +47,7 @@ TEST(Accelerator, RegistersAndBusErrors) {
     EXPECT_EQ(e.addr(), reg::kPerfCycles);
     EXPECT_EQ(e.status(), BusStatus::kGenericError);
   }
-  EXPECT_THROW(acc.ReadRegister(0x400), BusError) << "region 0 above 0x3FF is unmapped";
+  EXPECT_THROW(acc.ReadRegister(0x1000), BusError) << "region 0 above 0xFFF is unmapped";
   const BusResponse unmapped = acc.Read(arch::kLutBase);
   EXPECT_EQ(unmapped.status, BusStatus::kAddressError);
   EXPECT_EQ(unmapped.data, 0u);

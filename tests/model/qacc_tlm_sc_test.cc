@@ -68,7 +68,7 @@ TEST(QaccTlm, RegisterMapAndErrorResponses) {
     EXPECT_EQ(host.Read(reg::kHwCols), uint32_t(config.cols));
     EXPECT_EQ(host.Write(reg::kId, 0), tlm::TLM_GENERIC_ERROR_RESPONSE);
     EXPECT_EQ(host.Write(reg::kPerfCycles, 0), tlm::TLM_GENERIC_ERROR_RESPONSE);
-    EXPECT_EQ(host.Write(0x400, 0), tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    EXPECT_EQ(host.Write(0x1000, 0), tlm::TLM_ADDRESS_ERROR_RESPONSE);
     EXPECT_EQ(host.Read(0x600000, &status), 0u);
     EXPECT_EQ(status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
     EXPECT_EQ(host.Write(0x2000000, 0), tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -96,7 +96,7 @@ TEST(QaccTlm, RegisterMapAndErrorResponses) {
     sc_core::sc_time delay = period / 2;
     host.initiator_socket->b_transport(payload, delay);
     EXPECT_EQ(delay, 3 * period);
-    EXPECT_EQ(bytes[2], 1);
+    EXPECT_EQ(bytes[2], arch::kVersionMajor);  // VERSION[23:16], little endian
   });
   sc_core::sc_start();
 }

@@ -93,7 +93,7 @@ class GenSpecTest(unittest.TestCase):
                     self.assertNotIn(f"gen_spec: {other} is stale", result.stderr)
 
     def test_write_repairs_and_out_dir_receives_the_regenerated_files(self):
-        self.edit("spec/arch_spec.h", "kVersion = 0x0001'0001", "kVersion = 0x0001'0000")
+        self.edit("spec/arch_spec.h", "kVersion = 0x0002'0000", "kVersion = 0x0002'0001")
         out_dir = os.path.join(self.tmp, "out")
         self.assertEqual(self.check("--out-dir", out_dir).returncode, 1)
         with open(os.path.join(ROOT, "spec/arch_spec.h")) as f, \
@@ -139,7 +139,7 @@ class GenSpecTest(unittest.TestCase):
             doc["error_codes"]["in_validation_order"][0]["code"] = 1
 
         def code_too_wide(doc):
-            doc["error_codes"]["in_validation_order"][0]["code"] = 16
+            doc["error_codes"]["in_validation_order"][0]["code"] = 256
 
         def reset_too_wide(doc):
             register(doc, "HW_LATENCY")["fields"][0]["reset"] = 256
@@ -185,7 +185,7 @@ class GenSpecTest(unittest.TestCase):
 
         cases = [(overlap, "overlap another field"), (same_offset, "duplicate offset"),
                  (misaligned, "not word aligned"), (code_twice, "duplicate code"),
-                 (code_too_wide, "does not fit 4 bits"), (reset_too_wide, "does not fit"),
+                 (code_too_wide, "does not fit 8 bits"), (reset_too_wide, "does not fit"),
                  (ro_register_rw_field, "RO register, RW field"),
                  (enum_width, "not as wide as the field"), (unknown_name, "unknown name DIM_BITS"),
                  (reserved_overlap, "hold register CMD_OP"),

@@ -262,9 +262,9 @@ TEST(ArchMap, Constants) {
   EXPECT_EQ(reg::kPerfCmdCount, 0x11Cu);
   EXPECT_EQ(reg::kCmdShift, 0x0B8u);
   EXPECT_EQ(reg::kCmdOp, 0x0BCu);
-  EXPECT_EQ(kVersion, 0x00010001u);       // spec 1.1
+  EXPECT_EQ(kVersion, 0x00020000u);       // spec 2.0
   EXPECT_EQ(kHwUnitsValue, 0x3u);         // MAC and requant
-  EXPECT_EQ(kStatusErrCodeMask, 0xF00u);  // [11:8]
+  EXPECT_EQ(kStatusErrCodeMask, 0xFF00u);  // [15:8] (units.md 19.5)
   EXPECT_EQ(kModeActMask, 0xF00u);
   EXPECT_EQ(kHwLatencyV1, 0x01010104u);  // Lr 1, Ls 1, Lw 1, Lq 4
   EXPECT_EQ(ZpA(PackZpAb(-128, 255)), -128);

@@ -144,10 +144,10 @@ TEST(ProgramEncodeTest, DmaAndMoveWords) {
   dma.ext_addr = 0xFFFFFFC0;  // 32 bits, kept
   dma.ext_stride1 = 0x80000000;
   dma.ext_stride2 = 0x40;
-  dma.sram = 0xD;  // [2:0] = 5
+  dma.sram = 0x1D;  // [3:0] = 13 (version 2.0: 4 bits; 1.x kept [2:0] = 5)
   dma.out_int32 = true;
   const Descriptor load = {3,    2,    0xFFFF, 0x23456, 0xFFFFF, 5, 0xFFFFFFC0, 0x80000000,
-                           0x40, 0x15, 0,      0,       0,       0, 0,          0x301};
+                           0x40, 0x1D, 0,      0,       0,       0, 0,          0x301};
   EXPECT_EQ(EncodeDma(Op::kLoad, dma, Flags(true, true)), load);
   Descriptor store = load;
   store[15] = 0x002;
@@ -165,8 +165,8 @@ TEST(ProgramEncodeTest, DmaAndMoveWords) {
   move.src_base = 0xFFFFFFFC;  // [19:0] like every SRAM field
   move.src_stride1 = 8;
   move.src_stride2 = 0x100004;
-  move.dst = 0xA;  // [2:0] = 2
-  const Descriptor expected = {8, 1, 1, 0xFFFFF, 3, 0, 0xFFFFC, 8, 4, 2, 0, 0, 0, 0, 0, 0x203};
+  move.dst = 0x1A;  // [3:0] = 10 (version 2.0: 4 bits)
+  const Descriptor expected = {8, 1, 1, 0xFFFFF, 3, 0, 0xFFFFC, 8, 4, 0xA, 0, 0, 0, 0, 0, 0x203};
   EXPECT_EQ(EncodeMove(move, Flags(false, true)), expected);
 }
 
@@ -190,9 +190,9 @@ TEST(ProgramEncodeTest, RandomWordsRoundTripThroughTheFieldMasks) {
                                 0xFFFFF, 0xFFFFF, 0xF3F,  0x1FF01FF, kAll,    kAll,
                                 kAll,    kAll,    0x3F,   0x300};
   const Descriptor dma_mask = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFFF, 0xFFFFF, 0xFFFFF, kAll, kAll,
-                               kAll,   0x17,   0,      0,       0,       0,       0,    0x300};
+                               kAll,   0x1F,   0,      0,       0,       0,       0,    0x300};
   const Descriptor move_mask = {0xFFFF,  0xFFFF,  0xFFFF,  0xFFFFF, 0xFFFFF, 0xFFFFF,
-                                0xFFFFF, 0xFFFFF, 0xFFFFF, 0x7,     0,       0,
+                                0xFFFFF, 0xFFFFF, 0xFFFFF, 0xF,     0,       0,
                                 0,       0,       0,       0x300};
   std::mt19937 rng(11);
   for (int trial = 0; trial < 2000; ++trial) {
@@ -258,7 +258,7 @@ TEST(ProgramEncodeTest, RandomFieldsRoundTrip) {
     EXPECT_EQ(md.ext_addr, m.ext_addr);
     EXPECT_EQ(md.ext_stride1, m.ext_stride1);
     EXPECT_EQ(md.ext_stride2, m.ext_stride2);
-    EXPECT_EQ(md.sram, m.sram & 7);
+    EXPECT_EQ(md.sram, m.sram & 0xF);
     EXPECT_EQ(md.out_int32, m.out_int32);
     EXPECT_EQ(DecodeHeader(dd).op, 2u);
     EXPECT_EQ(DecodeHeader(dd).wait, flags.wait);
@@ -279,7 +279,7 @@ TEST(ProgramEncodeTest, RandomFieldsRoundTrip) {
     EXPECT_EQ(vd.src_base, v.src_base & 0xFFFFF);
     EXPECT_EQ(vd.src_stride1, v.src_stride1 & 0xFFFFF);
     EXPECT_EQ(vd.src_stride2, v.src_stride2 & 0xFFFFF);
-    EXPECT_EQ(vd.dst, v.dst & 7);
+    EXPECT_EQ(vd.dst, v.dst & 0xF);
   }
 }
 
@@ -302,7 +302,7 @@ TEST(ProgramEncodeTest, UnitBytesAndSramUnits) {
     const uint32_t r = g.rows, c = g.cols;
     const uint32_t unit[] = {0, r, c, 4 * c, 8 * c, c};
     const uint64_t units[] = {0, g.a_depth, g.b_depth, g.bias_depth, g.rq_depth, 4u * g.out_depth};
-    for (uint32_t sram = 0; sram < 8; ++sram) {
+    for (uint32_t sram = 0; sram < (1u << arch::kSramIdBits); ++sram) {
       EXPECT_EQ(UnitBytes(g, sram, false), sram <= 5 ? unit[sram] : 0u) << sram;
       EXPECT_EQ(SramUnits(g, sram, false), sram <= 5 ? units[sram] : 0u) << sram;
       const bool out = sram == 5;
