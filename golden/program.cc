@@ -52,7 +52,7 @@ constexpr int32_t SignExtend(uint32_t value, int bits) {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-bool IsValidOp(uint32_t op) { return op <= static_cast<uint32_t>(Op::kMove); }
+bool IsValidOp(uint32_t op) { return op <= static_cast<uint32_t>(Op::kSet); }
 
 template <typename Bytes>  // std::vector<uint8_t> or MemoryImage
 uint32_t Load32(const Bytes& bytes, uint64_t offset) {
@@ -167,6 +167,27 @@ ProgramError ValidateMove(const AccelGeometry& geometry, const MoveFields& f) {
   if (into_a && last_word >= geometry.a_depth) return ProgramError::kARange;
   if (into_b && last_word >= geometry.b_depth) return ProgramError::kBRange;
   return ProgramError::kNone;
+}
+
+// Units.md 19.4, in its order: COUNT, then the registers' block and access. The register region is
+// read from the spec data (blocks of kUnitBlockBytes, each unit's block, the read-only registers).
+ProgramError ValidateSet(const SetFields& f) {
+  if (f.count == 0 || f.count > uint32_t(arch::kMaxSetCount)) return ProgramError::kBadShape;
+  const uint32_t first = 4 * f.reg, last = 4 * (f.reg + f.count - 1);
+  const uint32_t block = first / arch::kUnitBlockBytes;
+  if (last >= arch::kRegsReservedEnd || last / arch::kUnitBlockBytes != block) {
+    return ProgramError::kBadSet;
+  }
+  const bool present_unit = std::any_of(
+      std::begin(arch::kUnits), std::end(arch::kUnits), [block](const arch::UnitInfo& u) {
+        return u.present && u.block != 0 && uint32_t(u.block) == block;
+      });
+  if (!present_unit) return ProgramError::kBadSet;
+  const bool read_only = std::any_of(
+      std::begin(arch::kRegisters), std::end(arch::kRegisters), [&](const arch::RegisterInfo& r) {
+        return r.offset >= first && r.offset <= last && r.access == arch::Access::kRO;
+      });
+  return read_only ? ProgramError::kBadSet : ProgramError::kNone;
 }
 
 // ---- Execution --------------------------------------------------------------------------------
@@ -667,6 +688,29 @@ GemmFields DecodeGemm(const Descriptor& d) {
   return r;
 }
 
+Descriptor EncodeSet(const SetFields& fields, Header flags) {
+  namespace f = desc::set;
+  Descriptor d{};
+  for (int i = 0; i < f::kValueWords; ++i) {
+    desc::Put(d, desc::Field{f::kValue.word + i, f::kValue.lsb, f::kValue.width}, fields.value[i]);
+  }
+  desc::Put(d, f::kReg, fields.reg);
+  desc::Put(d, f::kCount, fields.count);
+  PutHeader(Op::kSet, flags, d);
+  return d;
+}
+
+SetFields DecodeSet(const Descriptor& d) {
+  namespace f = desc::set;
+  SetFields r;
+  for (int i = 0; i < f::kValueWords; ++i) {
+    r.value[i] = desc::Get(d, desc::Field{f::kValue.word + i, f::kValue.lsb, f::kValue.width});
+  }
+  r.reg = desc::Get(d, f::kReg);
+  r.count = desc::Get(d, f::kCount);
+  return r;
+}
+
 Engine EngineOf(Op op) {
   return op == Op::kLoad || op == Op::kStore ? Engine::kDma : Engine::kCompute;
 }
@@ -699,6 +743,11 @@ std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& 
       text =
           fmt::format("MOVE {}[{}..] <- out8[{}..] ({} words x {} x {} tiles)",
                       SramName(f.dst, false), f.dst_base, f.src_base, f.count0, f.count1, f.count2);
+      break;
+    }
+    case static_cast<uint32_t>(Op::kSet): {
+      const SetFields f = DecodeSet(d);
+      text = fmt::format("SET {} registers from {:#05x}", f.count, 4 * f.reg);
       break;
     }
     default:
@@ -753,6 +802,8 @@ ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d) {
       return ValidateDma(geometry, DecodeDma(d));
     case static_cast<uint32_t>(Op::kMove):
       return ValidateMove(geometry, DecodeMove(d));
+    case static_cast<uint32_t>(Op::kSet):
+      return ValidateSet(DecodeSet(d));
     default:
       return ProgramError::kBadOpcode;
   }
@@ -808,6 +859,10 @@ ProgramError Execute(const AccelGeometry& geometry, const Descriptor& d, Machine
     case Op::kMove:
       ExecuteMove(geometry, DecodeMove(d), state);
       return ProgramError::kNone;
+    case Op::kSet:
+      // Validate passes a SET only into the block of a present unit, and no present unit has one.
+      // The unit that brings the first block (LUT, issue 41) adds its registers to MachineState.
+      throw std::logic_error("golden: a legal SET, but no unit with registers is modelled");
   }
   return ProgramError::kBadOpcode;  // unreachable: Validate refused it
 }

@@ -33,7 +33,7 @@ inline constexpr int kQueueDepth = arch::kQueueDepth;  // descriptors per engine
 inline constexpr int kMaxTokens = arch::kMaxTokens;    // a token counter's largest value (14.2)
 using Descriptor = std::array<uint32_t, kDescriptorWords>;
 
-using Op = arch::Opcode;  // kGemm, kLoad, kStore, kMove
+using Op = arch::Opcode;  // kGemm, kLoad, kStore, kMove, kSet
 enum class Engine : uint8_t { kDma = 0, kCompute = 1 };
 
 // ERR_CODE values (architecture.md 4 and data_movement.md 11), from the spec data.
@@ -80,14 +80,23 @@ struct GemmFields {
   uint32_t shift = 0;  // [5:0] two's complement
 };
 
+// SET (units.md 19.4): registers REG .. REG + COUNT - 1 of a unit's register block get VALUE[0 ..].
+struct SetFields {
+  std::array<uint32_t, arch::desc::set::kValueWords> value{};
+  uint32_t reg = 0;    // REG: the register of value[0], byte offset 4 * reg in the register region
+  uint32_t count = 1;  // COUNT: 1..14
+};
+
 Descriptor EncodeDma(Op op, const DmaFields& fields, Header flags);  // op: kLoad or kStore
 Descriptor EncodeMove(const MoveFields& fields, Header flags);
 Descriptor EncodeGemm(const GemmFields& fields, Header flags);
+Descriptor EncodeSet(const SetFields& fields, Header flags);
 Header DecodeHeader(const Descriptor& d);
 DmaFields DecodeDma(const Descriptor& d);  // fields masked to their widths
 MoveFields DecodeMove(const Descriptor& d);
 GemmFields DecodeGemm(const Descriptor& d);
-// The engine of a valid opcode; kCompute for GEMM and MOVE, kDma for LOAD and STORE.
+SetFields DecodeSet(const Descriptor& d);
+// The engine of a valid opcode; kCompute for GEMM, MOVE and SET, kDma for LOAD and STORE.
 Engine EngineOf(Op op);
 // "LOAD A[12..] <- ext 0x1000 (3 x 64 x 1 units)", "GEMM M=.. N=.. K=..", for reports.
 std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& d);
@@ -97,8 +106,10 @@ uint32_t UnitBytes(const AccelGeometry& geometry, uint32_t sram, bool out_int32)
 // Units in an SRAM: its depth, or 4 * out_depth int8 entries.
 uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32);
 
-// The checks of 4 (GEMM), 12 (DMA) and 13 (MOVE), in their order; kNone when the descriptor is
-// legal. Descriptors with a reserved opcode give kBadOpcode.
+// The checks of 4 (GEMM), 12 (DMA), 13 (MOVE) and units.md 19.4 (SET), in their order; kNone when
+// the descriptor is legal. Descriptors with a reserved opcode give kBadOpcode. A SET is legal only
+// into the register block of a present unit: no present unit has one in this version, so every SET
+// fails (BAD_SHAPE or BAD_SET).
 ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d);
 
 // Everything a program touches: the five SRAMs as host-window images (architecture.md 3.1: A is

@@ -55,6 +55,25 @@ ProgramError ValidateMove(const arch::ArchConfig& config, const MoveDesc& f) {
   return ProgramError::kNone;
 }
 
+// Units.md 19.4, in its order. The registers REG .. REG + COUNT - 1 must share one block (the top
+// bits of the register index) owned by a present unit and none may be read-only.
+ProgramError ValidateSet(const Descriptor& d) {
+  const uint32_t reg = desc::Get(d, desc::set::kReg), count = desc::Get(d, desc::set::kCount);
+  if (count == 0 || count > uint32_t(arch::kMaxSetCount)) return ProgramError::kBadShape;
+  constexpr uint32_t kRegsPerBlock = arch::kUnitBlockBytes / 4;
+  const uint32_t block = reg / kRegsPerBlock;
+  if ((reg + count - 1) / kRegsPerBlock != block) return ProgramError::kBadSet;
+  for (const arch::UnitInfo& unit : arch::kUnits) {
+    if (!unit.present || unit.block == 0 || uint32_t(unit.block) != block) continue;
+    for (uint32_t r = reg; r < reg + count; ++r) {
+      const arch::RegisterInfo* info = arch::FindRegister(4 * r);
+      if (info != nullptr && info->access == arch::Access::kRO) return ProgramError::kBadSet;
+    }
+    return ProgramError::kNone;
+  }
+  return ProgramError::kBadSet;
+}
+
 }  // namespace
 
 const char* ProgramErrorName(ProgramError error) { return arch::ErrCodeName(error); }
@@ -145,6 +164,8 @@ ProgramError ValidateDescriptor(const arch::ArchConfig& config, const Descriptor
       return ValidateDma(config, DecodeDmaDesc(d));
     case uint32_t(DescOp::kMove):
       return ValidateMove(config, DecodeMoveDesc(d));
+    case uint32_t(DescOp::kSet):
+      return ValidateSet(d);
     default:
       return ProgramError::kBadOpcode;
   }

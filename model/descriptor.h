@@ -20,7 +20,7 @@ inline constexpr int kMaxTokens = arch::kMaxTokens;    // largest value of a tok
 using Descriptor = std::array<uint32_t, kDescriptorWords>;
 
 // The header's OP.
-enum class DescOp : uint8_t { kGemm = 0, kLoad = 1, kStore = 2, kMove = 3 };
+enum class DescOp : uint8_t { kGemm = 0, kLoad = 1, kStore = 2, kMove = 3, kSet = 4 };
 
 // ERR_CODE of a program: part 1's codes 1..10 and part 2's 11..15, one enum generated from the
 // spec.

@@ -144,6 +144,11 @@ void ProgramEngine::StartCommand(Engine e, uint64_t c, ProgramCycle* observed) {
     compute_.StartMove(DecodeMoveDesc(head.d), c);
     return;
   }
+  if (head.header.op == uint32_t(DescOp::kSet)) {
+    // Validation passes a SET only into a present unit's block; none has one in this version. The
+    // first unit with registers (LUT, issue 41) writes them here and completes the SET at c (19.4).
+    throw std::logic_error("model: a legal SET, but no unit with registers is modelled");
+  }
   const arch::Command command = GemmCommandOf(head.d);
   const arch::Timing timing = compute_.StartGemm(command, c);
   perf_.mac_busy += uint64_t(timing.MacBusy());

@@ -3,7 +3,8 @@
 //   GEMM          the command's checks (architecture.md 4, qacc_gemm_check)
 //   LOAD, STORE   BAD_SHAPE, BAD_SRAM, the SRAM's range code, EXT_ALIGN, EXT_RANGE (12)
 //   MOVE          BAD_SHAPE, BAD_SRAM, OUT_RANGE, A_RANGE / B_RANGE (13)
-//   4..15         BAD_OPCODE
+//   SET           BAD_SHAPE, BAD_SET (units.md 19.4)
+//   5..15         BAD_OPCODE
 module qacc_desc_check
   import qacc_pkg::*;
 #(
@@ -139,18 +140,28 @@ module qacc_desc_check
     end
   end
 
+  // ---- SET ------------------------------------------------------------------------------------------------------
+  set_desc_t        st;
+  err_code_e        set_err;
+
+  assign st      = set_fields(desc_i);
+  assign set_err = (st.count == '0 || 32'(st.count) > MAX_SET_COUNT) ? ErrBadShape :
+                   !set_regs_ok(st.reg_idx, st.count)               ? ErrBadSet : ErrNone;
+
   always_comb begin
     unique case (desc_i.op)
       OpGemm:          err_code_o = gemm_err;
       OpLoad, OpStore: err_code_o = dma_err;
       OpMove:          err_code_o = move_err;
+      OpSet:           err_code_o = set_err;
       default:         err_code_o = ErrBadOpcode;
     endcase
   end
 
   // Words 10..14 are GEMM fields only; the index and the token flags are not checked.
   logic unused_desc;
+  // A SET's values are written by the unit that owns the block (none is present yet).
   assign unused_desc = ^{unused_mb, unused_nb, unused_tiles, desc_i.index, desc_i.wait_tok, desc_i.signal,
-                         last_byte[31:0]};
+                         last_byte[31:0], st.value};
 
 endmodule

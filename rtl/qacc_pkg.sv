@@ -36,10 +36,14 @@ package qacc_pkg;
   localparam int unsigned ADDR_BITS           = 24;             // APB byte-address width
   localparam int unsigned WINDOW_BITS         = 20;             // offset bits of a 1 MiB region
   localparam logic [31:0] REG_BLOCK_BYTES     = 32'h0000_0200;  // registers: 0x000..0x1FF
+  // a unit's register block: block b at 0x100 * b (units.md 19.3)
+  localparam logic [31:0] UNIT_BLOCK_BYTES    = 32'h0000_0100;
   localparam logic [31:0] REG_SPACE_BYTES     = 32'h0000_1000;  // register blocks 0..15: 0x000..0xFFF (units.md 19.3)
   localparam longint      ERROR_CYCLES        = 1;              // rejected command: E = 1
   localparam int unsigned DESC_WORDS          = 16;             // 32-bit words of a descriptor (data_movement.md 11)
   localparam int unsigned DESC_BYTES          = 64;             // bytes of a descriptor
+  // registers one SET writes at most: words 0..13 (units.md 19.4)
+  localparam int unsigned MAX_SET_COUNT       = 14;
   // descriptors per engine queue (data_movement.md 14.2)
   localparam int unsigned QUEUE_DEPTH         = 4;
   localparam int unsigned MAX_TOKENS          = 15;             // largest value of a token counter
@@ -66,7 +70,8 @@ package qacc_pkg;
     OpGemm  = 4'd0,
     OpLoad  = 4'd1,
     OpStore = 4'd2,
-    OpMove  = 4'd3
+    OpMove  = 4'd3,
+    OpSet   = 4'd4
   } opcode_e;
   // CMD_MODE.ACT: activation unit after requant
   typedef enum logic [3:0] {
@@ -96,7 +101,8 @@ package qacc_pkg;
     ErrExtAlign   = 8'd12,
     ErrExtRange   = 8'd13,
     ErrExtFault   = 8'd14,
-    ErrDeadlock   = 8'd15
+    ErrDeadlock   = 8'd15,
+    ErrBadSet     = 8'd16
   } err_code_e;
   // Unit ids (2) used by monitors, perf counters and reports
   typedef enum logic [2:0] {
@@ -416,6 +422,42 @@ package qacc_pkg;
     f.src_stride2 = d.w[8][CMD_BASE_W-1:0];
     f.dst         = d.w[9][SRAM_ID_W-1:0];
     return f;
+  endfunction
+
+  // SET (units.md 19.4): the word and lsb of each field, its struct and decoder.
+  localparam int unsigned SET_VALUE_WORD = 0, SET_VALUE_LSB = 0;
+  localparam int unsigned SET_REG_WORD   = 14, SET_REG_LSB = 2;
+  localparam int unsigned SET_COUNT_WORD = 14, SET_COUNT_LSB = 16;
+  typedef struct packed {
+    logic [13:0][31:0] value;
+    logic [9:0]        reg_idx;
+    logic [3:0]        count;
+  } set_desc_t;
+  function automatic set_desc_t set_fields(desc_t d);
+    set_desc_t f;
+    f.value[0] = d.w[0];
+    f.value[1] = d.w[1];
+    f.value[2] = d.w[2];
+    f.value[3] = d.w[3];
+    f.value[4] = d.w[4];
+    f.value[5] = d.w[5];
+    f.value[6] = d.w[6];
+    f.value[7] = d.w[7];
+    f.value[8] = d.w[8];
+    f.value[9] = d.w[9];
+    f.value[10] = d.w[10];
+    f.value[11] = d.w[11];
+    f.value[12] = d.w[12];
+    f.value[13] = d.w[13];
+    f.reg_idx = d.w[14][11:2];
+    f.count   = d.w[14][19:16];
+    return f;
+  endfunction
+
+  // SET (units.md 19.4): registers REG .. REG + COUNT - 1 all in the block of one present unit, none
+  // read-only. No present unit has a register block in this version: every SET fails BAD_SET.
+  function automatic logic set_regs_ok(logic [9:0] reg_idx, logic [3:0] count);
+    return 1'b0;
   endfunction
   // END GENERATED descriptors
 

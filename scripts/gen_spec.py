@@ -308,13 +308,17 @@ class Spec:
             for f in fields:
                 fw = f"{where} field {f['name']}"
                 word = evaluate(f["word"], self.values, fw)
-                require(word in allowed_words, f"{fw}: word {word} is outside {min(allowed_words)}.."
-                        f"{max(allowed_words)}")
+                # A field with "words": n is an array, element i in word `word + i` (SET's VALUE).
+                count = evaluate(f.get("words", 1), self.values, fw)
+                require(count >= 1, f"{fw}: words must be 1 or more")
                 hi, lo = self._field_bits(f, fw)
                 mask = ((1 << (hi - lo + 1)) - 1) << lo
-                require(used.get(word, 0) & mask == 0, f"{fw}: bits [{hi}:{lo}] overlap another field")
-                used[word] = used.get(word, 0) | mask
-                out.append(dict(f, word=word, hi=hi, lo=lo))
+                for w in range(word, word + count):
+                    require(w in allowed_words, f"{fw}: word {w} is outside {min(allowed_words)}.."
+                            f"{max(allowed_words)}")
+                    require(used.get(w, 0) & mask == 0, f"{fw}: bits [{hi}:{lo}] overlap another field")
+                    used[w] = used.get(w, 0) | mask
+                out.append(dict(f, word=word, words=count, hi=hi, lo=lo))
             return out
 
         self.desc_header = placed(doc["header"], "descriptor header", [header_word])
@@ -440,8 +444,13 @@ def render_cpp_descriptors(spec):
            f"inline constexpr int kHeaderWord = {spec.values['DESC_WORDS'] - 1};"]
 
     def fields(name, items, note):
-        rows = [(f"inline constexpr Field k{camel(f['name'])}{{{f['word']}, {f['lo']}, {f['hi'] - f['lo'] + 1}}};",
-                 spec.text(f.get("desc", ""))) for f in items]
+        rows = []
+        for f in items:
+            rows.append((f"inline constexpr Field k{camel(f['name'])}{{{f['word']}, {f['lo']}, {f['hi'] - f['lo'] + 1}}};",
+                         spec.text(f.get("desc", ""))))
+            if f.get("words", 1) > 1:  # element i: the same bits of word `word + i`
+                rows.append((f"inline constexpr int k{camel(f['name'])}Words = {f['words']};",
+                             f"k{camel(f['name'])} is element 0 of words {f['word']}..{f['word'] + f['words'] - 1}"))
         groups = {}
         for f in items:
             if "register" in f:
@@ -456,7 +465,7 @@ def render_cpp_descriptors(spec):
     for layout in spec.desc_layouts:
         ops = "/".join(layout["ops"])
         note = (f"{ops}: words 0..14 are the registers from {layout['registers_from']} on (architecture.md 3.2)"
-                if "registers_from" in layout else f"{ops} (data_movement.md {layout['section']}).")
+                if "registers_from" in layout else f"{ops} ({section_ref(layout)}).")
         out += fields(layout["name"], layout["fields"], note)
         if "registers_from" in layout:
             bits = spec.values["OP_W"] + sum(f["hi"] - f["lo"] + 1 for f in layout["fields"])
@@ -727,6 +736,12 @@ def sv_rule(title):
 
 
 
+def section_ref(layout):
+    """Where a descriptor layout is specified: "data_movement.md 12", or a section of another part as given."""
+    section = str(layout["section"])
+    return section if ".md" in section else f"data_movement.md {section}"
+
+
 def sv_slice(word, f):
     """The SystemVerilog select of field `f` in d.w[word], as the spec data writes its bits."""
     bits = str(f["bits"])
@@ -735,15 +750,17 @@ def sv_slice(word, f):
     return f"d.w[{word}]" if (f["hi"], f["lo"]) == (31, 0) else f"d.w[{word}][{bits}]"
 
 
-def sv_member_type(spec, f):
-    """The declared type of a struct member holding field `f`."""
+def sv_member_type(spec, f, words=1):
+    """The declared type of a struct member holding field `f`; `words` > 1: a packed array of that many."""
     if "enum" in f:
+        require(words == 1, f"field {f['name']}: an enum field cannot span words")
         return spec.enums[f["enum"]]["sv"]
+    outer = f"[{words - 1}:0]" if words > 1 else ""
     if f["hi"] == f["lo"]:
-        return "logic"
+        return f"logic {outer}".rstrip()
     hi_text, lo_text = (str(f["bits"]).split(":") + ["0"])[:2]
     width = hi_text if lo_text.strip() == "0" else str(f["hi"] - f["lo"])
-    return f"logic {'signed ' if f.get('signed') else ''}[{width}:0]"
+    return f"logic {'signed ' if f.get('signed') else ''}{outer}[{width}:0]"
 
 
 def render_sv_descriptors(spec):
@@ -778,14 +795,14 @@ def render_sv_descriptors(spec):
                                                for f in fields]
         else:
             name, fn, var = f"{layout['name']}_desc_t", f"{layout['name']}_fields", "f"
-            out += ["", f"  // {ops} (data_movement.md {layout['section']}): the word and lsb of each field, its "
+            out += ["", f"  // {ops} ({section_ref(layout)}): the word and lsb of each field, its "
                     "struct and decoder."]
             prefix = layout["name"].upper()
             width = max(len(f"{prefix}_{f['name']}_WORD") for f in fields)
             for f in fields:
                 out.append(f"  localparam int unsigned {prefix + '_' + f['name'] + '_WORD':<{width}} = {f['word']}, "
                            f"{prefix}_{f['name']}_LSB = {f['lo']};")
-            members = [(sv_member_type(spec, f), f["name"].lower()) for f in fields]
+            members = [(sv_member_type(spec, f, f["words"]), f.get("sv", f["name"].lower())) for f in fields]
         width = max(len(t) for t, _ in members)
         out += ["  typedef struct packed {"] + [f"    {t:<{width}} {n};" for t, n in members] + [f"  }} {name};"]
         out += [f"  function automatic {name} {fn}(desc_t d);", f"    {name} {var};"]
@@ -794,12 +811,30 @@ def render_sv_descriptors(spec):
         if "registers_from" in layout:
             out.append(f"    {var}.{'op':<{column}} = Op{camel(layout['ops'][0])};")
         for f, n in zip(fields, names[-len(fields):]):
-            value = sv_slice(f["word"], f)
-            if "enum" in f:
-                value = f"{spec.enums[f['enum']]['sv']}'({value})"
-            out.append(f"    {var}.{n:<{column}} = {value};")
+            for i in range(f.get("words", 1)):
+                value = sv_slice(f["word"] + i, f)
+                if "enum" in f:
+                    value = f"{spec.enums[f['enum']]['sv']}'({value})"
+                target = f"{n}[{i}]" if f.get("words", 1) > 1 else n
+                out.append(f"    {var}.{target:<{column}} = {value};")
         out += [f"    return {var};", "  endfunction"]
-    return "\n".join(out) + "\n"
+    return "\n".join(out + sv_set_target(spec)) + "\n"
+
+
+def sv_set_target(spec):
+    """SET's BAD_SET rule (units.md 19.4) as a function of REG and COUNT: the registers must lie in the block
+    of one present unit and none may be read-only. With no present unit owning a block, every SET fails."""
+    present = [u for u in spec.units if u["present"] and "block" in u]
+    # The per-block form (block compare, end within the 64 registers, read-only mask) arrives with the
+    # first present unit that has registers, with the tests that reach it (issue 41): refuse until then
+    # rather than generate a check nothing exercises.
+    require(not present, f"units: {present[0]['name'] if present else ''} is present with a register block, "
+            "and the SET target check for present blocks is not generated yet (scripts/gen_spec.py sv_set_target)")
+    return ["", "  // SET (units.md 19.4): registers REG .. REG + COUNT - 1 all in the block of one present unit, none",
+            "  // read-only. No present unit has a register block in this version: every SET fails BAD_SET.",
+            "  function automatic logic set_regs_ok(logic [9:0] reg_idx, logic [3:0] count);",
+            "    return 1'b0;",
+            "  endfunction"]
 
 
 def render_sv(spec):
@@ -1005,21 +1040,26 @@ def md_bits(f):
     return str(f["lo"]) if f["hi"] == f["lo"] else f"[{f['hi']}:{f['lo']}]"
 
 
-def render_md_descriptors(spec):
-    """The descriptor tables of data_movement.md: the header (11) and each opcode's words (12, 13)."""
-    sections = {"desc_header": md_table(
-        ["bits", "field", "meaning"],
-        [[md_bits(f), f"`{f['name']}`", spec.text(f["desc"])] for f in spec.desc_header] +
-        [["others", "-", "ignored"]])}
+def render_md_descriptors(spec, doc="data_movement.md"):
+    """The descriptor tables of `doc`: in data_movement.md the header (11) and the words of each opcode it
+    specifies (12, 13); in another part, the opcodes whose section names it (units.md 19.4: SET)."""
+    sections = {}
+    if doc == "data_movement.md":
+        sections["desc_header"] = md_table(
+            ["bits", "field", "meaning"],
+            [[md_bits(f), f"`{f['name']}`", spec.text(f["desc"])] for f in spec.desc_header] +
+            [["others", "-", "ignored"]])
     words = spec.values["DESC_WORDS"] - 1
     for layout in spec.desc_layouts:
-        if "registers_from" in layout:
+        if "registers_from" in layout or not section_ref(layout).startswith(doc + " "):
             continue
         rows = []
         for f in layout["fields"]:
             meaning = spec.text(f["desc"]) + (f", {spec.text(f['legal'])}" if f.get("legal") else "")
-            rows.append([f["word"], f"`{f['name']}`", md_bits(f), meaning])
-        unused = sorted(set(range(words)) - {f["word"] for f in layout["fields"]})
+            span = f["word"] if f["words"] == 1 else f"{f['word']}..{f['word'] + f['words'] - 1}"
+            name = f"`{f['name']}`" if f["words"] == 1 else f"`{f['name']}[i]`, word {f['word']} + i"
+            rows.append([span, name, md_bits(f), meaning])
+        unused = sorted(set(range(words)) - {f["word"] + i for f in layout["fields"] for i in range(f["words"])})
         if unused:
             span = str(unused[0]) if len(unused) == 1 else f"{unused[0]}-{unused[-1]}"
             require(unused == list(range(unused[0], unused[-1] + 1)),
@@ -1080,6 +1120,8 @@ TARGETS = [
         current, render_md(spec), MD_BEGIN, MD_END, path)),
     ("docs/data_movement.md", lambda spec, current, path: fill_sections(
         current, render_md_descriptors(spec), MD_BEGIN, MD_END, path)),
+    ("docs/units.md", lambda spec, current, path: fill_sections(
+        current, render_md_descriptors(spec, "units.md"), MD_BEGIN, MD_END, path)),
 ]
 
 

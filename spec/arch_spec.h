@@ -41,12 +41,16 @@ inline constexpr int32_t kMaxInt8ModeClamp = 255;       // int8 mode: largest cl
 inline constexpr int kAddrBits = 24;                    // APB byte-address width
 inline constexpr int kWindowBits = 20;                  // offset bits of a 1 MiB region
 inline constexpr uint32_t kRegsSize = 0x200;            // registers: 0x000..0x1FF
+// a unit's register block: block b at 0x100 * b (units.md 19.3)
+inline constexpr uint32_t kUnitBlockBytes = 0x100;
 // register blocks 0..15: 0x000..0xFFF (units.md 19.3)
 inline constexpr uint32_t kRegsReservedEnd = 0x1000;
 inline constexpr int64_t kErrorCycles = 1;              // rejected command: E = 1
 // 32-bit words of a descriptor (data_movement.md 11)
 inline constexpr int kDescWords = 16;
 inline constexpr int kDescBytes = 64;                   // bytes of a descriptor
+// registers one SET writes at most: words 0..13 (units.md 19.4)
+inline constexpr int kMaxSetCount = 14;
 // descriptors per engine queue (data_movement.md 14.2)
 inline constexpr int kQueueDepth = 4;
 inline constexpr int kMaxTokens = 15;                   // largest value of a token counter
@@ -97,6 +101,7 @@ enum class Opcode : uint8_t {
   kLoad = 1,
   kStore = 2,
   kMove = 3,
+  kSet = 4,
 };
 
 // CMD_MODE.ACT: activation unit after requant.
@@ -124,6 +129,7 @@ enum class ErrCode : uint8_t {
   kExtRange = 13,
   kExtFault = 14,
   kDeadlock = 15,
+  kBadSet = 16,
 };
 
 // ---- SRAMs (3.1; data_movement.md 12): the regions that hold one, their words and DMA units
@@ -171,6 +177,7 @@ constexpr const char* ErrCodeName(ErrCode code) {
     case ErrCode::kExtRange: return "EXT_RANGE";
     case ErrCode::kExtFault: return "EXT_FAULT";
     case ErrCode::kDeadlock: return "DEADLOCK";
+    case ErrCode::kBadSet: return "BAD_SET";
   }
   return "?";
 }
@@ -375,6 +382,7 @@ inline constexpr ErrCodeInfo kProgramErrCodes[] = {
     {ErrCode::kExtRange, "EXT_RANGE"},
     {ErrCode::kExtFault, "EXT_FAULT"},
     {ErrCode::kDeadlock, "DEADLOCK"},
+    {ErrCode::kBadSet, "BAD_SET"},
 };
 
 // A unit's kind (units.md 20).
@@ -566,6 +574,15 @@ inline constexpr Field kSrcStride1{7, 0, 20};  // entries from one tile to the n
 inline constexpr Field kSrcStride2{8, 0, 20};  // entries from one row of tiles to the next
 inline constexpr Field kDst{9, 0, 4};          // the destination: 1 A (transpose), 2 B (copy)
 }  // namespace move
+
+// SET (units.md 19.4).
+namespace set {
+inline constexpr Field kValue{0, 0, 32};   // the value of register `REG + i`
+inline constexpr int kValueWords = 14;     // kValue is element 0 of words 0..13
+// the register of `VALUE[0]`: byte offset `4 * REG` in the register region
+inline constexpr Field kReg{14, 2, 10};
+inline constexpr Field kCount{14, 16, 4};  // registers written
+}  // namespace set
 }  // namespace desc
 
 // ---- Monitor structs (units.md 21.1): the packed structs of qacc_pkg behind monitor ports.

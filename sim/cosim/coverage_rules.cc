@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 
 #include "model/descriptor.h"
 
@@ -12,7 +13,7 @@ namespace {
 
 using arch::ErrCode;
 
-constexpr const char* kOpNames[] = {"GEMM", "LOAD", "STORE", "MOVE"};
+constexpr const char* kOpNames[] = {"GEMM", "LOAD", "STORE", "MOVE", "SET"};
 constexpr const char* kCounterNames[] = {"d2c", "c2d"};
 constexpr const char* kEngineNames[] = {"dma", "compute"};
 constexpr uint64_t kMaxExtAddress = 0xFFFF'FFFFull;
@@ -127,6 +128,19 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
                           last_word >= cfg.depth(arch::Region(f.dst))});
       }
     }
+  } else if (h.op == uint32_t(arch::Opcode::kSet)) {  // SET, units.md 19.4
+    const uint32_t reg = arch::desc::Get(d, arch::desc::set::kReg);
+    const uint32_t count = arch::desc::Get(d, arch::desc::set::kCount);
+    const uint32_t last = reg + std::max(count, 1u) - 1;
+    constexpr uint32_t kRegsPerBlock = arch::kUnitBlockBytes / 4;
+    // In one present unit's block (read-only registers: none lies in a unit block yet).
+    const bool in_block =
+        std::any_of(std::begin(arch::kUnits), std::end(arch::kUnits), [&](const arch::UnitInfo& u) {
+          return u.present && u.block != 0 && reg / kRegsPerBlock == uint32_t(u.block) &&
+                 last / kRegsPerBlock == uint32_t(u.block);
+        });
+    checks = {{ErrCode::kBadShape, count == 0 || count > uint32_t(arch::kMaxSetCount)},
+              {ErrCode::kBadSet, !in_block}};
   }
   return checks;
 }
@@ -164,6 +178,7 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
         ErrCode::kUnitAbsent}},
       {"MOVE", {ErrCode::kBadShape, ErrCode::kBadSram, ErrCode::kOutRange, ErrCode::kARange}},
       {"MOVE", {ErrCode::kOutRange, ErrCode::kBRange}},
+      {"SET", {ErrCode::kBadShape, ErrCode::kBadSet}},
   };
   for (const char* op : {"LOAD", "STORE"}) {
     chains.push_back({op, {ErrCode::kBadShape, ErrCode::kBadSram}});
@@ -428,7 +443,7 @@ void RuleCoverage::OnVerdict(uint32_t status) {
   if (code == ErrCode::kExtFault || fetched_.empty() || fetched_.back() + 1 != fetches_) return;
   const Words& d = descriptors_.at(fetched_.back());
   const uint32_t op = model::DecodeDescHeader(d).op;
-  if (op > 3) return;
+  if (op >= std::size(kOpNames)) return;
   const std::vector<Check> checks = ChecksOf(config_, d);
   for (size_t i = 0; i + 1 < checks.size(); ++i) {
     if (!checks[i].fails || !checks[i + 1].fails || checks[i].code != code) continue;

@@ -483,6 +483,46 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
                    fmt::format("{} failing BAD_SRAM with SRAM_BASE past every SRAM's end",
                                op == Op::kLoad ? "LOAD" : "STORE")});
   }
+  // MOVE's COUNT0 bound one past its last legal value (13), nothing else failing: C + 1 words into
+  // A, R + 1 into B. The pairs above set COUNT0 only to 0.
+  for (const uint32_t dst : {kSramA, kSramB}) {
+    golden::MoveFields f;
+    f.dst = dst;
+    f.count0 = uint32_t(dst == kSramA ? c.g.cols : c.g.rows) + 1;
+    bad.push_back({golden::EncodeMove(f, {}), ErrCode::kBadShape,
+                   fmt::format("MOVE of COUNT0 {} into {} failing BAD_SHAPE", f.count0,
+                               dst == kSramA ? "A" : "B")});
+  }
+  // SET (units.md 19.4). No present unit has a register block in this version, so every SET fails:
+  // BAD_SHAPE first when COUNT is 0 or above 14 (both checks fail), BAD_SET otherwise, with REG in
+  // the frame's blocks 0 and 1 (CMD_M, a read-only ID), in an absent unit's block (2: LUT, 3:
+  // softmax), in a free block, at the last register, and across a block boundary.
+  constexpr uint32_t kRegsPerBlock = arch::kUnitBlockBytes / 4;
+  auto set = [&rng](uint32_t reg, uint32_t count) {
+    golden::SetFields f;
+    for (uint32_t& v : f.value) v = uint32_t(rng.Next());
+    f.reg = reg, f.count = count;
+    return golden::EncodeSet(f, {});
+  };
+  bad.push_back({set(uint32_t(rng.Uniform(0, 1023)), rng.Pick<uint32_t>({0, 15})),
+                 ErrCode::kBadShape, "SET failing BAD_SHAPE (COUNT 0 or 15) and BAD_SET"});
+  struct SetTarget {
+    uint32_t reg, count;
+  };
+  const SetTarget set_targets[] = {
+      {arch::reg::kCmdM / 4, uint32_t(rng.Uniform(1, arch::kMaxSetCount))},
+      {arch::reg::kId / 4, 1},
+      {2 * kRegsPerBlock, uint32_t(arch::kMaxSetCount)},
+      {3 * kRegsPerBlock + uint32_t(rng.Uniform(0, kRegsPerBlock - 1)), 1},
+      {uint32_t(rng.Uniform(4, 15)) * kRegsPerBlock + uint32_t(rng.Uniform(0, 40)),
+       uint32_t(rng.Uniform(1, arch::kMaxSetCount))},
+      {16 * kRegsPerBlock - 1, 1},
+      {3 * kRegsPerBlock - 1, 2}};
+  for (const auto& [reg, count] : set_targets) {
+    bad.push_back(
+        {set(reg, count), ErrCode::kBadSet,
+         fmt::format("SET of {} registers from {:#05x} failing BAD_SET", count, 4 * reg)});
+  }
   // Each after a short legal prefix (so Q_ERR_INDEX varies) and before a tail never fetched.
   for (const Bad& b : bad) {
     std::vector<Descriptor> p;

@@ -269,7 +269,9 @@ Descriptor IllegalDescriptor(Context& c, ErrCode code) {
       return golden::EncodeDma(op, f, {});
     case ErrCode::kBadOpcode: {
       Descriptor d = RandomGemm(rng, c.g);
-      arch::desc::Put(d, arch::desc::header::kOp, uint32_t(rng.Uniform(4, 15)));
+      arch::desc::Put(
+          d, arch::desc::header::kOp,
+          uint32_t(rng.Uniform(int(arch::Opcode::kSet) + 1, 15)));  // above the last opcode
       return d;
     }
     default:
@@ -552,7 +554,8 @@ const std::vector<DmaTestDef>& Defs() {
        GenDeadlocks},
       {{"dma_check_order",
         "one descriptor failing two adjacent validation checks, for every such pair of GEMM, LOAD, "
-        "STORE and MOVE: the first in the spec's order is reported"},
+        "STORE, MOVE and SET, and every SET (none is legal yet): the first in the spec's order is "
+        "reported"},
        GenCheckOrder},
       {{"dma_port_stalls",
         "LOAD / STORE steps waiting for the SRAM port of every use of 17.6 (GEMM A, B, bias, rq "

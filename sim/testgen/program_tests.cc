@@ -471,8 +471,8 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
     }
   }
   WindowEdges(rng, b);
-  // Unmapped addresses while idle (refused by the address rule alone, not by BUSY): above the register
-  // blocks, the reserved LUT/softmax/LayerNorm windows, regions 9..15, read and written.
+  // Unmapped addresses while idle (refused by the address rule alone, not by BUSY): above the
+  // register blocks, the reserved LUT/softmax/LayerNorm windows, regions 9..15, read and written.
   for (uint32_t addr : {0x001000u, 0x0FFFFCu, 0x600000u, 0x700010u, 0x800000u, 0xFFFFFCu}) {
     b.Read(addr);
     b.Write(addr, uint32_t(rng.Next()));

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/descriptor.h"
 #include "tests/model/model_test_util.h"
 
 namespace qacc::model {
@@ -134,6 +135,21 @@ TEST(CommandValidation, RectConfigRanges) {
   EXPECT_EQ(DecodeCommand(config, cmd).error, ErrCode::kNone);
   cmd.a_base += 1;
   EXPECT_EQ(DecodeCommand(config, cmd).error, ErrCode::kARange);
+}
+
+// SET (units.md 19.4) at fetch: no present unit has a register block in version 2.0, so a COUNT
+// of 0 or above 14 is BAD_SHAPE and every other SET BAD_SET, whatever REG is. Exhaustive.
+TEST(DescriptorValidation, EverySetFailsWithoutAPresentUnitBlock) {
+  const arch::ArchConfig config;  // the default configuration
+  for (uint32_t reg = 0; reg < 1024; ++reg) {
+    for (uint32_t count = 0; count < 16; ++count) {
+      Descriptor d{};
+      d[14] = reg << 2 | count << 16;
+      d[15] = uint32_t(DescOp::kSet);
+      const ErrCode expected = count == 0 || count > 14 ? ErrCode::kBadShape : ErrCode::kBadSet;
+      ASSERT_EQ(ValidateDescriptor(config, d), expected) << reg << " " << count;
+    }
+  }
 }
 
 }  // namespace

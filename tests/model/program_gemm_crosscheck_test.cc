@@ -229,8 +229,8 @@ TEST_P(ProgramGemmCrosscheck, ValidationAgreesOnRawCommands) {
                               cmd.op};
     std::copy(std::begin(words), std::end(words), d.begin());
     const int model = static_cast<int>(arch::ValidateCommand(config, cmd));
-    // The model's registers know only GEMM: a descriptor opcode 1..3 is LOAD/STORE/MOVE.
-    if (cmd.Op() >= 1 && cmd.Op() <= 3) {
+    // The model's registers know only GEMM: a descriptor opcode 1..4 is LOAD/STORE/MOVE/SET.
+    if (cmd.Op() >= 1 && cmd.Op() <= uint32_t(arch::Opcode::kSet)) {
       EXPECT_EQ(model, static_cast<int>(ProgramError::kBadOpcode));
       continue;
     }

@@ -663,7 +663,8 @@ TEST(Top, BusErrorsAndWaitStates) {
   // rq shift word: 6 bits, read back sign-extended.
   bench.WriteOk(arch::kRqBase + 4, 0x3F);
   EXPECT_EQ(bench.Read(arch::kRqBase + 4).rdata, 0xFFFFFFFFu);
-  // Reserved offsets and the blocks of absent units (2..15) read 0 and ignore writes, without error.
+  // Reserved offsets and the blocks of absent units (2..15) read 0 and ignore writes, without
+  // error.
   for (uint32_t off : {0x02Cu, 0x0C0u, 0x13Cu, 0x1FCu, 0x200u, 0x3FCu, 0x400u, 0x800u, 0xFFCu}) {
     const ApbResult r = bench.Read(off);
     EXPECT_FALSE(r.slverr) << off;

@@ -64,7 +64,7 @@ class GenSpecTest(unittest.TestCase):
     def test_lists_the_generated_files(self):
         self.assertEqual(self.outputs,
                          ["spec/arch_spec.h", "rtl/qacc_pkg.sv", "docs/architecture.md",
-                          "docs/data_movement.md"])
+                          "docs/data_movement.md", "docs/units.md"])
 
     def test_committed_files_are_fresh(self):
         result = run("--check")
@@ -205,6 +205,7 @@ class GenSpecTest(unittest.TestCase):
         def bump(doc):
             next(c for c in doc["constants"] if c["name"] == "VERSION_MINOR")["value"] = 2
             doc["descriptors"]["layouts"][1]["fields"][0]["desc"] = "units per row"  # data_movement.md
+            doc["descriptors"]["layouts"][3]["fields"][2]["desc"] = "registers"  # units.md (SET)
 
         result = self.check("--spec", self.spec_with(bump))
         self.assertEqual(result.returncode, 1)

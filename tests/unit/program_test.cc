@@ -284,17 +284,57 @@ TEST(ProgramEncodeTest, RandomFieldsRoundTrip) {
 }
 
 TEST(ProgramEncodeTest, NamesAndEngines) {
-  const char* names[] = {"NONE",       "BAD_SHAPE",   "A_RANGE",    "B_RANGE",
-                         "BIAS_RANGE", "RQ_RANGE",    "OUT_RANGE",  "BAD_REQUANT",
-                         "BAD_ZP",     "UNIT_ABSENT", "BAD_OPCODE", "BAD_SRAM",
-                         "EXT_ALIGN",  "EXT_RANGE",   "EXT_FAULT",  "DEADLOCK"};
-  for (int code = 0; code < 16; ++code) {
+  const char* names[] = {"NONE",       "BAD_SHAPE", "A_RANGE",     "B_RANGE",   "BIAS_RANGE",
+                         "RQ_RANGE",   "OUT_RANGE", "BAD_REQUANT", "BAD_ZP",    "UNIT_ABSENT",
+                         "BAD_OPCODE", "BAD_SRAM",  "EXT_ALIGN",   "EXT_RANGE", "EXT_FAULT",
+                         "DEADLOCK",   "BAD_SET"};
+  for (int code = 0; code < 17; ++code) {
     EXPECT_STREQ(ProgramErrorName(static_cast<ProgramError>(code)), names[code]);
   }
   EXPECT_EQ(EngineOf(Op::kGemm), Engine::kCompute);
   EXPECT_EQ(EngineOf(Op::kMove), Engine::kCompute);
   EXPECT_EQ(EngineOf(Op::kLoad), Engine::kDma);
   EXPECT_EQ(EngineOf(Op::kStore), Engine::kDma);
+  EXPECT_EQ(EngineOf(Op::kSet), Engine::kCompute);
+}
+
+// Units.md 19.4: VALUE[i] in word i (0..13), REG in word 14 [11:2], COUNT in word 14 [19:16].
+TEST(ProgramEncodeTest, SetWords) {
+  SetFields f;
+  for (uint32_t i = 0; i < f.value.size(); ++i) f.value[i] = 0x1000'0000u * (i + 1) + i;
+  f.reg = 0x7FF;   // [9:0] = 0x3FF: the last register of block 15
+  f.count = 0x2E;  // [3:0] = 14
+  const Descriptor expected = {0x10000000, 0x20000001, 0x30000002, 0x40000003,
+                               0x50000004, 0x60000005, 0x70000006, 0x80000007,
+                               0x90000008, 0xA0000009, 0xB000000A, 0xC000000B,
+                               0xD000000C, 0xE000000D, 0x000E0FFC, 0x304};
+  EXPECT_EQ(EncodeSet(f, Flags(true, true)), expected);
+  const SetFields back = DecodeSet(expected);
+  EXPECT_EQ(back.value, f.value);
+  EXPECT_EQ(back.reg, 0x3FFu);
+  EXPECT_EQ(back.count, 14u);
+  // Bits outside the fields are ignored.
+  Descriptor noisy = expected;
+  noisy[14] |= 0xFFF0'0003;
+  EXPECT_EQ(EncodeSet(DecodeSet(noisy), Flags(true, true)), expected);
+  EXPECT_EQ(DescribeDescriptor(Small(8, 8), expected), "SET 14 registers from 0xffc WAIT SIGNAL");
+}
+
+// No present unit has a register block in version 2.0, so every SET fails: BAD_SHAPE for a COUNT
+// of 0 or above 14, BAD_SET for any other, whatever REG is. Exhaustive over both fields.
+TEST(ProgramValidateSetTest, EverySetFailsWithoutAPresentUnitBlock) {
+  const AccelGeometry g = Small(8, 8);
+  for (uint32_t reg = 0; reg < 1024; ++reg) {
+    for (uint32_t count = 0; count < 16; ++count) {
+      SetFields f;
+      f.reg = reg, f.count = count;
+      const ProgramError expected =
+          count == 0 || count > 14 ? ProgramError::kBadShape : ProgramError::kBadSet;
+      ASSERT_EQ(Validate(g, EncodeSet(f, {})), expected) << reg << " " << count;
+    }
+  }
+  MachineState state(g, 64);
+  EXPECT_THROW(Execute(g, EncodeSet(SetFields{}, {}), state), std::invalid_argument);
 }
 
 TEST(ProgramEncodeTest, UnitBytesAndSramUnits) {
@@ -366,11 +406,11 @@ TEST(ProgramValidateGemmTest, ReservedOpcodesComeFirst) {
     for (const GemmFields& f : {LegalGemm(), bad}) {
       Descriptor d = EncodeGemm(f, Flags(true, true));
       d[15] |= op;
-      if (op >= 4) {
+      if (op >= 5) {
         EXPECT_EQ(Validate(g, d), ProgramError::kBadOpcode) << op;
       } else if (op == 0) {
         EXPECT_EQ(Validate(g, d), f.m == 0 ? ProgramError::kBadShape : ProgramError::kNone);
-      } else {  // the same words read as LOAD / STORE / MOVE fields
+      } else {  // the same words read as LOAD / STORE / MOVE / SET fields
         EXPECT_NE(Validate(g, d), ProgramError::kBadOpcode) << op;
       }
     }
