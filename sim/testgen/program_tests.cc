@@ -418,7 +418,7 @@ int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
   }
   if (r < 93) {  // reserved offsets and the blocks of absent units (2..15): read 0, writes ignored
     const uint32_t offset = rng.Pick<uint32_t>(
-        {0x02C, 0x03C, 0x048, 0x0C0, 0x0FC, 0x13C, 0x1FC, 0x200, 0x3FC, 0x400, 0xFFC});
+        {0x02C, 0x03C, 0x048, 0x0C0, 0x0FC, 0x13C, 0x1FC, 0x200, 0x3FC, 0x404, 0x804, 0xFFC});
     if (rng.Chance(50)) {
       b.Read(arch::kRegsBase + offset);
     } else {
@@ -476,6 +476,12 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
   for (uint32_t addr : {0x001000u, 0x0FFFFCu, 0x600000u, 0x700010u, 0x800000u, 0xFFFFFCu}) {
     b.Read(addr);
     b.Write(addr, uint32_t(rng.Next()));
+  }
+  // The unit blocks (2..15) read 0: offsets whose bit 10 or 11 alone lifts them off VERSION and
+  // CTRL, so that a decoder dropping either bit reads or writes a live register instead.
+  for (uint32_t offset : {0x404u, 0x804u, 0xC04u, 0x840u, 0xFFCu}) {
+    b.Write(arch::kRegsBase + offset, offset == 0x840u ? arch::kCtrlIrqEn : uint32_t(rng.Next()));
+    b.Read(arch::kRegsBase + offset);
   }
   const int p = std::max(config.rows, config.cols);
   model::GemmJob job =
