@@ -168,8 +168,17 @@ class GenSpecTest(unittest.TestCase):
         def desc_opcode_without_layout(doc):
             doc["descriptors"]["layouts"] = [lay for lay in doc["descriptors"]["layouts"] if lay["name"] != "move"]
 
+        def desc_words_overlap(doc):
+            layout(doc, "set")["fields"][1]["word"] = 13  # REG into VALUE's last word
+
+        def desc_words_past_header(doc):
+            layout(doc, "set")["fields"][0]["words"] = 16  # VALUE into the header word
+
         def unit(doc, name):
             return next(u for u in doc["units"] if u["name"] == name)
+
+        def unit_block_present(doc):
+            unit(doc, "lut")["present"] = True  # a block of a present unit: SET's check is not generated yet
 
         def unit_kind(doc):
             unit(doc, "lut")["kind"] = "activation"
@@ -192,6 +201,9 @@ class GenSpecTest(unittest.TestCase):
                  (desc_overlap, "dma field OUT_INT32: bits [2:2] overlap"),
                  (desc_header_word, "word 15 is outside 0..14"),
                  (desc_opcode_without_layout, "every opcode needs one: missing MOVE"),
+                 (desc_words_overlap, "set field REG: bits [11:2] overlap"),
+                 (desc_words_past_header, "set field VALUE: word 15 is outside 0..14"),
+                 (unit_block_present, "SET target check for present blocks is not generated yet"),
                  (unit_kind, "unit lut: kind must be one of"), (unit_block_twice, "a register block is given twice"),
                  (unit_block_range, "unit lut: register block must be 2..15"),
                  (monitor_field_wide, "monitor mon_q_t field d2c: width must be 1..32")]
