@@ -493,6 +493,24 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
                    fmt::format("MOVE of COUNT0 {} into {} failing BAD_SHAPE", f.count0,
                                dst == kSramA ? "A" : "B")});
   }
+  // MOVE's alignment rule (13) broken by one field alone: SRC_BASE, SRC_STRIDE1 or SRC_STRIDE2 not
+  // a multiple of 4, the other two aligned and every range legal (the breaker above misaligns
+  // SRC_BASE).
+  for (int field = 0; field < 3; ++field) {
+    golden::MoveFields f;
+    f.dst = rng.Pick<uint32_t>({kSramA, kSramB});
+    f.count1 = f.count2 = 2;
+    f.src_stride1 = f.src_stride2 = 4 * uint32_t(c.g.rows);  // one tile of entries apart
+    f.dst_stride1 = f.dst_stride2 = 1;
+    const uint32_t off = uint32_t(rng.Uniform(1, 3));
+    (field == 0 ? f.src_base : field == 1 ? f.src_stride1 : f.src_stride2) += off;
+    bad.push_back({golden::EncodeMove(f, {}), ErrCode::kOutRange,
+                   fmt::format("MOVE with {} off by {} from a multiple of 4 failing OUT_RANGE",
+                               field == 0   ? "SRC_BASE"
+                               : field == 1 ? "SRC_STRIDE1"
+                                            : "SRC_STRIDE2",
+                               off)});
+  }
   // SET (units.md 19.4). No present unit has a register block in this version, so every SET fails:
   // BAD_SHAPE first when COUNT is 0 or above 14 (both checks fail), BAD_SET otherwise, with REG in
   // the frame's blocks 0 and 1 (CMD_M, a read-only ID), in an absent unit's block (2: LUT, 3:

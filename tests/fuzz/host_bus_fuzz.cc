@@ -8,7 +8,7 @@
 //  * every transaction gets exactly the spec's response status: TLM_BURST_ERROR_RESPONSE for a
 //    payload that is not one 32-bit word (data length != 4 or streaming width < 4), OK for
 //    TLM_IGNORE_COMMAND, TLM_ADDRESS_ERROR_RESPONSE for an unmapped address (>= 2^24, region 0 at
-//    or above 0x400, the reserved LUT/softmax windows, regions 8-15), TLM_GENERIC_ERROR_RESPONSE
+//    or above 0x1000, the reserved windows, regions 6-15), TLM_GENERIC_ERROR_RESPONSE
 //    for an SRAM window offset beyond the SRAM, any window access or CMD_*/CTRL write while BUSY,
 //    and a write to a read-only register; OK otherwise;
 //  * the annotated delay ends the transfer's last cycle: setup in cycle ceil(t / period), 2 cycles
@@ -58,7 +58,7 @@ const sc_core::sc_time kPeriod(kPeriodNs, sc_core::SC_NS);
 
 // ---- The spec, written out (docs/architecture.md 3.1 - 3.3, 4, 7)
 constexpr uint64_t kAddrLimit = uint64_t{1} << 24;
-constexpr uint32_t kRegsMapped = 0x400;  // region 0: registers and reserved offsets below this
+constexpr uint32_t kRegsMapped = 0x1000;  // region 0: registers, reserved and unit blocks below
 enum Reg : uint32_t {
   kId = 0x000, kVersion = 0x004, kHwRows = 0x008, kHwCols = 0x00C, kHwADepth = 0x010,
   kHwBDepth = 0x014, kHwBiasDepth = 0x018, kHwRqDepth = 0x01C, kHwOutDepth = 0x020,
@@ -415,7 +415,9 @@ class Session {
     uint32_t expected = 0;
     switch (offset) {
       case kId: expected = 0x51414343; break;
-      case kVersion: expected = 0x00010001; break;
+      case kVersion:
+        expected = 0x00020000;
+        break;  // 2.0
       case kHwRows: expected = uint32_t(c.rows); break;
       case kHwCols: expected = uint32_t(c.cols); break;
       case kHwADepth: expected = c.a_depth; break;
