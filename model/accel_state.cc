@@ -240,8 +240,12 @@ BusStatus AccelState::Write(uint64_t addr, uint32_t data, uint8_t strobe, int64_
 PerfCounters AccelState::PerfVisible(int64_t cycle) const {
   if (last_is_program_) {
     const ProgramPerf p = ProgramRegistersAt(cycle).perf;
-    return {uint32_t(p.cycles), uint32_t(p.mac_busy), uint32_t(p.rq_busy), uint32_t(p.out_writes),
-            uint32_t(p.feed_stall)};
+    PerfCounters visible;
+    visible.cycles = uint32_t(p.cycles);
+    for (size_t u = 0; u < p.busy.size(); ++u) visible.busy[u] = uint32_t(p.busy[u]);
+    visible.out_writes = uint32_t(p.out_writes);
+    visible.feed_stall = uint32_t(p.feed_stall);
+    return visible;
   }
   if (!launch_) return {};
   const int64_t command_cycle = cycle - launch_->launch_cycle;
@@ -314,10 +318,6 @@ uint32_t AccelState::ReadRegister(uint32_t offset, int64_t cycle) {
       return cmd_regs_.op;
     case reg::kPerfCycles:
       return PerfVisible(cycle).cycles;
-    case reg::kPerfMacBusy:
-      return PerfVisible(cycle).mac_busy;
-    case reg::kPerfRqBusy:
-      return PerfVisible(cycle).rq_busy;
     case reg::kPerfOutWrites:
       return PerfVisible(cycle).out_writes;
     case reg::kPerfFeedStall:
@@ -350,7 +350,12 @@ uint32_t AccelState::ReadRegister(uint32_t offset, int64_t cycle) {
                                  p.port_stall, p.rd_beats,     p.wr_beats};
       return uint32_t(values[(offset - reg::kPerfDmaBusy) / 4]);  // wraps modulo 2^32
     }
-    default:  // reserved offsets (PERF_LUT_BUSY, PERF_SMX_BUSY included) read 0
+    default:
+      // The busy counters of the present beat units; reserved offsets (the busy counters of absent
+      // units among them) read 0.
+      for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) {
+        if (offset == unit.busy_reg) return PerfVisible(cycle).Busy(unit.beat);
+      }
       return 0;
   }
 }

@@ -218,15 +218,16 @@ CommandResult Accelerator::WaitForCompletion() {
   CommandResult result;
   result.launch_cycle = launch->launch_cycle;
   result.done_cycle = launch->done_cycle;
-  const std::pair<uint32_t, uint32_t*> reads[] = {
+  std::vector<std::pair<uint32_t, uint32_t*>> reads = {
       {arch::reg::kStatus, &result.status},
       {arch::reg::kPerfCycles, &result.perf.cycles},
-      {arch::reg::kPerfMacBusy, &result.perf.mac_busy},
-      {arch::reg::kPerfRqBusy, &result.perf.rq_busy},
       {arch::reg::kPerfOutWrites, &result.perf.out_writes},
       {arch::reg::kPerfFeedStall, &result.perf.feed_stall},
       {arch::reg::kPerfCmdCount, &result.command_count},
   };
+  for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) {
+    reads.emplace_back(unit.busy_reg, &result.perf.busy[size_t(unit.beat)]);
+  }
   sc_core::sc_time time = sc_core::SC_ZERO_TIME;
   for (const auto& [offset, value] : reads) {
     if (impl_->Transfer(true, arch::kRegsBase + offset, value, 0xF, &time) != BusStatus::kOk) {
@@ -275,12 +276,11 @@ ProgramResult Accelerator::WaitForProgram() {
   result.launch_cycle = state.last_program()->launch_cycle;
   result.done_cycle = done;
   namespace reg = arch::reg;
-  const std::pair<uint32_t, uint32_t*> reads[] = {
+  std::vector<std::pair<uint32_t, uint32_t*>> reads = {
       {reg::kStatus, &result.status},
       {reg::kQErrIndex, &result.error_index},
       {reg::kQRetired, &result.retired},
       {reg::kPerfCycles, &result.cycles},
-      {reg::kPerfMacBusy, &result.mac_busy},
       {reg::kPerfDmaBusy, &result.dma_busy},
       {reg::kPerfComputeBusy, &result.compute_busy},
       {reg::kPerfDmaWait, &result.dma_wait},
@@ -289,6 +289,9 @@ ProgramResult Accelerator::WaitForProgram() {
       {reg::kPerfRdBeats, &result.rd_beats},
       {reg::kPerfWrBeats, &result.wr_beats},
   };
+  for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) {
+    reads.emplace_back(unit.busy_reg, &result.busy[size_t(unit.beat)]);
+  }
   sc_core::sc_time time = sc_core::SC_ZERO_TIME;
   for (const auto& [offset, value] : reads) {
     if (impl_->Transfer(true, arch::kRegsBase + offset, value, 0xF, &time) != BusStatus::kOk) {

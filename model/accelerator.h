@@ -14,6 +14,7 @@
 #ifndef QACC_MODEL_ACCELERATOR_H_
 #define QACC_MODEL_ACCELERATOR_H_
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -63,8 +64,9 @@ struct ProgramResult {
   uint32_t error_index = 0;                    // Q_ERR_INDEX (with an error)
   uint32_t retired = 0;                        // Q_RETIRED
   uint32_t cycles = 0;                         // PERF_CYCLES: the program's cycles
-  uint32_t mac_busy = 0, dma_busy = 0, compute_busy = 0, dma_wait = 0, compute_wait = 0,
-           port_stall = 0, rd_beats = 0, wr_beats = 0;
+  std::array<uint32_t, arch::kNumBeatUnits> busy{};  // PERF_<x>_BUSY by beat unit
+  uint32_t dma_busy = 0, compute_busy = 0, dma_wait = 0, compute_wait = 0, port_stall = 0,
+           rd_beats = 0, wr_beats = 0;
   int64_t launch_cycle = 0;  // cycle 0 of the program
   int64_t done_cycle = 0;    // the first cycle with DONE = 1
 

@@ -199,9 +199,17 @@ struct Timing {
   // + C + 8.
   int64_t E() const;
 
+  // The input beats of beat unit `unit`, the events of its PERF_<x>_BUSY (units.md 21.2): tile t's
+  // are the `per_tile` consecutive cycles from first + t * P. The MAC array takes K beats from
+  // I(t,0), requant the MAC array's R output beats from O(t,0).
+  struct InputBeats {
+    int64_t first;
+    int64_t per_tile;
+  };
+  InputBeats In(BeatUnit unit) const;
+
   // Expected perf counters (3.2).
-  int64_t MacBusy() const;    // T * K
-  int64_t RqBusy() const;     // T * R
+  int64_t Busy(BeatUnit unit) const;  // PERF_<x>_BUSY: T * In(unit).per_tile (T * K, T * R)
   int64_t OutWrites() const;  // NB * M
   int64_t FeedStall() const;  // (T - 1) * (P - K)
 };

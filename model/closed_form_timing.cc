@@ -26,8 +26,16 @@ int64_t Timing::Beat(BeatUnit unit, int64_t t, int64_t i) const {
 int64_t Timing::W(int64_t t, int64_t i) const { return Q(t, i) + kOutWriteLatency; }
 int64_t Timing::E() const { return W(T() - 1, rows - 1) + 1; }
 
-int64_t Timing::MacBusy() const { return T() * k; }
-int64_t Timing::RqBusy() const { return T() * rows; }
+Timing::InputBeats Timing::In(BeatUnit unit) const {
+  switch (unit) {
+    case BeatUnit::kMac:
+      return {I(0, 0), k};
+    case BeatUnit::kRequant:
+      return {O(0, 0), rows};
+  }
+  throw std::logic_error("Timing::In: a beat unit without input beats");
+}
+int64_t Timing::Busy(BeatUnit unit) const { return T() * In(unit).per_tile; }
 int64_t Timing::OutWrites() const { return NB() * m; }
 int64_t Timing::FeedStall() const { return (T() - 1) * (P() - k); }
 

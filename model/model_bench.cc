@@ -42,12 +42,13 @@ int main(int argc, char** argv) {
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
     best = std::min(best, elapsed.count());
   }
-  std::printf(
-      "%s %dx%d, GEMM %dx%dx%d: error %d, E = %lld cycles, mac_busy %u, rq_busy %u, out_writes "
-      "%u\n",
-      config.name.c_str(), config.rows, config.cols, job.m, job.n, job.k,
-      static_cast<int>(result.error), static_cast<long long>(result.cycles), result.perf.mac_busy,
-      result.perf.rq_busy, result.perf.out_writes);
+  std::printf("%s %dx%d, GEMM %dx%dx%d: error %d, E = %lld cycles,", config.name.c_str(),
+              config.rows, config.cols, job.m, job.n, job.k, static_cast<int>(result.error),
+              static_cast<long long>(result.cycles));
+  for (const qacc::arch::BeatUnitInfo& unit : qacc::arch::kBeatUnits) {
+    std::printf(" %s %u,", unit.busy, result.perf.Busy(unit.beat));
+  }
+  std::printf(" out_writes %u\n", result.perf.out_writes);
   std::printf("model-only: best of %d runs %.3f ms, %.1f M simulated cycles/s, %.1f M MAC/s\n",
               runs, best * 1e3, double(result.cycles) / best / 1e6,
               double(job.m) * job.n * job.k / best / 1e6);

@@ -18,7 +18,7 @@ namespace qacc::model {
 struct RunResult {
   arch::ErrCode error = arch::ErrCode::kNone;
   int64_t cycles = 0;  // E (PERF_CYCLES), or 1 for a rejected command
-  PerfCounters perf;   // final values; perf.mac_busy etc. are the per-unit busy cycles
+  PerfCounters perf;   // final values; perf.busy[u]: the busy cycles of beat unit u
 };
 
 // Writes every output SRAM word the command produces (section 6.3) into `srams`.

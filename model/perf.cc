@@ -21,8 +21,8 @@ uint32_t Wrap(int64_t value) { return static_cast<uint32_t>(static_cast<uint64_t
 }  // namespace
 
 bool PerfCounters::operator==(const PerfCounters& other) const {
-  return cycles == other.cycles && mac_busy == other.mac_busy && rq_busy == other.rq_busy &&
-         out_writes == other.out_writes && feed_stall == other.feed_stall;
+  return cycles == other.cycles && busy == other.busy && out_writes == other.out_writes &&
+         feed_stall == other.feed_stall;
 }
 
 PerfCounters PerfAt(const arch::Timing& timing, int64_t cycle) {
@@ -31,8 +31,11 @@ PerfCounters PerfAt(const arch::Timing& timing, int64_t cycle) {
   const int64_t tiles = timing.T(), period = timing.P(), k = timing.k, rows = timing.rows;
   PerfCounters perf;
   perf.cycles = Wrap(cycle);
-  perf.mac_busy = Wrap(CountBefore(cycle, timing.I(0, 0), period, k, tiles));
-  perf.rq_busy = Wrap(CountBefore(cycle, timing.O(0, 0), period, rows, tiles));
+  for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) {
+    const arch::Timing::InputBeats in = timing.In(unit.beat);
+    perf.busy[static_cast<size_t>(unit.beat)] =
+        Wrap(CountBefore(cycle, in.first, period, in.per_tile, tiles));
+  }
   perf.feed_stall = Wrap(CountBefore(cycle, timing.F(0, k - 1) + 1, period, period - k, tiles - 1));
   // Writes: R per tile except the last tile row (mb = MB-1), which writes m_valid rows per tile.
   const int64_t nb_count = timing.NB();

@@ -27,11 +27,10 @@ Descriptor WordsOf(const std::array<uint8_t, kDescriptorBytes>& bytes) {
 }  // namespace
 
 bool ProgramPerf::operator==(const ProgramPerf& o) const {
-  return cycles == o.cycles && mac_busy == o.mac_busy && rq_busy == o.rq_busy &&
-         out_writes == o.out_writes && feed_stall == o.feed_stall && dma_busy == o.dma_busy &&
-         compute_busy == o.compute_busy && dma_wait == o.dma_wait &&
-         compute_wait == o.compute_wait && port_stall == o.port_stall && rd_beats == o.rd_beats &&
-         wr_beats == o.wr_beats && overlap == o.overlap;
+  return cycles == o.cycles && busy == o.busy && out_writes == o.out_writes &&
+         feed_stall == o.feed_stall && dma_busy == o.dma_busy && compute_busy == o.compute_busy &&
+         dma_wait == o.dma_wait && compute_wait == o.compute_wait && port_stall == o.port_stall &&
+         rd_beats == o.rd_beats && wr_beats == o.wr_beats && overlap == o.overlap;
 }
 
 ProgramEngine::ProgramEngine(const arch::ArchConfig& config, ExtMemory& memory, Srams& srams,
@@ -151,8 +150,9 @@ void ProgramEngine::StartCommand(Engine e, uint64_t c, ProgramCycle* observed) {
   }
   const arch::Command command = GemmCommandOf(head.d);
   const arch::Timing timing = compute_.StartGemm(command, c);
-  perf_.mac_busy += uint64_t(timing.MacBusy());
-  perf_.rq_busy += uint64_t(timing.RqBusy());
+  for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) {
+    perf_.busy[size_t(unit.beat)] += uint64_t(timing.Busy(unit.beat));
+  }
   perf_.out_writes += uint64_t(timing.OutWrites());
   perf_.feed_stall += uint64_t(timing.FeedStall());
   gemm_active_ = true;
@@ -454,8 +454,7 @@ ProgramRegisters ProgramEngine::VisibleRegisters(const RegisterState& s) {
   if (s.gemm_active && rel < s.gemm_timing.E()) {
     const PerfCounters now = PerfAt(s.gemm_timing, rel);
     const PerfCounters end = PerfAt(s.gemm_timing, s.gemm_timing.E());
-    r.perf.mac_busy -= end.mac_busy - now.mac_busy;
-    r.perf.rq_busy -= end.rq_busy - now.rq_busy;
+    for (size_t u = 0; u < r.perf.busy.size(); ++u) r.perf.busy[u] -= end.busy[u] - now.busy[u];
     r.perf.out_writes -= end.out_writes - now.out_writes;
     r.perf.feed_stall -= end.feed_stall - now.feed_stall;
   }
@@ -558,8 +557,7 @@ ProgramRunResult RunProgram(const arch::ArchConfig& config, ExtMemory& memory, S
 
 void AddPerf(ProgramPerf& sum, const ProgramPerf& part) {
   sum.cycles += part.cycles;
-  sum.mac_busy += part.mac_busy;
-  sum.rq_busy += part.rq_busy;
+  for (size_t u = 0; u < sum.busy.size(); ++u) sum.busy[u] += part.busy[u];
   sum.out_writes += part.out_writes;
   sum.feed_stall += part.feed_stall;
   sum.dma_busy += part.dma_busy;

@@ -29,8 +29,8 @@ namespace qacc::model {
 // The counters of a program (17.8). The registers hold the low 32 bits of each.
 struct ProgramPerf {
   uint64_t cycles = 0;    // PERF_CYCLES: t + 1, t the last (quiet) cycle
-  uint64_t mac_busy = 0;  // PERF_MAC_BUSY, RQ_BUSY, OUT_WRITES, FEED_STALL: sums over the GEMMs
-  uint64_t rq_busy = 0;
+  // PERF_<x>_BUSY by beat unit (as PerfCounters::busy), OUT_WRITES, FEED_STALL: sums over the GEMMs
+  std::array<uint64_t, arch::kNumBeatUnits> busy{};
   uint64_t out_writes = 0;
   uint64_t feed_stall = 0;
   uint64_t dma_busy = 0;      // PERF_DMA_BUSY: cycles the DMA engine runs a command
@@ -42,6 +42,7 @@ struct ProgramPerf {
   uint64_t wr_beats = 0;      // PERF_WR_BEATS: write data beats
   uint64_t overlap = 0;       // cycles both engines run (no register: for the reports of 17.8)
 
+  uint64_t Busy(arch::BeatUnit unit) const { return busy[static_cast<size_t>(unit)]; }
   bool operator==(const ProgramPerf& other) const;
 };
 

@@ -1,6 +1,7 @@
 #include "model/unit_pipeline.h"
 
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 namespace qacc::model {
@@ -57,12 +58,22 @@ int64_t UnitPipeline::done_cycle() {
   return feed_controller_.finished() ? feed_controller_.done_cycle() : std::numeric_limits<int64_t>::max();
 }
 
+int64_t UnitPipeline::InputBeats(arch::BeatUnit unit) const {
+  switch (unit) {
+    case arch::BeatUnit::kMac:
+      return feed_controller_.mac_busy();
+    case arch::BeatUnit::kRequant:  // the requant unit takes every MAC output row
+      return beats_[size_t(arch::BeatUnit::kMac)].count();
+  }
+  throw std::logic_error("UnitPipeline::InputBeats: a beat unit without a count");
+}
+
 UnitCounts UnitPipeline::counts() const {
   UnitCounts counts;
   if (feed_controller_.finished()) counts.cycles = feed_controller_.done_cycle() - launch_cycle_;
-  counts.mac_busy = feed_controller_.mac_busy();
-  counts.rq_busy =
-      beats_[size_t(arch::BeatUnit::kMac)].count();  // the requant unit takes every MAC output row
+  for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) {
+    counts.busy[size_t(unit.beat)] = InputBeats(unit.beat);
+  }
   counts.out_writes = out_writes_.count();
   counts.feed_stall = feed_controller_.feed_stall();
   return counts;

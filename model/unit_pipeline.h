@@ -32,7 +32,8 @@ namespace qacc::model {
 // What the units counted for the current command (the PERF_* events of section 3.2).
 struct UnitCounts {
   int64_t cycles = 0;  // launch .. done
-  int64_t mac_busy = 0, rq_busy = 0, out_writes = 0, feed_stall = 0;
+  std::array<int64_t, arch::kNumBeatUnits> busy{};  // input beats of each beat unit (PERF_<x>_BUSY)
+  int64_t out_writes = 0, feed_stall = 0;
 };
 
 class UnitPipeline : public sc_core::sc_module, public BeatSource {
@@ -60,6 +61,8 @@ class UnitPipeline : public sc_core::sc_module, public BeatSource {
 
   // Counts of the command so far (final once done_cycle() is known).
   UnitCounts counts() const;
+  // The input beats beat unit `unit` has taken for the current command (its PERF_<x>_BUSY events).
+  int64_t InputBeats(arch::BeatUnit unit) const;
 
  private:
   // The beats of one unit: its tiles in order and the next beat's index in the front tile.

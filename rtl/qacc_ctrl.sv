@@ -51,7 +51,6 @@ module qacc_ctrl
   output logic                            mac_in_last_o,
   output logic [NumRows-1:0]              mac_in_a_en_o,
   output logic [NumCols-1:0]              mac_in_b_en_o,
-  input  logic                            mac_out_valid_i,
 
   // Bias and rq SRAM reads.
   output logic                            bias_re_o,
@@ -71,10 +70,11 @@ module qacc_ctrl
   output logic [OutBytes-1:0]             out_be_o,
   output logic [OutBytes*8-1:0]           out_wdata_o,
 
-  // Perf counters (3.2).
+  // Perf counters (3.2). Slot u of unit_in_beat_i is high in the cycles beat unit u takes an input beat; its
+  // count is PERF_<x>_BUSY, read at BEAT_BUSY_REG[u] (units.md 21.2).
+  input  logic [NUM_BEAT_UNITS-1:0]        unit_in_beat_i,
   output logic [31:0]                     perf_cycles_o,
-  output logic [31:0]                     perf_mac_busy_o,
-  output logic [31:0]                     perf_rq_busy_o,
+  output logic [NUM_BEAT_UNITS-1:0][31:0] perf_busy_o,
   output logic [31:0]                     perf_out_writes_o,
   output logic [31:0]                     perf_feed_stall_o,
   output logic [31:0]                     perf_cmd_count_o
@@ -320,27 +320,25 @@ module qacc_ctrl
   assign busy_o = (state_q != StIdle);
 
   // ---- Perf counters ------------------------------------------------------------------------------------------------
-  logic [31:0] perf_cycles_q, perf_mac_busy_q, perf_rq_busy_q, perf_out_writes_q, perf_feed_stall_q;
+  logic [31:0] perf_cycles_q, perf_out_writes_q, perf_feed_stall_q;
+  logic [NUM_BEAT_UNITS-1:0][31:0] perf_busy_q;
   logic [31:0] perf_cmd_count_q;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       perf_cycles_q     <= '0;
-      perf_mac_busy_q   <= '0;
-      perf_rq_busy_q    <= '0;
+      perf_busy_q       <= '0;
       perf_out_writes_q <= '0;
       perf_feed_stall_q <= '0;
       perf_cmd_count_q  <= '0;
     end else if (start_i || run_i) begin
       perf_cycles_q     <= '0;
-      perf_mac_busy_q   <= '0;
-      perf_rq_busy_q    <= '0;
+      perf_busy_q       <= '0;
       perf_out_writes_q <= '0;
       perf_feed_stall_q <= '0;
     end else begin
       perf_cycles_q     <= perf_cycles_q + 32'(busy_o || prog_i);
-      perf_mac_busy_q   <= perf_mac_busy_q + 32'(in_valid_q);
-      perf_rq_busy_q    <= perf_rq_busy_q + 32'(mac_out_valid_i);
+      for (int unsigned u = 0; u < NUM_BEAT_UNITS; u++) perf_busy_q[u] <= perf_busy_q[u] + 32'(unit_in_beat_i[u]);
       perf_out_writes_q <= perf_out_writes_q + 32'(out_we_q);
       perf_feed_stall_q <= perf_feed_stall_q + 32'(feed_stall);
       perf_cmd_count_q  <= perf_cmd_count_q + 32'((done_o && !prog_i) || prog_done_i);
@@ -348,8 +346,7 @@ module qacc_ctrl
   end
 
   assign perf_cycles_o     = perf_cycles_q;
-  assign perf_mac_busy_o   = perf_mac_busy_q;
-  assign perf_rq_busy_o    = perf_rq_busy_q;
+  assign perf_busy_o       = perf_busy_q;
   assign perf_out_writes_o = perf_out_writes_q;
   assign perf_feed_stall_o = perf_feed_stall_q;
   assign perf_cmd_count_o  = perf_cmd_count_q;

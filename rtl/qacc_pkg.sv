@@ -182,6 +182,8 @@ package qacc_pkg;
   localparam logic [11:0] REG_Q_RETIRED         = 12'h188;
   localparam logic [11:0] REG_Q_ERR_INDEX       = 12'h18C;
   localparam logic [11:0] REG_Q_TOKENS          = 12'h190;
+  // The busy counter of beat unit u (PERF_<x>_BUSY, units.md 21.2): BEAT_BUSY_REG[BEAT_<UNIT>]
+  localparam logic [NUM_BEAT_UNITS-1:0][11:0] BEAT_BUSY_REG = {REG_PERF_RQ_BUSY, REG_PERF_MAC_BUSY};
 
   // ---- Register fields (3.2): bit of a one-bit field, lsb and width of a wider one --------------------------------
   localparam int unsigned VERSION_MAJOR_LSB    = 16;

@@ -46,8 +46,7 @@ module qacc_regs
 
   // Perf counters (3.2).
   input  logic [31:0]                perf_cycles_i,
-  input  logic [31:0]                perf_mac_busy_i,
-  input  logic [31:0]                perf_rq_busy_i,
+  input  logic [NUM_BEAT_UNITS-1:0][31:0] perf_busy_i,  // PERF_<x>_BUSY of beat unit u at BEAT_BUSY_REG[u]
   input  logic [31:0]                perf_out_writes_i,
   input  logic [31:0]                perf_feed_stall_i,
   input  logic [31:0]                perf_cmd_count_i,
@@ -338,8 +337,6 @@ module qacc_regs
       REG_CMD_SHIFT:       reg_rdata = 32'(cmd_q.shift);  // signed: sign-extended
       REG_CMD_OP:          reg_rdata = 32'(cmd_q.op);
       REG_PERF_CYCLES:     reg_rdata = perf_cycles_i;
-      REG_PERF_MAC_BUSY:   reg_rdata = perf_mac_busy_i;
-      REG_PERF_RQ_BUSY:    reg_rdata = perf_rq_busy_i;
       REG_PERF_OUT_WRITES: reg_rdata = perf_out_writes_i;
       REG_PERF_FEED_STALL: reg_rdata = perf_feed_stall_i;
       REG_PERF_CMD_COUNT:  reg_rdata = perf_cmd_count_i;
@@ -355,7 +352,14 @@ module qacc_regs
       REG_Q_RETIRED:       reg_rdata = 32'(q_retired_i);
       REG_Q_ERR_INDEX:     reg_rdata = 32'(q_err_index_i);
       REG_Q_TOKENS:        reg_rdata = (32'(q_c2d_i) << Q_TOKENS_C2D_LSB) | (32'(q_d2c_i) << Q_TOKENS_D2C_LSB);
-      default:             reg_rdata = '0;  // reserved offsets, PERF_LUT_BUSY, PERF_SMX_BUSY
+      default: begin
+        // The busy counters of the present beat units; reserved offsets (the busy counters of absent units
+        // among them) read 0.
+        reg_rdata = '0;
+        for (int unsigned u = 0; u < NUM_BEAT_UNITS; u++) begin
+          if (reg_off == BEAT_BUSY_REG[u]) reg_rdata = perf_busy_i[u];
+        end
+      end
     endcase
   end
 

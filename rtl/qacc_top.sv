@@ -106,7 +106,9 @@ module qacc_top
   logic [DIM_W-1:0]           q_count, q_retired, q_err_index;
   logic [3:0]                 q_d2c, q_c2d;
   logic [6:0][31:0]           perf_prog;
-  logic [31:0]                perf_cycles, perf_mac_busy, perf_rq_busy, perf_out_writes, perf_feed_stall;
+  logic [31:0]                perf_cycles, perf_out_writes, perf_feed_stall;
+  logic [NUM_BEAT_UNITS-1:0][31:0] perf_busy;
+  logic [NUM_BEAT_UNITS-1:0]  unit_in_beat;
   logic [31:0]                perf_cmd_count;
   logic [NUM_WIN-1:0]         win_re, win_we;
   logic [WINDOW_BITS-1:0]     win_off;
@@ -145,8 +147,7 @@ module qacc_top
     .err_code_i        (err_code),
     .status_done_o     (status_done),
     .perf_cycles_i     (perf_cycles),
-    .perf_mac_busy_i   (perf_mac_busy),
-    .perf_rq_busy_i    (perf_rq_busy),
+    .perf_busy_i       (perf_busy),
     .perf_out_writes_i (perf_out_writes),
     .perf_feed_stall_i (perf_feed_stall),
     .perf_cmd_count_i  (perf_cmd_count),
@@ -321,7 +322,6 @@ module qacc_top
     .mac_in_last_o     (mac_in_last),
     .mac_in_a_en_o     (mac_in_a_en),
     .mac_in_b_en_o     (mac_in_b_en),
-    .mac_out_valid_i   (mac_out_valid),
     .bias_re_o         (bias_re),
     .bias_addr_o       (bias_addr),
     .rq_re_o           (rq_re),
@@ -334,9 +334,9 @@ module qacc_top
     .out_addr_o        (out_addr),
     .out_be_o          (out_be),
     .out_wdata_o       (out_wdata),
+    .unit_in_beat_i    (unit_in_beat),
     .perf_cycles_o     (perf_cycles),
-    .perf_mac_busy_o   (perf_mac_busy),
-    .perf_rq_busy_o    (perf_rq_busy),
+    .perf_busy_o       (perf_busy),
     .perf_out_writes_o (perf_out_writes),
     .perf_feed_stall_o (perf_feed_stall),
     .perf_cmd_count_o  (perf_cmd_count)
@@ -576,6 +576,10 @@ module qacc_top
   assign mon_done_o         = status_done;
   assign mon_mac_in_valid_o = mac_in_valid;
   assign mon_mac_in_last_o  = mac_in_last;
+  // A unit's input beats, counted by its PERF_<x>_BUSY (units.md 21.2): the feeder's beats for the MAC array,
+  // the MAC array's output beats for requant.
+  assign unit_in_beat[BEAT_MAC]         = mac_in_valid;
+  assign unit_in_beat[BEAT_REQUANT]     = mac_out_valid;
   assign mon_beat_valid_o[BEAT_MAC]     = mac_out_valid;
   assign mon_beat_row_o[BEAT_MAC]       = mac_out_row;
   assign mon_beat_last_o[BEAT_MAC]      = mac_out_last;

@@ -13,6 +13,9 @@ unit of docs/spec/qacc_spec.json with "present": true this checks, naming the re
     monitor           a row_beat unit: its slot assigned in rtl/qacc_top.sv (mon_beat_*_o[BEAT_<UNIT>]), its beat
                       cycle (arch::Timing::Beat), its lanes (MakeRowBeat) and its scoreboard check
                       (BeatCheckUnit); an out_write unit: the mon_out_* ports
+    perf counter      a row_beat unit: its input beats assigned in rtl/qacc_top.sv (unit_in_beat[BEAT_<UNIT>], which
+                      its PERF_<x>_BUSY counts), their closed form (arch::Timing::In) and the SystemC pipeline's
+                      count of them (UnitPipeline::InputBeats)
     scoreboard        its check unit ("registry.check") in sim/cosim/scoreboard.h's kCheckUnits
     coverage          a bin named "<registry.coverage>.*" in sim/cosim/coverage.cc
     test generator    its suite ("registry.suite") in sim/testgen/suites.cc
@@ -55,6 +58,13 @@ def read_all(root, folder, suffixes):
     return "\n".join(text)
 
 
+def function(source, name):
+    """The text of the C++ function whose definition starts with `name` (up to the next closing brace in column 0),
+    or "" when the source has none."""
+    m = re.search(rf"^[^\n]*\b{re.escape(name)}.*?^}}", source, re.M | re.S)
+    return m.group(0) if m else ""
+
+
 def modules(unit):
     """The RTL modules a unit's "rtl" text names: `qacc_x` in backticks."""
     return re.findall(r"`(qacc_\w+)`", unit["rtl"])
@@ -70,6 +80,7 @@ def missing_rows(root, doc):
         "arch_spec": read(root, "spec/arch_spec.h") or "",
         "top": read(root, "rtl/qacc_top.sv") or "",
         "timing": read(root, "model/closed_form_timing.cc") or "",
+        "pipeline": read(root, "model/unit_pipeline.cc") or "",
         "beats": read(root, "model/beats.cc") or "",
         "scoreboard": read(root, "sim/cosim/scoreboard.h") or "",
         "coverage": read(root, "sim/cosim/coverage.cc") or "",
@@ -108,6 +119,13 @@ def missing_rows(root, doc):
                  f"model/beats.cc: MakeRowBeat has no case arch::BeatUnit::k{camel(name)}")
             need("monitor", f"case arch::BeatUnit::k{camel(name)}:" in sources["scoreboard"],
                  f"sim/cosim/scoreboard.h: BeatCheckUnit has no case arch::BeatUnit::k{camel(name)}")
+            need("perf counter", f"unit_in_beat[{slot}]" in sources["top"],
+                 f"rtl/qacc_top.sv does not assign its input beats unit_in_beat[{slot}]")
+            need("perf counter", f"case BeatUnit::k{camel(name)}:" in function(sources["timing"], "Timing::In("),
+                 f"model/closed_form_timing.cc: Timing::In has no case BeatUnit::k{camel(name)}")
+            need("perf counter",
+                 f"case arch::BeatUnit::k{camel(name)}:" in function(sources["pipeline"], "UnitPipeline::InputBeats("),
+                 f"model/unit_pipeline.cc: UnitPipeline::InputBeats has no case arch::BeatUnit::k{camel(name)}")
         elif u["monitor"] == "out_write":
             need("monitor", "mon_out_we_o" in sources["top"], "rtl/qacc_top.sv has no mon_out_we_o")
         if "check" in reg:

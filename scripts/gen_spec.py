@@ -132,6 +132,7 @@ class Spec:
         unique(self.registers, "name", "registers")
         unique(self.registers, "offset", "registers")
         self.registers.sort(key=lambda r: r["offset"])
+        self._busy_counters()
         self._descriptors(doc["descriptors"])
         self.reserved = []
         for block in doc["reserved_offsets"]:
@@ -199,6 +200,26 @@ class Spec:
         require(len(blocks) == len(set(blocks)), "units: a register block is given twice")
         # The units with a row-beat monitor, in id order: the index of mon_beat_*_o (units.md 21.2).
         self.beat_units = [u for u in self.units if u["present"] and u["monitor"] == "row_beat"]
+
+    def _busy_counters(self):
+        """Each row-beat unit names its busy counter (units.md 21.2): a PERF_* register that counts the cycles with
+        an input beat of the unit, and that is reserved (reads 0) exactly while the unit is not present."""
+        by_name = {r["name"]: r for r in self.registers}
+        for u in self.units:
+            where = f"unit {u['name']}"
+            require(("perf" in u) == (u["monitor"] == "row_beat"),
+                    f"{where}: a unit has a busy counter (perf) if and only if its monitor is row_beat")
+            if "perf" not in u:
+                continue
+            reg = by_name.get(u["perf"])
+            require(reg is not None, f"{where}: perf names no register ({u['perf']})")
+            require(reg["name"].startswith("PERF_") and reg["name"].endswith("_BUSY"),
+                    f"{where}: perf must name a PERF_<x>_BUSY register, not {reg['name']}")
+            require(bool(reg.get("reserved")) != u["present"],
+                    f"{where}: {reg['name']} must be reserved exactly while the unit is not present")
+            u["busy_reg"] = reg
+            # the key of the counter in reports and JSON: PERF_MAC_BUSY -> mac_busy
+            u["busy_name"] = reg["name"][len("PERF_"):].lower()
 
     def _monitors(self, doc):
         """The packed structs of the monitor ports; each field's width resolved, the first field in the top bits."""
@@ -688,10 +709,13 @@ def render_cpp(spec):
             "  BeatUnit beat;",
             "  Unit unit;",
             "  const char* name;",
+            "  uint32_t busy_reg;   // its busy counter PERF_<x>_BUSY: cycles with an input beat of the unit",
+            "  const char* busy;    // the counter's key in reports: PERF_MAC_BUSY -> mac_busy",
             "};",
             "inline constexpr BeatUnitInfo kBeatUnits[kNumBeatUnits] = {"]
     for u in spec.beat_units:
-        out.append(f"    {{BeatUnit::k{camel(u['name'])}, Unit::k{camel(u['name'])}, \"{u['name']}\"}},")
+        out.append(f"    {{BeatUnit::k{camel(u['name'])}, Unit::k{camel(u['name'])}, \"{u['name']}\", "
+                   f"reg::k{camel(u['busy_reg']['name'])}, \"{u['busy_name']}\"}},")
     out += ["};", "",
             "struct OpcodeInfo {",
             "  Opcode op;",
@@ -870,6 +894,10 @@ def render_sv(spec):
     for reg in spec.registers:
         out.append(f"  localparam logic [11:0] {'REG_' + reg['name']:<{width}} = "
                    f"12'h{reg['offset']:03X};")
+    # Slot u of the busy counters (qacc_ctrl's perf_busy_o) is read at BEAT_BUSY_REG[u] (units.md 21.2).
+    slots = ", ".join(f"REG_{u['busy_reg']['name']}" for u in reversed(spec.beat_units))
+    out += ["  // The busy counter of beat unit u (PERF_<x>_BUSY, units.md 21.2): BEAT_BUSY_REG[BEAT_<UNIT>]",
+            f"  localparam logic [NUM_BEAT_UNITS-1:0][11:0] BEAT_BUSY_REG = {{{slots}}};"]
     out += ["", sv_rule("Register fields (3.2): bit of a one-bit field, lsb and width of a wider one")]
     fields = []
     for reg in spec.registers:

@@ -414,10 +414,12 @@ struct BeatUnitInfo {
   BeatUnit beat;
   Unit unit;
   const char* name;
+  uint32_t busy_reg;   // its busy counter PERF_<x>_BUSY: cycles with an input beat of the unit
+  const char* busy;    // the counter's key in reports: PERF_MAC_BUSY -> mac_busy
 };
 inline constexpr BeatUnitInfo kBeatUnits[kNumBeatUnits] = {
-    {BeatUnit::kMac, Unit::kMac, "mac"},
-    {BeatUnit::kRequant, Unit::kRequant, "requant"},
+    {BeatUnit::kMac, Unit::kMac, "mac", reg::kPerfMacBusy, "mac_busy"},
+    {BeatUnit::kRequant, Unit::kRequant, "requant", reg::kPerfRqBusy, "rq_busy"},
 };
 
 struct OpcodeInfo {

@@ -334,6 +334,7 @@ void RunCompile(const CompileCliOptions& o) {
     const uint64_t d = uint64_t(config.mem_data_bytes);
     const uint64_t compute_only = p.compute_busy - p.overlap, dma_only = p.dma_busy - p.overlap;
     const uint64_t idle = p.cycles - compute_only - dma_only - p.overlap;
+    const uint64_t mac_busy = p.Busy(arch::BeatUnit::kMac);
     const bool ran = run.result.error == model::ProgramError::kNone &&
                      run.result.retired == program.descriptors.size();
     nlohmann::json t = {{"mem_latency", latency},
@@ -343,8 +344,7 @@ void RunCompile(const CompileCliOptions& o) {
                         {"error", model::ProgramErrorName(run.result.error)},
                         {"retired", run.result.retired},
                         {"cycles", p.cycles},
-                        {"mac_busy", p.mac_busy},
-                        {"mac_utilization", p.cycles ? double(p.mac_busy) / double(p.cycles) : 0.0},
+                        {"mac_utilization", p.cycles ? double(mac_busy) / double(p.cycles) : 0.0},
                         {"compute_busy", p.compute_busy},
                         {"dma_busy", p.dma_busy},
                         {"overlap", p.overlap},
@@ -361,6 +361,7 @@ void RunCompile(const CompileCliOptions& o) {
                         {"launches", program.launches.size()},
                         {"relaunch_cycles", (program.launches.size() - 1) * arch::kRelaunchCycles},
                         {"wall_seconds", run.wall_seconds}};
+    for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) t[unit.busy] = p.Busy(unit.beat);
     human += fmt::format(
         "timing (model; memory latency {}, interval {}: {:.3g} bytes/cycle each way): {} cycles, "
         "MAC utilization {:.2f} % ({} MAC-busy cycles); {}\n"
@@ -368,8 +369,7 @@ void RunCompile(const CompileCliOptions& o) {
         "only {}, idle {}\n"
         "  token waits: DMA {}, compute {}; SRAM port stalls {}; read {} bytes ({} beats, "
         "descriptors included), written {} bytes ({} beats); model run {:.3f} s\n",
-        latency, interval, double(d) / interval, p.cycles, Percent(p.mac_busy, p.cycles),
-        p.mac_busy,
+        latency, interval, double(d) / interval, p.cycles, Percent(mac_busy, p.cycles), mac_busy,
         ran ? "all descriptors retired"
             : fmt::format("error {} at descriptor {}, {} retired",
                           model::ProgramErrorName(run.result.error), run.result.error_index,

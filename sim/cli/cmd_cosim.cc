@@ -110,23 +110,25 @@ nlohmann::json ProgramJson(const std::optional<model::ProgramRunResult>& r) {
   if (!r) return nullptr;
   const model::ProgramPerf& p = r->perf;
   const ProgramSplit s = SplitOf(p);
-  return {{"error", arch::ErrCodeName(r->error)},
-          {"error_index", r->error_index},
-          {"retired", r->retired},
-          {"cycles", p.cycles},
-          {"mac_busy", p.mac_busy},
-          {"mac_utilization", p.cycles ? double(p.mac_busy) / double(p.cycles) : 0.0},
-          {"compute_busy", p.compute_busy},
-          {"dma_busy", p.dma_busy},
-          {"overlap", s.overlap},
-          {"compute_only", s.compute_only},
-          {"dma_only", s.dma_only},
-          {"idle", s.idle},
-          {"dma_wait", p.dma_wait},
-          {"compute_wait", p.compute_wait},
-          {"port_stall", p.port_stall},
-          {"rd_beats", p.rd_beats},
-          {"wr_beats", p.wr_beats}};
+  const uint64_t mac_busy = p.Busy(arch::BeatUnit::kMac);
+  nlohmann::json j = {{"error", arch::ErrCodeName(r->error)},
+                      {"error_index", r->error_index},
+                      {"retired", r->retired},
+                      {"cycles", p.cycles},
+                      {"mac_utilization", p.cycles ? double(mac_busy) / double(p.cycles) : 0.0},
+                      {"compute_busy", p.compute_busy},
+                      {"dma_busy", p.dma_busy},
+                      {"overlap", s.overlap},
+                      {"compute_only", s.compute_only},
+                      {"dma_only", s.dma_only},
+                      {"idle", s.idle},
+                      {"dma_wait", p.dma_wait},
+                      {"compute_wait", p.compute_wait},
+                      {"port_stall", p.port_stall},
+                      {"rd_beats", p.rd_beats},
+                      {"wr_beats", p.wr_beats}};
+  for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) j[unit.busy] = p.Busy(unit.beat);
+  return j;
 }
 
 // A compiled program's launches (data_movement.md 14.4) as one: counters and Q_RETIRED summed, the
@@ -156,9 +158,9 @@ std::string ProgramText(const model::ProgramRunResult& r) {
       "  split: compute only {} ({:.1f} %), DMA only {} ({:.1f} %), both {} ({:.1f} %), neither {} "
       "({:.1f} %); token waits DMA {} compute {}; SRAM port stalls {}; {} read beats, {} write "
       "beats\n",
-      p.cycles, r.retired, arch::ErrCodeName(r.error), pct(p.mac_busy), s.compute_only,
-      pct(s.compute_only), s.dma_only, pct(s.dma_only), s.overlap, pct(s.overlap), s.idle,
-      pct(s.idle), p.dma_wait, p.compute_wait, p.port_stall, p.rd_beats, p.wr_beats);
+      p.cycles, r.retired, arch::ErrCodeName(r.error), pct(p.Busy(arch::BeatUnit::kMac)),
+      s.compute_only, pct(s.compute_only), s.dma_only, pct(s.dma_only), s.overlap, pct(s.overlap),
+      s.idle, pct(s.idle), p.dma_wait, p.compute_wait, p.port_stall, p.rd_beats, p.wr_beats);
 }
 
 // "cycle 1234, unit mac, lane 1, tile 0 row 1 (output row 1, col 1): value: expected 5, actual 4"

@@ -210,8 +210,8 @@ TEST_P(AccelStateTest, CommandTimelineAndBusyRules) {
   EXPECT_EQ(ReadOk(reg::kStatus), arch::kStatusDone);
   EXPECT_TRUE(state_.Irq(done));
   EXPECT_EQ(ReadOk(reg::kPerfCycles), uint32_t(timing.E()));
-  EXPECT_EQ(ReadOk(reg::kPerfMacBusy), uint32_t(timing.MacBusy()));
-  EXPECT_EQ(ReadOk(reg::kPerfRqBusy), uint32_t(timing.RqBusy()));
+  EXPECT_EQ(ReadOk(reg::kPerfMacBusy), uint32_t(timing.Busy(arch::BeatUnit::kMac)));
+  EXPECT_EQ(ReadOk(reg::kPerfRqBusy), uint32_t(timing.Busy(arch::BeatUnit::kRequant)));
   EXPECT_EQ(ReadOk(reg::kPerfOutWrites), uint32_t(timing.OutWrites()));
   EXPECT_EQ(ReadOk(reg::kPerfFeedStall), uint32_t(timing.FeedStall()));
   EXPECT_EQ(ReadOk(reg::kPerfCmdCount), 1u);

@@ -111,8 +111,9 @@ TEST(Accelerator, GemmsMatchGoldenAndTheClosedFormTiming) {
     EXPECT_EQ(result.done_cycle, result.launch_cycle + timing.E());
     EXPECT_EQ(result.status, arch::kStatusDone);
     EXPECT_EQ(result.perf.cycles, uint32_t(timing.E()));
-    EXPECT_EQ(result.perf.mac_busy, uint32_t(timing.MacBusy()));
-    EXPECT_EQ(result.perf.rq_busy, uint32_t(timing.RqBusy()));
+    EXPECT_EQ(result.perf.Busy(arch::BeatUnit::kMac), uint32_t(timing.Busy(arch::BeatUnit::kMac)));
+    EXPECT_EQ(result.perf.Busy(arch::BeatUnit::kRequant),
+              uint32_t(timing.Busy(arch::BeatUnit::kRequant)));
     EXPECT_EQ(result.perf.out_writes, uint32_t(timing.OutWrites()));
     EXPECT_EQ(result.perf.feed_stall, uint32_t(timing.FeedStall()));
     EXPECT_EQ(result.command_count, run);
@@ -203,7 +204,7 @@ TEST(Accelerator, ProgramMatchesGoldenAndTheProgramEngine) {
   Srams srams(config);
   const ProgramRunResult alone = model::RunProgram(config, memory, srams, kQBase, 4);
   EXPECT_EQ(result.cycles, alone.perf.cycles);
-  EXPECT_EQ(result.mac_busy, alone.perf.mac_busy);
+  for (size_t u = 0; u < result.busy.size(); ++u) EXPECT_EQ(result.busy[u], alone.perf.busy[u]);
   EXPECT_EQ(result.dma_busy, alone.perf.dma_busy);
   EXPECT_EQ(result.compute_busy, alone.perf.compute_busy);
   EXPECT_EQ(result.dma_wait, alone.perf.dma_wait);

@@ -93,7 +93,7 @@ TEST(BeatPredictorSpecExample, Gemm256OnEightByEight) {
   EXPECT_EQ(predictor.PeekBeat(arch::BeatUnit::kMac)->cycle, 3 + 256 + 8);
   const PerfCounters perf = PerfAt(prepared->engine->timing(), 262168);
   EXPECT_EQ(perf.cycles, 262168u);
-  EXPECT_EQ(perf.mac_busy, 1024u * 256);
+  EXPECT_EQ(perf.Busy(arch::BeatUnit::kMac), 1024u * 256);
   EXPECT_EQ(perf.feed_stall, 0u);
 }
 
@@ -187,14 +187,14 @@ TEST_P(BeatPredictorTest, PerfCountersOverTime) {
           << "cycle " << cycle << " M=" << m << " N=" << n << " K=" << k;
       if (cycle < timing.E()) {
         ++expected.cycles;
-        expected.mac_busy += mac[cycle];
-        expected.rq_busy += rq[cycle];
+        expected.busy[size_t(arch::BeatUnit::kMac)] += mac[cycle];
+        expected.busy[size_t(arch::BeatUnit::kRequant)] += rq[cycle];
         expected.out_writes += out[cycle];
         expected.feed_stall += stall[cycle];
       }
     }
-    EXPECT_EQ(expected.mac_busy, timing.MacBusy());
-    EXPECT_EQ(expected.rq_busy, timing.RqBusy());
+    EXPECT_EQ(expected.Busy(arch::BeatUnit::kMac), timing.Busy(arch::BeatUnit::kMac));
+    EXPECT_EQ(expected.Busy(arch::BeatUnit::kRequant), timing.Busy(arch::BeatUnit::kRequant));
     EXPECT_EQ(expected.out_writes, timing.OutWrites());
     EXPECT_EQ(expected.feed_stall, timing.FeedStall());
   }

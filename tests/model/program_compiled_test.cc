@@ -93,7 +93,7 @@ void CheckNetwork(const arch::ArchConfig& config, const Network& net,
   for (const golden::Descriptor& d : program.descriptors) {
     if ((d[15] & 0xF) != 0) continue;
     const arch::Timing t(config.rows, config.cols, d[0], d[1], d[2]);
-    mac_busy += uint64_t(t.MacBusy());
+    mac_busy += uint64_t(t.Busy(arch::BeatUnit::kMac));
     out_writes += uint64_t(t.OutWrites());
   }
   struct Timing {
@@ -112,7 +112,7 @@ void CheckNetwork(const arch::ArchConfig& config, const Network& net,
     EXPECT_EQ(compiler::ReadOutput(program, net, after), want) << at;
     const ProgramPerf& p = m.result.perf;
     ExpectPerfConsistent(p, at);
-    EXPECT_EQ(p.mac_busy, mac_busy) << at;
+    EXPECT_EQ(p.Busy(arch::BeatUnit::kMac), mac_busy) << at;
     EXPECT_EQ(p.out_writes, out_writes) << at;
     EXPECT_EQ(p.wr_beats * uint64_t(config.mem_data_bytes) >= program.bytes_stored, true) << at;
     EXPECT_GE(p.rd_beats * uint64_t(config.mem_data_bytes),
@@ -316,8 +316,9 @@ TEST(ProgramCompiled, BertFfnLayerIsComputeBoundOnTheDefaultConfig) {
                                   config.ext_mem_latency, config.ext_mem_interval);
   ASSERT_EQ(m.result.error, ProgramError::kNone);
   // Every R x C tile of the output is one pass of K = 3072.
-  EXPECT_EQ(m.result.perf.mac_busy, uint64_t(128 / config.rows) * (768 / config.cols) * 3072);
-  EXPECT_GE(double(m.result.perf.mac_busy), 0.95 * double(m.result.perf.cycles))
+  EXPECT_EQ(m.result.perf.Busy(arch::BeatUnit::kMac),
+            uint64_t(128 / config.rows) * (768 / config.cols) * 3072);
+  EXPECT_GE(double(m.result.perf.Busy(arch::BeatUnit::kMac)), 0.95 * double(m.result.perf.cycles))
       << m.result.perf.cycles << " cycles";
 }
 

@@ -210,7 +210,7 @@ inline void ExpectPerfConsistent(const ProgramPerf& p, const std::string& what) 
   EXPECT_LE(p.dma_busy, p.cycles) << what;
   EXPECT_LE(p.compute_busy, p.cycles) << what;
   EXPECT_LE(p.overlap, std::min(p.dma_busy, p.compute_busy)) << what;
-  EXPECT_LE(p.mac_busy, p.compute_busy) << what;
+  EXPECT_LE(p.Busy(arch::BeatUnit::kMac), p.compute_busy) << what;
   EXPECT_LE(p.dma_wait, p.cycles) << what;
   EXPECT_LE(p.compute_wait, p.cycles) << what;
 }

@@ -376,8 +376,8 @@ TEST(ProgramTiming, GemmCompletesAtStartPlusEMinusOne) {
   const ProgramRunResult r = RunProgram(config, memory, srams, kQBase, 1, options);
   EXPECT_EQ(r.perf.cycles, 59u);
   EXPECT_EQ(r.perf.compute_busy, 32u);
-  EXPECT_EQ(r.perf.mac_busy, 8u);
-  EXPECT_EQ(r.perf.rq_busy, 8u);
+  EXPECT_EQ(r.perf.Busy(arch::BeatUnit::kMac), 8u);
+  EXPECT_EQ(r.perf.Busy(arch::BeatUnit::kRequant), 8u);
   EXPECT_EQ(r.perf.out_writes, 5u);  // NB * M
   EXPECT_EQ(r.perf.feed_stall, 0u);
   ASSERT_EQ(trace.size(), 59u);

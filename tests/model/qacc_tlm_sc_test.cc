@@ -136,8 +136,8 @@ void RunCommandOverSocket(const std::string& config_name, uint32_t seed) {
     EXPECT_EQ(host.Read(reg::kStatus), arch::kStatusBusy);
     EXPECT_EQ(host.Read(reg::kStatus), arch::kStatusDone);
     EXPECT_EQ(host.Read(reg::kPerfCycles), uint32_t(timing.E()));
-    EXPECT_EQ(host.Read(reg::kPerfMacBusy), uint32_t(timing.MacBusy()));
-    EXPECT_EQ(host.Read(reg::kPerfRqBusy), uint32_t(timing.RqBusy()));
+    EXPECT_EQ(host.Read(reg::kPerfMacBusy), uint32_t(timing.Busy(arch::BeatUnit::kMac)));
+    EXPECT_EQ(host.Read(reg::kPerfRqBusy), uint32_t(timing.Busy(arch::BeatUnit::kRequant)));
     EXPECT_EQ(host.Read(reg::kPerfOutWrites), uint32_t(timing.OutWrites()));
     EXPECT_EQ(host.Read(reg::kPerfFeedStall), uint32_t(timing.FeedStall()));
     EXPECT_EQ(host.Read(reg::kPerfCmdCount), 1u);

@@ -162,8 +162,11 @@ Comparison CompareTimingPaths(const std::string& config_name, uint32_t seed,
       if (counts.cycles != int64_t{launch.perf.cycles}) diff.push_back("perf cycles");
       if (launch.engine) {
         const PerfCounters& perf = launch.perf;
-        if (counts.mac_busy != perf.mac_busy) diff.push_back("perf mac_busy");
-        if (counts.rq_busy != perf.rq_busy) diff.push_back("perf rq_busy");
+        for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) {
+          if (counts.busy[size_t(unit.beat)] != int64_t{perf.Busy(unit.beat)}) {
+            diff.push_back(std::string("perf ") + unit.busy);
+          }
+        }
         if (counts.out_writes != perf.out_writes) diff.push_back("perf out_writes");
         if (counts.feed_stall != perf.feed_stall) diff.push_back("perf feed_stall");
       }

@@ -327,8 +327,8 @@ void RunGemm(TopBench& bench, const Gemm& g) {
   using namespace arch::reg;
   EXPECT_EQ(bench.ReadOk(kStatus), arch::kStatusDone) << what;
   EXPECT_EQ(bench.ReadOk(kPerfCycles), uint32_t(tm.E())) << what;
-  EXPECT_EQ(bench.ReadOk(kPerfMacBusy), uint32_t(tm.MacBusy())) << what;
-  EXPECT_EQ(bench.ReadOk(kPerfRqBusy), uint32_t(tm.RqBusy())) << what;
+  EXPECT_EQ(bench.ReadOk(kPerfMacBusy), uint32_t(tm.Busy(arch::BeatUnit::kMac))) << what;
+  EXPECT_EQ(bench.ReadOk(kPerfRqBusy), uint32_t(tm.Busy(arch::BeatUnit::kRequant))) << what;
   EXPECT_EQ(bench.ReadOk(kPerfOutWrites), uint32_t(tm.OutWrites())) << what;
   EXPECT_EQ(bench.ReadOk(kPerfFeedStall), uint32_t(tm.FeedStall())) << what;
 

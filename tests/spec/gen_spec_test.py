@@ -179,6 +179,19 @@ class GenSpecTest(unittest.TestCase):
 
         def unit_block_present(doc):
             unit(doc, "lut")["present"] = True  # a block of a present unit: SET's check is not generated yet
+            register(doc, "PERF_LUT_BUSY").pop("reserved")
+
+        def unit_busy_reserved(doc):
+            unit(doc, "lut")["present"] = True  # present, but its busy counter still reserved
+
+        def unit_busy_missing(doc):
+            del unit(doc, "requant")["perf"]
+
+        def unit_busy_unknown(doc):
+            unit(doc, "requant")["perf"] = "PERF_RQ_BUZY"
+
+        def unit_busy_not_busy(doc):
+            unit(doc, "requant")["perf"] = "PERF_CYCLES"
 
         def unit_kind(doc):
             unit(doc, "lut")["kind"] = "activation"
@@ -204,6 +217,10 @@ class GenSpecTest(unittest.TestCase):
                  (desc_words_overlap, "set field REG: bits [11:2] overlap"),
                  (desc_words_past_header, "set field VALUE: word 15 is outside 0..14"),
                  (unit_block_present, "SET target check for present blocks is not generated yet"),
+                 (unit_busy_reserved, "unit lut: PERF_LUT_BUSY must be reserved exactly while the unit is not present"),
+                 (unit_busy_missing, "unit requant: a unit has a busy counter (perf) if and only if its monitor is"),
+                 (unit_busy_unknown, "unit requant: perf names no register (PERF_RQ_BUZY)"),
+                 (unit_busy_not_busy, "unit requant: perf must name a PERF_<x>_BUSY register, not PERF_CYCLES"),
                  (unit_kind, "unit lut: kind must be one of"), (unit_block_twice, "a register block is given twice"),
                  (unit_block_range, "unit lut: register block must be 2..15"),
                  (monitor_field_wide, "monitor mon_q_t field d2c: width must be 1..32")]

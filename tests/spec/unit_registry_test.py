@@ -12,8 +12,8 @@ import unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHECK = os.path.join(ROOT, "scripts", "check_unit_registry.py")
 SPEC = os.path.join(ROOT, "docs", "spec", "qacc_spec.json")
-REGISTRIES = ["spec library", "HW_UNITS", "RTL", "mutation scope", "monitor", "scoreboard", "coverage",
-              "test generator", "compiler", "docs"]
+REGISTRIES = ["spec library", "HW_UNITS", "RTL", "mutation scope", "monitor", "perf counter", "scoreboard",
+              "coverage", "test generator", "compiler", "docs"]
 
 
 def check(*args):

@@ -199,7 +199,7 @@ TEST(ArchTiming, SpecExample256Cubed) {
   EXPECT_EQ(t.T(), 1024);
   EXPECT_EQ(t.P(), 256);
   EXPECT_EQ(t.E(), 262168);
-  EXPECT_EQ(t.MacBusy(), 1024 * 256);
+  EXPECT_EQ(t.Busy(BeatUnit::kMac), 1024 * 256);
   EXPECT_EQ(t.FeedStall(), 0);
 }
 
@@ -226,7 +226,7 @@ TEST(ArchTiming, ClosedForms) {
       }
     }
     EXPECT_EQ(t.E(), (tiles - 1) * p + s.k + s.r + s.c + 8);
-    EXPECT_EQ(t.RqBusy(), tiles * s.r);
+    EXPECT_EQ(t.Busy(BeatUnit::kRequant), tiles * s.r);
     EXPECT_EQ(t.OutWrites(), nb * s.m);
     EXPECT_EQ(t.FeedStall(), (tiles - 1) * (p - s.k));
   }
