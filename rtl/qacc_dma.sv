@@ -20,7 +20,7 @@ module qacc_dma
   parameter int unsigned NumCols        = 8,
   parameter int unsigned DataBytes      = 16,
   parameter int unsigned MaxOutstanding = 4,
-  localparam int unsigned WordBytesMax  = 8 * NumCols  // the widest SRAM word (rq)
+  localparam int unsigned WordBytesMax  = sram_word_bytes_max(NumRows, NumCols)  // the widest SRAM word
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,

@@ -244,6 +244,12 @@ package qacc_pkg;
     endcase
   endfunction
 
+  // The widest SRAM word for rows x cols, in bytes: the DMA's SRAM port and mon_dma_be_o / mon_dma_wdata_o
+  // (data_movement.md 18; arch::MaxSramWordBytes).
+  function automatic int unsigned sram_word_bytes_max(int unsigned rows, int unsigned cols);
+    return (8 * cols > 1 * rows) ? 8 * cols : 1 * rows;
+  endfunction
+
   // Register classes of the write rules (3): a write to a read-only register is an error, and so
   // is a write to a busy-locked one (CTRL, CMD_*, Q_BASE, Q_COUNT) while BUSY.
   function automatic logic reg_read_only(logic [11:0] off);

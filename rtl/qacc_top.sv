@@ -19,7 +19,7 @@ module qacc_top
   parameter int unsigned MaxOutstanding = 4,   // mem.max_outstanding: read bursts in flight
   localparam int unsigned RowIdxW  = $clog2(NumRows),
   localparam int unsigned OutBytes = 4 * NumCols,
-  localparam int unsigned WordBytesMax = 8 * NumCols,
+  localparam int unsigned WordBytesMax = sram_word_bytes_max(NumRows, NumCols),
   localparam int unsigned MoveBytes = (NumRows > NumCols) ? NumRows : NumCols
 ) (
   input  logic                          clk_i,

@@ -609,6 +609,19 @@ def render_cpp(spec):
         out.append(f"    {{Region::k{camel(r['name'])}, \"{s['title']}\", Lanes::k{s['lanes']}, {s['lane_bytes']}, "
                    f"\"{s['depth']}\", ErrCode::k{camel(s['range_error'])}, {s.get('int8_entries', 1)}}},")
     out += ["};",
+            "// The bytes of a word of SRAM `s` for an array of rows x cols (3.1).",
+            "constexpr int SramWordBytes(const SramInfo& s, int rows, int cols) {",
+            "  return (s.lanes == Lanes::kRows ? rows : cols) * s.lane_bytes;",
+            "}",
+            "// The widest SRAM word for rows x cols: the width in bytes of the DMA's SRAM port and of",
+            "// mon_dma_be_o / mon_dma_wdata_o (qacc_pkg's sram_word_bytes_max).",
+            "constexpr int MaxSramWordBytes(int rows, int cols) {",
+            "  int widest = 0;",
+            "  for (const SramInfo& s : kSrams) {",
+            "    if (SramWordBytes(s, rows, cols) > widest) widest = SramWordBytes(s, rows, cols);",
+            "  }",
+            "  return widest;",
+            "}",
             "// The SRAM of id `id`, or nullptr when no SRAM has it.",
             "constexpr const SramInfo* FindSram(uint32_t id) {",
             "  for (const SramInfo& s : kSrams) {",
@@ -952,6 +965,19 @@ def render_sv(spec):
     width = max(len(a) for a, _ in arms)
     out += [f"      {a:<{width}} return {v};" for a, v in arms]
     out += ["    endcase", "  endfunction"]
+    # The widest word: per lane kind (rows, cols) the widest lane, then the larger of the two products.
+    widest = {}
+    for r in srams:
+        kind = r["sram"]["lanes"]
+        widest[kind] = max(widest.get(kind, 0), r["sram"]["lane_bytes"])
+    terms = [f"{b} * {kind.lower()}" for kind, b in sorted(widest.items())]
+    expr = terms[0] if len(terms) == 1 else f"({terms[0]} > {terms[1]}) ? {terms[0]} : {terms[1]}"
+    require(len(terms) <= 2, "srams: lanes are Rows or Cols")
+    out += ["", "  // The widest SRAM word for rows x cols, in bytes: the DMA's SRAM port and mon_dma_be_o / mon_dma_wdata_o",
+            "  // (data_movement.md 18; arch::MaxSramWordBytes).",
+            "  function automatic int unsigned sram_word_bytes_max(int unsigned rows, int unsigned cols);",
+            f"    return {expr};",
+            "  endfunction"]
     out += ["", "  // Register classes of the write rules (3): a write to a read-only register is an "
             "error, and so", "  // is a write to a busy-locked one (CTRL, CMD_*, Q_BASE, Q_COUNT) while BUSY.",
             "  function automatic logic reg_read_only(logic [11:0] off);"]

@@ -150,6 +150,19 @@ inline constexpr SramInfo kSrams[] = {
     {Region::kRq, "rq", Lanes::kCols, 8, "RqDepth", ErrCode::kRqRange, 1},
     {Region::kOut, "out", Lanes::kCols, 4, "OutDepth", ErrCode::kOutRange, 4},
 };
+// The bytes of a word of SRAM `s` for an array of rows x cols (3.1).
+constexpr int SramWordBytes(const SramInfo& s, int rows, int cols) {
+  return (s.lanes == Lanes::kRows ? rows : cols) * s.lane_bytes;
+}
+// The widest SRAM word for rows x cols: the width in bytes of the DMA's SRAM port and of
+// mon_dma_be_o / mon_dma_wdata_o (qacc_pkg's sram_word_bytes_max).
+constexpr int MaxSramWordBytes(int rows, int cols) {
+  int widest = 0;
+  for (const SramInfo& s : kSrams) {
+    if (SramWordBytes(s, rows, cols) > widest) widest = SramWordBytes(s, rows, cols);
+  }
+  return widest;
+}
 // The SRAM of id `id`, or nullptr when no SRAM has it.
 constexpr const SramInfo* FindSram(uint32_t id) {
   for (const SramInfo& s : kSrams) {

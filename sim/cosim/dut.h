@@ -15,7 +15,7 @@
 
 namespace qacc::cosim {
 
-inline constexpr int kMaxCols = 32;  // spec 1: NumCols <= 32
+inline constexpr int kMaxRows = 32, kMaxCols = 32;  // spec 1: NumRows, NumCols <= 32
 // mon_cmd_o: $bits(cmd_t) of qacc_pkg (spec 8), in 32-bit words.
 inline constexpr int kCommandPortWords = (arch::desc::kCmdBits + 31) / 32;
 
@@ -23,10 +23,10 @@ inline constexpr int kCommandPortWords = (arch::desc::kCmdBits + 31) / 32;
 // the spec's mon_q_t.
 using QueueSample = arch::MonQ;
 inline constexpr int kQueuePortWords = (arch::kMonQBits + 31) / 32;
-inline constexpr int kMaxSramWordBytes = 8 * kMaxCols;              // the rq word
-// The DMA SRAM monitor's width in bytes for C columns: the widest word, rq's 8C (qacc_top
-// WordBytesMax).
-inline constexpr int DmaPortBytes(int cols) { return 8 * cols; }
+inline constexpr int kMaxSramWordBytes = arch::MaxSramWordBytes(kMaxRows, kMaxCols);
+// The DMA SRAM monitor's width in bytes for an array of rows x cols: the widest SRAM word (qacc_top
+// WordBytesMax, both from the spec's SRAM list).
+inline constexpr int DmaPortBytes(int rows, int cols) { return arch::MaxSramWordBytes(rows, cols); }
 
 // The DMA's SRAM access of one cycle (mon_dma_*_o). Bytes are filled only with re or we.
 struct DmaSramSample {
@@ -45,7 +45,7 @@ struct MoveSample {
   bool we = false;
   int dst = 0;  // 1 A, 2 B
   uint32_t waddr = 0;
-  uint8_t wdata[kMaxCols] = {};  // R bytes into A, C bytes into B
+  uint8_t wdata[kMaxRows > kMaxCols ? kMaxRows : kMaxCols] = {};  // R bytes into A, C bytes into B
   bool idle_zero = true;         // the fields of an access the cycle does not have are 0 (18)
 };
 

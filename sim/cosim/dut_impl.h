@@ -40,6 +40,15 @@ class DutImpl final : public Dut {
     const char* argv[] = {"qacc", plusarg.c_str()};
     context_->commandArgs(2, argv);
     top_ = std::make_unique<VTop>(context_.get(), "qacc_top");
+    // mon_dma_be_o has a bit per byte of the widest SRAM word: qacc_top's WordBytesMax and
+    // DmaPortBytes, both from the spec's SRAM list (Verilator rounds a port up to whole words).
+    const int be_bits = int(sizeof(top_->mon_dma_be_o)) * 8,
+              port_bytes = DmaPortBytes(variant.rows, variant.cols);
+    if (be_bits < port_bytes || be_bits >= port_bytes + 32) {
+      throw std::logic_error("RTL build " + variant.name + ": mon_dma_be_o has " +
+                             std::to_string(be_bits) + " bits, not the widest SRAM word's " +
+                             std::to_string(port_bytes) + " bytes");
+    }
     auto& root = *top_->rootp;
     ZeroWords(root.qacc_top__DOT__u_a_sram__DOT__u_sram__DOT__mem_q);
     ZeroWords(root.qacc_top__DOT__u_b_sram__DOT__u_sram__DOT__mem_q);

@@ -118,8 +118,8 @@ void SampleOutputs(const VTop& top, int rows, int cols, RtlSample& s) {
   if (s.dma.re || s.dma.we) {
     s.dma.sram = top.mon_dma_sram_o;
     s.dma.addr = top.mon_dma_addr_o;
-    PortBitsPerByte(top.mon_dma_be_o, DmaPortBytes(cols), s.dma.be);
-    PortBytes(top.mon_dma_wdata_o, DmaPortBytes(cols), s.dma.wdata);
+    PortBitsPerByte(top.mon_dma_be_o, DmaPortBytes(rows, cols), s.dma.be);
+    PortBytes(top.mon_dma_wdata_o, DmaPortBytes(rows, cols), s.dma.wdata);
   }
   s.move.re = top.mon_move_re_o;
   s.move.raddr = top.mon_move_raddr_o;

@@ -477,7 +477,7 @@ void Scoreboard::CheckDmaSram(int64_t cycle, const DmaSramSample& r,
     }
     return;
   }
-  for (int j = 0; j < DmaPortBytes(config_.cols); ++j) {
+  for (int j = 0; j < DmaPortBytes(config_.rows, config_.cols); ++j) {
     const bool enabled = j >= e.offset && j < e.offset + e.bytes;
     if (r.be[j] != uint8_t(enabled)) {
       Report(CheckUnit::kDmaSram, cycle, fmt::format("DMA SRAM byte enable {}", j),

@@ -205,6 +205,17 @@ TEST(ArchTiming, SpecExample256Cubed) {
 
 // The closed forms of the section 7 table, written out by hand for a few shapes, including P = Rows
 // or Cols.
+// The widest SRAM word (the DMA's SRAM port) from the spec's SRAM list, by hand: rq's 8 * Cols, or
+// A's Rows when that is wider.
+TEST(ArchSpecTables, WidestSramWord) {
+  EXPECT_EQ(MaxSramWordBytes(8, 8), 64);
+  EXPECT_EQ(MaxSramWordBytes(4, 16), 128);
+  EXPECT_EQ(MaxSramWordBytes(32, 4), 32);
+  EXPECT_EQ(MaxSramWordBytes(32, 2), 32);  // not a legal array: A's word is the widest
+  EXPECT_EQ(SramWordBytes(kSrams[0], 16, 4), 16);
+  EXPECT_EQ(SramWordBytes(kSrams[3], 16, 4), 32);
+}
+
 TEST(ArchTiming, ClosedForms) {
   struct Case {
     int r, c, m, n, k;
