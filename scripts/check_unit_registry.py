@@ -22,6 +22,13 @@ unit of docs/spec/qacc_spec.json with "present": true this checks, naming the re
     compiler          its lowering ("registry.lowering", a C++ name) used in compiler/*.cc
     docs              its document ("registry.doc") in docs/, naming each of its RTL modules
 
+and for every SRAM of the spec (a region with "sram", whatever unit uses it):
+
+    SRAM              its storage and depth in the model (model/srams.cc, ArchConfig::depth in model/arch.cc), its
+                      read-back in co-simulation (DutImpl::ReadSram), its range check at fetch (qacc_desc_check), its
+                      bus window (qacc_regs), its instance u_<name>_sram (qacc_top) and its DMA lane (qacc_dma's
+                      <name>_rdata_i)
+
 Exit 1 with one line per missing row, 0 when every present unit is complete, 2 for an unreadable spec. Standard
 library only.
 """
@@ -81,6 +88,12 @@ def missing_rows(root, doc):
         "top": read(root, "rtl/qacc_top.sv") or "",
         "timing": read(root, "model/closed_form_timing.cc") or "",
         "pipeline": read(root, "model/unit_pipeline.cc") or "",
+        "srams": read(root, "model/srams.cc") or "",
+        "arch": read(root, "model/arch.cc") or "",
+        "dut": read(root, "sim/cosim/dut_impl.h") or "",
+        "desc_check": read(root, "rtl/qacc_desc_check.sv") or "",
+        "regs": read(root, "rtl/qacc_regs.sv") or "",
+        "dma": read(root, "rtl/qacc_dma.sv") or "",
         "beats": read(root, "model/beats.cc") or "",
         "scoreboard": read(root, "sim/cosim/scoreboard.h") or "",
         "coverage": read(root, "sim/cosim/coverage.cc") or "",
@@ -88,6 +101,25 @@ def missing_rows(root, doc):
         "compiler": read_all(root, "compiler", (".cc", ".h")),
     }
     out = []
+    for region in doc["address_map"]["regions"]:
+        if "sram" not in region:
+            continue
+        name, n = region["name"], camel(region["name"])
+        rows = [
+            (f"case arch::Region::k{n}:" in function(sources["srams"], "Srams::image("),
+             f"model/srams.cc: Srams::image has no case arch::Region::k{n}"),
+            (f"case arch::Region::k{n}:" in function(sources["srams"], "Srams::IsSramRegion("),
+             f"model/srams.cc: Srams::IsSramRegion has no case arch::Region::k{n}"),
+            (f"case Region::k{n}:" in function(sources["arch"], "ArchConfig::depth("),
+             f"model/arch.cc: ArchConfig::depth has no case Region::k{n}"),
+            (f"case arch::Region::k{n}:" in sources["dut"], f"sim/cosim/dut_impl.h: ReadSram has no case arch::Region::k{n}"),
+            (f"SRAM_ID_W'(Region{n})" in sources["desc_check"],
+             f"rtl/qacc_desc_check.sv has no range case SRAM_ID_W'(Region{n})"),
+            (f"RegionW'(Region{n})" in sources["regs"], f"rtl/qacc_regs.sv has no window case RegionW'(Region{n})"),
+            (f"u_{name}_sram" in sources["top"], f"rtl/qacc_top.sv has no instance u_{name}_sram"),
+            (f"{name}_rdata_i" in sources["dma"], f"rtl/qacc_dma.sv has no lane for {name}_rdata_i"),
+        ]
+        out += [(f"{name} (SRAM)", "SRAM", what) for ok, what in rows if not ok]
     for u in doc["units"]:
         if not u.get("present"):
             continue
