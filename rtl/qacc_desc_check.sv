@@ -141,12 +141,15 @@ module qacc_desc_check
   end
 
   // ---- SET ------------------------------------------------------------------------------------------------------
-  set_desc_t        st;
-  err_code_e        set_err;
+  // REG and COUNT by part-selects at their generated positions (set_fields() would copy the descriptor each cycle).
+  logic [SET_REG_W-1:0]   set_reg;
+  logic [SET_COUNT_W-1:0] set_count;
+  err_code_e              set_err;
 
-  assign st      = set_fields(desc_i);
-  assign set_err = (st.count == '0 || 32'(st.count) > MAX_SET_COUNT) ? ErrBadShape :
-                   !set_regs_ok(st.reg_idx, st.count)               ? ErrBadSet : ErrNone;
+  assign set_reg   = desc_i.w[SET_REG_WORD][SET_REG_LSB +: SET_REG_W];
+  assign set_count = desc_i.w[SET_COUNT_WORD][SET_COUNT_LSB +: SET_COUNT_W];
+  assign set_err   = (set_count == '0 || 32'(set_count) > MAX_SET_COUNT) ? ErrBadShape :
+                     !set_regs_ok(set_reg, set_count)                 ? ErrBadSet : ErrNone;
 
   always_comb begin
     unique case (desc_i.op)
@@ -160,8 +163,7 @@ module qacc_desc_check
 
   // Words 10..14 are GEMM fields only; the index and the token flags are not checked.
   logic unused_desc;
-  // A SET's values are written by the unit that owns the block (none is present yet).
   assign unused_desc = ^{unused_mb, unused_nb, unused_tiles, desc_i.index, desc_i.wait_tok, desc_i.signal,
-                         last_byte[31:0], st.value};
+                         last_byte[31:0]};
 
 endmodule

@@ -69,8 +69,16 @@ module qacc_fetch
 
   assign beat_last = 32'(beat_q) == Beats - 1;
 
-  // The descriptor in hand: 16 words, little endian, beat j holding bytes j*D .. j*D + D - 1.
-  assign desc = desc_decode(buf_q, idx_q);
+  // The descriptor in hand: 16 words, little endian, beat j holding bytes j*D .. j*D + D - 1. Field by field
+  // (the header positions are qacc_pkg's HDR_*), not through a function: Verilator would copy the 16 words
+  // through the function's temporaries in every cycle.
+  logic [DESC_WORDS-1:0][31:0] words;
+  assign words         = buf_q;
+  assign desc.index    = idx_q;
+  assign desc.op       = opcode_e'(words[HDR_WORD][HDR_OP_LSB +: OP_W]);
+  assign desc.wait_tok = words[HDR_WORD][HDR_WAIT_BIT];
+  assign desc.signal   = words[HDR_WORD][HDR_SIGNAL_BIT];
+  assign desc.w        = words[HDR_WORD-1:0];
 
   qacc_desc_check #(
     .NumRows   (NumRows),

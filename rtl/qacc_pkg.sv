@@ -287,17 +287,6 @@ package qacc_pkg;
   localparam int unsigned HDR_WAIT_BIT   = 8;
   localparam int unsigned HDR_SIGNAL_BIT = 9;
 
-  // A descriptor's 16 words as the queues hold them: the header fields, words 0..14 and its index.
-  function automatic desc_t desc_decode(logic [DESC_WORDS-1:0][31:0] words, logic [DESC_IDX_W-1:0] index);
-    desc_t desc;
-    desc.index    = index;
-    desc.op       = opcode_e'(words[HDR_WORD][HDR_OP_LSB +: OP_W]);
-    desc.wait_tok = words[HDR_WORD][HDR_WAIT_BIT];
-    desc.signal   = words[HDR_WORD][HDR_SIGNAL_BIT];
-    desc.w        = words[HDR_WORD-1:0];
-    return desc;
-  endfunction
-
   // The command (4) as the controller and the datapath see it: the CMD_* fields, OP in the top bits;
   // GEMM descriptors hold them in words 0..14 (from CMD_M on).
   typedef struct packed {
@@ -354,17 +343,17 @@ package qacc_pkg;
   endfunction
 
   // LOAD/STORE (data_movement.md 12): the word and lsb of each field, its struct and decoder.
-  localparam int unsigned DMA_COUNT0_WORD       = 0, DMA_COUNT0_LSB = 0;
-  localparam int unsigned DMA_COUNT1_WORD       = 1, DMA_COUNT1_LSB = 0;
-  localparam int unsigned DMA_COUNT2_WORD       = 2, DMA_COUNT2_LSB = 0;
-  localparam int unsigned DMA_SRAM_BASE_WORD    = 3, DMA_SRAM_BASE_LSB = 0;
-  localparam int unsigned DMA_SRAM_STRIDE1_WORD = 4, DMA_SRAM_STRIDE1_LSB = 0;
-  localparam int unsigned DMA_SRAM_STRIDE2_WORD = 5, DMA_SRAM_STRIDE2_LSB = 0;
-  localparam int unsigned DMA_EXT_ADDR_WORD     = 6, DMA_EXT_ADDR_LSB = 0;
-  localparam int unsigned DMA_EXT_STRIDE1_WORD  = 7, DMA_EXT_STRIDE1_LSB = 0;
-  localparam int unsigned DMA_EXT_STRIDE2_WORD  = 8, DMA_EXT_STRIDE2_LSB = 0;
-  localparam int unsigned DMA_SRAM_WORD         = 9, DMA_SRAM_LSB = 0;
-  localparam int unsigned DMA_OUT_INT32_WORD    = 9, DMA_OUT_INT32_LSB = 4;
+  localparam int unsigned DMA_COUNT0_WORD       = 0, DMA_COUNT0_LSB = 0, DMA_COUNT0_W = 16;
+  localparam int unsigned DMA_COUNT1_WORD       = 1, DMA_COUNT1_LSB = 0, DMA_COUNT1_W = 16;
+  localparam int unsigned DMA_COUNT2_WORD       = 2, DMA_COUNT2_LSB = 0, DMA_COUNT2_W = 16;
+  localparam int unsigned DMA_SRAM_BASE_WORD    = 3, DMA_SRAM_BASE_LSB = 0, DMA_SRAM_BASE_W = 20;
+  localparam int unsigned DMA_SRAM_STRIDE1_WORD = 4, DMA_SRAM_STRIDE1_LSB = 0, DMA_SRAM_STRIDE1_W = 20;
+  localparam int unsigned DMA_SRAM_STRIDE2_WORD = 5, DMA_SRAM_STRIDE2_LSB = 0, DMA_SRAM_STRIDE2_W = 20;
+  localparam int unsigned DMA_EXT_ADDR_WORD     = 6, DMA_EXT_ADDR_LSB = 0, DMA_EXT_ADDR_W = 32;
+  localparam int unsigned DMA_EXT_STRIDE1_WORD  = 7, DMA_EXT_STRIDE1_LSB = 0, DMA_EXT_STRIDE1_W = 32;
+  localparam int unsigned DMA_EXT_STRIDE2_WORD  = 8, DMA_EXT_STRIDE2_LSB = 0, DMA_EXT_STRIDE2_W = 32;
+  localparam int unsigned DMA_SRAM_WORD         = 9, DMA_SRAM_LSB = 0, DMA_SRAM_W = 4;
+  localparam int unsigned DMA_OUT_INT32_WORD    = 9, DMA_OUT_INT32_LSB = 4, DMA_OUT_INT32_W = 1;
   typedef struct packed {
     logic [DIM_W-1:0]      count0;
     logic [DIM_W-1:0]      count1;
@@ -395,16 +384,16 @@ package qacc_pkg;
   endfunction
 
   // MOVE (data_movement.md 13): the word and lsb of each field, its struct and decoder.
-  localparam int unsigned MOVE_COUNT0_WORD      = 0, MOVE_COUNT0_LSB = 0;
-  localparam int unsigned MOVE_COUNT1_WORD      = 1, MOVE_COUNT1_LSB = 0;
-  localparam int unsigned MOVE_COUNT2_WORD      = 2, MOVE_COUNT2_LSB = 0;
-  localparam int unsigned MOVE_DST_BASE_WORD    = 3, MOVE_DST_BASE_LSB = 0;
-  localparam int unsigned MOVE_DST_STRIDE1_WORD = 4, MOVE_DST_STRIDE1_LSB = 0;
-  localparam int unsigned MOVE_DST_STRIDE2_WORD = 5, MOVE_DST_STRIDE2_LSB = 0;
-  localparam int unsigned MOVE_SRC_BASE_WORD    = 6, MOVE_SRC_BASE_LSB = 0;
-  localparam int unsigned MOVE_SRC_STRIDE1_WORD = 7, MOVE_SRC_STRIDE1_LSB = 0;
-  localparam int unsigned MOVE_SRC_STRIDE2_WORD = 8, MOVE_SRC_STRIDE2_LSB = 0;
-  localparam int unsigned MOVE_DST_WORD         = 9, MOVE_DST_LSB = 0;
+  localparam int unsigned MOVE_COUNT0_WORD      = 0, MOVE_COUNT0_LSB = 0, MOVE_COUNT0_W = 16;
+  localparam int unsigned MOVE_COUNT1_WORD      = 1, MOVE_COUNT1_LSB = 0, MOVE_COUNT1_W = 16;
+  localparam int unsigned MOVE_COUNT2_WORD      = 2, MOVE_COUNT2_LSB = 0, MOVE_COUNT2_W = 16;
+  localparam int unsigned MOVE_DST_BASE_WORD    = 3, MOVE_DST_BASE_LSB = 0, MOVE_DST_BASE_W = 20;
+  localparam int unsigned MOVE_DST_STRIDE1_WORD = 4, MOVE_DST_STRIDE1_LSB = 0, MOVE_DST_STRIDE1_W = 20;
+  localparam int unsigned MOVE_DST_STRIDE2_WORD = 5, MOVE_DST_STRIDE2_LSB = 0, MOVE_DST_STRIDE2_W = 20;
+  localparam int unsigned MOVE_SRC_BASE_WORD    = 6, MOVE_SRC_BASE_LSB = 0, MOVE_SRC_BASE_W = 20;
+  localparam int unsigned MOVE_SRC_STRIDE1_WORD = 7, MOVE_SRC_STRIDE1_LSB = 0, MOVE_SRC_STRIDE1_W = 20;
+  localparam int unsigned MOVE_SRC_STRIDE2_WORD = 8, MOVE_SRC_STRIDE2_LSB = 0, MOVE_SRC_STRIDE2_W = 20;
+  localparam int unsigned MOVE_DST_WORD         = 9, MOVE_DST_LSB = 0, MOVE_DST_W = 4;
   typedef struct packed {
     logic [DIM_W-1:0]      count0;
     logic [DIM_W-1:0]      count1;
@@ -433,9 +422,9 @@ package qacc_pkg;
   endfunction
 
   // SET (units.md 19.4): the word and lsb of each field, its struct and decoder.
-  localparam int unsigned SET_VALUE_WORD = 0, SET_VALUE_LSB = 0;
-  localparam int unsigned SET_REG_WORD   = 14, SET_REG_LSB = 2;
-  localparam int unsigned SET_COUNT_WORD = 14, SET_COUNT_LSB = 16;
+  localparam int unsigned SET_VALUE_WORD = 0, SET_VALUE_LSB = 0, SET_VALUE_W = 32;
+  localparam int unsigned SET_REG_WORD   = 14, SET_REG_LSB = 2, SET_REG_W = 10;
+  localparam int unsigned SET_COUNT_WORD = 14, SET_COUNT_LSB = 16, SET_COUNT_W = 4;
   typedef struct packed {
     logic [13:0][31:0] value;
     logic [9:0]        reg_idx;

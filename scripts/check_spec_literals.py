@@ -7,7 +7,7 @@ The rules (docs/units.md 21.1), each a regular expression over the code with com
 
     descriptor word   a descriptor word picked by a number: `d[15]`, `p[i][9]`, `desc.w[9]` or `words[15]`;
                       the word and bits of every field are in spec/arch_spec.h (arch::desc) and qacc_pkg.sv
-                      (desc_decode, *_fields, <LAYOUT>_<FIELD>_WORD)
+                      (HDR_*, *_fields, <LAYOUT>_<FIELD>_WORD/_LSB/_W)
     SRAM id           an SRAM id as a number: `sram == 5`, `dst != 1`, `sram = 3;`, `sram <= 5`, or in
                       SystemVerilog a region cast to a numbered width, `3'(RegionA)`; the ids are arch::Region
                       and arch::kSrams, and qacc_pkg's Region* with SRAM_ID_W and NUM_SRAMS

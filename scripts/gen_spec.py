@@ -808,18 +808,7 @@ def render_sv_descriptors(spec):
            f"  localparam int unsigned HDR_WORD       = {word};  // the header word of every descriptor",
            f"  localparam int unsigned HDR_OP_LSB     = {header['OP']['lo']};",
            f"  localparam int unsigned HDR_WAIT_BIT   = {header['WAIT']['lo']};",
-           f"  localparam int unsigned HDR_SIGNAL_BIT = {header['SIGNAL']['lo']};", "",
-           "  // A descriptor's 16 words as the queues hold them: the header fields, words 0..14 and its index.",
-           "  function automatic desc_t desc_decode(logic [DESC_WORDS-1:0][31:0] words, "
-           "logic [DESC_IDX_W-1:0] index);",
-           "    desc_t desc;",
-           "    desc.index    = index;",
-           f"    desc.op       = opcode_e'(words[HDR_WORD][HDR_OP_LSB +: OP_W]);",
-           "    desc.wait_tok = words[HDR_WORD][HDR_WAIT_BIT];",
-           "    desc.signal   = words[HDR_WORD][HDR_SIGNAL_BIT];",
-           "    desc.w        = words[HDR_WORD-1:0];",
-           "    return desc;",
-           "  endfunction"]
+           f"  localparam int unsigned HDR_SIGNAL_BIT = {header['SIGNAL']['lo']};"]
     for layout in spec.desc_layouts:
         ops = "/".join(layout["ops"])
         fields = layout["fields"]
@@ -835,10 +824,12 @@ def render_sv_descriptors(spec):
             out += ["", f"  // {ops} ({section_ref(layout)}): the word and lsb of each field, its "
                     "struct and decoder."]
             prefix = layout["name"].upper()
+            # The positions let a module pick one field by a part-select: a decoder function called in a
+            # continuous assignment costs Verilator a copy of the whole descriptor each cycle.
             width = max(len(f"{prefix}_{f['name']}_WORD") for f in fields)
             for f in fields:
                 out.append(f"  localparam int unsigned {prefix + '_' + f['name'] + '_WORD':<{width}} = {f['word']}, "
-                           f"{prefix}_{f['name']}_LSB = {f['lo']};")
+                           f"{prefix}_{f['name']}_LSB = {f['lo']}, {prefix}_{f['name']}_W = {f['hi'] - f['lo'] + 1};")
             members = [(sv_member_type(spec, f, f["words"]), f.get("sv", f["name"].lower())) for f in fields]
         width = max(len(t) for t, _ in members)
         out += ["  typedef struct packed {"] + [f"    {t:<{width}} {n};" for t, n in members] + [f"  }} {name};"]
