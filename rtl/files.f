@@ -3,6 +3,7 @@
 // `-F rtl/files.f` (paths relative to this file).
 qacc_lint.vlt
 qacc_pkg.sv
+qacc_desc_fields.sv
 qacc_pe.sv
 qacc_mac_array.sv
 qacc_clamp.sv

@@ -30,6 +30,10 @@ module qacc_desc_check
   logic [DIM_W:0]   unused_mb, unused_nb;
   logic [31:0]      unused_tiles;
 
+  // The fields of each layout (generated decoders, rtl/qacc_desc_fields.sv).
+  cmd_t gemm;
+  qacc_gemm_cmd u_gemm_cmd (.desc_i, .fields_o(gemm));
+
   qacc_gemm_check #(
     .NumRows   (NumRows),
     .NumCols   (NumCols),
@@ -39,7 +43,7 @@ module qacc_desc_check
     .RqDepth   (RqDepth),
     .OutDepth  (OutDepth)
   ) u_gemm (
-    .cmd_i      (gemm_cmd(desc_i)),
+    .cmd_i      (gemm),
     .err_code_o (gemm_err),
     .mb_cnt_o   (unused_mb),
     .nb_cnt_o   (unused_nb),
@@ -56,7 +60,7 @@ module qacc_desc_check
   logic [ExtW-1:0]  last_byte;
   logic [31:0]      unit_mask;
 
-  assign dma = dma_fields(desc_i);
+  qacc_dma_fields u_dma_fields (.desc_i, .fields_o(dma));
 
   assign unit_log2 = dma_unit_log2(dma.sram, dma.out_int32, RowsLog2, ColsLog2);
 
@@ -114,7 +118,7 @@ module qacc_desc_check
   logic             into_a, into_b;
   logic [UnitW-1:0] last_entry, last_word;
 
-  assign mv = move_fields(desc_i);
+  qacc_move_fields u_move_fields (.desc_i, .fields_o(mv));
 
   always_comb begin
     into_a     = mv.dst == SRAM_ID_W'(RegionA);

@@ -96,7 +96,7 @@ module qacc_dma
   logic       out8;         // the out SRAM's int8-entry unit
   logic       running_d, running_q, active;
 
-  assign f           = dma_fields(head_i);
+  qacc_dma_fields u_fields (.desc_i(head_i), .fields_o(f));
   assign store       = head_i.op == OpStore;
   assign ulog2       = dma_unit_log2(f.sram, f.out_int32, RowsLog2, ColsLog2);
   assign big         = 32'(ulog2) >= DLog2;

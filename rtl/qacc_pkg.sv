@@ -314,35 +314,9 @@ package qacc_pkg;
     logic signed [31:0]        mult;
     logic signed [SHIFT_W-1:0] shift;
   } cmd_t;
-  function automatic cmd_t gemm_cmd(desc_t d);
-    cmd_t c;
-    c.op          = OpGemm;
-    c.m           = d.w[0][DIM_W-1:0];
-    c.n           = d.w[1][DIM_W-1:0];
-    c.k           = d.w[2][DIM_W-1:0];
-    c.a_base      = d.w[3][CMD_BASE_W-1:0];
-    c.b_base      = d.w[4][CMD_BASE_W-1:0];
-    c.bias_base   = d.w[5][CMD_BASE_W-1:0];
-    c.rq_base     = d.w[6][CMD_BASE_W-1:0];
-    c.out_base    = d.w[7][CMD_BASE_W-1:0];
-    c.rounding    = rq_rounding_e'(d.w[8][0]);
-    c.per_channel = d.w[8][1];
-    c.out_raw     = d.w[8][2];
-    c.bias_en     = d.w[8][3];
-    c.a_unsigned  = d.w[8][4];
-    c.b_unsigned  = d.w[8][5];
-    c.act         = act_sel_e'(d.w[8][11:8]);
-    c.a_zp        = d.w[9][ZP_W-1:0];
-    c.b_zp        = d.w[9][16+ZP_W-1:16];
-    c.zp_out      = d.w[10];
-    c.clamp_min   = d.w[11];
-    c.clamp_max   = d.w[12];
-    c.mult        = d.w[13];
-    c.shift       = d.w[14][SHIFT_W-1:0];
-    return c;
-  endfunction
+  // decoded by module qacc_gemm_cmd (rtl/qacc_desc_fields.sv)
 
-  // LOAD/STORE (data_movement.md 12): the word and lsb of each field, its struct and decoder.
+  // LOAD/STORE (data_movement.md 12): the word, lsb and width of each field, and its struct.
   localparam int unsigned DMA_COUNT0_WORD       = 0, DMA_COUNT0_LSB = 0, DMA_COUNT0_W = 16;
   localparam int unsigned DMA_COUNT1_WORD       = 1, DMA_COUNT1_LSB = 0, DMA_COUNT1_W = 16;
   localparam int unsigned DMA_COUNT2_WORD       = 2, DMA_COUNT2_LSB = 0, DMA_COUNT2_W = 16;
@@ -367,23 +341,9 @@ package qacc_pkg;
     logic [SRAM_ID_W-1:0]  sram;
     logic                  out_int32;
   } dma_desc_t;
-  function automatic dma_desc_t dma_fields(desc_t d);
-    dma_desc_t f;
-    f.count0       = d.w[0][DIM_W-1:0];
-    f.count1       = d.w[1][DIM_W-1:0];
-    f.count2       = d.w[2][DIM_W-1:0];
-    f.sram_base    = d.w[3][CMD_BASE_W-1:0];
-    f.sram_stride1 = d.w[4][CMD_BASE_W-1:0];
-    f.sram_stride2 = d.w[5][CMD_BASE_W-1:0];
-    f.ext_addr     = d.w[6];
-    f.ext_stride1  = d.w[7];
-    f.ext_stride2  = d.w[8];
-    f.sram         = d.w[9][SRAM_ID_W-1:0];
-    f.out_int32    = d.w[9][4];
-    return f;
-  endfunction
+  // decoded by module qacc_dma_fields (rtl/qacc_desc_fields.sv)
 
-  // MOVE (data_movement.md 13): the word and lsb of each field, its struct and decoder.
+  // MOVE (data_movement.md 13): the word, lsb and width of each field, and its struct.
   localparam int unsigned MOVE_COUNT0_WORD      = 0, MOVE_COUNT0_LSB = 0, MOVE_COUNT0_W = 16;
   localparam int unsigned MOVE_COUNT1_WORD      = 1, MOVE_COUNT1_LSB = 0, MOVE_COUNT1_W = 16;
   localparam int unsigned MOVE_COUNT2_WORD      = 2, MOVE_COUNT2_LSB = 0, MOVE_COUNT2_W = 16;
@@ -406,22 +366,9 @@ package qacc_pkg;
     logic [CMD_BASE_W-1:0] src_stride2;
     logic [SRAM_ID_W-1:0]  dst;
   } move_desc_t;
-  function automatic move_desc_t move_fields(desc_t d);
-    move_desc_t f;
-    f.count0      = d.w[0][DIM_W-1:0];
-    f.count1      = d.w[1][DIM_W-1:0];
-    f.count2      = d.w[2][DIM_W-1:0];
-    f.dst_base    = d.w[3][CMD_BASE_W-1:0];
-    f.dst_stride1 = d.w[4][CMD_BASE_W-1:0];
-    f.dst_stride2 = d.w[5][CMD_BASE_W-1:0];
-    f.src_base    = d.w[6][CMD_BASE_W-1:0];
-    f.src_stride1 = d.w[7][CMD_BASE_W-1:0];
-    f.src_stride2 = d.w[8][CMD_BASE_W-1:0];
-    f.dst         = d.w[9][SRAM_ID_W-1:0];
-    return f;
-  endfunction
+  // decoded by module qacc_move_fields (rtl/qacc_desc_fields.sv)
 
-  // SET (units.md 19.4): the word and lsb of each field, its struct and decoder.
+  // SET (units.md 19.4): the word, lsb and width of each field, and its struct.
   localparam int unsigned SET_VALUE_WORD = 0, SET_VALUE_LSB = 0, SET_VALUE_W = 32;
   localparam int unsigned SET_REG_WORD   = 14, SET_REG_LSB = 2, SET_REG_W = 10;
   localparam int unsigned SET_COUNT_WORD = 14, SET_COUNT_LSB = 16, SET_COUNT_W = 4;
@@ -430,26 +377,7 @@ package qacc_pkg;
     logic [9:0]        reg_idx;
     logic [3:0]        count;
   } set_desc_t;
-  function automatic set_desc_t set_fields(desc_t d);
-    set_desc_t f;
-    f.value[0] = d.w[0];
-    f.value[1] = d.w[1];
-    f.value[2] = d.w[2];
-    f.value[3] = d.w[3];
-    f.value[4] = d.w[4];
-    f.value[5] = d.w[5];
-    f.value[6] = d.w[6];
-    f.value[7] = d.w[7];
-    f.value[8] = d.w[8];
-    f.value[9] = d.w[9];
-    f.value[10] = d.w[10];
-    f.value[11] = d.w[11];
-    f.value[12] = d.w[12];
-    f.value[13] = d.w[13];
-    f.reg_idx = d.w[14][11:2];
-    f.count   = d.w[14][19:16];
-    return f;
-  endfunction
+  // decoded by module qacc_set_fields (rtl/qacc_desc_fields.sv)
 
   // SET (units.md 19.4): registers REG .. REG + COUNT - 1 all in the block of one present unit, none
   // read-only. No present unit has a register block in this version: every SET fails BAD_SET.

@@ -173,6 +173,8 @@ module qacc_top
 
   // ---- Program controller, memory port, DMA and MOVE (data_movement.md 14-17) ----------------------------------
   desc_t                      dma_head, cmp_head;
+  cmd_t                       cmp_head_cmd;   // the compute queue's head decoded as a GEMM and as a MOVE
+  move_desc_t                 cmp_head_move;
   logic                       dma_start, dma_done, dma_abort, dma_fault, dma_stall, prog_stop;
   logic                       gemm_go, move_start, move_done;
   logic                       fetch_req, fetch_issue, fetch_r_valid, dma_ar_req, dma_ar_issue, dma_r_valid;
@@ -232,6 +234,8 @@ module qacc_top
     .cmp_done_i      ((ctrl_done && prog_busy) || move_done),
     .mon_q_o
   );
+  qacc_gemm_cmd    u_cmp_head_cmd  (.desc_i(cmp_head), .fields_o(cmp_head_cmd));
+  qacc_move_fields u_cmp_head_move (.desc_i(cmp_head), .fields_o(cmp_head_move));
 
   qacc_mem_port #(
     .MaxOutstanding (MaxOutstanding)
@@ -264,7 +268,7 @@ module qacc_top
   // the queue's head in its start cycle) and then the last one it started (data_movement.md 18). A RUN loads the
   // CMD_* registers, which no write changes while the program runs: they are what it shows before its first GEMM.
   always_comb begin
-    gemm_cmd_d = gemm_go ? gemm_cmd(cmp_head) : run ? regs_cmd : gemm_cmd_q;
+    gemm_cmd_d = gemm_go ? cmp_head_cmd : run ? regs_cmd : gemm_cmd_q;
     // A GEMM starts only in a program, and no RUN comes while one runs: there gemm_cmd_d is the start's or the last.
     cmd        = prog_busy ? gemm_cmd_d : regs_cmd;
   end
@@ -416,7 +420,7 @@ module qacc_top
     .clk_i,
     .rst_ni,
     .start_i (move_start),
-    .desc_i  (move_fields(cmp_head)),
+    .desc_i  (cmp_head_move),
     .done_o  (move_done),
     .re_o    (move_re),
     .raddr_o (move_raddr),

@@ -63,7 +63,7 @@ class GenSpecTest(unittest.TestCase):
 
     def test_lists_the_generated_files(self):
         self.assertEqual(self.outputs,
-                         ["spec/arch_spec.h", "rtl/qacc_pkg.sv", "docs/architecture.md",
+                         ["spec/arch_spec.h", "rtl/qacc_pkg.sv", "rtl/qacc_desc_fields.sv", "docs/architecture.md",
                           "docs/data_movement.md", "docs/units.md"])
 
     def test_committed_files_are_fresh(self):
@@ -235,6 +235,7 @@ class GenSpecTest(unittest.TestCase):
             next(c for c in doc["constants"] if c["name"] == "VERSION_MINOR")["value"] = 2
             doc["descriptors"]["layouts"][1]["fields"][0]["desc"] = "units per row"  # data_movement.md
             doc["descriptors"]["layouts"][3]["fields"][2]["desc"] = "registers"  # units.md (SET)
+            doc["descriptors"]["layouts"][3]["fields"][2]["bits"] = "20:16"  # qacc_desc_fields.sv (SET's COUNT)
 
         result = self.check("--spec", self.spec_with(bump))
         self.assertEqual(result.returncode, 1)
