@@ -541,6 +541,15 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
         {set(reg, count), ErrCode::kBadSet,
          fmt::format("SET of {} registers from {:#05x} failing BAD_SET", count, 4 * reg)});
   }
+  // BAD_OPCODE at both ends of OP's illegal values (11), on a legal GEMM's words: the first value
+  // past the last opcode, the top of the field, and GEMM's code with the field's high bit set (a
+  // decoder that dropped that bit would run the GEMM).
+  for (const uint32_t op : {uint32_t(arch::Opcode::kSet) + 1, (1u << arch::kOpBits) - 1,
+                            uint32_t(arch::Opcode::kGemm) | 1u << (arch::kOpBits - 1)}) {
+    Descriptor d = golden::EncodeGemm(gemm, {});
+    arch::desc::Put(d, arch::desc::header::kOp, op);
+    bad.push_back({d, ErrCode::kBadOpcode, fmt::format("opcode {} failing BAD_OPCODE", op)});
+  }
   // Each after a short legal prefix (so Q_ERR_INDEX varies) and before a tail never fetched.
   for (const Bad& b : bad) {
     std::vector<Descriptor> p;
