@@ -381,7 +381,7 @@ package qacc_pkg;
 
   // SET (units.md 19.4): registers REG .. REG + COUNT - 1 all in the block of one present unit, none
   // read-only. No present unit has a register block in this version: every SET fails BAD_SET.
-  function automatic logic set_regs_ok(logic [9:0] reg_idx, logic [3:0] count);
+  function automatic logic set_regs_ok(logic [SET_REG_W-1:0] reg_idx, logic [SET_COUNT_W-1:0] count);
     return 1'b0;
   endfunction
   // END GENERATED descriptors

@@ -885,11 +885,9 @@ def sv_set_target(spec):
     # rather than generate a check nothing exercises.
     require(not present, f"units: {present[0]['name'] if present else ''} is present with a register block, "
             "and the SET target check for present blocks is not generated yet (scripts/gen_spec.py sv_set_target)")
-    fields = {f["name"]: f for f in next(lay for lay in spec.desc_layouts if "SET" in lay["ops"])["fields"]}
-    reg_w, count_w = (fields[n]["hi"] - fields[n]["lo"] + 1 for n in ("REG", "COUNT"))
     return ["", "  // SET (units.md 19.4): registers REG .. REG + COUNT - 1 all in the block of one present unit, none",
             "  // read-only. No present unit has a register block in this version: every SET fails BAD_SET.",
-            f"  function automatic logic set_regs_ok(logic [{reg_w - 1}:0] reg_idx, logic [{count_w - 1}:0] count);",
+            "  function automatic logic set_regs_ok(logic [SET_REG_W-1:0] reg_idx, logic [SET_COUNT_W-1:0] count);",
             "    return 1'b0;",
             "  endfunction"]
 

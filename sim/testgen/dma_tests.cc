@@ -269,9 +269,9 @@ Descriptor IllegalDescriptor(Context& c, ErrCode code) {
       return golden::EncodeDma(op, f, {});
     case ErrCode::kBadOpcode: {
       Descriptor d = RandomGemm(rng, c.g);
-      arch::desc::Put(
-          d, arch::desc::header::kOp,
-          uint32_t(rng.Uniform(int(arch::Opcode::kSet) + 1, 15)));  // above the last opcode
+      arch::desc::Put(d, arch::desc::header::kOp,
+                      uint32_t(rng.Uniform(int(arch::Opcode::kSet) + 1,
+                                           (1 << arch::kOpBits) - 1)));  // above the last opcode
       return d;
     }
     default:
