@@ -509,16 +509,49 @@ module qacc_top
   end
 
   // ---- MAC array and requant unit ---------------------------------------------------------------------------------
+  // The units' configuration: the fields of the command that the MAC array and the requant unit read, registered
+  // every cycle. The command changes only while the controller is idle (a launch, a RUN, a CMD_* write), and the
+  // units hold data only while it is busy, so the copy equals the command whenever a unit uses it (UnitCfg_A).
+  // Registered, the units' wide combinational cones hang off flops, not off the paths from the host bus and the
+  // queue's head: shorter paths in silicon, and in Verilator logic that the input-driven region, evaluated on
+  // both clock phases, no longer holds (units.md 21.4).
+  typedef struct packed {
+    logic signed [ZP_W-1:0]          a_zp;
+    logic signed [8:0]               b_zp;
+    logic                            a_unsigned;
+    logic                            b_unsigned;
+    logic                            per_channel;
+    logic                            bias_en;
+    rq_rounding_e                    rounding;
+    logic                            out_raw;
+    logic [Q31_FRAC_BITS-1:0]        mult;
+    logic signed [SHIFT_W-1:0]       shift;
+    logic signed [31:0]              zp_out;
+    logic signed [31:0]              clamp_min;
+    logic signed [31:0]              clamp_max;
+  } unit_cfg_t;
+  unit_cfg_t unit_cfg, unit_cfg_q;
+
+  assign unit_cfg = '{a_zp: cmd.a_zp, b_zp: cmd.b_zp, a_unsigned: cmd.a_unsigned, b_unsigned: cmd.b_unsigned,
+                      per_channel: cmd.per_channel, bias_en: cmd.bias_en, rounding: cmd.rounding,
+                      out_raw: cmd.out_raw, mult: cmd.mult[Q31_FRAC_BITS-1:0], shift: cmd.shift,
+                      zp_out: cmd.zp_out, clamp_min: cmd.clamp_min, clamp_max: cmd.clamp_max};
+
+  // Not reset: read only while the controller is busy, after a cycle with the command in place.
+  always_ff @(posedge clk_i) begin
+    unit_cfg_q <= unit_cfg;
+  end
+
   qacc_mac_array #(
     .NumRows (NumRows),
     .NumCols (NumCols)
   ) u_mac_array (
     .clk_i,
     .rst_ni,
-    .a_zp_i       (cmd.a_zp),
-    .b_zp_i       (cmd.b_zp),
-    .a_unsigned_i (cmd.a_unsigned),
-    .b_unsigned_i (cmd.b_unsigned),
+    .a_zp_i       (unit_cfg_q.a_zp),
+    .b_zp_i       (unit_cfg_q.b_zp),
+    .a_unsigned_i (unit_cfg_q.a_unsigned),
+    .b_unsigned_i (unit_cfg_q.b_unsigned),
     .in_valid_i   (mac_in_valid),
     .in_last_i    (mac_in_last),
     .in_a_i       (a_rdata),
@@ -559,15 +592,15 @@ module qacc_top
     .in_bias_i     (bias_word),
     .in_mult_i     (rq_mult),
     .in_shift_i    (rq_shift),
-    .per_channel_i (cmd.per_channel),
-    .bias_en_i     (cmd.bias_en),
-    .rounding_i    (cmd.rounding),
-    .out_raw_i     (cmd.out_raw),
-    .mult_i        (cmd.mult[Q31_FRAC_BITS-1:0]),
-    .shift_i       (cmd.shift),
-    .zp_out_i      (cmd.zp_out),
-    .clamp_min_i   (cmd.clamp_min),
-    .clamp_max_i   (cmd.clamp_max),
+    .per_channel_i (unit_cfg_q.per_channel),
+    .bias_en_i     (unit_cfg_q.bias_en),
+    .rounding_i    (unit_cfg_q.rounding),
+    .out_raw_i     (unit_cfg_q.out_raw),
+    .mult_i        (unit_cfg_q.mult),
+    .shift_i       (unit_cfg_q.shift),
+    .zp_out_i      (unit_cfg_q.zp_out),
+    .clamp_min_i   (unit_cfg_q.clamp_min),
+    .clamp_max_i   (unit_cfg_q.clamp_max),
     .out_valid_o   (rq_out_valid),
     .out_row_o     (rq_out_row),
     .out_last_o    (rq_out_last),
@@ -624,7 +657,8 @@ module qacc_top
     end
   end
   PerChannelMult_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      mac_out_valid && cmd.per_channel && !cmd.out_raw |-> rq_mult_bit31 == '0);
+      mac_out_valid && unit_cfg_q.per_channel && !unit_cfg_q.out_raw |-> rq_mult_bit31 == '0);
+  UnitCfg_A: assert property (@(posedge clk_i) disable iff (!rst_ni) ctrl_busy |-> unit_cfg_q == unit_cfg);
 `endif
 
 endmodule
