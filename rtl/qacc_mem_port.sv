@@ -37,11 +37,10 @@ module qacc_mem_port #(
   logic                 pend_d, pend_q;       // an issued address not yet accepted
   logic [31:0]          pend_addr_d, pend_addr_q;
   logic [3:0]           pend_len_d, pend_len_q;
-  logic [InflightW-1:0] inflight_d, inflight_q;
   logic                 owner_dma, issue, issue_dma;
-  logic [InflightW-1:0] owners;
+  logic [InflightW-1:0] owners;       // read bursts in flight: the owners list's length
 
-  assign room          = 32'(inflight_q) < MaxOutstanding;
+  assign room          = 32'(owners) < MaxOutstanding;
   assign fetch_issue_o = fetch_req_i && room && !pend_q;
   assign dma_issue_o   = dma_req_i && room && !pend_q && !fetch_issue_o;
   assign issue         = fetch_issue_o || dma_issue_o;
@@ -54,16 +53,13 @@ module qacc_mem_port #(
     pend_d       = m_ar_valid_o && !m_ar_ready_i;
     pend_addr_d  = m_ar_addr_o;
     pend_len_d   = m_ar_len_o;
-    inflight_d   = inflight_q + InflightW'(issue) - InflightW'(m_r_valid_i && m_r_last_i);
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      pend_q     <= 1'b0;
-      inflight_q <= '0;
+      pend_q <= 1'b0;
     end else begin
-      pend_q     <= pend_d;
-      inflight_q <= inflight_d;
+      pend_q <= pend_d;
     end
   end
 
@@ -90,13 +86,12 @@ module qacc_mem_port #(
 
   assign fetch_r_valid_o = m_r_valid_i && !owner_dma;
   assign dma_r_valid_o   = m_r_valid_i && owner_dma;
-  assign inflight_o      = inflight_q;
+  assign inflight_o      = owners;
 
 `ifndef SYNTHESIS
   Params_A: assert property (@(posedge clk_i) MaxOutstanding >= 1 && MaxOutstanding <= 8);
-  // Read data comes only for a burst in flight; the owners list counts them.
-  BeatInFlight_A: assert property (@(posedge clk_i) disable iff (!rst_ni) m_r_valid_i |-> inflight_q != '0);
-  Owners_A: assert property (@(posedge clk_i) disable iff (!rst_ni) owners == inflight_q);
+  // Read data comes only for a burst in flight (the owners list's length).
+  BeatInFlight_A: assert property (@(posedge clk_i) disable iff (!rst_ni) m_r_valid_i |-> owners != '0);
   ArHold_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       m_ar_valid_o && !m_ar_ready_i |=> m_ar_valid_o && $stable(m_ar_addr_o) && $stable(m_ar_len_o));
 `endif

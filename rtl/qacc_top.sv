@@ -532,10 +532,21 @@ module qacc_top
   } unit_cfg_t;
   unit_cfg_t unit_cfg, unit_cfg_q;
 
-  assign unit_cfg = '{a_zp: cmd.a_zp, b_zp: cmd.b_zp, a_unsigned: cmd.a_unsigned, b_unsigned: cmd.b_unsigned,
-                      per_channel: cmd.per_channel, bias_en: cmd.bias_en, rounding: cmd.rounding,
-                      out_raw: cmd.out_raw, mult: cmd.mult[Q31_FRAC_BITS-1:0], shift: cmd.shift,
-                      zp_out: cmd.zp_out, clamp_min: cmd.clamp_min, clamp_max: cmd.clamp_max};
+  always_comb begin
+    unit_cfg.a_zp        = cmd.a_zp;
+    unit_cfg.b_zp        = cmd.b_zp;
+    unit_cfg.a_unsigned  = cmd.a_unsigned;
+    unit_cfg.b_unsigned  = cmd.b_unsigned;
+    unit_cfg.per_channel = cmd.per_channel;
+    unit_cfg.bias_en     = cmd.bias_en;
+    unit_cfg.rounding    = cmd.rounding;
+    unit_cfg.out_raw     = cmd.out_raw;
+    unit_cfg.mult        = cmd.mult[Q31_FRAC_BITS-1:0];
+    unit_cfg.shift       = cmd.shift;
+    unit_cfg.zp_out      = cmd.zp_out;
+    unit_cfg.clamp_min   = cmd.clamp_min;
+    unit_cfg.clamp_max   = cmd.clamp_max;
+  end
 
   // Not reset: read only while the controller is busy, after a cycle with the command in place.
   always_ff @(posedge clk_i) begin

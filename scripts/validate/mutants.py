@@ -336,15 +336,36 @@ def bypass_mutants(mutator):
             mutator.found.append(("bypass", first, edits))
 
 
+def lint_sinks(src):
+    """Signals named unused* that the file only declares and assigns: the linter's sinks for bits a module
+    deliberately leaves unread (`assign unused_x = ^{...};`). Nothing reads them, so a mutant of what they are
+    assigned is equivalent by construction; the reads are counted here, not assumed from the name."""
+    t = src.tokens
+    lhs_tokens = set()
+    for slot in src.slots:
+        if slot.lhs:
+            lhs_tokens.update(range(slot.lhs[0], slot.lhs[1] + 1))
+    uses = {}
+    for i, tok in enumerate(t):
+        if tok.kind == "ident" and re.fullmatch(r"unused\w*", tok.text) and i not in lhs_tokens:
+            uses[tok.text] = uses.get(tok.text, 0) + 1
+    # One occurrence outside the assignments' left-hand sides: the declaration. Any read makes two or more.
+    return {name for name, n in uses.items() if n == 1}
+
+
 def generate(sources, operators=None):
-    """Every mutant of the given sv_parse.SourceFile list, numbered from 1 in file, line, column order."""
+    """Every mutant of the given sv_parse.SourceFile list, numbered from 1 in file, line, column order. The
+    assignments of lint sinks (lint_sinks) are not mutated."""
     found = []
     for src in sources:
         m = FileMutator(src)
-        for slot in src.slots:
+        sinks = lint_sinks(src)
+        slots = [s for s in src.slots
+                 if not (s.lhs and "".join(src.tokens[i].text for i in range(s.lhs[0], s.lhs[1] + 1)) in sinks)]
+        for slot in slots:
             m.mutate_slot(slot)
         bypass_mutants(m)
-        for slot in src.slots:
+        for slot in slots:
             m.mutate_slot_slips(slot)
         seen = set()
         for operator, first, edits in m.found:

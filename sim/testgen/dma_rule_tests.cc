@@ -38,21 +38,25 @@ using model::kSramRq;
 
 // Whether `event` holds in some cycle of `p` run by the model alone. A program's timing depends on
 // its descriptors only (14.2: not on SRAM or memory data), and the model is the RTL's cycle for
-// cycle (the lockstep compares them), so what the model shows here the co-simulation runs.
+// cycle (the lockstep compares them), so what the model shows here the co-simulation runs. The
+// program is at `base` (q_base by default) with Q_COUNT `count` (its size by default), as Emit's.
 bool ModelShows(const Context& c, const std::vector<Descriptor>& p,
-                const std::function<bool(const model::ProgramCycle&)>& event) {
+                const std::function<bool(const model::ProgramCycle&)>& event, int64_t count = -1,
+                int64_t base = -1) {
+  const uint32_t at = base < 0 ? c.q_base : uint32_t(base);
   model::ExtMemoryTiming timing;
   timing.data_bytes = c.config.mem_data_bytes;
   timing.latency = c.config.ext_mem_latency;
   timing.interval = c.config.ext_mem_interval;
   model::ExtMemory memory(c.config.ext_mem_size_bytes, timing);
   const std::vector<uint8_t> bytes = DescriptorBytes(p);
-  memory.Write(c.q_base, bytes.data(), bytes.size());
+  memory.Write(at, bytes.data(), bytes.size());
   model::Srams srams(c.config);
   bool seen = false;
   model::ProgramRunOptions options;
   options.observer = [&](const model::ProgramCycle& o) { seen = seen || event(o); };
-  model::RunProgram(c.config, memory, srams, c.q_base, uint32_t(p.size()), options);
+  model::RunProgram(c.config, memory, srams, at, uint32_t(count < 0 ? int64_t(p.size()) : count),
+                    options);
   return seen;
 }
 
@@ -558,6 +562,81 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
     p.push_back(b.d);
     p.push_back(RandomGemm(rng, c.g));
     c.Emit(p, b.what, b.code, prefix);
+  }
+  return c.b.Take();
+}
+
+// ---- dma_stop_phases
+
+// A program stopped by an EXT_FAULT while a STORE starts. It lies at the top of the external
+// memory: a LOAD (rows into rq) and the STORE (one row from bias) on the DMA engine, five GEMMs of
+// K that fill the compute queue and hold the fetcher, and Q_COUNT one more, whose fetch past the
+// memory's end faults once the first GEMM retires and stops both engines at once (17.7). The
+// fault's cycle grows with K; the STORE's start is fixed by the LOAD.
+std::vector<Descriptor> StopProgram(const Descriptor& load, const Descriptor& store,
+                                    golden::GemmFields gemm, int k) {
+  gemm.k = uint32_t(k);
+  std::vector<Descriptor> p = {load, store};
+  for (int i = 0; i <= golden::kQueueDepth; ++i) p.push_back(golden::EncodeGemm(gemm, {}));
+  return p;
+}
+
+Program GenStopPhases(Rng& rng, const arch::ArchConfig& config) {
+  Context c(rng, config);
+  // Random data, and the bias words the STOREs read loaded from it (not c.Setup(): filling every
+  // SRAM costs more cycles than the test's programs on the larger configs).
+  c.b.WriteExt(0, RandomBytes(rng, 1 << 16));
+  golden::DmaFields fill;
+  fill.sram = kSramBias;
+  fill.count0 = 32;
+  c.Emit({golden::EncodeDma(Op::kLoad, fill, {})}, "bias words 0..31");
+  // The STORE begins its first burst at its first SRAM read, and a stop after that lets the burst
+  // finish (17.7): at K*, the smallest K at which the model shows the STORE's write address, the
+  // stop comes in the first cycles of that burst. K* - 1 .. K* + 2 run, so that the cycles around
+  // it run on every config.
+  for (int round = 0; round < 2; ++round) {
+    Descriptor load;
+    const golden::GemmFields gemm = golden::DecodeGemm(LongGemm(c, 1, 1, 1));
+    golden::DmaFields f = golden::DecodeDma(Rows(c, Op::kStore, kSramBias, false, 0, 1));
+    f.count0 = uint32_t(rng.Uniform(1, 3));
+    f.sram_base = uint32_t(rng.Uniform(0, 16));
+    f.ext_addr = uint32_t(c.data_end / 2 / kPage * kPage);
+    const Descriptor store = golden::EncodeDma(Op::kStore, f, {});
+    const int64_t count = 4 + golden::kQueueDepth;  // the descriptors and the one past the end
+    const int64_t base = int64_t(c.ext_size) - (count - 1) * golden::kDescriptorBytes;
+    const auto writes = [&](int k) {
+      return ModelShows(
+          c, StopProgram(load, store, gemm, k),
+          [&](const model::ProgramCycle& o) {
+            return o.axi.aw_valid && o.axi.aw_addr == f.ext_addr;
+          },
+          count, base);
+    };
+    constexpr int kFirstK = 16;
+    // The shortest LOAD after which the STORE starts after the fault at the first K: its start is
+    // then close to the fault's, whatever the config's beat and memory timing.
+    int rows = 1;
+    for (load = Rows(c, Op::kLoad, kSramRq, false, 0, rows); writes(kFirstK);
+         load = Rows(c, Op::kLoad, kSramRq, false, 0, rows)) {
+      if (++rows > int(c.g.rq_depth)) {
+        throw std::logic_error("dma_stop_phases: the STORE writes at the first K");
+      }
+    }
+    // K* by bisection: the fault's cycle grows with K. Were writes(K) not monotone, this still
+    // ends on a boundary: no write at K* - 1, a write at K*.
+    int lo = kFirstK, hi = int(std::min(c.g.a_depth, c.g.b_depth));
+    if (!writes(hi)) throw std::logic_error("dma_stop_phases: no K lets the STORE write");
+    while (hi - lo > 1) {
+      const int mid = lo + (hi - lo) / 2;
+      (writes(mid) ? hi : lo) = mid;
+    }
+    const int k = hi;
+    for (int kk = k - 1; kk <= k + 2; ++kk) {
+      c.Emit(StopProgram(load, store, gemm, kk),
+             fmt::format("an EXT_FAULT stop {} the STORE's first burst began (K = {}, K* = {})",
+                         kk < k ? "before" : "just after", kk, k),
+             ErrCode::kExtFault, -1, count, base);
+    }
   }
   return c.b.Take();
 }

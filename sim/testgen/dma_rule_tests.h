@@ -12,6 +12,10 @@
 //   dma_port_stalls   a STORE or LOAD on an SRAM port the compute engine uses, for every use of
 //                     17.6's table; a GEMM that holds A or B (and out, R >= C) longer than the
 //                     memory latency; a STORE whose write responses return while its reads wait
+//   dma_stop_phases   a program stopped (a descriptor fetch's EXT_FAULT) in the cycles around a
+//                     STORE's first SRAM read: the smallest GEMM K at which the model shows the
+//                     STORE writing, so that the stop comes while only its first beat is in the
+//                     pipeline
 #ifndef QACC_SIM_TESTGEN_DMA_RULE_TESTS_H_
 #define QACC_SIM_TESTGEN_DMA_RULE_TESTS_H_
 
@@ -25,6 +29,7 @@ Program GenTokenRaces(Rng& rng, const arch::ArchConfig& config);
 Program GenDeadlocks(Rng& rng, const arch::ArchConfig& config);
 Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config);
 Program GenPortStalls(Rng& rng, const arch::ArchConfig& config);
+Program GenStopPhases(Rng& rng, const arch::ArchConfig& config);
 
 }  // namespace qacc::sim
 

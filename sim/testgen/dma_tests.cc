@@ -562,6 +562,10 @@ const std::vector<DmaTestDef>& Defs() {
         "reads and out writes; MOVE reads and writes), longer than the memory latency, and a STORE "
         "whose write responses return while its reads wait"},
        GenPortStalls},
+      {{"dma_stop_phases",
+        "a descriptor fetch's EXT_FAULT that stops the program in the cycles around a STORE's "
+        "first SRAM read (its first burst not begun, then just begun)"},
+       GenStopPhases},
   };
   return defs;
 }

@@ -269,6 +269,23 @@ endmodule
         self.assertEqual({(m.original, m.mutated) for m in mutants.generate([src], ["swapsig"])},
                          {("a_i", "b_i"), ("a_i[0]", "b_i[0]")})
 
+    def test_lint_sinks_are_not_mutated_and_a_read_unused_signal_is(self):
+        text = """module k (input logic a_i, input logic b_i, output logic r_o);
+  logic unused_x, unused_y;
+  assign unused_x = ^{a_i, b_i};
+  always_comb begin
+    unused_y = a_i;
+    unused_y ^= b_i;
+  end
+  assign r_o = unused_y;
+endmodule
+"""
+        src = sv_parse.read_source("k.sv", text)
+        self.assertEqual(mutants.lint_sinks(src), {"unused_x"})
+        lines = {m.line for m in mutants.generate([src])}
+        self.assertNotIn(3, lines)  # unused_x's assignment
+        self.assertTrue({5, 6} <= lines)  # unused_y is read by r_o: an ordinary signal
+
     def test_new_operators_keep_older_names_on_identical_edits(self):
         # acc_q <= acc_d loads from one signal: reads of acc_q may be bypassed; a swapsig acc_q -> acc_d of the
         # one read site would be the same edit, and keeps the name bypass.
