@@ -13,9 +13,8 @@
 //                     17.6's table; a GEMM that holds A or B (and out, R >= C) longer than the
 //                     memory latency; a STORE whose write responses return while its reads wait
 //   dma_stop_phases   a program stopped (a descriptor fetch's EXT_FAULT) in the cycles around a
-//                     STORE's first SRAM read: the smallest GEMM K at which the model shows the
-//                     STORE writing, so that the stop comes while only its first beat is in the
-//                     pipeline
+//                     STORE's first SRAM read: around the smallest GEMM K at which the model shows
+//                     the STORE writing (its first burst begun before the stop, 17.7)
 #ifndef QACC_SIM_TESTGEN_DMA_RULE_TESTS_H_
 #define QACC_SIM_TESTGEN_DMA_RULE_TESTS_H_
 
