@@ -164,9 +164,12 @@ Program GenQueueTokens(Rng& rng, const arch::ArchConfig& config) {
   {
     // d2c up to 15: a long GEMM keeps the compute engine busy while 16 LOADs into the bias SRAM
     // (which that GEMM does not read) each SIGNAL; the 16th waits at 15 until a MOVE (into B,
-    // from the GEMM's output) takes one. The compute queue fills behind the GEMM.
+    // from the GEMM's output) takes one. The compute queue fills behind the GEMM. Before the 16th,
+    // a LOAD without SIGNAL completes with the counter at 15 and retires at once (17.3: only a
+    // SIGNAL waits for room).
     std::vector<Descriptor> p = {LongGemm(c, 8, 8, 48)};
     for (int i = 0; i < kSignals; ++i) {
+      if (i + 1 == kSignals) p.push_back(SmallDma(c, Op::kLoad, 3));
       Descriptor d = SmallDma(c, Op::kLoad, 3);
       SetSignal(d);
       p.push_back(d);
@@ -180,9 +183,10 @@ Program GenQueueTokens(Rng& rng, const arch::ArchConfig& config) {
   }
   {
     // c2d up to 15: a long broadcast LOAD into the bias SRAM keeps the DMA engine busy while 16
-    // MOVEs into B each SIGNAL; 16 LOADs with WAIT fill the DMA queue behind it. Then a GEMM that
-    // WAITs for the last LOAD (the compute engine idle with its head waiting at 0) and a STORE of
-    // its output that WAITs for it (the DMA engine waiting).
+    // MOVEs into B each SIGNAL (before the 16th, a MOVE without SIGNAL retires at 15); 16 LOADs
+    // with WAIT fill the DMA queue behind it. Then a GEMM that WAITs for the last LOAD (the compute
+    // engine idle with its head waiting at 0) and a STORE of its output that WAITs for it (the DMA
+    // engine waiting).
     std::vector<Descriptor> p;
     golden::DmaFields broadcast;
     broadcast.sram = kSramBias;
@@ -191,6 +195,7 @@ Program GenQueueTokens(Rng& rng, const arch::ArchConfig& config) {
     broadcast.ext_addr = 4 * uint32_t(c.g.cols) * uint32_t(rng.Uniform(0, 64));
     p.push_back(golden::EncodeDma(Op::kLoad, broadcast, {}));
     for (int i = 0; i < kSignals; ++i) {
+      if (i + 1 == kSignals) p.push_back(RandomMove(rng, c.g, 2));
       Descriptor d = RandomMove(rng, c.g, 2);
       SetSignal(d);
       p.push_back(d);
@@ -526,7 +531,8 @@ const std::vector<DmaTestDef>& Defs() {
         "where they share bytes, extra tokens without a conflict"},
        GenOverlap},
       {{"dma_queue_tokens",
-        "each token counter up to 15 and a SIGNAL held at 15; WAITs that wait on both engines; "
+        "each token counter up to 15, a SIGNAL held at 15 and one without SIGNAL retiring at 15; "
+        "WAITs that wait on both engines; "
         "both queues full and empty while the program runs"},
        GenQueueTokens},
       {{"dma_errors",
