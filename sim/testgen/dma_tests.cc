@@ -434,6 +434,26 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
   return c.b.Take();
 }
 
+// A LOAD or STORE whose rows reach the top of the external memory, where its accesses fault.
+Descriptor FaultingTransfer(Context& c, Op op) {
+  Rng& rng = c.rng;
+  golden::DmaFields f;
+  f.sram = RandomSram(rng);
+  f.out_int32 = f.sram == kSramOut && rng.Chance(50);
+  const uint32_t unit = golden::UnitBytes(c.g, f.sram, f.out_int32);
+  f.count0 = uint32_t(rng.Uniform(1, 8));
+  // Enough rows that the engine still issues bursts when the first error response comes back
+  // (17.7: it stops issuing then; a STORE finishes only the burst it began).
+  f.count1 = uint32_t(rng.Uniform(12, 40));
+  f.ext_stride1 = uint32_t(kPage);
+  // Rows at the top of the memory: the first row inside, a later one at or above the size; or
+  // the first byte of the transfer exactly at the size.
+  const uint64_t start =
+      rng.Chance(70) ? c.ext_size - (uint64_t(rng.Uniform(1, 2)) * kPage) : c.ext_size;
+  f.ext_addr = uint32_t(start / unit * unit);
+  return golden::EncodeDma(op, f, {});
+}
+
 Program GenExtFault(Rng& rng, const arch::ArchConfig& config) {
   Context c(rng, config);
   c.Setup();
@@ -449,21 +469,7 @@ Program GenExtFault(Rng& rng, const arch::ArchConfig& config) {
       p = attempt < 50 ? RandomProgram(rng, c.g, int(rng.Uniform(1, 6)), k)
                        : std::vector<Descriptor>{};
       prefix = int(p.size());
-      golden::DmaFields f;
-      f.sram = RandomSram(rng);
-      f.out_int32 = f.sram == kSramOut && rng.Chance(50);
-      const uint32_t unit = golden::UnitBytes(c.g, f.sram, f.out_int32);
-      f.count0 = uint32_t(rng.Uniform(1, 8));
-      // Enough rows that the engine still issues bursts when the first error response comes back
-      // (17.7: it stops issuing then; a STORE finishes only the burst it began).
-      f.count1 = uint32_t(rng.Uniform(12, 40));
-      f.ext_stride1 = uint32_t(kPage);
-      // Rows at the top of the memory: the first row inside, a later one at or above the size; or
-      // the first byte of the transfer exactly at the size.
-      const uint64_t start =
-          rng.Chance(70) ? c.ext_size - (uint64_t(rng.Uniform(1, 2)) * kPage) : c.ext_size;
-      f.ext_addr = uint32_t(start / unit * unit);
-      p.push_back(golden::EncodeDma(op, f, {}));
+      p.push_back(FaultingTransfer(c, op));
       if (attempt < 50) {
         const std::vector<Descriptor> tail = RandomProgram(rng, c.g, 3, k);
         p.insert(p.end(), tail.begin(), tail.end());
@@ -474,6 +480,19 @@ Program GenExtFault(Rng& rng, const arch::ArchConfig& config) {
            fmt::format("{} beyond the external memory at descriptor {}",
                        op == Op::kLoad ? "LOAD" : "STORE", prefix),
            ErrCode::kExtFault);
+  }
+  for (Op op : {Op::kLoad, Op::kStore}) {
+    // The transfer's successor fails validation at its fetch, long before the transfer's first
+    // error response: that error is recorded first, and the EXT_FAULT of the lower index replaces
+    // it (17.7: Q_ERR_INDEX is the lowest index that failed).
+    golden::GemmFields bad = golden::DecodeGemm(LongGemm(c, 1, 1, 16));
+    bad.m = 0;
+    const Descriptor invalid = golden::EncodeGemm(bad, {});
+    RequireError(c, invalid, ErrCode::kBadShape);
+    c.Emit({FaultingTransfer(c, op), invalid},
+           fmt::format("{} beyond the external memory, then a BAD_SHAPE GEMM",
+                       op == Op::kLoad ? "LOAD" : "STORE"),
+           ErrCode::kExtFault, 1);  // the invalid GEMM never runs: no race with it
   }
   {
     // Descriptors fetched from the top of the memory: `inside` of them in it, the next at its end.
@@ -542,7 +561,8 @@ const std::vector<DmaTestDef>& Defs() {
        GenErrors},
       {{"dma_ext_fault",
         "EXT_FAULT: a LOAD and a STORE whose rows reach the external memory's size "
-        "(ext_mem.size_bytes) after a prefix, and a descriptor fetched at the memory's end"},
+        "(ext_mem.size_bytes) after a prefix, the same followed by an invalid descriptor whose "
+        "error the fault replaces (a lower index), and a descriptor fetched at the memory's end"},
        GenExtFault},
       {{"dma_random",
         "three random race-free programs of LOAD, STORE, MOVE and GEMM with random opcode "
