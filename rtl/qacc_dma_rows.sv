@@ -33,41 +33,41 @@ module qacc_dma_rows
   logic [31:0]           ext_d, plane_ext_d;
   logic [CMD_BASE_W-1:0] unit_d, plane_unit_d;
 
+  // One branch per case, every output assigned in each (no defaults that a branch reads back).
   always_comb begin
-    i1_d         = i1 + 1'b1;
-    i2_d         = i2;
-    ext_d        = ext + desc_i.ext_stride1;
-    plane_ext_d  = plane_ext;
-    unit_d       = unit + desc_i.sram_stride1;
-    plane_unit_d = plane_unit;
-    if (row_end) begin
+    if (!next_i) begin  // the row stays (at init: the first row)
+      i1_d         = i1;
+      i2_d         = i2;
+      ext_d        = ext;
+      plane_ext_d  = plane_ext;
+      unit_d       = unit;
+      plane_unit_d = plane_unit;
+    end else if (row_end) begin  // the next plane's first row
       i1_d         = '0;
       i2_d         = i2 + 1'b1;
       plane_ext_d  = plane_ext + desc_i.ext_stride2;
-      ext_d        = plane_ext_d;
+      ext_d        = plane_ext + desc_i.ext_stride2;
       plane_unit_d = plane_unit + desc_i.sram_stride2;
-      unit_d       = plane_unit_d;
-    end
-    if (!next_i) begin  // init only: the first row
-      i1_d         = '0;
-      i2_d         = '0;
-      ext_d        = desc_i.ext_addr;
-      plane_ext_d  = desc_i.ext_addr;
-      unit_d       = desc_i.sram_base;
-      plane_unit_d = desc_i.sram_base;
+      unit_d       = plane_unit + desc_i.sram_stride2;
+    end else begin  // the next row of the plane
+      i1_d         = i1 + 1'b1;
+      i2_d         = i2;
+      ext_d        = ext + desc_i.ext_stride1;
+      plane_ext_d  = plane_ext;
+      unit_d       = unit + desc_i.sram_stride1;
+      plane_unit_d = plane_unit;
     end
   end
 
-  // Loaded at init and advanced by next (not reset, spec 10: every use follows an init).
+  // The row of the next cycle, every cycle: loaded at init, advanced by next, held otherwise (not reset, spec 10:
+  // every use follows an init).
   always_ff @(posedge clk_i) begin
-    if (init_i || next_i) begin
-      i1_q         <= i1_d;
-      i2_q         <= i2_d;
-      ext_q        <= ext_d;
-      plane_ext_q  <= plane_ext_d;
-      unit_q       <= unit_d;
-      plane_unit_q <= plane_unit_d;
-    end
+    i1_q         <= i1_d;
+    i2_q         <= i2_d;
+    ext_q        <= ext_d;
+    plane_ext_q  <= plane_ext_d;
+    unit_q       <= unit_d;
+    plane_unit_q <= plane_unit_d;
   end
 
   // COUNT0, SRAM and OUT_INT32 are the caller's.

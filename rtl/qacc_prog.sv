@@ -209,8 +209,10 @@ module qacc_prog
     stop_d      = stop_q;
     // A DMA error belongs to the DMA's head, which was fetched before any descriptor the fetcher holds. The
     // fetcher's error is always the first one recorded: its own error stops it, and so does an EXT_FAULT
-    // (FetchErrFirst_A).
-    if (dma_fault_i && (!err_valid_q || dma_head_o.index < err_idx_q)) begin
+    // (FetchErrFirst_A). So a DMA error always has the lowest index: below a recorded fetcher error, or equal to
+    // the DMA's own earlier one (a later error response of the same transfer), which it records again unchanged
+    // (DmaErrLowest_A).
+    if (dma_fault_i) begin
       err_valid_d = 1'b1;
       err_d       = ErrExtFault;
       err_idx_d   = dma_head_o.index;
@@ -372,6 +374,8 @@ module qacc_prog
       cmp_count != '0 |-> cmp_head_o.op inside {OpGemm, OpMove});
   NoLaunchWhileBusy_A: assert property (@(posedge clk_i) disable iff (!rst_ni) run_i |-> !busy_o);
   FetchErrFirst_A: assert property (@(posedge clk_i) disable iff (!rst_ni) fetch_err |-> !err_valid_q);
+  DmaErrLowest_A: assert property (@(posedge clk_i) disable iff (!rst_ni) dma_fault_i && err_valid_q |->
+      dma_head_o.index < err_idx_q || (dma_head_o.index == err_idx_q && err_q == ErrExtFault));
 `endif
 
 endmodule

@@ -99,17 +99,31 @@ struct Context {
     const uint32_t n = count < 0 ? uint32_t(p.size()) : uint32_t(count);
     RequireRaceFree(p, race_checked, at, what);
     if (!p.empty()) b.WriteExt(at, DescriptorBytes(p));
-    if (!rng.Chance(50)) return b.RunAndCheck(at, n, want, Describe(p, n, what));
-    // Half the programs are read while they run: STATUS, Q_* and the counters at random cycles
-    // (each read's value at its cycle is compared with the model's, 17.8).
+    if (poll_reads == 0 && !rng.Chance(50)) return b.RunAndCheck(at, n, want, Describe(p, n, what));
+    // Half the programs (and every one with poll_reads) are read while they run; each read's value
+    // at its cycle is compared with the model's (17.8).
     const int index = b.Run(at, n, want, Describe(p, n, what));
-    for (int i = int(rng.Uniform(1, 3)); i > 0; --i) {
-      b.Idle(rng.Uniform(0, 120));
-      for (uint32_t offset :
-           {arch::reg::kStatus, arch::reg::kQRetired, arch::reg::kQErrIndex, arch::reg::kQTokens,
-            arch::reg::kPerfCycles, arch::reg::kPerfMacBusy, arch::reg::kPerfDmaBusy,
-            arch::reg::kPerfComputeWait, arch::reg::kPerfRdBeats, arch::reg::kPerfWrBeats}) {
+    if (poll_reads > 0 || rng.Chance(50)) {
+      // Back to back reads of one register: a value one cycle early or late shows only in the
+      // cycle it changes, which scattered reads rarely hit.
+      const uint32_t offset = poll_reads > 0
+                                  ? poll_register
+                                  : rng.Pick<uint32_t>({arch::reg::kQTokens, arch::reg::kQRetired,
+                                                        arch::reg::kQErrIndex, arch::reg::kStatus});
+      b.Idle(rng.Uniform(0, 60));
+      for (int i = poll_reads > 0 ? poll_reads : int(rng.Uniform(50, 400)); i > 0; --i) {
         b.Read(arch::kRegsBase + offset);
+      }
+    } else {
+      // STATUS, Q_* and the counters at random cycles.
+      for (int i = int(rng.Uniform(1, 3)); i > 0; --i) {
+        b.Idle(rng.Uniform(0, 120));
+        for (uint32_t offset :
+             {arch::reg::kStatus, arch::reg::kQRetired, arch::reg::kQErrIndex, arch::reg::kQTokens,
+              arch::reg::kPerfCycles, arch::reg::kPerfMacBusy, arch::reg::kPerfDmaBusy,
+              arch::reg::kPerfComputeWait, arch::reg::kPerfRdBeats, arch::reg::kPerfWrBeats}) {
+          b.Read(arch::kRegsBase + offset);
+        }
       }
     }
     b.WaitDone();
@@ -120,6 +134,10 @@ struct Context {
   }
 
   Rng& rng;
+  // When poll_reads > 0, Emit reads `poll_register` that many times back to back while each
+  // program runs (a test that knows which register's changes it creates).
+  int poll_reads = 0;
+  uint32_t poll_register = arch::reg::kQTokens;
   const arch::ArchConfig& config;
   golden::AccelGeometry g;
   ProgramBuilder b;

@@ -160,6 +160,10 @@ Program GenOverlap(Rng& rng, const arch::ArchConfig& config) {
 Program GenQueueTokens(Rng& rng, const arch::ArchConfig& config) {
   Context c(rng, config);
   c.Setup();
+  // Q_TOKENS read back to back over each whole program: every cycle in which a counter changes is
+  // read in one seed or another, so a count shown a cycle early or late is seen.
+  c.poll_reads = 1500;
+  c.poll_register = arch::reg::kQTokens;
   constexpr int kSignals = golden::kMaxTokens + 1;  // one more than a counter holds
   {
     // d2c up to 15: a long GEMM keeps the compute engine busy while 16 LOADs into the bias SRAM
