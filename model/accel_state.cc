@@ -48,10 +48,7 @@ const char* BusStatusName(BusStatus status) {
 }
 
 AccelState::AccelState(const arch::ArchConfig& config)
-    : config_(config),
-      srams_(config),
-      ext_(config.ext_mem_size_bytes, ExtMemoryTiming{config.mem_data_bytes, config.ext_mem_latency,
-                                                      config.ext_mem_interval}) {
+    : config_(config), srams_(config), ext_(config.ext_mem_size_bytes, ExtMemoryTimingOf(config)) {
   arch::ValidateArchConfig(config_);
   // Reset (spec 10): every register field is 0, not arch::Command's member defaults.
   cmd_regs_.m = cmd_regs_.n = cmd_regs_.k = 0;

@@ -57,6 +57,8 @@ constexpr const char* kOutstandingRule = "is out of range, allowed 1..8";
 constexpr const char* kExtSizeRule = "is not allowed: a multiple of 4096 in 4096..4294967296";
 constexpr const char* kExtLatencyRule = "is out of range, allowed 1..1024";
 constexpr const char* kExtIntervalRule = "is out of range, allowed 1..64";
+constexpr const char* kExtGapsRule = "is out of range, allowed 0..90 (percent of cycles)";
+constexpr const char* kExtGapSeedRule = "is out of range, allowed 0..2147483647";
 
 std::string FixedRule(int expected) {
   return "is not the spec's value " + std::to_string(expected) +
@@ -148,6 +150,10 @@ void ValidateIn(const ArchConfig& c, std::string_view source) {
     Fail(source, "ext_mem.latency", std::to_string(c.ext_mem_latency) + " " + kExtLatencyRule);
   if (c.ext_mem_interval < 1 || c.ext_mem_interval > 64)
     Fail(source, "ext_mem.interval", std::to_string(c.ext_mem_interval) + " " + kExtIntervalRule);
+  if (c.ext_mem_ready_gaps < 0 || c.ext_mem_ready_gaps > 90)
+    Fail(source, "ext_mem.ready_gaps", std::to_string(c.ext_mem_ready_gaps) + " " + kExtGapsRule);
+  if (c.ext_mem_gap_seed < 0 || c.ext_mem_gap_seed > 0x7FFFFFFF)
+    Fail(source, "ext_mem.gap_seed", std::to_string(c.ext_mem_gap_seed) + " " + kExtGapSeedRule);
 }
 
 }  // namespace
@@ -238,8 +244,9 @@ ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) 
     ReadInt(*o, "max_outstanding", "mem.max_outstanding", source, &c.mem_max_outstanding,
             kOutstandingRule);
   }
-  if (const auto* o = CheckObject(*root, "ext_mem", "ext_mem", source,
-                                  {"size_bytes", "latency", "interval"})) {
+  if (const auto* o =
+          CheckObject(*root, "ext_mem", "ext_mem", source,
+                      {"size_bytes", "latency", "interval", "ready_gaps", "gap_seed"})) {
     // Read as int64_t (ReadInt's range check is signed); a negative size fails ValidateIn's range.
     int64_t size_bytes = static_cast<int64_t>(c.ext_mem_size_bytes);
     ReadInt(*o, "size_bytes", "ext_mem.size_bytes", source, &size_bytes, kExtSizeRule);
@@ -249,6 +256,8 @@ ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) 
     c.ext_mem_size_bytes = static_cast<uint64_t>(size_bytes);
     ReadInt(*o, "latency", "ext_mem.latency", source, &c.ext_mem_latency, kExtLatencyRule);
     ReadInt(*o, "interval", "ext_mem.interval", source, &c.ext_mem_interval, kExtIntervalRule);
+    ReadInt(*o, "ready_gaps", "ext_mem.ready_gaps", source, &c.ext_mem_ready_gaps, kExtGapsRule);
+    ReadInt(*o, "gap_seed", "ext_mem.gap_seed", source, &c.ext_mem_gap_seed, kExtGapSeedRule);
   }
   ValidateIn(c, source);
   return c;

@@ -81,6 +81,10 @@ struct ArchConfig {
   uint64_t ext_mem_size_bytes = uint64_t{16} << 20;  // "ext_mem.size_bytes": 4 KiB..4 GiB, x4 KiB
   int ext_mem_latency = 20;   // "ext_mem.latency": Lm, 1..1024 cycles
   int ext_mem_interval = 1;   // "ext_mem.interval": Iv, 1..64 cycles per beat
+  // "ext_mem.ready_gaps": percent of cycles, 0..90, in which ar_ready, aw_ready and w_ready are
+  // held low (a slave that stalls); "ext_mem.gap_seed": the seed of their pattern.
+  int ext_mem_ready_gaps = 0;
+  int64_t ext_mem_gap_seed = 1;
 
   // SRAM word sizes in bytes (section 3.1 table).
   uint32_t a_word_bytes() const { return uint32_t(rows); }

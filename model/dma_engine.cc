@@ -43,6 +43,7 @@ void DmaEngine::Start(const DmaDesc& desc) {
   read_buffer_.clear();
   reads_in_flight_ = 0;
   aw_next_beat_ = 0;
+  aw_pending_ = false;
   burst_left_ = 0;
   staging_strb_ = 0;
   write_credit_ = kWriteBufferBeats;
@@ -86,8 +87,19 @@ void DmaEngine::Cycle(const CycleIn& in, CycleOut& out) {
   if (!pattern_) return;
   if (pattern_->desc().load) {
     LoadCycle(in, out);
-  } else {
-    StoreCycle(in, out);
+    return;
+  }
+  const bool held = aw_pending_;
+  if (held) {
+    out.aw_valid = true;
+    out.aw_addr = aw_pending_addr_;
+    out.aw_beats = aw_pending_beats_;
+  }
+  StoreCycle(in, out);
+  aw_pending_ = out.aw_valid && !in.aw_ready;
+  if (aw_pending_ && !held) {
+    aw_pending_addr_ = out.aw_addr;
+    aw_pending_beats_ = out.aw_beats;
   }
 }
 
@@ -166,6 +178,8 @@ void DmaEngine::StoreCycle(const CycleIn& in, CycleOut& out) {
   if (!StepsLeft() || (in.stopped && burst_left_ == 0)) return;
   const DmaPattern::Step step = p.StepAt(step_row_, step_k_);
   if (step.last_of_beat && credit_at_start < 1) return;
+  const bool first_of_burst = step.first_of_beat && step.beat == aw_next_beat_;
+  if (first_of_burst && aw_pending_) return;  // the previous burst's address is still held
   if (in.compute.Reads(sram)) {
     out.port_stall = true;
     return;
@@ -173,9 +187,10 @@ void DmaEngine::StoreCycle(const CycleIn& in, CycleOut& out) {
   if (step.first_of_beat) {
     staging_.fill(0);
     staging_strb_ = 0;
-    if (step.beat == aw_next_beat_) {  // the first step of a burst issues its address
+    if (first_of_burst) {  // the first step of a burst issues its address
       const uint32_t beats = p.BurstBeats(step_row_, step.beat);
       out.aw_valid = true;
+      out.aw_issue = true;
       out.aw_addr = uint32_t((p.RowFirstBeat(step_row_) + step.beat) * p.beat_bytes());
       out.aw_beats = beats;
       aw_next_beat_ += beats;

@@ -46,7 +46,8 @@ class DmaEngine {
     bool may_issue_read = false;  // the fetcher does not issue and fewer than MaxOutstanding
                                   // read bursts are in flight
     PortUse compute;              // the SRAM ports the compute engine uses in this cycle
-    bool w_ready = false;         // the memory's outputs of this cycle
+    bool aw_ready = true;         // the memory's outputs of this cycle
+    bool w_ready = false;
     bool b_valid = false;
     bool b_error = false;
   };
@@ -54,7 +55,8 @@ class DmaEngine {
     bool ar_valid = false;
     uint32_t ar_addr = 0;
     uint32_t ar_beats = 0;
-    bool aw_valid = false;
+    bool aw_valid = false;  // the write address channel: a new burst or a held one
+    bool aw_issue = false;  // a new write burst (its address on the channel from now on)
     uint32_t aw_addr = 0;
     uint32_t aw_beats = 0;
     bool w_valid = false;
@@ -77,6 +79,8 @@ class DmaEngine {
   // For skipping cycles: true when, in a cycle that starts in this state, the command does
   // nothing and drives no channel (it waits for a read beat or a write response).
   bool WaitsForMemory(bool stopped, bool read_slot_free) const;
+  // A write address is held on the channel, waiting for aw_ready.
+  bool aw_pending() const { return aw_pending_; }
 
  private:
   struct TxBeat {
@@ -107,6 +111,10 @@ class DmaEngine {
   // STORE: the next write burst of the reader's row, the beats of the open burst the reader has
   // still to complete, the beat being assembled, the write buffer and its credit, the responses.
   uint64_t aw_next_beat_ = 0;
+  // A write address the memory has not accepted yet: held on the channel (15.1), and the reader
+  // starts no other burst meanwhile.
+  bool aw_pending_ = false;
+  uint32_t aw_pending_addr_ = 0, aw_pending_beats_ = 0;
   uint32_t burst_left_ = 0;
   Beat staging_{};
   uint64_t staging_strb_ = 0;

@@ -11,6 +11,16 @@ namespace {
 constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
 }  // namespace
 
+ExtMemoryTiming ExtMemoryTimingOf(const arch::ArchConfig& config) {
+  ExtMemoryTiming t;
+  t.data_bytes = config.mem_data_bytes;
+  t.latency = config.ext_mem_latency;
+  t.interval = config.ext_mem_interval;
+  t.ready_gaps = config.ext_mem_ready_gaps;
+  t.gap_seed = uint64_t(config.ext_mem_gap_seed);
+  return t;
+}
+
 ExtMemory::ExtMemory(uint64_t size_bytes, const ExtMemoryTiming& timing) : timing_(timing) {
   if (size_bytes == 0 || size_bytes > (uint64_t{1} << 32)) {
     throw std::invalid_argument("external memory size " + std::to_string(size_bytes) +
@@ -23,6 +33,10 @@ ExtMemory::ExtMemory(uint64_t size_bytes, const ExtMemoryTiming& timing) : timin
   }
   if (timing.latency < 1 || timing.interval < 1) {
     throw std::invalid_argument("external memory latency and interval must be at least 1");
+  }
+  if (timing.ready_gaps < 0 || timing.ready_gaps > 90) {
+    throw std::invalid_argument("ext_mem.ready_gaps " + std::to_string(timing.ready_gaps) +
+                                " is out of range, allowed 0..90");
   }
   size_ = size_bytes;
 }
@@ -58,6 +72,17 @@ uint64_t ExtMemory::NextReadBeatCycle() const {
   return after_previous;
 }
 
+bool ExtMemory::Gap(int channel) const {
+  if (timing_.ready_gaps == 0) return false;
+  // SplitMix64 of (seed, cycle, channel): a pattern that depends on the absolute cycle only, so
+  // that the model's memory and the RTL's give the same readies in the same cycle.
+  uint64_t z = timing_.gap_seed * 0x9E3779B97F4A7C15ull + cycle_ * 4 + uint64_t(channel);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return int(z % 100) < timing_.ready_gaps;
+}
+
 bool ExtMemory::WriteReady() const {
   // The burst that expects the next beat is the first one with beats left.
   for (const Burst& burst : writes_) {
@@ -81,7 +106,9 @@ AxiSlaveOut ExtMemory::Outputs() const {
       std::memcpy(out.r_data.data(), mem_.data() + head.addr + uint64_t(head.done) * d, d);
     }
   }
-  out.w_ready = WriteReady();
+  out.ar_ready = !Gap(0);
+  out.aw_ready = !Gap(1);
+  out.w_ready = WriteReady() && !Gap(2);
   if (!responses_.empty() && responses_.front().due <= cycle_) {
     out.b_valid = true;
     out.b_resp = responses_.front().error ? kAxiSlvErr : kAxiOkay;
@@ -161,7 +188,7 @@ void ExtMemory::Commit(const AxiMasterOut& m) {
                           [](const Burst& b) { return b.done < b.beats; })) {
     Violation("w_valid without a write address");
   }
-  if (m.ar_valid) {
+  if (m.ar_valid && out.ar_ready) {
     const int beats = int(m.ar_len & 0xF) + 1;
     if (m.ar_len > 15) Violation("ar_len above 15");
     const bool legal = BurstLegal(m.ar_addr, beats, "read");
@@ -169,7 +196,7 @@ void ExtMemory::Commit(const AxiMasterOut& m) {
     const uint32_t addr = legal ? m.ar_addr : m.ar_addr - m.ar_addr % uint32_t(d);
     reads_.push_back({addr, beats, cycle_, 0, end > size_});
   }
-  if (m.aw_valid) {
+  if (m.aw_valid && out.aw_ready) {
     const int beats = int(m.aw_len & 0xF) + 1;
     if (m.aw_len > 15) Violation("aw_len above 15");
     const bool legal = BurstLegal(m.aw_addr, beats, "write");

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "golden/memory_image.h"
+#include "model/arch.h"
 #include "spec/arch_spec.h"
 
 namespace qacc::model {
@@ -62,7 +63,14 @@ struct ExtMemoryTiming {
   int data_bytes = 16;  // D: 8, 16, 32, 64
   int latency = 20;     // Lm >= 1
   int interval = 1;     // Iv >= 1
+  // A stalling slave: in about `ready_gaps` percent of the cycles (0..90), drawn per cycle and
+  // channel from `gap_seed` and the cycle number, ar_ready, aw_ready and w_ready are 0 (15.2).
+  int ready_gaps = 0;
+  uint64_t gap_seed = 1;
 };
+
+// The testbench memory's timing of a config (its ext_mem.* keys and mem.data_bytes).
+ExtMemoryTiming ExtMemoryTimingOf(const arch::ArchConfig& config);
 
 class ExtMemory {
  public:
@@ -115,6 +123,7 @@ class ExtMemory {
   };
 
   uint64_t NextReadBeatCycle() const;  // of the head read burst; UINT64_MAX when none
+  bool Gap(int channel) const;         // a ready held low in this cycle (0 ar, 1 aw, 2 w)
   bool WriteReady() const;
   void Violation(const std::string& what);
   bool BurstLegal(uint32_t addr, int beats, const char* channel);

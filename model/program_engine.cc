@@ -179,7 +179,8 @@ void ProgramEngine::Step(ProgramCycle* observed) {
                    fetch_ == FetchState::kHold)) {
     fetch_ = FetchState::kStopped;
   }
-  if ((!reads_.empty() || writes_in_flight_ > 0) && memory_.Quiet()) {
+  if ((!reads_.empty() || writes_in_flight_ > 0) && memory_.Quiet() && !ar_pending_ &&
+      !dma_.aw_pending()) {
     throw std::logic_error("ProgramEngine: cycle " + std::to_string(w.c) +
                            ": bursts in flight that the memory never accepted");
   }
@@ -205,7 +206,8 @@ void ProgramEngine::Step(ProgramCycle* observed) {
 
 // Fetcher (17.2): the next address, the validation at r + 1, the push decision.
 inline void ProgramEngine::FetcherCycle(CycleWork& w) {
-  w.fetch_issue = fetch_ == FetchState::kIssue && w.outstanding < config_.mem_max_outstanding;
+  w.fetch_issue =
+      fetch_ == FetchState::kIssue && w.outstanding < config_.mem_max_outstanding && !ar_pending_;
   if (w.fetch_issue) {
     w.m.ar_valid = true;
     w.m.ar_addr = q_base_ + next_ * kDescriptorBytes;  // mod 2^32
@@ -283,8 +285,10 @@ inline void ProgramEngine::DmaCycle(CycleWork& w) {
     DmaEngine::CycleIn din;
     din.cycle = w.c;
     din.stopped = stopped_;
-    din.may_issue_read = !w.fetch_issue && !stopped_ && w.outstanding < config_.mem_max_outstanding;
+    din.may_issue_read =
+        !w.fetch_issue && !stopped_ && !ar_pending_ && w.outstanding < config_.mem_max_outstanding;
     din.compute = w.ports;
+    din.aw_ready = w.in.aw_ready;
     din.w_ready = w.in.w_ready;
     din.b_valid = w.in.b_valid;
     din.b_error = w.in.b_resp != kAxiOkay;
@@ -325,11 +329,15 @@ inline void ProgramEngine::PortCycle(CycleWork& w) {
     m.w_strb = dout.w_strb;
     m.w_last = dout.w_last;
   }
-  const AxiSlaveOut& in = w.in;
-  if ((m.ar_valid && !in.ar_ready) || (m.aw_valid && !in.aw_ready)) {
-    throw std::logic_error(
-        "ProgramEngine: the memory refused an address (ar/aw_ready is 1 in 15.2)");
+  if (ar_pending_) {  // held until its handshake; nothing else was issued (15.1)
+    m.ar_valid = true;
+    m.ar_addr = ar_pending_addr_;
+    m.ar_len = ar_pending_len_;
   }
+  const AxiSlaveOut& in = w.in;
+  ar_pending_ = m.ar_valid && !in.ar_ready;
+  ar_pending_addr_ = m.ar_addr;
+  ar_pending_len_ = m.ar_len;
   memory_.Commit(m);
 
   // Read data of this cycle, in burst order: usable from the next cycle.
@@ -359,7 +367,7 @@ inline void ProgramEngine::PortCycle(CycleWork& w) {
     if (last) reads_.pop_front();
   }
   if (dout.w_handshake) ++perf_.wr_beats;
-  if (dout.aw_valid) ++writes_in_flight_;
+  if (dout.aw_issue) ++writes_in_flight_;
   if (in.b_valid) --writes_in_flight_;
 }
 
@@ -468,7 +476,7 @@ uint64_t ProgramEngine::SkipIdle(uint64_t limit) {
                    fetch_ == FetchState::kHold)) {
     fetch_ = FetchState::kStopped;
   }
-  if (Quiet(c)) return 0;
+  if (Quiet(c) || ar_pending_ || dma_.aw_pending()) return 0;
   const bool read_slot_free = int(reads_.size()) < config_.mem_max_outstanding;
   switch (fetch_) {
     case FetchState::kIssue:

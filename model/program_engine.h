@@ -209,8 +209,13 @@ class ProgramEngine {
   Descriptor fetched_{};                                 // the whole descriptor, from r + 1
   int fetched_beats_ = 0;
   bool fetch_error_ = false;
-  std::deque<ReadBurst> reads_;  // read bursts in flight, in order
+  std::deque<ReadBurst> reads_;  // read bursts in flight (issued), in order
   uint64_t writes_in_flight_ = 0;
+  // A read address the memory has not accepted yet (15.1): held on the channel, and neither the
+  // fetcher nor the DMA engine issues meanwhile. Its burst is in reads_ from its issue.
+  bool ar_pending_ = false;
+  uint32_t ar_pending_addr_ = 0;
+  uint8_t ar_pending_len_ = 0;
 
   Slot slots_[2];
   int tokens_to_[2] = {0, 0};  // [kCompute] = d2c (DMA -> compute), [kDma] = c2d

@@ -425,8 +425,10 @@ module qacc_dma
 
   // ---- Completion, faults, stop ------------------------------------------------------------------------------------
   logic pending;
-  assign pending = store ? (stp_on && !first_burst) || p_valid_q || wb_count != '0 || wr_infl_q != '0 || aw_pend_q
-                         : rd_infl_q != '0;
+  // A STORE's work in flight is all inside its write bursts: a burst counts from its address (issued, held or
+  // not) to its response, and its steps, staged beat, buffered beats and held address all come before that response
+  // (StoreInFlight_A). A LOAD's is its read bursts.
+  assign pending = store ? wr_infl_q != '0 : rd_infl_q != '0;
   assign done_o  = store ? (running_q && m_b_valid_i && m_b_resp_i == 2'b00 && !stop_i && !stp_on_q &&
                             wr_infl_q == WrInflW'(1))
                          : (ld_step && step_last);
@@ -492,6 +494,8 @@ module qacc_dma
   // The DMA touches an SRAM port only in a cycle the compute engine does not use it (17.6).
   PortFree_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       ((we_o & cmp_we_i) == '0) && ((re_o & cmp_re_i) == '0));
+  StoreInFlight_A: assert property (@(posedge clk_i) disable iff (!rst_ni) running_q && store &&
+      ((stp_on && !first_burst) || p_valid_q || wb_count != '0 || aw_pend_q) |-> wr_infl_q != '0);
   AwHold_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       m_aw_valid_o && !m_aw_ready_i |=> m_aw_valid_o && $stable(m_aw_addr_o) && $stable(m_aw_len_o));
   WHold_A: assert property (@(posedge clk_i) disable iff (!rst_ni)

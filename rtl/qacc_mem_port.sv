@@ -3,8 +3,8 @@
 // the unit whose burst it belongs to (responses come in order).
 //   A request is issued in the cycle its unit asks with fewer than MaxOutstanding bursts in flight at the start of
 //   the cycle; the fetcher wins over the DMA engine. Issued is accepted when m_ar_ready_i is 1 (the testbench's
-//   memory always is, 15.2); otherwise the address stays on the channel until its handshake and nothing else is
-//   issued meanwhile (the AXI rule: valid and fields are held).
+//   memory is, but when it stalls, 15.2); otherwise the address stays on the channel until its handshake and nothing
+//   else is issued meanwhile (the AXI rule: valid and fields are held).
 module qacc_mem_port #(
   parameter int unsigned MaxOutstanding = 4,
   localparam int unsigned InflightW = $clog2(MaxOutstanding + 1)

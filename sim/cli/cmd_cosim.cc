@@ -349,6 +349,7 @@ void MakeProgram(const CosimArgs& args, CosimPlan& plan) {
   if (args.gemm.empty()) {
     try {
       plan.program = sim::MakeTest(args.test, plan.seed, plan.options.config);
+      plan.options.config = sim::TestbenchConfig(plan.options.config, plan.program);
     } catch (const std::invalid_argument& e) {
       throw UsageError(fmt::format("--test: {}", e.what()));
     }

@@ -101,10 +101,11 @@ Coverage::Coverage(const arch::ArchConfig& config)
   pb_.wr_burst_16 = ProgramBin("axi.write_burst_16_beats");
   pb_.wr_cut = ProgramBin("axi.write_burst_cut_at_4k");
   pb_.rd_max_outstanding = ProgramBin("axi.reads_in_flight_max_outstanding");
-  if (config_.ext_mem_interval > 1) {
-    pb_.wr_stalled = ProgramBin("axi.write_data_stalled");
-    pb_.wr_buffer_full = ProgramBin("dma.write_buffer_full");
-  }
+  // A stalling memory (dma_stalling_memory) holds addresses and write beats on every config.
+  pb_.ar_held = ProgramBin("axi.read_address_held");
+  pb_.aw_held = ProgramBin("axi.write_address_held");
+  pb_.wr_stalled = ProgramBin("axi.write_data_stalled");
+  pb_.wr_buffer_full = ProgramBin("dma.write_buffer_full");
   pb_.overlap_gemm = ProgramBin("overlap.dma_with_gemm");
   pb_.overlap_move = ProgramBin("overlap.dma_with_move");
   pb_.d2c_max = ProgramBin("token.d2c_at_15");
@@ -478,7 +479,7 @@ bool Coverage::CutAtPage(std::deque<Burst>& recent, const Burst& next) const {
   return cut;
 }
 
-// A read burst accepted in `cycle` (ar_ready is always 1: every ar_valid is a handshake). Its last
+// A read burst accepted in `cycle` (its address handshake). Its last
 // beat comes, by 15.2, at max(cycle + Lm, p + Iv) + (beats - 1) Iv, p the stream's latest beat.
 void Coverage::OnReadAddress(int64_t cycle, uint32_t addr, int beats) {
   if (beats == 1) ++*pb_.rd_burst_1;
@@ -536,31 +537,25 @@ void Coverage::OnProgramCycle(int64_t cycle, const RtlSample& s) {
   // accepted before it whose last beat is not before it.
   while (!run_.reads.empty() && run_.reads.front() < cycle) run_.reads.pop_front();
   if (int(run_.reads.size()) >= config_.mem_max_outstanding) ++*pb_.rd_max_outstanding;
-  // w_ready (15.2): a burst accepted before this cycle still expects beats, and Iv cycles have
-  // passed since the previous write beat.
-  const bool w_ready =
-      run_.write_beats_owed > 0 && cycle >= run_.last_write_beat + config_.ext_mem_interval;
   while (!run_.beats_entering.empty() && run_.beats_entering.front() <= cycle) {
     run_.beats_entering.pop_front();
     ++run_.write_buffer_beats;
   }
-  if (pb_.wr_buffer_full != nullptr && run_.write_buffer_beats >= arch::kWrBufBeats) {
-    ++*pb_.wr_buffer_full;
-  }
+  if (run_.write_buffer_beats >= arch::kWrBufBeats) ++*pb_.wr_buffer_full;
   if (s.axi.w_valid) {
-    if (w_ready) {
-      --run_.write_beats_owed;
-      run_.last_write_beat = cycle;
+    if (s.axi_in.w_ready) {
       run_.write_buffer_beats = std::max<int64_t>(0, run_.write_buffer_beats - 1);
-    } else if (pb_.wr_stalled != nullptr) {
+    } else {
       ++*pb_.wr_stalled;
     }
   }
-  if (s.axi.ar_valid) OnReadAddress(cycle, s.axi.ar_addr, int(s.axi.ar_len) + 1);
-  if (s.axi.aw_valid) {
-    OnWriteAddress(s.axi.aw_addr, int(s.axi.aw_len) + 1);
-    run_.write_beats_owed += int(s.axi.aw_len) + 1;
+  if (s.axi.ar_valid && !s.axi_in.ar_ready) ++*pb_.ar_held;
+  if (s.axi.aw_valid && !s.axi_in.aw_ready) ++*pb_.aw_held;
+  // Handshakes only: a stalling memory (ext_mem.ready_gaps) holds an address for cycles.
+  if (s.axi.ar_valid && s.axi_in.ar_ready) {
+    OnReadAddress(cycle, s.axi.ar_addr, int(s.axi.ar_len) + 1);
   }
+  if (s.axi.aw_valid && s.axi_in.aw_ready) OnWriteAddress(s.axi.aw_addr, int(s.axi.aw_len) + 1);
   if (!s.busy) return;
   // The queues and tokens (mon_q_o; counters and occupancies at the start of the cycle).
   if (q.d2c == arch::kMaxTokens) ++*pb_.d2c_max;

@@ -87,6 +87,7 @@ class Coverage {
     int64_t *rd_burst_1 = nullptr, *rd_burst_16 = nullptr, *rd_cut = nullptr;
     int64_t *wr_burst_1 = nullptr, *wr_burst_16 = nullptr, *wr_cut = nullptr;
     int64_t *rd_max_outstanding = nullptr, *wr_stalled = nullptr, *wr_buffer_full = nullptr;
+    int64_t *ar_held = nullptr, *aw_held = nullptr;
     int64_t *overlap_gemm = nullptr, *overlap_move = nullptr;
     int64_t *d2c_max = nullptr, *c2d_max = nullptr, *dma_waits = nullptr, *cmp_waits = nullptr;
     int64_t *dma_full = nullptr, *cmp_full = nullptr, *dma_empty = nullptr, *cmp_empty = nullptr;
@@ -103,8 +104,6 @@ class Coverage {
     int dma_blocked = 0, cmp_blocked = 0;  // consecutive cycles idle with a head and no token
     std::deque<int64_t> reads;             // last-beat cycles of the read bursts in flight
     int64_t last_read_beat = -1000000;     // the read data stream's latest beat (15.2)
-    int64_t write_beats_owed = 0;          // beats of accepted write bursts not yet taken
-    int64_t last_write_beat = -1000000;
     // A lower bound of the write buffer's beats held against its credit (17.5): STORE steps of
     // units of at least a beat (each one beat, taking a credit at the end of its read cycle) minus
     // the beats the memory took.

@@ -257,7 +257,7 @@ void RuleCoverage::OnCycle(const RtlSample& s) {
   if (!running_) return;
   // Read data first: a beat of this cycle belongs to a burst issued before it.
   if (s.axi_in.r_valid) OnReadBeat(s.axi_in);
-  if (s.axi.ar_valid) {
+  if (s.axi.ar_valid && s.axi_in.ar_ready) {  // a handshake (a stalling memory holds it)
     const int beats = int(s.axi.ar_len) + 1;
     const uint32_t next = q_base_ + uint32_t(arch::kDescBytes) * fetches_;  // mod 2^32
     // The fetcher reads descriptor i at Q_BASE + 64 i, in order (17.2). A LOAD of exactly those
@@ -385,7 +385,8 @@ int RuleCoverage::PortUse() const {
 void RuleCoverage::OnPortStall(const RtlSample& s) {
   const QueueSample& q = s.queue;
   if (q.dma_start) store_aw_ = store_b_ = 0;
-  store_aw_ += s.axi.aw_valid;  // only a STORE writes: its bursts and their responses
+  store_aw_ +=
+      s.axi.aw_valid && s.axi_in.aw_ready;  // only a STORE writes: its bursts and their responses
   store_b_ += s.axi_in.b_valid;
   if (!q.port_stall) {
     stall_use_ = -1;

@@ -51,9 +51,7 @@ std::string DutVariant::Describe() const {
 ExtMemSettings ExtMemSettingsOf(const arch::ArchConfig& config) {
   ExtMemSettings s;
   s.size_bytes = config.ext_mem_size_bytes;
-  s.timing.data_bytes = config.mem_data_bytes;
-  s.timing.latency = config.ext_mem_latency;
-  s.timing.interval = config.ext_mem_interval;
+  s.timing = model::ExtMemoryTimingOf(config);
   return s;
 }
 

@@ -44,11 +44,7 @@ bool ModelShows(const Context& c, const std::vector<Descriptor>& p,
                 const std::function<bool(const model::ProgramCycle&)>& event, int64_t count = -1,
                 int64_t base = -1) {
   const uint32_t at = base < 0 ? c.q_base : uint32_t(base);
-  model::ExtMemoryTiming timing;
-  timing.data_bytes = c.config.mem_data_bytes;
-  timing.latency = c.config.ext_mem_latency;
-  timing.interval = c.config.ext_mem_interval;
-  model::ExtMemory memory(c.config.ext_mem_size_bytes, timing);
+  model::ExtMemory memory(c.config.ext_mem_size_bytes, model::ExtMemoryTimingOf(c.config));
   const std::vector<uint8_t> bytes = DescriptorBytes(p);
   memory.Write(at, bytes.data(), bytes.size());
   model::Srams srams(c.config);

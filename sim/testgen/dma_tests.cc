@@ -529,6 +529,20 @@ Program GenRandom(Rng& rng, const arch::ArchConfig& config) {
   return c.b.Take();
 }
 
+// A memory that stalls (15.2, ext_mem.ready_gaps): ar_ready, aw_ready and w_ready low in 10..60 %
+// of the cycles, so that addresses wait on their channels (the fetcher's and the DMA's share the
+// read one, 15.1), the STORE reader waits for its held write address and write beats wait for
+// w_ready; random programs, or (30 %) the EXT_FAULT programs, a fault arriving with an address
+// held.
+Program GenStallingMemory(Rng& rng, const arch::ArchConfig& config) {
+  const int gaps = int(rng.Uniform(10, 60));
+  const int64_t gap_seed = int64_t(rng.Uniform(1, 0x7FFFFFFF));
+  Program p = rng.Chance(70) ? GenRandom(rng, config) : GenExtFault(rng, config);
+  p.ext_mem_ready_gaps = gaps;
+  p.ext_mem_gap_seed = gap_seed;
+  return p;
+}
+
 struct DmaTestDef {
   TestInfo info;
   std::function<Program(Rng&, const arch::ArchConfig&)> generate;
@@ -596,6 +610,11 @@ const std::vector<DmaTestDef>& Defs() {
         "a descriptor fetch's EXT_FAULT that stops the program in the cycles around a STORE's "
         "first SRAM read (its first burst not begun, then just begun)"},
        GenStopPhases},
+      {{"dma_stalling_memory",
+        "a memory whose ar_ready, aw_ready and w_ready are low in 10..60 % of the cycles: "
+        "addresses held on their channels, the STORE reader waiting for its held address, write "
+        "beats waiting; random programs and EXT_FAULTs"},
+       GenStallingMemory},
   };
   return defs;
 }

@@ -201,6 +201,15 @@ void ProgramBuilder::Write(uint32_t addr, uint32_t data, uint8_t strobe) {
   program_.ops.push_back(op);
 }
 
+arch::ArchConfig TestbenchConfig(const arch::ArchConfig& config, const Program& program) {
+  arch::ArchConfig c = config;
+  if (program.ext_mem_ready_gaps >= 0) {
+    c.ext_mem_ready_gaps = program.ext_mem_ready_gaps;
+    c.ext_mem_gap_seed = program.ext_mem_gap_seed;
+  }
+  return c;
+}
+
 void ProgramBuilder::Read(uint32_t addr) {
   HostOp op;
   op.kind = HostOp::Kind::kRead;

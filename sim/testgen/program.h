@@ -65,7 +65,14 @@ struct Program {
   std::vector<ProgramCommand> commands;
   std::vector<HostOp> ops;
   std::vector<ExtBlob> ext_blobs;  // kExtWrite data
+  // A test that needs a stalling memory (15.2, ext_mem.ready_gaps and gap_seed) sets them here;
+  // they replace the config's for its run (TestbenchConfig).
+  int ext_mem_ready_gaps = -1;  // -1: the config's
+  int64_t ext_mem_gap_seed = 1;
 };
+
+// The config a program runs on: `config` with the program's testbench settings.
+arch::ArchConfig TestbenchConfig(const arch::ArchConfig& config, const Program& program);
 
 // The registers a host reads after a command (each read is compared with the model's): every
 // register of section 3.2 (arch::kRegisters, generated from the spec; command registers read back

@@ -194,6 +194,86 @@ TEST(ExtMemory, ProtocolViolationsAreRecorded) {
 }
 
 // Idle() skips cycles exactly as a Commit per cycle would.
+// The stall rule of 15.2, written from the spec's formula: channel ch stalls in cycle t when
+// mix64(seed * 0x9E3779B97F4A7C15 + 4t + ch) mod 100 < g.
+bool SpecStalls(uint64_t seed, uint64_t t, int ch, int g) {
+  uint64_t z = seed * 0x9E3779B97F4A7C15ull + 4 * t + uint64_t(ch);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return (z ^ (z >> 31)) % 100 < uint64_t(g);
+}
+
+TEST(ExtMemory, ReadyGapsFollowTheSpecAndHoldAddresses) {
+  ExtMemoryTiming timing{16, 5, 1};
+  timing.ready_gaps = 30;
+  timing.gap_seed = 7;
+  ExtMemory mem(1 << 16, timing);
+  int stalls[3] = {};
+  uint64_t accepted = 0;
+  bool pending = true;  // one read address, held from cycle 0 until its handshake
+  const Seen seen = RunCycles(mem, 3000, [&](uint64_t c, const AxiSlaveOut& s) {
+    EXPECT_EQ(s.ar_ready, !SpecStalls(7, c, 0, 30)) << "cycle " << c;
+    EXPECT_EQ(s.aw_ready, !SpecStalls(7, c, 1, 30)) << "cycle " << c;
+    stalls[0] += !s.ar_ready;
+    stalls[1] += !s.aw_ready;
+    stalls[2] += SpecStalls(7, c, 2, 30);
+    AxiMasterOut m;
+    m.ar_valid = pending;
+    m.ar_addr = 0x100;
+    if (pending && s.ar_ready) {
+      accepted = c;
+      pending = false;
+    }
+    return m;
+  });
+  for (int n : stalls) {  // about 30 % of 3000 cycles each
+    EXPECT_GT(n, 800);
+    EXPECT_LT(n, 1000);
+  }
+  // The refused cycles issued nothing: one burst, its beat Lm after the handshake.
+  EXPECT_EQ(seen.r_cycles, (std::vector<uint64_t>{accepted + 5}));
+  EXPECT_TRUE(mem.violation().empty());
+  // Another seed, another pattern; no gaps, no stall.
+  timing.gap_seed = 8;
+  ExtMemory other(1 << 16, timing);
+  timing.ready_gaps = 0;
+  ExtMemory steady(1 << 16, timing);
+  int differ = 0;
+  for (int c = 0; c < 100; ++c) {
+    differ += other.Outputs().ar_ready != !SpecStalls(7, uint64_t(c), 0, 30);
+    EXPECT_TRUE(steady.Outputs().ar_ready && steady.Outputs().aw_ready);
+    other.Commit(AxiMasterOut{});
+    steady.Commit(AxiMasterOut{});
+  }
+  EXPECT_GT(differ, 10);
+}
+
+TEST(ExtMemory, WriteReadyStallsWithTheWriteDataChannel) {
+  ExtMemoryTiming timing{16, 3, 1};
+  timing.ready_gaps = 50;
+  timing.gap_seed = 3;
+  ExtMemory mem(1 << 16, timing);
+  int beats = 0;
+  bool address_accepted = false;
+  const Seen seen = RunCycles(mem, 200, [&](uint64_t c, const AxiSlaveOut& s) {
+    AxiMasterOut m;
+    // w_ready (Iv = 1): a burst accepted before c still expects beats, and no stall in c.
+    EXPECT_EQ(s.w_ready, address_accepted && beats < 16 && !SpecStalls(3, c, 2, 50))
+        << "cycle " << c;
+    m.aw_valid = !address_accepted;  // one burst of 16 beats, held until accepted
+    m.aw_len = 15;
+    m.w_valid = beats < 16;  // from cycle 0: the memory takes none before the address
+    m.w_strb = 0xFFFF;
+    m.w_last = beats == 15;
+    beats += m.w_valid && s.w_ready;
+    address_accepted = address_accepted || s.aw_ready;
+    return m;
+  });
+  EXPECT_EQ(seen.w_cycles.size(), 16u);
+  EXPECT_EQ(seen.b_cycles.size(), 1u);
+  EXPECT_TRUE(mem.violation().empty());
+}
+
 TEST(ExtMemory, IdleEqualsCommitPerCycle) {
   std::mt19937 rng(7);
   for (int round = 0; round < 50; ++round) {

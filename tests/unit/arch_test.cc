@@ -114,6 +114,12 @@ TEST(ArchConfig, Errors) {
   ExpectConfigError(R"({"ext_mem": {"latency": 0}})", "ext_mem.latency", "1..1024");
   ExpectConfigError(R"({"ext_mem": {"latency": 1025}})", "ext_mem.latency", "1..1024");
   ExpectConfigError(R"({"ext_mem": {"interval": 65}})", "ext_mem.interval", "1..64");
+  EXPECT_EQ(ParseArchConfig(R"({"ext_mem": {"ready_gaps": 90, "gap_seed": 2147483647}})")
+                .ext_mem_ready_gaps,
+            90);
+  ExpectConfigError(R"({"ext_mem": {"ready_gaps": 91}})", "ext_mem.ready_gaps", "0..90");
+  ExpectConfigError(R"({"ext_mem": {"ready_gaps": -1}})", "ext_mem.ready_gaps", "0..90");
+  ExpectConfigError(R"({"ext_mem": {"gap_seed": -1}})", "ext_mem.gap_seed", "0..2147483647");
   ExpectConfigError(R"({"mem": {"width": 8}})", "mem.width", "unknown key");
   ExpectConfigError(R"({"array": {"rows": 8, "colz": 8}})", "array.colz", "unknown key");
   ExpectConfigError(R"({"arrays": {}})", "arrays", "unknown key");
