@@ -27,21 +27,14 @@ module qacc_fifo #(
   endfunction
 
   always_comb begin
-    wr_ptr_d = wr_ptr_q;
-    rd_ptr_d = rd_ptr_q;
-    count_d  = count_q;
     if (clear_i) begin
       wr_ptr_d = '0;
       rd_ptr_d = '0;
       count_d  = '0;
     end else begin
-      if (push_i) begin
-        wr_ptr_d = next_ptr(wr_ptr_q);
-      end
-      if (pop_i) begin
-        rd_ptr_d = next_ptr(rd_ptr_q);
-      end
-      count_d = count_q + CountW'(push_i) - CountW'(pop_i);
+      wr_ptr_d = push_i ? next_ptr(wr_ptr_q) : wr_ptr_q;
+      rd_ptr_d = pop_i ? next_ptr(rd_ptr_q) : rd_ptr_q;
+      count_d  = count_q + CountW'(push_i) - CountW'(pop_i);
     end
   end
 
@@ -57,8 +50,9 @@ module qacc_fifo #(
     end
   end
 
+  // A push in a clearing cycle writes a slot outside the emptied FIFO: a slot is read only after a later push.
   always_ff @(posedge clk_i) begin
-    if (push_i && !clear_i) begin
+    if (push_i) begin
       mem_q[wr_ptr_q] <= data_i;
     end
   end

@@ -162,10 +162,12 @@ module qacc_prog
 
   assign dma_idle  = !dma_run_q && !dma_hold_q;
   assign cmp_idle  = !cmp_run_q && !cmp_hold_q;
-  assign dma_start = running && dma_idle && dma_count != '0 && !stop_q && (!dma_head_o.wait_tok || c2d_q != '0);
-  assign cmp_start = running && cmp_idle && cmp_count != '0 && !stop_q && (!cmp_head_o.wait_tok || d2c_q != '0);
-  assign dma_complete = dma_run_q && dma_done_i;
-  assign cmp_complete = cmp_run_q && cmp_done_i;
+  // Queues hold descriptors only while the program runs, or after it ended with a stop or a DEADLOCK, where nothing
+  // can start any more (StartRunning_A); an engine is done only with the command it runs (DmaDone_A, CmpDone_A).
+  assign dma_start = dma_idle && dma_count != '0 && !stop_q && (!dma_head_o.wait_tok || c2d_q != '0);
+  assign cmp_start = cmp_idle && cmp_count != '0 && !stop_q && (!cmp_head_o.wait_tok || d2c_q != '0);
+  assign dma_complete = dma_done_i;
+  assign cmp_complete = cmp_done_i;
   assign dma_retire = (dma_complete || dma_hold_q) && (!dma_head_o.signal || 32'(d2c_q) < MAX_TOKENS);
   assign cmp_retire = (cmp_complete || cmp_hold_q) && (!cmp_head_o.signal || 32'(c2d_q) < MAX_TOKENS);
   // Waiting for a token (PERF_*_WAIT): the head's WAIT at 0, or a completed SIGNAL at MAX_TOKENS. Counted only
@@ -366,6 +368,7 @@ module qacc_prog
   // An engine completes only the command it runs; a running engine's queue holds its command.
   DmaDone_A: assert property (@(posedge clk_i) disable iff (!rst_ni) dma_done_i |-> dma_run_q && !stop_q);
   CmpDone_A: assert property (@(posedge clk_i) disable iff (!rst_ni) cmp_done_i |-> cmp_run_q);
+  StartRunning_A: assert property (@(posedge clk_i) disable iff (!rst_ni) dma_start || cmp_start |-> running);
   DmaHead_A: assert property (@(posedge clk_i) disable iff (!rst_ni) !dma_idle |-> dma_count != '0);
   CmpHead_A: assert property (@(posedge clk_i) disable iff (!rst_ni) !cmp_idle |-> cmp_count != '0);
   DmaOps_A: assert property (@(posedge clk_i) disable iff (!rst_ni)

@@ -538,8 +538,9 @@ void Scoreboard::CheckBusResponse(const std::string& access, bool is_read, int64
     m.actual = std::to_string(int(slverr));
     Record(CheckUnit::kBus, m);
   }
-  if (is_read && rdata != expected_rdata) {
-    m.what = access + ": read data";
+  // prdata in every completion: a write's is 0 (architecture.md 3.2, a quiet bus).
+  if (rdata != expected_rdata) {
+    m.what = access + (is_read ? ": read data" : ": prdata of a write");
     m.expected = fmt::format("{:#x}", expected_rdata);
     m.actual = fmt::format("{:#x}", rdata);
     Record(CheckUnit::kBus, m);

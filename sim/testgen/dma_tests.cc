@@ -222,7 +222,8 @@ Program GenQueueTokens(Rng& rng, const arch::ArchConfig& config) {
     Descriptor s = golden::EncodeDma(Op::kStore, store, {});
     SetWait(s);
     p.push_back(s);
-    c.Emit(p, "c2d counter at 15, waits on both engines");
+    c.b.run_with_start = true;  // launched by CTRL = RUN | START: a RUN (14.1)
+    c.Emit(p, "c2d counter at 15, waits on both engines (CTRL = RUN | START)");
   }
   return c.b.Take();
 }

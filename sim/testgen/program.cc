@@ -170,7 +170,8 @@ int ProgramBuilder::Run(uint32_t q_base, uint32_t q_count, arch::ErrCode error,
   command.is_program = true;
   command.q_base = q_base;
   command.q_count = q_count;
-  return AddLaunch(std::move(command), arch::kCtrlRun, irq_enable);
+  return AddLaunch(std::move(command), arch::kCtrlRun | (run_with_start ? arch::kCtrlStart : 0u),
+                   irq_enable);
 }
 
 void ProgramBuilder::ReadStatusBeforeRelaunch() { Read(arch::kRegsBase + arch::reg::kStatus); }

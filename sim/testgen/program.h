@@ -100,6 +100,9 @@ class ProgramBuilder {
  public:
   explicit ProgramBuilder(const arch::ArchConfig& config) : config_(config) {}
 
+  // Run's CTRL write sets START as well as RUN (architecture.md 3.2: writing both is RUN).
+  bool run_with_start = false;
+
   // Adds a legal job; returns its index.
   int AddJob(const model::GemmJob& job);
   // The SRAM writes that load job's operands (section 6.1) and its CMD_* writes.
