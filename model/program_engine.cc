@@ -218,6 +218,7 @@ inline void ProgramEngine::FetcherCycle(CycleWork& w) {
         fetch_error_ ? ProgramError::kExtFault : ValidateDescriptor(config_, fetched_);
     if (error != ProgramError::kNone) {
       Record(error, next_);
+      w.fetch_error = true;
       w.fault = error == ProgramError::kExtFault;
       fetch_ = FetchState::kStopped;
     } else {
@@ -296,6 +297,7 @@ inline void ProgramEngine::DmaCycle(CycleWork& w) {
     if (w.dout.fault) {
       Record(ProgramError::kExtFault, ds.queue.front().index);
       w.fault = true;
+      w.dma_error = true;
     }
     if (w.dout.completed) RetireOrWait(kDma, w);
   } else if (w.in.b_valid) {
@@ -362,6 +364,7 @@ inline void ProgramEngine::PortCycle(CycleWork& w) {
       if (error) {
         Record(ProgramError::kExtFault, slots_[kDma].queue.front().index);
         w.fault = true;
+        w.dma_error = true;
       }
     }
     if (last) reads_.pop_front();
@@ -431,6 +434,8 @@ inline void ProgramEngine::Observe(const CycleWork& w, ProgramCycle& o) const {
   o.move_read = w.move_read;
   o.move_write = w.move_write;
   o.mon_cmd = mon_cmd_;
+  o.dma_error = w.dma_error;
+  o.fetch_error = w.fetch_error;
 }
 
 // ---- Skipping idle cycles -------------------------------------------------------------------

@@ -79,6 +79,9 @@ struct ProgramCycle {
   MoveWrite move_write;
   GemmStart gemm_start;
   arch::Command mon_cmd;  // the GEMM the compute engine last started (from its start cycle on)
+  // Errors recorded in this cycle (not pins: for generators that aim at their coincidences): an
+  // error response to the DMA engine, a fetched descriptor's validation error or fetch fault.
+  bool dma_error = false, fetch_error = false;
 };
 
 // The program's registers as the bus reads them at the start of a cycle (14.1, 17.8).
@@ -180,6 +183,7 @@ class ProgramEngine {
     int token_delta[2] = {0, 0};
     bool retire[2] = {false, false}, busy[2] = {false, false}, waits[2] = {false, false};
     bool fault = false;
+    bool dma_error = false, fetch_error = false;  // an error recorded in this cycle, by whom
     EnginePulse start_pulse[2], retire_pulse[2];
     PortUse ports;  // the compute engine's SRAM ports
     MoveRead move_read;

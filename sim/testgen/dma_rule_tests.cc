@@ -559,6 +559,53 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
     p.push_back(RandomGemm(rng, c.g));
     c.Emit(p, b.what, b.code, prefix);
   }
+  // Two errors recorded in one cycle (17.7): a LOAD's or STORE's first error response (its row
+  // runs past the memory's end after `inside` units) in the cycle a later descriptor fails
+  // validation (BAD_SHAPE after `fillers` GEMMs). The EXT_FAULT of the lower index is the one
+  // reported. Drawn until the model shows the coincidence: the bias SRAM, or (finer steps where
+  // its unit is several beats) the top of A, which the fillers (A from word 0) only read; a STORE's
+  // write response where read beats every Iv > 1 cycles keep a LOAD's off the validation cycle.
+  bool met = false;
+  for (const auto& [op, sram] : {std::pair{Op::kLoad, kSramBias}, std::pair{Op::kLoad, kSramA},
+                                 std::pair{Op::kStore, kSramBias}, std::pair{Op::kStore, kSramA}}) {
+    const uint32_t unit = golden::UnitBytes(c.g, sram, false);
+    const uint32_t depth = sram == kSramA ? c.g.a_depth : c.g.bias_depth;
+    for (int fillers = 0; fillers < 4 && !met; ++fillers) {
+      for (uint32_t inside = 0; inside < 48 && !met; ++inside) {
+        golden::DmaFields f;
+        f.sram = sram;
+        // One beat past the end (a LOAD's error beats, a STORE's error burst, each fault once).
+        const uint32_t past = std::max<uint32_t>(1, uint32_t(c.config.mem_data_bytes) / unit);
+        f.count0 = std::min<uint32_t>(inside + past, depth);
+        f.sram_base = depth - f.count0;
+        f.ext_addr = uint32_t(c.ext_size - uint64_t(inside) * unit);
+        std::vector<Descriptor> p = {golden::EncodeDma(op, f, {})};
+        for (int i = 0; i < fillers; ++i) p.push_back(LongGemm(c, 1, 1, 4));
+        golden::GemmFields shapeless = golden::DecodeGemm(LongGemm(c, 1, 1, 4));
+        shapeless.m = 0;
+        p.push_back(golden::EncodeGemm(shapeless, {}));
+        // The coincidence must be the DMA's only error: a later error response of the same
+        // transfer would record EXT_FAULT again, whichever error the first cycle kept.
+        int dma_errors = 0;
+        bool together = false;
+        ModelShows(c, p, [&](const model::ProgramCycle& o) {
+          dma_errors += o.dma_error;
+          together = together || (o.dma_error && o.fetch_error);
+          return false;
+        });
+        met = together && dma_errors == 1;
+        if (met) {
+          c.Emit(p,
+                 fmt::format("a {}'s EXT_FAULT ({} units inside the memory) in the cycle "
+                             "descriptor {} fails BAD_SHAPE",
+                             op == Op::kLoad ? "LOAD" : "STORE", inside, fillers + 1),
+                 ErrCode::kExtFault, fillers);  // the invalid GEMM never runs
+        }
+      }
+    }
+  }
+  if (!met)
+    throw std::logic_error("dma_check_order: no EXT_FAULT met a validation error in one cycle");
   return c.b.Take();
 }
 

@@ -600,7 +600,7 @@ const std::vector<DmaTestDef>& Defs() {
       {{"dma_check_order",
         "one descriptor failing two adjacent validation checks, for every such pair of GEMM, LOAD, "
         "STORE, MOVE and SET, and every SET (none is legal yet): the first in the spec's order is "
-        "reported"},
+        "reported; an EXT_FAULT and a validation error recorded in one cycle"},
        GenCheckOrder},
       {{"dma_port_stalls",
         "LOAD / STORE steps waiting for the SRAM port of every use of 17.6 (GEMM A, B, bias, rq "
