@@ -58,6 +58,7 @@ constexpr const char* kExtSizeRule = "is not allowed: a multiple of 4096 in 4096
 constexpr const char* kExtLatencyRule = "is out of range, allowed 1..1024";
 constexpr const char* kExtIntervalRule = "is out of range, allowed 1..64";
 constexpr const char* kExtGapsRule = "is out of range, allowed 0..90 (percent of cycles)";
+static_assert(kMaxReadyGaps == 90, "kExtGapsRule names the bound");
 constexpr const char* kExtGapSeedRule = "is out of range, allowed 0..2147483647";
 
 std::string FixedRule(int expected) {
@@ -150,7 +151,7 @@ void ValidateIn(const ArchConfig& c, std::string_view source) {
     Fail(source, "ext_mem.latency", std::to_string(c.ext_mem_latency) + " " + kExtLatencyRule);
   if (c.ext_mem_interval < 1 || c.ext_mem_interval > 64)
     Fail(source, "ext_mem.interval", std::to_string(c.ext_mem_interval) + " " + kExtIntervalRule);
-  if (c.ext_mem_ready_gaps < 0 || c.ext_mem_ready_gaps > 90)
+  if (c.ext_mem_ready_gaps < 0 || c.ext_mem_ready_gaps > kMaxReadyGaps)
     Fail(source, "ext_mem.ready_gaps", std::to_string(c.ext_mem_ready_gaps) + " " + kExtGapsRule);
   if (c.ext_mem_gap_seed < 0 || c.ext_mem_gap_seed > 0x7FFFFFFF)
     Fail(source, "ext_mem.gap_seed", std::to_string(c.ext_mem_gap_seed) + " " + kExtGapSeedRule);

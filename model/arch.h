@@ -56,6 +56,9 @@ struct ArchLatency {
   int out_write = kOutWriteLatency;  // "latency.out_write": Lw
 };
 
+// The largest share of cycles, in percent, in which the testbench memory stalls (15.2).
+inline constexpr int kMaxReadyGaps = 90;
+
 struct ArchConfig {
   std::string name = "default";  // "name": free text
   std::string description;       // "description": free text
@@ -83,7 +86,7 @@ struct ArchConfig {
   int ext_mem_interval = 1;   // "ext_mem.interval": Iv, 1..64 cycles per beat
   // "ext_mem.ready_gaps": percent of cycles, 0..90, in which ar_ready, aw_ready and w_ready are
   // held low (a slave that stalls); "ext_mem.gap_seed": the seed of their pattern.
-  int ext_mem_ready_gaps = 0;
+  int ext_mem_ready_gaps = 0;  // 0..kMaxReadyGaps
   int64_t ext_mem_gap_seed = 1;
 
   // SRAM word sizes in bytes (section 3.1 table).

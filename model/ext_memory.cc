@@ -34,9 +34,10 @@ ExtMemory::ExtMemory(uint64_t size_bytes, const ExtMemoryTiming& timing) : timin
   if (timing.latency < 1 || timing.interval < 1) {
     throw std::invalid_argument("external memory latency and interval must be at least 1");
   }
-  if (timing.ready_gaps < 0 || timing.ready_gaps > 90) {
+  if (timing.ready_gaps < 0 || timing.ready_gaps > arch::kMaxReadyGaps) {
     throw std::invalid_argument("ext_mem.ready_gaps " + std::to_string(timing.ready_gaps) +
-                                " is out of range, allowed 0..90");
+                                " is out of range, allowed 0.." +
+                                std::to_string(arch::kMaxReadyGaps));
   }
   size_ = size_bytes;
 }
