@@ -37,7 +37,11 @@ class UnitRegistryTest(unittest.TestCase):
 
     def test_a_unit_marked_present_without_its_rows_fails_in_every_registry(self):
         def lut_present(doc):
-            next(u for u in doc["units"] if u["name"] == "lut")["present"] = True
+            lut = next(u for u in doc["units"] if u["name"] == "lut")
+            lut["present"] = True
+            # lut.md already names qacc_lut_unit (its design, issue 41): a module no document names keeps
+            # the docs registry failing too.
+            lut["rtl"] = "`qacc_unwritten_lut`"
 
         result = check("--spec", self.spec_with(lut_present))
         self.assertEqual(result.returncode, 1, result.stderr)
