@@ -12,6 +12,10 @@ namespace qacc::golden {
 
 namespace {
 
+// The hardware addresses every table golden builds (lut.h) by the code's raw bits.
+static_assert(arch::kLutMinInBits == kMinLutInBits && arch::kLutMaxInBits == kMaxLutInBits);
+static_assert(kLutSlotEntries == arch::kLutSlotWords * arch::kLutWordEntries);
+
 constexpr int kOperandBits = 8;
 constexpr uint32_t kEltwiseOpCount = 3;  // OP 0..2; 3 is BAD_SHAPE
 // tflite: a Q31 multiplier is 0 or normalised, as the requant unit's (architecture.md 4).
@@ -117,8 +121,8 @@ const char* EltwiseCheckName(EltwiseCheck check) {
 
 EltwiseCheck CheckLutFields(const LutFields& fields, int slots) {
   if (fields.slot >= static_cast<uint32_t>(slots)) return EltwiseCheck::kLutSlot;
-  if (fields.in_bits < static_cast<uint32_t>(kMinLutInBits) ||
-      fields.in_bits > static_cast<uint32_t>(kMaxLutInBits)) {
+  if (fields.in_bits < static_cast<uint32_t>(arch::kLutMinInBits) ||
+      fields.in_bits > static_cast<uint32_t>(arch::kLutMaxInBits)) {
     return EltwiseCheck::kLutInBits;
   }
   if (fields.entry_bits != 8 && fields.entry_bits != 16) return EltwiseCheck::kLutEntryBits;

@@ -14,16 +14,17 @@
 
 #include "golden/add.h"
 #include "golden/lut.h"
+#include "spec/arch_spec.h"
 
 namespace qacc::golden {
 
 // Table SRAM (10.1): S slots of 256 entries of 16 bits, entry e of slot s at byte 512 s + 2 e of
 // the window, little-endian.
-inline constexpr int kLutSlotEntries = 256;
-inline constexpr int kLutEntryBytes = 2;
+inline constexpr int kLutSlotEntries = arch::kLutSlotEntries;
+inline constexpr int kLutEntryBytes = arch::kLutEntryBytes;
 inline constexpr uint32_t kLutSlotBytes = kLutSlotEntries * kLutEntryBytes;
 inline constexpr int kMinLutSlots = 1;
-inline constexpr int kMaxLutSlots = 16;
+inline constexpr int kMaxLutSlots = arch::kLutMaxSlots;
 inline constexpr int kDefaultLutSlots = 4;
 
 // LUT_SLOT, LUT_IN_BITS and LUT_ENTRY_BITS (10.3): a GEMM's CMD_MODE or an ELTWISE's word 4.

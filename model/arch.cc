@@ -136,6 +136,7 @@ void ValidateIn(const ArchConfig& c, std::string_view source) {
   CheckFixed(c.latency.mac_edge, kMacEdgeLatency, "latency.mac_edge", source);
   CheckFixed(c.latency.requant, kRequantLatency, "latency.requant", source);
   CheckFixed(c.latency.out_write, kOutWriteLatency, "latency.out_write", source);
+  CheckFixed(c.latency.lut, kLutLatency, "latency.lut", source);
   const int d = c.mem_data_bytes;
   if (d != 8 && d != 16 && d != 32 && d != 64)
     Fail(source, "mem.data_bytes", std::to_string(d) + " " + kDataBytesRule);
@@ -227,8 +228,9 @@ ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) 
   if (const auto* o = CheckObject(*root, "bus", "bus", source, {"addr_bits"})) {
     ReadInt(*o, "addr_bits", "bus.addr_bits", source, &c.addr_bits, FixedRule(kAddrBits));
   }
-  if (const auto* o = CheckObject(*root, "latency", "latency", source,
-                                  {"cmd_setup", "sram_read", "mac_edge", "requant", "out_write"})) {
+  if (const auto* o =
+          CheckObject(*root, "latency", "latency", source,
+                      {"cmd_setup", "sram_read", "mac_edge", "requant", "out_write", "lut"})) {
     ReadInt(*o, "cmd_setup", "latency.cmd_setup", source, &c.latency.cmd_setup,
             FixedRule(kCmdSetupLatency));
     ReadInt(*o, "sram_read", "latency.sram_read", source, &c.latency.sram_read,
@@ -239,6 +241,7 @@ ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) 
             FixedRule(kRequantLatency));
     ReadInt(*o, "out_write", "latency.out_write", source, &c.latency.out_write,
             FixedRule(kOutWriteLatency));
+    ReadInt(*o, "lut", "latency.lut", source, &c.latency.lut, FixedRule(kLutLatency));
   }
   if (const auto* o = CheckObject(*root, "mem", "mem", source, {"data_bytes", "max_outstanding"})) {
     ReadInt(*o, "data_bytes", "mem.data_bytes", source, &c.mem_data_bytes, kDataBytesRule);

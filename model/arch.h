@@ -54,6 +54,7 @@ struct ArchLatency {
   int mac_edge = kMacEdgeLatency;    // "latency.mac_edge":  Le
   int requant = kRequantLatency;     // "latency.requant":   Lq
   int out_write = kOutWriteLatency;  // "latency.out_write": Lw
+  int lut = kLutLatency;             // "latency.lut":       Llut
 };
 
 // The largest share of cycles, in percent, in which the testbench memory stalls (15.2).

@@ -56,6 +56,18 @@ package qacc_pkg;
   localparam logic [31:0] MAX_Q_COUNT         = 32'h0000_FFFF;
   // host driver: first cycle with DONE -> next launch's cycle 0 (data_movement.md 14.4)
   localparam longint      RELAUNCH_CYCLES     = 9;
+  localparam int unsigned LUT_SLOT_ENTRIES    = 256;            // entries of a LUT table slot (lut.md 10.1)
+  // bytes of a LUT table entry, 8- and 16-bit tables alike
+  localparam int unsigned LUT_ENTRY_BYTES     = 2;
+  // entries of a LUT table SRAM word (its DMA unit: 16 bytes)
+  localparam int unsigned LUT_WORD_ENTRIES    = 8;
+  // table SRAM words of a slot: slot s starts at word 32 s
+  localparam int unsigned LUT_SLOT_WORDS      = 32;
+  localparam int unsigned LUT_MAX_SLOTS       = 16;             // largest lut.slots
+  localparam int unsigned LUT_SLOT_W          = 4;              // LUT_SLOT field
+  localparam int unsigned LUT_IN_BITS_W       = 4;              // LUT_IN_BITS field
+  localparam int unsigned LUT_MIN_IN_BITS     = 2;              // smallest legal LUT_IN_BITS
+  localparam int unsigned LUT_MAX_IN_BITS     = 8;              // largest legal LUT_IN_BITS: the int8 code's bits
 
   // ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency" ----------------------------------------
   localparam int unsigned CMD_SETUP_LATENCY = 1;  // Ls: launch -> first A/B SRAM read
@@ -63,6 +75,7 @@ package qacc_pkg;
   localparam int unsigned MAC_EDGE_LATENCY  = 1;  // Le: MAC array edge register (zero points)
   localparam int unsigned REQUANT_LATENCY   = 4;  // Lq: requant unit: input beat t -> output t + 4
   localparam int unsigned OUT_WRITE_LATENCY = 1;  // Lw: output writer register
+  localparam int unsigned LUT_LATENCY       = 2;  // Llut: LUT stage: input beat t -> output t + 2 (lut.md 10.4)
 
   // ---- Enumerations -----------------------------------------------------------------------------------------------
   // CMD_OP: the operation of a command

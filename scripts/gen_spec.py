@@ -56,6 +56,13 @@ def camel(name):
     return "".join(part[:1].upper() + part[1:].lower() for part in name.split("_") if part)
 
 
+def exact_division(a, b, where, value):
+    """a // b where b divides a: a spec value derived by division is exact, or the data is wrong."""
+    if b == 0 or a % b != 0:
+        raise SpecError(f"{where}: {a} // {b} is not an exact division in {value!r}")
+    return a // b
+
+
 def evaluate(value, names, where):
     """An integer, or a string holding an integer expression over `names`."""
     if isinstance(value, bool) or not isinstance(value, (int, str)):
@@ -65,7 +72,7 @@ def evaluate(value, names, where):
     operators = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
                  ast.Mult: lambda a, b: a * b, ast.LShift: lambda a, b: a << b,
                  ast.RShift: lambda a, b: a >> b, ast.BitOr: lambda a, b: a | b,
-                 ast.BitAnd: lambda a, b: a & b}
+                 ast.BitAnd: lambda a, b: a & b, ast.FloorDiv: lambda a, b: exact_division(a, b, where, value)}
 
     def walk(node):
         if isinstance(node, ast.Expression):

@@ -64,6 +64,19 @@ inline constexpr int kQCountBits = 16;                  // Q_COUNT field: descri
 inline constexpr uint32_t kMaxQCount = 0xFFFF;
 // host driver: first cycle with DONE -> next launch's cycle 0 (data_movement.md 14.4)
 inline constexpr int64_t kRelaunchCycles = 9;
+inline constexpr int kLutSlotEntries = 256;             // entries of a LUT table slot (lut.md 10.1)
+// bytes of a LUT table entry, 8- and 16-bit tables alike
+inline constexpr int kLutEntryBytes = 2;
+// entries of a LUT table SRAM word (its DMA unit: 16 bytes)
+inline constexpr int kLutWordEntries = 8;
+// table SRAM words of a slot: slot s starts at word 32 s
+inline constexpr int kLutSlotWords = 32;
+inline constexpr int kLutMaxSlots = 16;                 // largest lut.slots
+inline constexpr int kLutSlotBits = 4;                  // LUT_SLOT field
+inline constexpr int kLutInBitsBits = 4;                // LUT_IN_BITS field
+inline constexpr int kLutMinInBits = 2;                 // smallest legal LUT_IN_BITS
+// largest legal LUT_IN_BITS: the int8 code's bits
+inline constexpr int kLutMaxInBits = 8;
 
 // ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency"
 inline constexpr int kCmdSetupLatency = 1;  // Ls: launch -> first A/B SRAM read
@@ -71,6 +84,8 @@ inline constexpr int kSramReadLatency = 1;  // Lr: SRAM read: address at t, data
 inline constexpr int kMacEdgeLatency = 1;   // Le: MAC array edge register (zero points)
 inline constexpr int kRequantLatency = 4;   // Lq: requant unit: input beat t -> output t + 4
 inline constexpr int kOutWriteLatency = 1;  // Lw: output writer register
+// Llut: LUT stage: input beat t -> output t + 2 (lut.md 10.4)
+inline constexpr int kLutLatency = 2;
 
 // ---- Units (2): ids used by monitors, perf counters and reports
 enum class Unit : uint8_t {

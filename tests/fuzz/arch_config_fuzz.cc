@@ -31,12 +31,12 @@ constexpr std::string_view kSource = "fuzz.json";
 // Every key of section 1 with its default (configs/default.json) or, for strings, nullptr.
 const std::map<std::string, nlohmann::json>& KnownFields() {
   static const std::map<std::string, nlohmann::json> fields = {
-      {"name", "default"},           {"description", ""},         {"acc_bits", 32},
-      {"array.rows", 8},             {"array.cols", 8},           {"sram.a_depth", 8192},
-      {"sram.b_depth", 8192},        {"sram.bias_depth", 256},    {"sram.rq_depth", 256},
-      {"sram.out_depth", 8192},      {"bus.addr_bits", 24},       {"latency.cmd_setup", 1},
-      {"latency.sram_read", 1},      {"latency.mac_edge", 1},     {"latency.requant", 4},
-      {"latency.out_write", 1},
+      {"name", "default"},      {"description", ""},      {"acc_bits", 32},
+      {"array.rows", 8},        {"array.cols", 8},        {"sram.a_depth", 8192},
+      {"sram.b_depth", 8192},   {"sram.bias_depth", 256}, {"sram.rq_depth", 256},
+      {"sram.out_depth", 8192}, {"bus.addr_bits", 24},    {"latency.cmd_setup", 1},
+      {"latency.sram_read", 1}, {"latency.mac_edge", 1},  {"latency.requant", 4},
+      {"latency.out_write", 1}, {"latency.lut", 2},
   };
   return fields;
 }
@@ -56,6 +56,7 @@ int64_t FieldOf(const arch::ArchConfig& c, const std::string& key) {
   if (key == "latency.mac_edge") return c.latency.mac_edge;
   if (key == "latency.requant") return c.latency.requant;
   if (key == "latency.out_write") return c.latency.out_write;
+  if (key == "latency.lut") return c.latency.lut;
   FUZZ_CHECK(false, "no field {}", key);
 }
 
@@ -82,7 +83,7 @@ void CheckAccepted(const nlohmann::json& doc, const arch::ArchConfig& c) {
       {"array", {"rows", "cols"}},
       {"sram", {"a_depth", "b_depth", "bias_depth", "rq_depth", "out_depth"}},
       {"bus", {"addr_bits"}},
-      {"latency", {"cmd_setup", "sram_read", "mac_edge", "requant", "out_write"}}};
+      {"latency", {"cmd_setup", "sram_read", "mac_edge", "requant", "out_write", "lut"}}};
   for (const auto& item : doc.items()) {
     const auto object = kObjects.find(item.key());
     if (object == kObjects.end()) {
@@ -132,7 +133,7 @@ void CheckAccepted(const nlohmann::json& doc, const arch::ArchConfig& c) {
   }
   FUZZ_CHECK(c.addr_bits == 24 && c.acc_bits == 32 && c.latency.cmd_setup == 1 &&
                  c.latency.sram_read == 1 && c.latency.mac_edge == 1 && c.latency.requant == 4 &&
-                 c.latency.out_write == 1,
+                 c.latency.out_write == 1 && c.latency.lut == 2,
              "a fixed field differs from the spec's");
   arch::ValidateArchConfig(c);  // throws (a finding) if the validator disagrees
   (void)arch::DescribeArchConfig(c);

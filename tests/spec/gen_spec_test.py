@@ -202,6 +202,9 @@ class GenSpecTest(unittest.TestCase):
         def unit_block_range(doc):
             unit(doc, "lut")["block"] = 1
 
+        def inexact_division(doc):
+            next(c for c in doc["constants"] if c["name"] == "LUT_WORD_ENTRIES")["value"] = 7
+
         def monitor_field_wide(doc):
             doc["monitors"][0]["fields"][0]["bits"] = 33
 
@@ -223,7 +226,8 @@ class GenSpecTest(unittest.TestCase):
                  (unit_busy_not_busy, "unit requant: perf must name a PERF_<x>_BUSY register, not PERF_CYCLES"),
                  (unit_kind, "unit lut: kind must be one of"), (unit_block_twice, "a register block is given twice"),
                  (unit_block_range, "unit lut: register block must be 2..15"),
-                 (monitor_field_wide, "monitor mon_q_t field d2c: width must be 1..32")]
+                 (monitor_field_wide, "monitor mon_q_t field d2c: width must be 1..32"),
+                 (inexact_division, "constant LUT_SLOT_WORDS: 256 // 7 is not an exact division")]
         for change, message in cases:
             with self.subTest(change=change.__name__):
                 result = self.check("--spec", self.spec_with(change))

@@ -53,6 +53,7 @@ TEST(ArchConfig, LoadsDefault) {
   EXPECT_EQ(c.latency.mac_edge, 1);
   EXPECT_EQ(c.latency.requant, 4);
   EXPECT_EQ(c.latency.out_write, 1);
+  EXPECT_EQ(c.latency.lut, 2);
   EXPECT_FALSE(c.description.empty());
 }
 
