@@ -10,6 +10,7 @@ qacc_clamp.sv
 qacc_requant_lane.sv
 qacc_requant_unit.sv
 qacc_lut_unit.sv
+qacc_add_lane.sv
 qacc_sram.sv
 qacc_sram_win.sv
 qacc_fifo.sv

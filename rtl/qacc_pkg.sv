@@ -68,6 +68,8 @@ package qacc_pkg;
   localparam int unsigned LUT_IN_BITS_W       = 4;              // LUT_IN_BITS field
   localparam int unsigned LUT_MIN_IN_BITS     = 2;              // smallest legal LUT_IN_BITS
   localparam int unsigned LUT_MAX_IN_BITS     = 8;              // largest legal LUT_IN_BITS: the int8 code's bits
+  // ELTWISE's add lane: operands at t -> the add's code at t + 3 (lut.md 10.5)
+  localparam int unsigned ADD_LANE_LATENCY    = 3;
 
   // ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency" ----------------------------------------
   localparam int unsigned CMD_SETUP_LATENCY = 1;  // Ls: launch -> first A/B SRAM read

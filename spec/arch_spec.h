@@ -77,6 +77,8 @@ inline constexpr int kLutInBitsBits = 4;                // LUT_IN_BITS field
 inline constexpr int kLutMinInBits = 2;                 // smallest legal LUT_IN_BITS
 // largest legal LUT_IN_BITS: the int8 code's bits
 inline constexpr int kLutMaxInBits = 8;
+// ELTWISE's add lane: operands at t -> the add's code at t + 3 (lut.md 10.5)
+inline constexpr int kAddLaneLatency = 3;
 
 // ---- Fixed latencies (1, 7); configs/*.json repeats them under "latency"
 inline constexpr int kCmdSetupLatency = 1;  // Ls: launch -> first A/B SRAM read
