@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "spec/arch_spec.h"
+
 namespace qacc::golden {
 
 // 2^in_bits * entry_bits. in_bits 1..16, entry_bits 1..64.
@@ -35,6 +37,22 @@ struct SoftmaxTableBytes {
 
 inline constexpr SoftmaxTableBytes SoftmaxTablesBytes(int in_bits, int acc_bits, int out_bits) {
   return {TableBytes(in_bits, acc_bits), TableBytes(in_bits, acc_bits + out_bits)};
+}
+
+// The LUT unit's table SRAM (docs/lut.md 10.1-10.2): `slots` slots of 256 entries of 16 bits,
+// stored once per two lanes as dual-port copies, so that `lanes` lanes each look up one entry per
+// cycle.
+struct LutUnitMemory {
+  int lanes = 0;
+  int slots = 0;
+  int copies = 0;         // ceil(lanes / 2)
+  int64_t copy_bits = 0;  // slots x 256 x 16: the memory without replication
+  int64_t bits() const { return copies * copy_bits; }
+};
+
+inline constexpr LutUnitMemory LutUnitTableMemory(int lanes, int slots) {
+  return {lanes, slots, (lanes + 1) / 2,
+          int64_t{slots} * arch::kLutSlotEntries * arch::kLutEntryBytes * 8};
 }
 
 }  // namespace qacc::golden

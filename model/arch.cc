@@ -60,6 +60,8 @@ constexpr const char* kExtIntervalRule = "is out of range, allowed 1..64";
 constexpr const char* kExtGapsRule = "is out of range, allowed 0..90 (percent of cycles)";
 static_assert(kMaxReadyGaps == 90, "kExtGapsRule names the bound");
 constexpr const char* kExtGapSeedRule = "is out of range, allowed 0..2147483647";
+constexpr const char* kLutSlotsRule = "is out of range, allowed 1..16";
+static_assert(kLutMaxSlots == 16, "kLutSlotsRule names the bound");
 
 std::string FixedRule(int expected) {
   return "is not the spec's value " + std::to_string(expected) +
@@ -148,6 +150,8 @@ void ValidateIn(const ArchConfig& c, std::string_view source) {
       c.ext_mem_size_bytes % kPage != 0) {
     Fail(source, "ext_mem.size_bytes", std::to_string(c.ext_mem_size_bytes) + " " + kExtSizeRule);
   }
+  if (c.lut_slots < 1 || c.lut_slots > kLutMaxSlots)
+    Fail(source, "lut.slots", std::to_string(c.lut_slots) + " " + kLutSlotsRule);
   if (c.ext_mem_latency < 1 || c.ext_mem_latency > 1024)
     Fail(source, "ext_mem.latency", std::to_string(c.ext_mem_latency) + " " + kExtLatencyRule);
   if (c.ext_mem_interval < 1 || c.ext_mem_interval > 64)
@@ -205,10 +209,9 @@ ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) 
     Fail(source, "<document>", std::string("JSON parse error: ") + e.what());
   }
   ArchConfig c;
-  const auto* root =
-      CheckObject(doc, nullptr, "", source,
-                  {"name", "description", "array", "sram", "bus", "acc_bits", "latency", "mem",
-                   "ext_mem"});
+  const auto* root = CheckObject(doc, nullptr, "", source,
+                                 {"name", "description", "array", "sram", "bus", "acc_bits",
+                                  "latency", "lut", "mem", "ext_mem"});
   ReadString(*root, "name", source, &c.name);
   ReadString(*root, "description", source, &c.description);
   ReadInt(*root, "acc_bits", "acc_bits", source, &c.acc_bits, FixedRule(kAccBits));
@@ -242,6 +245,9 @@ ArchConfig ParseArchConfig(std::string_view json_text, std::string_view source) 
     ReadInt(*o, "out_write", "latency.out_write", source, &c.latency.out_write,
             FixedRule(kOutWriteLatency));
     ReadInt(*o, "lut", "latency.lut", source, &c.latency.lut, FixedRule(kLutLatency));
+  }
+  if (const auto* o = CheckObject(*root, "lut", "lut", source, {"slots"})) {
+    ReadInt(*o, "slots", "lut.slots", source, &c.lut_slots, kLutSlotsRule);
   }
   if (const auto* o = CheckObject(*root, "mem", "mem", source, {"data_bytes", "max_outstanding"})) {
     ReadInt(*o, "data_bytes", "mem.data_bytes", source, &c.mem_data_bytes, kDataBytesRule);

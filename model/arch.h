@@ -78,6 +78,7 @@ struct ArchConfig {
   int addr_bits = kAddrBits;  // "bus.addr_bits" (AddrWidth): APB byte-address width, fixed
   int acc_bits = kAccBits;    // "acc_bits": accumulator width, fixed
   ArchLatency latency;        // "latency.*"
+  int lut_slots = 4;          // "lut.slots" (LutSlots): LUT table slots, 1..16 (lut.md 10.1)
   // External memory port (data_movement.md 15.1): RTL parameters.
   int mem_data_bytes = 16;     // "mem.data_bytes" (DataBytes): beat bytes D; 8, 16, 32, 64
   int mem_max_outstanding = 4;  // "mem.max_outstanding" (MaxOutstanding): read bursts; 1..8

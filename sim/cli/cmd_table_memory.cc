@@ -1,18 +1,23 @@
 // qacc table-memory: table memory figures as the article qacc's design follows counts them ("seed
 // 000" in docs/softmax.md). A softmax needs X -> T (2^in_bits entries of acc_bits) and X -> P
 // (2^in_bits entries of acc_bits + out_bits); an elementwise LUT needs 2^in_bits entries of
-// out_bits. Without arguments it prints the three rows of the article's memory table.
+// out_bits. Without arguments it prints the three rows of the article's memory table. With --config
+// it adds the accelerator's LUT table SRAM, replication included (docs/lut.md 10.2).
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "golden/quant.h"
 #include "golden/table_memory.h"
+#include "model/arch.h"
 #include "sim/cli/commands.h"
 #include "sim/cli/common.h"
+#include "sim/cli/path_identity.h"
 
 namespace qacc::cli {
 
@@ -34,10 +39,40 @@ const Widths kSeedRows[] = {{8, 16, 8}, {8, 32, 8}, {4, 16, 4}};
 
 struct TableMemoryOptions {
   Widths widths;
+  std::string config;  // empty: no accelerator figures
   OutputOptions output;
 };
 
+// The LUT unit's table SRAM of `config`, as text and as JSON.
+void AddLutUnit(const arch::ArchConfig& config, std::string& human, nlohmann::json& json) {
+  const golden::LutUnitMemory m = golden::LutUnitTableMemory(config.cols, config.lut_slots);
+  human += fmt::format(
+      "\nLUT unit table SRAM of {} (docs/lut.md 10.2; not in the RTL yet): {} slots x 256 entries "
+      "x 16 "
+      "bits = {} bits ({} B) per copy; {} dual-port copies for {} lanes = {} bits ({} B)\n",
+      config.name, m.slots, m.copy_bits, m.copy_bits / 8, m.copies, m.lanes, m.bits(),
+      m.bits() / 8);
+  json["lut_unit"] = {{"config", config.name},
+                      {"lanes", m.lanes},
+                      {"slots", m.slots},
+                      {"copies", m.copies},
+                      {"unreplicated_bits", m.copy_bits},
+                      {"unreplicated_bytes", m.copy_bits / 8},
+                      {"bits", m.bits()},
+                      {"bytes", m.bits() / 8}};
+}
+
 void RunTableMemory(const CLI::App& cmd, const TableMemoryOptions& options) {
+  arch::ArchConfig config;
+  if (!options.config.empty()) {
+    CheckOutputsDistinct({{"--config", options.config}},
+                         {{"--output", options.output.output_path}});
+    try {
+      config = arch::LoadArchConfig(options.config);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--config: {}", e.what()));
+    }
+  }
   std::vector<Widths> rows(std::begin(kSeedRows), std::end(kSeedRows));
   const char* names[] = {"--in-bits", "--acc-bits", "--out-bits"};
   int given = 0;
@@ -74,7 +109,9 @@ void RunTableMemory(const CLI::App& cmd, const TableMemoryOptions& options) {
                          {"total_bytes", bytes.total()},
                          {"lut_bytes", lut}});
   }
-  Emit(options.output, human, nlohmann::json{{"rows", json_rows}});
+  nlohmann::json json{{"rows", json_rows}};
+  if (!options.config.empty()) AddLutUnit(config, human, json);
+  Emit(options.output, human, json);
 }
 
 }  // namespace
@@ -95,6 +132,9 @@ void RegisterTableMemoryCommand(CLI::App& app) {
   cmd->add_option("--out-bits", options->widths.out_bits,
                   "Output bits, 2..16 (as lut and softmax-tables)")
       ->check(CLI::Range(golden::kMinQuantBits, golden::kMaxQuantBits));
+  cmd->add_option("--config", options->config,
+                  "Architecture config JSON: also report its LUT table SRAM, replication included "
+                  "(lut.slots slots, one dual-port copy per two of array.cols lanes)");
   AddOutputOptions(cmd, &options->output);
   cmd->callback([cmd, options]() { RunTableMemory(*cmd, *options); });
 }

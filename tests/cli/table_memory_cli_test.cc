@@ -3,9 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "sim/build_paths.h"
 #include "tests/cli/cli_runner.h"
 
 namespace qacc::testing {
@@ -126,6 +129,63 @@ TEST(TableMemoryCli, HelpSaysWhyItsWidthsDifferFromLut) {
                            "addressed by an int8 code", "article qacc's design follows"}) {
     EXPECT_NE(r.out.find(text), std::string::npos) << text << "\n" << r.out;
   }
+}
+
+// docs/lut.md 10.2: the LUT unit's table SRAM is ceil(C / 2) dual-port copies of S x 256 x 16 bits.
+// The figures are written out here for each config, and for a config of its own at the extremes of
+// lut.slots.
+TEST(TableMemoryCli, LutUnitOfAConfig) {
+  const std::string configs = std::string(QACC_SOURCE_DIR) + "/configs/";
+  const struct {
+    const char* config;
+    int lanes, copies;
+    int64_t unreplicated_bits, bits;
+  } cases[] = {{"default", 8, 4, 16384, 65536},  // the note's figure: 8 KiB, 2 KiB unreplicated
+               {"rect_4x16", 16, 8, 16384, 131072},
+               {"tall_16x4", 4, 2, 16384, 32768}};
+  for (const auto& c : cases) {
+    const nlohmann::json j = ParseJson(
+        RunQacc(std::string("table-memory --json --config ") + configs + c.config + ".json"));
+    const nlohmann::json& unit = j.at("lut_unit");
+    EXPECT_EQ(unit.at("config"), c.config);
+    EXPECT_EQ(unit.at("lanes"), c.lanes);
+    EXPECT_EQ(unit.at("slots"), 4);
+    EXPECT_EQ(unit.at("copies"), c.copies);
+    EXPECT_EQ(unit.at("unreplicated_bits"), c.unreplicated_bits);
+    EXPECT_EQ(unit.at("unreplicated_bytes"), c.unreplicated_bits / 8);
+    EXPECT_EQ(unit.at("bits"), c.bits);
+    EXPECT_EQ(unit.at("bytes"), c.bits / 8);
+    EXPECT_EQ(j.at("rows").size(), 3u);  // the article's table as well
+  }
+  const CliResult text = RunQacc("table-memory --config " + configs + "default.json");
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("4 dual-port copies for 8 lanes = 65536 bits (8192 B)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_EQ(RunQacc("table-memory --json").out.find("lut_unit"), std::string::npos);
+
+  const std::filesystem::path dir = ScratchDir("table_memory_lut");
+  const auto write = [&dir](const std::string& name, const std::string& content) {
+    std::ofstream(dir / name) << content;
+    return (dir / name).string();
+  };
+  const nlohmann::json most =
+      ParseJson(RunQacc("table-memory --json --config " +
+                        write("most.json", R"({"array": {"cols": 32}, "lut": {"slots": 16}})")));
+  EXPECT_EQ(most.at("lut_unit").at("bits"), int64_t{16} * 16 * 256 * 16);  // 16 copies of 16 slots
+  for (const char* slots : {"0", "17"}) {
+    const CliResult r =
+        RunQacc("table-memory --config " +
+                write("bad.json", std::string(R"({"lut": {"slots": )") + slots + "}}"));
+    EXPECT_EQ(r.exit_code, 2) << slots;
+    EXPECT_NE(r.err.find("lut.slots"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("1..16"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty());
+  }
+  const CliResult missing = RunQacc("table-memory --config " + (dir / "none.json").string());
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("--config"), std::string::npos) << missing.err;
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ const std::map<std::string, nlohmann::json>& KnownFields() {
       {"sram.b_depth", 8192},   {"sram.bias_depth", 256}, {"sram.rq_depth", 256},
       {"sram.out_depth", 8192}, {"bus.addr_bits", 24},    {"latency.cmd_setup", 1},
       {"latency.sram_read", 1}, {"latency.mac_edge", 1},  {"latency.requant", 4},
-      {"latency.out_write", 1}, {"latency.lut", 2},
+      {"latency.out_write", 1}, {"latency.lut", 2},       {"lut.slots", 4},
   };
   return fields;
 }
@@ -57,6 +57,7 @@ int64_t FieldOf(const arch::ArchConfig& c, const std::string& key) {
   if (key == "latency.requant") return c.latency.requant;
   if (key == "latency.out_write") return c.latency.out_write;
   if (key == "latency.lut") return c.latency.lut;
+  if (key == "lut.slots") return c.lut_slots;
   FUZZ_CHECK(false, "no field {}", key);
 }
 
@@ -83,7 +84,8 @@ void CheckAccepted(const nlohmann::json& doc, const arch::ArchConfig& c) {
       {"array", {"rows", "cols"}},
       {"sram", {"a_depth", "b_depth", "bias_depth", "rq_depth", "out_depth"}},
       {"bus", {"addr_bits"}},
-      {"latency", {"cmd_setup", "sram_read", "mac_edge", "requant", "out_write", "lut"}}};
+      {"latency", {"cmd_setup", "sram_read", "mac_edge", "requant", "out_write", "lut"}},
+      {"lut", {"slots"}}};
   for (const auto& item : doc.items()) {
     const auto object = kObjects.find(item.key());
     if (object == kObjects.end()) {
@@ -135,6 +137,7 @@ void CheckAccepted(const nlohmann::json& doc, const arch::ArchConfig& c) {
                  c.latency.sram_read == 1 && c.latency.mac_edge == 1 && c.latency.requant == 4 &&
                  c.latency.out_write == 1 && c.latency.lut == 2,
              "a fixed field differs from the spec's");
+  FUZZ_CHECK(c.lut_slots >= 1 && c.lut_slots <= 16, "lut.slots {} accepted", c.lut_slots);
   arch::ValidateArchConfig(c);  // throws (a finding) if the validator disagrees
   (void)arch::DescribeArchConfig(c);
 }

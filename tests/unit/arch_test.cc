@@ -54,6 +54,7 @@ TEST(ArchConfig, LoadsDefault) {
   EXPECT_EQ(c.latency.requant, 4);
   EXPECT_EQ(c.latency.out_write, 1);
   EXPECT_EQ(c.latency.lut, 2);
+  EXPECT_EQ(c.lut_slots, 4);
   EXPECT_FALSE(c.description.empty());
 }
 
@@ -121,6 +122,11 @@ TEST(ArchConfig, Errors) {
   ExpectConfigError(R"({"ext_mem": {"ready_gaps": 91}})", "ext_mem.ready_gaps", "0..90");
   ExpectConfigError(R"({"ext_mem": {"ready_gaps": -1}})", "ext_mem.ready_gaps", "0..90");
   ExpectConfigError(R"({"ext_mem": {"gap_seed": -1}})", "ext_mem.gap_seed", "0..2147483647");
+  EXPECT_EQ(ParseArchConfig(R"({"lut": {"slots": 1}})").lut_slots, 1);
+  EXPECT_EQ(ParseArchConfig(R"({"lut": {"slots": 16}})").lut_slots, 16);
+  ExpectConfigError(R"({"lut": {"slots": 0}})", "lut.slots", "0 is out of range, allowed 1..16");
+  ExpectConfigError(R"({"lut": {"slots": 17}})", "lut.slots", "17 is out of range, allowed 1..16");
+  ExpectConfigError(R"({"latency": {"lut": 3}})", "latency.lut", "not the spec's value 2");
   ExpectConfigError(R"({"mem": {"width": 8}})", "mem.width", "unknown key");
   ExpectConfigError(R"({"array": {"rows": 8, "colz": 8}})", "array.colz", "unknown key");
   ExpectConfigError(R"({"arrays": {}})", "arrays", "unknown key");
