@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <iterator>
 #include <stdexcept>
+#include <utility>
 
 #include "golden/requant.h"
 
@@ -175,6 +176,46 @@ AddParams EltwiseAddParams(const EltwiseFields& f) {
     params.tflite.output_shift = f.shift_y;
   }
   return params;
+}
+
+EltwiseFields EltwiseAddFields(const AddParams& p, EltwiseOp op) {
+  for (const auto& [spec, what] :
+       {std::pair{&p.a, "a"}, std::pair{&p.b, "b"}, std::pair{&p.y, "y"}}) {
+    if (spec->bits != kOperandBits) {
+      throw std::invalid_argument(fmt::format("{}.bits: {} is not an ELTWISE operand's, allowed {}",
+                                              what, spec->bits, kOperandBits));
+    }
+  }
+  EltwiseFields f;
+  f.op = uint32_t(op);
+  f.a_unsigned = !p.a.is_signed;
+  f.b_unsigned = !p.b.is_signed;
+  f.y_unsigned = !p.y.is_signed;
+  f.clamp_min = static_cast<int32_t>(p.y.qmin());
+  f.clamp_max = static_cast<int32_t>(p.y.qmax());
+  if (p.form == AddForm::kSeedSymmetric) {
+    f.form = kEltwiseFormSeed;
+    f.mult_a = static_cast<uint32_t>(p.seed.multiplier_a);
+    f.mult_b = static_cast<uint32_t>(p.seed.multiplier_b);
+    f.rshift = static_cast<uint32_t>(p.seed.rshift);
+    f.rounding = static_cast<uint32_t>(
+        std::find(std::begin(kAllRoundingModes), std::end(kAllRoundingModes), p.seed.rounding) -
+        std::begin(kAllRoundingModes));
+    f.wrap = p.seed.overflow == IntermediateOverflow::kWrap;
+  } else {
+    f.form = kEltwiseFormTflite;
+    f.zp_a = p.a.zero_point;
+    f.zp_b = p.b.zero_point;
+    f.zp_y = p.y.zero_point;
+    f.left_shift = static_cast<uint32_t>(p.tflite.left_shift);
+    f.mult_a = static_cast<uint32_t>(p.tflite.multiplier_a);
+    f.mult_b = static_cast<uint32_t>(p.tflite.multiplier_b);
+    f.mult_y = static_cast<uint32_t>(p.tflite.output_multiplier);
+    f.shift_a = p.tflite.shift_a;
+    f.shift_b = p.tflite.shift_b;
+    f.shift_y = p.tflite.output_shift;
+  }
+  return f;
 }
 
 int32_t EltwiseCode(const EltwiseFields& f, const AddParams& add, uint8_t byte_a, uint8_t byte_b) {

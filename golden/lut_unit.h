@@ -101,6 +101,11 @@ EltwiseCheck ValidateEltwise(const EltwiseFields& fields, uint32_t out_depth, in
 // params), CLAMP_MIN, CLAMP_MAX).
 AddParams EltwiseAddParams(const EltwiseFields& fields);
 
+// The inverse, as a compiler writes a descriptor: the add fields of golden's `params` with OP =
+// `op`, the clamp y's whole range. Throws std::invalid_argument ("a.bits") for specs other than 8
+// bits.
+EltwiseFields EltwiseAddFields(const AddParams& params, EltwiseOp op);
+
 // The code of one element before any lookup: the add's (clamped), or operand a's with OP = LUT.
 // `byte_a` and `byte_b` are the operands' out SRAM bytes.
 int32_t EltwiseCode(const EltwiseFields& fields, const AddParams& add, uint8_t byte_a,

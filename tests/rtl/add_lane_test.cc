@@ -140,32 +140,7 @@ void RandomClamp(EltwiseFields& f, std::mt19937& rng) {
 }
 
 EltwiseFields FromGolden(const golden::AddParams& p) {
-  EltwiseFields f;
-  f.op = uint32_t(golden::EltwiseOp::kAdd);
-  f.a_unsigned = !p.a.is_signed;
-  f.b_unsigned = !p.b.is_signed;
-  f.y_unsigned = !p.y.is_signed;
-  f.clamp_min = static_cast<int32_t>(p.y.qmin());
-  f.clamp_max = static_cast<int32_t>(p.y.qmax());
-  if (p.form == golden::AddForm::kSeedSymmetric) {
-    f.form = golden::kEltwiseFormSeed;
-    f.mult_a = static_cast<uint32_t>(p.seed.multiplier_a);
-    f.mult_b = static_cast<uint32_t>(p.seed.multiplier_b);
-    f.rshift = static_cast<uint32_t>(p.seed.rshift);
-    f.rounding = 2;  // kHalfUp, MakeAddParams' default
-  } else {
-    f.zp_a = p.a.zero_point;
-    f.zp_b = p.b.zero_point;
-    f.zp_y = p.y.zero_point;
-    f.left_shift = static_cast<uint32_t>(p.tflite.left_shift);
-    f.mult_a = static_cast<uint32_t>(p.tflite.multiplier_a);
-    f.mult_b = static_cast<uint32_t>(p.tflite.multiplier_b);
-    f.mult_y = static_cast<uint32_t>(p.tflite.output_multiplier);
-    f.shift_a = p.tflite.shift_a;
-    f.shift_b = p.tflite.shift_b;
-    f.shift_y = p.tflite.output_shift;
-  }
-  return f;
+  return golden::EltwiseAddFields(p, golden::EltwiseOp::kAdd);
 }
 
 TEST(AddLaneRtl, GoldensParamsForScaleTriples) {

@@ -3,9 +3,9 @@
 //  * slot images read back through raw addresses against the table's ascending-input view
 //    (entries_by_value: no addressing at all), every function, input width, signedness and both
 //    entry widths, every code of the input's bit patterns;
-//  * the add's descriptor fields, encoded here from golden's MakeAddParams as a compiler would,
-//  over
-//    all 65,536 operand byte pairs against golden's Add on those params and an explicit clamp;
+//  * the add's descriptor fields as a compiler writes them (EltwiseAddFields) and as the hardware
+//    reads them back (EltwiseAddParams), over all 65,536 operand byte pairs, against golden's Add
+//    on the params MakeAddParams derived, and an explicit clamp;
 //  * ELTWISE on an out SRAM image against per-element indexing written here from the layouts'
 //    word/byte formulas (6.3, 10.6);
 //  * each validation rule one value inside and one outside its boundary, and pairs of failing
@@ -120,40 +120,6 @@ TEST(LutUnit, SlotImageRefusesOtherEntryWidths) {
 
 // ---- The add -----------------------------------------------------------------------------------
 
-// The descriptor fields a compiler writes for golden's params (10.5's table, field by field).
-EltwiseFields AddFieldsOf(const AddParams& p, EltwiseOp op) {
-  EltwiseFields f;
-  f.op = uint32_t(op);
-  f.a_unsigned = !p.a.is_signed;
-  f.b_unsigned = !p.b.is_signed;
-  f.y_unsigned = !p.y.is_signed;
-  f.clamp_min = static_cast<int32_t>(p.y.qmin());
-  f.clamp_max = static_cast<int32_t>(p.y.qmax());
-  if (p.form == AddForm::kSeedSymmetric) {
-    f.form = kEltwiseFormSeed;
-    f.mult_a = static_cast<uint32_t>(p.seed.multiplier_a);
-    f.mult_b = static_cast<uint32_t>(p.seed.multiplier_b);
-    f.rshift = static_cast<uint32_t>(p.seed.rshift);
-    f.rounding = static_cast<uint32_t>(
-        std::find(std::begin(kAllRoundingModes), std::end(kAllRoundingModes), p.seed.rounding) -
-        std::begin(kAllRoundingModes));
-    f.wrap = p.seed.overflow == IntermediateOverflow::kWrap;
-  } else {
-    f.form = kEltwiseFormTflite;
-    f.zp_a = p.a.zero_point;
-    f.zp_b = p.b.zero_point;
-    f.zp_y = p.y.zero_point;
-    f.left_shift = static_cast<uint32_t>(p.tflite.left_shift);
-    f.mult_a = static_cast<uint32_t>(p.tflite.multiplier_a);
-    f.mult_b = static_cast<uint32_t>(p.tflite.multiplier_b);
-    f.mult_y = static_cast<uint32_t>(p.tflite.output_multiplier);
-    f.shift_a = p.tflite.shift_a;
-    f.shift_b = p.tflite.shift_b;
-    f.shift_y = p.tflite.output_shift;
-  }
-  return f;
-}
-
 struct AddCase {
   QuantSpec a, b, y;
   AddForm form;
@@ -181,7 +147,7 @@ TEST(LutUnit, AddFieldsGiveGoldensAddForEveryOperandPair) {
     for (bool wrap : {false, true}) {
       if (wrap && c.form != AddForm::kSeedSymmetric) continue;
       golden.seed.overflow = wrap ? IntermediateOverflow::kWrap : IntermediateOverflow::kSaturate;
-      EltwiseFields f = AddFieldsOf(golden, EltwiseOp::kAdd);
+      EltwiseFields f = EltwiseAddFields(golden, EltwiseOp::kAdd);
       // y's range, and a clamp inside it: a fused ReLU below a lowered maximum.
       const int32_t relu = std::max(f.clamp_min, c.y.zero_point);
       for (const auto& [lo, hi] : {std::pair{f.clamp_min, f.clamp_max},
@@ -204,6 +170,13 @@ TEST(LutUnit, AddFieldsGiveGoldensAddForEveryOperandPair) {
       }
     }
   }
+}
+
+TEST(LutUnit, AddFieldsTakeEightBitSpecsOnly) {
+  AddParams params = MakeAddParams(Spec8(true, 0.05, 0), Spec8(true, 0.03, 0), Spec8(true, 0.07, 0),
+                                   AddForm::kTfliteAsymmetric);
+  params.y.bits = 7;
+  EXPECT_THROW(EltwiseAddFields(params, EltwiseOp::kAdd), std::invalid_argument);
 }
 
 // ---- The command on the out SRAM ---------------------------------------------------------------
