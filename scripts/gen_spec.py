@@ -72,7 +72,8 @@ def evaluate(value, names, where):
     operators = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
                  ast.Mult: lambda a, b: a * b, ast.LShift: lambda a, b: a << b,
                  ast.RShift: lambda a, b: a >> b, ast.BitOr: lambda a, b: a | b,
-                 ast.BitAnd: lambda a, b: a & b, ast.FloorDiv: lambda a, b: exact_division(a, b, where, value)}
+                 ast.BitAnd: lambda a, b: a & b,
+                 ast.FloorDiv: lambda a, b: exact_division(a, b, where, value)}
 
     def walk(node):
         if isinstance(node, ast.Expression):
