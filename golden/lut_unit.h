@@ -23,9 +23,6 @@ namespace qacc::golden {
 inline constexpr int kLutSlotEntries = arch::kLutSlotEntries;
 inline constexpr int kLutEntryBytes = arch::kLutEntryBytes;
 inline constexpr uint32_t kLutSlotBytes = kLutSlotEntries * kLutEntryBytes;
-inline constexpr int kMinLutSlots = 1;
-inline constexpr int kMaxLutSlots = arch::kLutMaxSlots;
-inline constexpr int kDefaultLutSlots = 4;
 
 // LUT_SLOT, LUT_IN_BITS and LUT_ENTRY_BITS (10.3): a GEMM's CMD_MODE or an ELTWISE's word 4.
 struct LutFields {

@@ -56,7 +56,7 @@ module qacc_lut_unit
 );
 
   localparam int unsigned SelW = $clog2(LUT_WORD_ENTRIES);
-  localparam int unsigned EntryAddrW = 8;  // 256 entries per slot
+  localparam int unsigned EntryAddrW = LUT_MAX_IN_BITS;  // a slot's entries: the widest table's addresses
 
   // ---- Stage 1: addresses -------------------------------------------------------------------------------------
   logic                                 s1_valid_q, s2_valid_q;
