@@ -584,6 +584,7 @@ golden::AccelGeometry GeometryOf(const arch::ArchConfig& config) {
   g.bias_depth = config.bias_depth;
   g.rq_depth = config.rq_depth;
   g.out_depth = config.out_depth;
+  g.lut_slots = config.lut_slots;
   return g;
 }
 

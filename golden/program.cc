@@ -761,8 +761,7 @@ std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& 
 uint32_t UnitBytes(const AccelGeometry& geometry, uint32_t sram, bool out_int32) {
   const arch::SramInfo* info = arch::FindSram(sram);
   if (info == nullptr) return 0;
-  const int lanes = info->lanes == arch::Lanes::kRows ? geometry.rows : geometry.cols;
-  const int word = lanes * info->lane_bytes;
+  const int word = arch::SramWordBytes(*info, geometry.rows, geometry.cols);
   return uint32_t(out_int32 ? word : word / info->int8_entries);
 }
 
@@ -785,6 +784,9 @@ uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32)
       break;
     case Sram::kOut:
       words = geometry.out_depth;
+      break;
+    case Sram::kLut:
+      words = uint64_t{arch::kLutSlotWords} * uint64_t(geometry.lut_slots);
       break;
     default:
       throw std::logic_error(
@@ -815,6 +817,8 @@ MachineState::MachineState(const AccelGeometry& geometry, size_t ext_bytes)
       bias(size_t{geometry.bias_depth} * 4 * geometry.cols),
       rq(size_t{geometry.rq_depth} * kRqLaneBytes * geometry.cols),
       out(size_t{geometry.out_depth} * 4 * geometry.cols),
+      lut(size_t{arch::kLutSlotWords} * size_t(geometry.lut_slots) * arch::kLutWordEntries *
+          arch::kLutEntryBytes),
       ext(ext_bytes) {}
 
 std::vector<uint8_t>& MachineState::sram(Sram id) {
@@ -833,10 +837,12 @@ const std::vector<uint8_t>& MachineState::sram(Sram id) const {
       return rq;
     case Sram::kOut:
       return out;
+    case Sram::kLut:
+      return lut;
     default:
       break;  // the register region and the reserved windows hold no SRAM of this version
   }
-  throw std::invalid_argument(fmt::format("id: {} is not an SRAM id 1..5", static_cast<int>(id)));
+  throw std::invalid_argument(fmt::format("id: {} is not an SRAM id 1..6", static_cast<int>(id)));
 }
 
 ProgramError Execute(const AccelGeometry& geometry, const Descriptor& d, MachineState& state) {

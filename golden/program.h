@@ -25,6 +25,8 @@ struct AccelGeometry {
   int rows = 8;  // R
   int cols = 8;  // C
   uint32_t a_depth = 8192, b_depth = 8192, bias_depth = 256, rq_depth = 256, out_depth = 8192;
+  int lut_slots =
+      4;  // LUT table slots: the LUT table SRAM holds LUT_SLOT_WORDS of each (lut.md 10.1)
 };
 
 inline constexpr int kDescriptorWords = arch::kDescWords;
@@ -117,7 +119,7 @@ ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d);
 // its other bytes 0, out 4C bytes per word) and the external memory (byte 0 at address 0; an
 // access at or above its size is an error response: EXT_FAULT).
 struct MachineState {
-  std::vector<uint8_t> a, b, bias, rq, out;
+  std::vector<uint8_t> a, b, bias, rq, out, lut;
   MemoryImage ext;
 
   // SRAMs of the geometry's sizes, all zero; `ext_bytes` of external memory, all zero.

@@ -275,6 +275,8 @@ uint32_t AccelState::ReadRegister(uint32_t offset, int64_t cycle) {
       return arch::kHwUnitsV1;
     case reg::kHwLatency:
       return arch::kHwLatencyV1;
+    case reg::kHwLutSlots:
+      return static_cast<uint32_t>(config_.lut_slots);
     case reg::kCtrl:
       return irq_en_ ? arch::kCtrlIrqEn : 0u;
     case reg::kStatus:

@@ -176,6 +176,8 @@ uint32_t ArchConfig::depth(Region sram) const {
       return rq_depth;
     case Region::kOut:
       return out_depth;
+    case Region::kLut:
+      return uint32_t(kLutSlotWords) * uint32_t(lut_slots);
     default:
       return 0;
   }

@@ -97,6 +97,7 @@ struct ArchConfig {
   uint32_t bias_word_bytes() const { return 4u * uint32_t(cols); }
   uint32_t rq_word_bytes() const { return 8u * uint32_t(cols); }
   uint32_t out_word_bytes() const { return 4u * uint32_t(cols); }
+  uint32_t lut_word_bytes() const { return uint32_t(kLutWordEntries * kLutEntryBytes); }
   // Words of the SRAM of region `sram` (its depth parameter); 0 for a region without an SRAM in
   // this version.
   uint32_t depth(Region sram) const;

@@ -151,8 +151,7 @@ uint32_t DmaUnitBytes(const arch::ArchConfig& config, uint8_t sram, bool out_int
 uint32_t SramWordBytes(const arch::ArchConfig& config, uint8_t sram) {
   const arch::SramInfo* info = arch::FindSram(sram);
   if (info == nullptr) return 0;
-  const int lanes = info->lanes == arch::Lanes::kRows ? config.rows : config.cols;
-  return uint32_t(lanes * info->lane_bytes);
+  return uint32_t(arch::SramWordBytes(*info, config.rows, config.cols));
 }
 
 ProgramError ValidateDescriptor(const arch::ArchConfig& config, const Descriptor& d) {

@@ -20,7 +20,8 @@ Srams::Srams(const arch::ArchConfig& config)
       b_(size_t(config.b_depth) * config.b_word_bytes()),
       bias_(size_t(config.bias_depth) * config.bias_word_bytes()),
       rq_(size_t(config.rq_depth) * config.rq_word_bytes()),
-      out_(size_t(config.out_depth) * config.out_word_bytes()) {}
+      out_(size_t(config.out_depth) * config.out_word_bytes()),
+      lut_(size_t(config.depth(arch::Region::kLut)) * config.lut_word_bytes()) {}
 
 bool Srams::IsSramRegion(arch::Region region) {
   switch (region) {
@@ -29,6 +30,7 @@ bool Srams::IsSramRegion(arch::Region region) {
     case arch::Region::kBias:
     case arch::Region::kRq:
     case arch::Region::kOut:
+    case arch::Region::kLut:
       return true;
     default:
       return false;
@@ -47,6 +49,8 @@ const std::vector<uint8_t>& Srams::image(arch::Region region) const {
       return rq_;
     case arch::Region::kOut:
       return out_;
+    case arch::Region::kLut:
+      return lut_;
     default:
       return none_;
   }

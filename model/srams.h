@@ -1,6 +1,6 @@
-// The five SRAMs of the accelerator (A, B, bias, rq, out) as byte arrays laid out exactly as their
-// host windows (docs/architecture.md 3.1), with the host-window access rules and the datapath's
-// word/lane view (6.1).
+// The six SRAMs of the accelerator (A, B, bias, rq, out, LUT table) as byte arrays laid out exactly
+// as their host windows (docs/architecture.md 3.1), with the host-window access rules and the
+// datapath's word/lane view (6.1).
 //
 // Storage is the window image: byte `off` of a window is byte `off` of the array, little endian,
 // lane 0 in the lowest bytes. The one irregular field is the rq shift: 6 bits stored in byte 0 of
@@ -19,7 +19,7 @@ class Srams {
  public:
   explicit Srams(const arch::ArchConfig& config);
 
-  // True for the five SRAM windows of v1.0 (A, B, bias, rq, out).
+  // True for the SRAM windows (A, B, bias, rq, out, LUT table).
   static bool IsSramRegion(arch::Region region);
   // Window size in bytes: depth * word bytes (0 for a region without an SRAM).
   uint32_t WindowBytes(arch::Region region) const;
@@ -53,7 +53,7 @@ class Srams {
 
   int rows_;
   int cols_;
-  std::vector<uint8_t> a_, b_, bias_, rq_, out_;
+  std::vector<uint8_t> a_, b_, bias_, rq_, out_, lut_;
   std::vector<uint8_t> none_;  // the image of a region without an SRAM: empty
 };
 

@@ -12,7 +12,9 @@ qacc_requant_unit.sv
 qacc_lut_unit.sv
 qacc_add_lane.sv
 qacc_sram.sv
+qacc_win_port.sv
 qacc_sram_win.sv
+qacc_lut_sram.sv
 qacc_fifo.sv
 qacc_gemm_check.sv
 qacc_regs.sv

@@ -14,7 +14,8 @@ module qacc_desc_check
   parameter int unsigned BDepth    = 8192,
   parameter int unsigned BiasDepth = 256,
   parameter int unsigned RqDepth   = 256,
-  parameter int unsigned OutDepth  = 8192
+  parameter int unsigned OutDepth  = 8192,
+  parameter int unsigned LutSlots  = 4
 ) (
   input  desc_t     desc_i,
   output err_code_e err_code_o
@@ -88,6 +89,10 @@ module qacc_desc_check
         units     = dma.out_int32 ? UnitW'(OutDepth) : UnitW'(4 * OutDepth);
         range_err = ErrOutRange;
       end
+      SRAM_ID_W'(RegionLut): begin
+        units     = UnitW'(LUT_SLOT_WORDS * LutSlots);
+        range_err = ErrLutRange;
+      end
       default: ;  // BAD_SRAM, checked before the range
     endcase
     last_unit = UnitW'(dma.sram_base) + (UnitW'(dma.count0) - UnitW'(1)) +
@@ -99,7 +104,7 @@ module qacc_desc_check
     unit_mask = (32'(1) << unit_log2) - 1'b1;
     if (dma.count0 == '0 || dma.count1 == '0 || dma.count2 == '0) begin
       dma_err = ErrBadShape;
-    end else if (dma.sram < SRAM_ID_W'(RegionA) || dma.sram > SRAM_ID_W'(RegionOut)) begin
+    end else if (dma.sram < SRAM_ID_W'(RegionA) || dma.sram > SRAM_ID_W'(RegionLut)) begin
       dma_err = ErrBadSram;
     end else if (last_unit >= units) begin
       dma_err = range_err;

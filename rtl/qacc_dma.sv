@@ -20,7 +20,8 @@ module qacc_dma
   parameter int unsigned NumCols        = 8,
   parameter int unsigned DataBytes      = 16,
   parameter int unsigned MaxOutstanding = 4,
-  localparam int unsigned WordBytesMax  = sram_word_bytes_max(NumRows, NumCols)  // the widest SRAM word
+  localparam int unsigned WordBytesMax  = sram_word_bytes_max(NumRows, NumCols),  // the widest SRAM word
+  localparam int unsigned LutWordBytes  = LUT_WORD_ENTRIES * LUT_ENTRY_BYTES
 ) (
   input  logic                      clk_i,
   input  logic                      rst_ni,
@@ -57,7 +58,7 @@ module qacc_dma
   input  logic [1:0]                m_b_resp_i,
   output logic                      wr_inflight_o,  // a write burst awaits its response
 
-  // SRAM ports, one-hot by SRAM (bit s = region s + 1: A, B, bias, rq, out). One access per cycle.
+  // SRAM ports, one-hot by SRAM (bit s = region s + 1: A, B, bias, rq, out, LUT table). One access per cycle.
   input  logic [NUM_SRAMS-1:0]      cmp_re_i,    // the compute engine reads that SRAM in this cycle
   input  logic [NUM_SRAMS-1:0]      cmp_we_i,    // ... writes it
   output logic [NUM_SRAMS-1:0]      re_o,
@@ -69,7 +70,8 @@ module qacc_dma
   input  logic [8*NumCols-1:0]      b_rdata_i,
   input  logic [32*NumCols-1:0]     bias_rdata_i,
   input  logic [64*NumCols-1:0]     rq_rdata_i,
-  input  logic [32*NumCols-1:0]     out_rdata_i
+  input  logic [32*NumCols-1:0]     out_rdata_i,
+  input  logic [8*LutWordBytes-1:0] lut_rdata_i
 );
 
   localparam int unsigned RowsLog2   = $clog2(NumRows);
@@ -298,7 +300,9 @@ module qacc_dma
   assign m_aw_len_o   = aw_len_d;
 
   // ---- Lanes: one instance per SRAM word and group size -----------------------------------------------------------
-  localparam int unsigned NumLanes = 6;  // A, B, bias, rq, out int8, out int32
+  // A, B, bias, rq, out int8 and the LUT table at their SRAM's bit (sid), then out int32.
+  localparam int unsigned NumLanes  = NUM_SRAMS + 1;
+  localparam int unsigned LaneInt32 = NUM_SRAMS;
   logic [NumLanes-1:0][8*WordBytesMax-1:0] l_wdata, l_word;
   logic [NumLanes-1:0][WordBytesMax-1:0]   l_be;
   logic [NumLanes-1:0][8*D-1:0]            l_beat;
@@ -314,16 +318,17 @@ module qacc_dma
   end
 
   localparam int unsigned LaneWordBytes [NumLanes] = '{NumRows, NumCols, 4 * NumCols, 8 * NumCols, 4 * NumCols,
-                                                       4 * NumCols};
+                                                       LutWordBytes, 4 * NumCols};
   localparam int unsigned LaneUnitBytes [NumLanes] = '{NumRows, NumCols, 4 * NumCols, 8 * NumCols, NumCols,
-                                                       4 * NumCols};
+                                                       LutWordBytes, 4 * NumCols};
 
   assign l_word[0] = (8*WordBytesMax)'(a_rdata_i);
   assign l_word[1] = (8*WordBytesMax)'(b_rdata_i);
   assign l_word[2] = (8*WordBytesMax)'(bias_rdata_i);
   assign l_word[3] = rq_word_signed;
   assign l_word[4] = (8*WordBytesMax)'(out_rdata_i);
-  assign l_word[5] = (8*WordBytesMax)'(out_rdata_i);
+  assign l_word[5] = (8*WordBytesMax)'(lut_rdata_i);
+  assign l_word[LaneInt32] = (8*WordBytesMax)'(out_rdata_i);
 
   for (genvar l = 0; l < NumLanes; l++) begin : gen_lanes
     localparam int unsigned Wb = LaneWordBytes[l];
@@ -358,7 +363,7 @@ module qacc_dma
   end
 
   logic [2:0] lane;  // the lanes of this command's SRAM
-  assign lane = (f.sram == SRAM_ID_W'(RegionOut)) ? (f.out_int32 ? 3'd5 : 3'd4) : sid;
+  assign lane = (f.sram == SRAM_ID_W'(RegionOut) && f.out_int32) ? 3'(LaneInt32) : 3'(sid);
 
   // LOAD write data: an rq shift word keeps bits [5:0], its bytes 1..3 are 0 (as a window write).
   always_comb begin

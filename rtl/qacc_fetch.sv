@@ -16,6 +16,7 @@ module qacc_fetch
   parameter int unsigned BiasDepth = 256,
   parameter int unsigned RqDepth   = 256,
   parameter int unsigned OutDepth  = 8192,
+  parameter int unsigned LutSlots  = 4,
   parameter int unsigned DataBytes = 16
 ) (
   input  logic                  clk_i,
@@ -87,7 +88,8 @@ module qacc_fetch
     .BDepth    (BDepth),
     .BiasDepth (BiasDepth),
     .RqDepth   (RqDepth),
-    .OutDepth  (OutDepth)
+    .OutDepth  (OutDepth),
+    .LutSlots  (LutSlots)
   ) u_check (
     .desc_i     (desc),
     .err_code_o (check_err)

@@ -1,15 +1,12 @@
-// LUT unit (docs/lut.md 10): the table SRAM and NumCols lookup lanes.
+// LUT unit (docs/lut.md 10): NumCols lookup lanes over the LUT table SRAM (qacc_lut_sram).
 //
 // The table SRAM holds Slots slots of 256 entries of 16 bits, 8 entries per 16-byte word: slot s, entry e is
-// word 32 s + e / 8, bytes 2 (e mod 8) .. +1 (10.1). It is stored ceil(NumCols / 2) times, as dual-port copies
-// (10.2): lane 2k reads copy k through port A, lane 2k + 1 through port B, so all lanes look up one entry each
-// per cycle. Writes (LOAD, the host window) go to every copy through port A, and window reads (STORE, the host)
-// come from copy 0's port A; neither may meet a lookup read (the DMA's port sharing keeps them apart, 17.6:
-// asserted below).
+// word 32 s + e / 8, bytes 2 (e mod 8) .. +1 (10.1). Each lane reads its own word per cycle through the
+// SRAM's lane ports (replicated dual-port copies, 10.2).
 //
 // A lookup beat takes LUT_LATENCY = 2 cycles:
 //   cycle t      input beat: C codes (the requant output's low 8 bits)
-//   cycle t + 1  the lanes' word addresses and entry selects registered; each copy's ports read
+//   cycle t + 1  the lanes' word addresses and entry selects registered; the SRAM's lane ports read
 //   cycle t + 2  output beat: each lane's entry, its bits [7:0] only for 8-bit entries
 // The address of code q is its low LUT_IN_BITS bits (lut.md 2); the configuration comes from the top's
 // unit_cfg_q (units.md 21.4) and is stable while the unit holds beats.
@@ -22,20 +19,10 @@ module qacc_lut_unit
   localparam int unsigned RowIdxW   = $clog2(NumRows),
   localparam int unsigned Depth     = LUT_SLOT_WORDS * Slots,
   localparam int unsigned AddrW     = $clog2(Depth),
-  localparam int unsigned WordBytes = LUT_WORD_ENTRIES * 2,
-  localparam int unsigned Copies    = (NumCols + 1) / 2
+  localparam int unsigned WordBytes = LUT_WORD_ENTRIES * LUT_ENTRY_BYTES
 ) (
   input  logic                           clk_i,
   input  logic                           rst_ni,
-
-  // Table writes and window reads (port A of the copies); read data from the cycle after re_i.
-  input  logic                           we_i,
-  input  logic [AddrW-1:0]               waddr_i,
-  input  logic [WordBytes-1:0]           be_i,
-  input  logic [8*WordBytes-1:0]         wdata_i,
-  input  logic                           re_i,
-  input  logic [AddrW-1:0]               raddr_i,
-  output logic [8*WordBytes-1:0]         rdata_o,
 
   // Command-static fields (lut.md 10.3), legal: validated at fetch.
   input  logic [LUT_SLOT_W-1:0]          slot_i,
@@ -47,6 +34,11 @@ module qacc_lut_unit
   input  logic [RowIdxW-1:0]             in_row_i,
   input  logic                           in_last_i,
   input  logic [NumCols-1:0][7:0]        in_code_i,
+
+  // The table SRAM's lane ports (qacc_lut_sram): the words of this cycle's addresses, in the next cycle.
+  output logic                           lane_re_o,
+  output logic [NumCols-1:0][AddrW-1:0]  lane_addr_o,
+  input  logic [NumCols-1:0][8*WordBytes-1:0] lane_rdata_i,
 
   // Output beat: each lane's entry, zero-extended.
   output logic                           out_valid_o,
@@ -94,44 +86,13 @@ module qacc_lut_unit
     end
   end
 
-  // ---- The copies ---------------------------------------------------------------------------------------------
-  // public_flat_rd: the co-simulation compares copy 0 with the model's table SRAM and each copy with copy 0.
-  logic [8*WordBytes-1:0] mem_q [Copies][Depth] /* verilator public_flat_rd */;
-  logic [NumCols-1:0][8*WordBytes-1:0] lane_word_q;
-  logic [8*WordBytes-1:0] rdata_q;
-  logic [8*WordBytes-1:0] bit_en;
+  assign lane_re_o   = s1_valid_q;
+  assign lane_addr_o = s1_word_q;
 
-  always_comb begin
-    for (int b = 0; b < int'(WordBytes); b++) begin
-      bit_en[8*b +: 8] = {8{be_i[b]}};
-    end
-  end
-
-  for (genvar k = 0; k < int'(Copies); k++) begin : g_copy
-    always_ff @(posedge clk_i) begin
-      if (we_i) begin
-        mem_q[k][waddr_i] <= (mem_q[k][waddr_i] & ~bit_en) | (wdata_i & bit_en);
-      end
-    end
-  end
-
-  // Port A of copy 0 also reads for the window.
-  always_ff @(posedge clk_i) begin
-    if (re_i) begin
-      rdata_q <= mem_q[0][raddr_i];
-    end
-  end
-  assign rdata_o = rdata_q;
-
-  // ---- Stage 2: the lanes' reads and the entry select ---------------------------------------------------------
+  // ---- Stage 2: the entry select ----------------------------------------------------------------------------------
   for (genvar c = 0; c < int'(NumCols); c++) begin : g_lane
-    always_ff @(posedge clk_i) begin
-      if (s1_valid_q) begin
-        lane_word_q[c] <= mem_q[c / 2][s1_word_q[c]];
-      end
-    end
     logic [15:0] entry;
-    assign entry = lane_word_q[c][16*s2_sel_q[c] +: 16];
+    assign entry = lane_rdata_i[c][16*s2_sel_q[c] +: 16];
     assign out_entry_o[c] = entry16_i ? entry : {8'd0, entry[7:0]};
   end
 
@@ -143,8 +104,6 @@ module qacc_lut_unit
   // The two stages above are LUT_LATENCY.
   Params_A: assert property (@(posedge clk_i) NumCols >= 4 && Slots >= 1 && Slots <= LUT_MAX_SLOTS &&
       LUT_LATENCY == 2);
-  // A lookup's read and a window access never share port A: the DMA waits while a command reads the tables.
-  PortA_A: assert property (@(posedge clk_i) disable iff (!rst_ni) s1_valid_q |-> !we_i && !re_i);
   // The fields hold while beats are inside (units.md 21.4): the output select reads them in the last stage.
   Config_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       s1_valid_q || s2_valid_q |-> $stable({slot_i, in_bits_i, entry16_i}));

@@ -117,7 +117,8 @@ package qacc_pkg;
     ErrExtRange   = 8'd13,
     ErrExtFault   = 8'd14,
     ErrDeadlock   = 8'd15,
-    ErrBadSet     = 8'd16
+    ErrBadSet     = 8'd16,
+    ErrLutRange   = 8'd37
   } err_code_e;
   // Unit ids (2) used by monitors, perf counters and reports
   typedef enum logic [2:0] {
@@ -159,6 +160,7 @@ package qacc_pkg;
   localparam logic [11:0] REG_HW_OUT_DEPTH      = 12'h020;
   localparam logic [11:0] REG_HW_UNITS          = 12'h024;
   localparam logic [11:0] REG_HW_LATENCY        = 12'h028;
+  localparam logic [11:0] REG_HW_LUT_SLOTS      = 12'h02C;
   localparam logic [11:0] REG_CTRL              = 12'h040;
   localparam logic [11:0] REG_STATUS            = 12'h044;
   localparam logic [11:0] REG_CMD_M             = 12'h080;
@@ -245,7 +247,7 @@ package qacc_pkg;
   localparam logic [31:0] HW_UNITS_VALUE = 32'h0000_0003;
   localparam logic [31:0] HW_LATENCY_VALUE = 32'h0101_0104;
 
-  localparam int unsigned NUM_SRAMS = 5;  // the SRAM regions (3.1)
+  localparam int unsigned NUM_SRAMS = 6;  // the SRAM regions (3.1)
   // log2 of the bytes of one DMA unit of SRAM `sram` (data_movement.md 12): its word, or for the out SRAM
   // with OUT_INT32 = 0 one int8 entry. The last SRAM is the default arm (a BAD_SRAM id: unused).
   function automatic logic [3:0] dma_unit_log2(logic [SRAM_ID_W-1:0] sram, logic out_int32,
@@ -255,14 +257,19 @@ package qacc_pkg;
       SRAM_ID_W'(RegionB):    return 4'(cols_log2);
       SRAM_ID_W'(RegionBias): return 4'(cols_log2 + 2);
       SRAM_ID_W'(RegionRq):   return 4'(cols_log2 + 3);
-      default:                return out_int32 ? 4'(cols_log2 + 2) : 4'(cols_log2);
+      SRAM_ID_W'(RegionOut):  return out_int32 ? 4'(cols_log2 + 2) : 4'(cols_log2);
+      default:                return 4'd4;
     endcase
   endfunction
 
   // The widest SRAM word for rows x cols, in bytes: the DMA's SRAM port and mon_dma_be_o / mon_dma_wdata_o
   // (data_movement.md 18; arch::MaxSramWordBytes).
   function automatic int unsigned sram_word_bytes_max(int unsigned rows, int unsigned cols);
-    return (8 * cols > 1 * rows) ? 8 * cols : 1 * rows;
+    int unsigned widest;
+    widest = 8 * cols;
+    if (1 * rows > widest) widest = 1 * rows;
+    if (16 > widest) widest = 16;
+    return widest;
   endfunction
 
   // Register classes of the write rules (3): a write to a read-only register is an error, and so
@@ -270,10 +277,11 @@ package qacc_pkg;
   function automatic logic reg_read_only(logic [11:0] off);
     return off inside {REG_ID, REG_VERSION, REG_HW_ROWS, REG_HW_COLS, REG_HW_A_DEPTH, REG_HW_B_DEPTH,
                        REG_HW_BIAS_DEPTH, REG_HW_RQ_DEPTH, REG_HW_OUT_DEPTH, REG_HW_UNITS, REG_HW_LATENCY,
-                       REG_PERF_CYCLES, REG_PERF_MAC_BUSY, REG_PERF_RQ_BUSY, REG_PERF_OUT_WRITES, REG_PERF_FEED_STALL,
-                       REG_PERF_LUT_BUSY, REG_PERF_SMX_BUSY, REG_PERF_CMD_COUNT, REG_PERF_DMA_BUSY,
-                       REG_PERF_COMPUTE_BUSY, REG_PERF_DMA_WAIT, REG_PERF_COMPUTE_WAIT, REG_PERF_PORT_STALL,
-                       REG_PERF_RD_BEATS, REG_PERF_WR_BEATS, REG_Q_RETIRED, REG_Q_ERR_INDEX, REG_Q_TOKENS};
+                       REG_HW_LUT_SLOTS, REG_PERF_CYCLES, REG_PERF_MAC_BUSY, REG_PERF_RQ_BUSY, REG_PERF_OUT_WRITES,
+                       REG_PERF_FEED_STALL, REG_PERF_LUT_BUSY, REG_PERF_SMX_BUSY, REG_PERF_CMD_COUNT,
+                       REG_PERF_DMA_BUSY, REG_PERF_COMPUTE_BUSY, REG_PERF_DMA_WAIT, REG_PERF_COMPUTE_WAIT,
+                       REG_PERF_PORT_STALL, REG_PERF_RD_BEATS, REG_PERF_WR_BEATS, REG_Q_RETIRED, REG_Q_ERR_INDEX,
+                       REG_Q_TOKENS};
   endfunction
   function automatic logic reg_busy_locked(logic [11:0] off);
     return off inside {REG_CTRL, REG_CMD_M, REG_CMD_N, REG_CMD_K, REG_CMD_A_BASE, REG_CMD_B_BASE, REG_CMD_BIAS_BASE,
@@ -424,14 +432,15 @@ package qacc_pkg;
   } mon_q_t;  // 101 bits
   // END GENERATED monitors
 
-  // ---- SRAM windows (regions 0x1..0x5) as indices of the window buses of qacc_regs / qacc_top -------------------
-  localparam int unsigned NUM_WIN = 5;
+  // ---- SRAM windows (regions 0x1..0x6) as indices of the window buses of qacc_regs / qacc_top -------------------
+  localparam int unsigned NUM_WIN = 6;
   typedef enum logic [2:0] {
     WinA    = 3'd0,
     WinB    = 3'd1,
     WinBias = 3'd2,
     WinRq   = 3'd3,
-    WinOut  = 3'd4
+    WinOut  = 3'd4,
+    WinLut  = 3'd5
   } win_e;
 
 endpackage

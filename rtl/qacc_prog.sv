@@ -19,6 +19,7 @@ module qacc_prog
   parameter int unsigned BiasDepth      = 256,
   parameter int unsigned RqDepth        = 256,
   parameter int unsigned OutDepth       = 8192,
+  parameter int unsigned LutSlots       = 4,
   parameter int unsigned DataBytes      = 16,
   parameter int unsigned MaxOutstanding = 4,
   localparam int unsigned InflightW     = $clog2(MaxOutstanding + 1)
@@ -99,6 +100,7 @@ module qacc_prog
     .BiasDepth (BiasDepth),
     .RqDepth   (RqDepth),
     .OutDepth  (OutDepth),
+    .LutSlots  (LutSlots),
     .DataBytes (DataBytes)
   ) u_fetch (
     .clk_i,

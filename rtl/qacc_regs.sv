@@ -18,6 +18,7 @@ module qacc_regs
   parameter int unsigned BiasDepth = 256,
   parameter int unsigned RqDepth   = 256,
   parameter int unsigned OutDepth  = 8192,
+  parameter int unsigned LutSlots  = 4,
   parameter int unsigned AddrWidth = 24
 ) (
   input  logic                       clk_i,
@@ -113,6 +114,10 @@ module qacc_regs
       RegionW'(RegionOut): begin
         win          = WinOut;
         win_in_range = 32'(off) < OutDepth * 4 * NumCols;
+      end
+      RegionW'(RegionLut): begin
+        win          = WinLut;
+        win_in_range = 32'(off) < LUT_SLOT_WORDS * LutSlots * LUT_WORD_ENTRIES * LUT_ENTRY_BYTES;
       end
       default: is_win = 1'b0;  // registers, reserved LUT/softmax windows (absent in this version), unmapped
     endcase
@@ -306,6 +311,7 @@ module qacc_regs
       REG_HW_OUT_DEPTH:    reg_rdata = 32'(OutDepth);
       REG_HW_UNITS:        reg_rdata = HW_UNITS_VALUE;
       REG_HW_LATENCY:      reg_rdata = HW_LATENCY_VALUE;
+      REG_HW_LUT_SLOTS:    reg_rdata = 32'(LutSlots);
       REG_CTRL:            reg_rdata = 32'(irq_en_q) << CTRL_IRQ_EN_BIT;
       REG_STATUS:          reg_rdata = (32'(err_code_q) << STATUS_ERR_CODE_LSB) | (32'(error) << STATUS_ERROR_BIT) |
                                        (32'(done_q) << STATUS_DONE_BIT) | (32'(busy_i) << STATUS_BUSY_BIT);

@@ -1,9 +1,5 @@
-// One operand/result SRAM with its two users (spec 3, 3.1): the host window (32-bit accesses at byte
-// offsets, pstrb byte enables, only while the accelerator is idle) and the engine (whole words, only while a
-// command runs: STATUS.BUSY). `engine_sel_i` (= BUSY) picks the owner; qacc_regs answers a window access
-// during BUSY with pslverr and never forwards it, so the two never collide.
-//   host word w32 = off / 4 lands in SRAM word off / WordBytes, byte lanes 4 * (w32 mod (WordBytes / 4)) + 0..3.
-//   host read: request in cycle t, host_rdata_o valid in cycle t + 1 (the window's wait state).
+// One operand/result SRAM with its two users (spec 3, 3.1): the host window and the engine, picked by
+// `engine_sel_i` (= BUSY) in qacc_win_port, in front of a qacc_sram (read latency 1).
 module qacc_sram_win #(
   parameter int unsigned Depth     = 256,
   parameter int unsigned WordBytes = 4,
@@ -15,8 +11,8 @@ module qacc_sram_win #(
   input  logic                 engine_sel_i,
 
   // Host window: off_i is the byte offset inside the window, already range checked.
-  input  logic                 host_re_i,     // a host read of this window (qacc_regs: first access cycle)
-  input  logic                 host_we_i,     // a host write of this window
+  input  logic                 host_re_i,
+  input  logic                 host_we_i,
   input  logic [19:0]          host_off_i,
   input  logic [31:0]          host_wdata_i,
   input  logic [3:0]           host_wstrb_i,
@@ -32,42 +28,38 @@ module qacc_sram_win #(
   input  logic [Width-1:0]     eng_wdata_i
 );
 
-  localparam int unsigned SubWords = WordBytes / 4;  // 32-bit host words per SRAM word
-  localparam int unsigned SubW     = (SubWords > 1) ? $clog2(SubWords) : 1;
-  localparam int unsigned ByteW    = $clog2(WordBytes);  // byte-offset bits inside one SRAM word
-
   logic                 re, we;
-  logic [AddrW-1:0]     raddr, waddr, host_addr;
-  logic [WordBytes-1:0] be, host_be;
+  logic [AddrW-1:0]     raddr, waddr;
+  logic [WordBytes-1:0] be;
   logic [Width-1:0]     wdata, rdata;
-  logic [SubW-1:0]      host_sub, host_sub_q;
 
-  assign host_addr = host_off_i[ByteW +: AddrW];
-  assign host_sub  = (SubWords > 1) ? SubW'(host_off_i[19:2] & 18'(SubWords - 1)) : '0;
-
-  always_comb begin
-    for (int j = 0; j < int'(SubWords); j++) begin
-      host_be[4*j +: 4] = (SubW'(j) == host_sub) ? host_wstrb_i : 4'b0000;
-    end
-  end
-
-  always_comb begin
-    if (engine_sel_i) begin
-      re    = eng_re_i;
-      raddr = eng_raddr_i;
-      we    = eng_we_i;
-      waddr = eng_waddr_i;
-      be    = eng_be_i;
-      wdata = eng_wdata_i;
-    end else begin
-      re    = host_re_i;
-      raddr = host_addr;
-      we    = host_we_i;
-      waddr = host_addr;
-      be    = host_be;
-      wdata = {SubWords{host_wdata_i}};
-    end
-  end
+  qacc_win_port #(
+    .Depth     (Depth),
+    .WordBytes (WordBytes)
+  ) u_port (
+    .clk_i,
+    .rst_ni,
+    .engine_sel_i,
+    .host_re_i,
+    .host_we_i,
+    .host_off_i,
+    .host_wdata_i,
+    .host_wstrb_i,
+    .host_rdata_o,
+    .eng_re_i,
+    .eng_raddr_i,
+    .eng_we_i,
+    .eng_waddr_i,
+    .eng_be_i,
+    .eng_wdata_i,
+    .re_o    (re),
+    .raddr_o (raddr),
+    .rdata_i (rdata),
+    .we_o    (we),
+    .waddr_o (waddr),
+    .be_o    (be),
+    .wdata_o (wdata)
+  );
 
   qacc_sram #(
     .Depth     (Depth),
@@ -83,24 +75,6 @@ module qacc_sram_win #(
     .wdata_i (wdata)
   );
 
-  // The sub-word index of a host read travels with it to the data cycle (APB holds the address through the
-  // access, so it is sampled every cycle; not reset, spec 10).
-  always_ff @(posedge clk_i) begin
-    host_sub_q <= host_sub;
-  end
-
-  assign host_rdata_o = rdata[32*host_sub_q +: 32];
-  assign eng_rdata_o  = rdata;
-
-  // Offset bits above the SRAM (checked by qacc_regs) and below the 32-bit word are not used here.
-  logic unused_off;
-  assign unused_off = ^{host_off_i[1:0], host_off_i >> (ByteW + AddrW)};
-
-`ifndef SYNTHESIS
-  Params_A: assert property (@(posedge clk_i) WordBytes >= 4 && (WordBytes & (WordBytes - 1)) == 0 &&
-      Depth * WordBytes <= (1 << 20));
-  NoHostWhileEngine_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      engine_sel_i |-> !host_re_i && !host_we_i);
-`endif
+  assign eng_rdata_o = rdata;
 
 endmodule

@@ -1,4 +1,4 @@
-// qacc accelerator top (spec 2): APB4 register/window slave, controller, five SRAMs, MAC array and requant
+// qacc accelerator top (spec 2): APB4 register/window slave, controller, six SRAMs, MAC array and requant
 // unit; programs (data_movement.md 14-17): the program controller with its fetcher and queues, the DMA engine, MOVE,
 // and the AXI4-subset memory master port (15.1). The mon_*_o ports carry the beat-level interfaces of spec 8 and
 // data_movement.md 18 for co-simulation monitors; they are copies of internal signals, sampled after the rising
@@ -14,13 +14,16 @@ module qacc_top
   parameter int unsigned BiasDepth = 256,
   parameter int unsigned RqDepth   = 256,
   parameter int unsigned OutDepth  = 8192,
+  parameter int unsigned LutSlots  = 4,     // lut.slots: LUT table slots (lut.md 10.1)
   parameter int unsigned AddrWidth = 24,
   parameter int unsigned DataBytes      = 16,  // mem.data_bytes: D, bytes of a memory beat
   parameter int unsigned MaxOutstanding = 4,   // mem.max_outstanding: read bursts in flight
   localparam int unsigned RowIdxW  = $clog2(NumRows),
   localparam int unsigned OutBytes = 4 * NumCols,
   localparam int unsigned WordBytesMax = sram_word_bytes_max(NumRows, NumCols),
-  localparam int unsigned MoveBytes = (NumRows > NumCols) ? NumRows : NumCols
+  localparam int unsigned MoveBytes = (NumRows > NumCols) ? NumRows : NumCols,
+  localparam int unsigned LutAddrW  = $clog2(LUT_SLOT_WORDS * LutSlots),
+  localparam int unsigned LutWordBytes = LUT_WORD_ENTRIES * LUT_ENTRY_BYTES
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -125,6 +128,7 @@ module qacc_top
     .BiasDepth (BiasDepth),
     .RqDepth   (RqDepth),
     .OutDepth  (OutDepth),
+    .LutSlots  (LutSlots),
     .AddrWidth (AddrWidth)
   ) u_regs (
     .clk_i,
@@ -193,6 +197,7 @@ module qacc_top
     .BiasDepth      (BiasDepth),
     .RqDepth        (RqDepth),
     .OutDepth       (OutDepth),
+    .LutSlots       (LutSlots),
     .DataBytes      (DataBytes),
     .MaxOutstanding (MaxOutstanding)
   ) u_prog (
@@ -352,6 +357,7 @@ module qacc_top
   logic [NumCols-1:0][ACC_W-1:0]      bias_rdata;
   logic [NumCols-1:0][63:0]           rq_rdata;   // lane c: [31:0] multiplier, [37:32] shift (3.1)
   logic [OutBytes*8-1:0]              out_rdata;
+  logic [8*LutWordBytes-1:0]          lut_rdata;
   logic [NUM_SRAMS-1:0]               cmp_re, cmp_we, dma_re, dma_we;  // bit id - 1 per SRAM
   logic [CMD_BASE_W-1:0]              dma_addr;
   logic [WordBytesMax-1:0]            dma_be;
@@ -361,8 +367,9 @@ module qacc_top
   logic [8*MoveBytes-1:0]             move_wdata;
 
   // The compute engine's use of each SRAM port in this cycle (17.6): the DMA waits for a port it uses.
-  assign cmp_re = {move_re, rq_re, bias_re, b_re, a_re};
-  assign cmp_we = {out_we, 1'b0, 1'b0, move_we_b, move_we_a};
+  // The LUT table: no command reads it in this version (the LUT unit comes with its stage, lut.md 10.9).
+  assign cmp_re = {1'b0, move_re, rq_re, bias_re, b_re, a_re};
+  assign cmp_we = {1'b0, out_we, 1'b0, 1'b0, move_we_b, move_we_a};
 
   qacc_dma #(
     .NumRows        (NumRows),
@@ -410,7 +417,8 @@ module qacc_top
     .b_rdata_i     (b_rdata),
     .bias_rdata_i  (bias_rdata),
     .rq_rdata_i    (rq_rdata),
-    .out_rdata_i   (out_rdata)
+    .out_rdata_i   (out_rdata),
+    .lut_rdata_i   (lut_rdata)
   );
 
   qacc_move #(
@@ -480,6 +488,20 @@ module qacc_top
     .eng_we_i (out_we || dma_we[4]), .eng_waddr_i (out_we ? out_addr : OutAddrW'(dma_addr)),
     .eng_be_i (out_we ? out_be : dma_be[OutBytes-1:0]),
     .eng_wdata_i (out_we ? out_wdata : dma_wdata[8*OutBytes-1:0])
+  );
+
+  // The LUT table SRAM (lut.md 10.1, 10.2): the window and the DMA through port A of its copies. Its lookup lanes
+  // are idle until the LUT stage reads them.
+  logic [NumCols-1:0][8*LutWordBytes-1:0] unused_lut_lanes;
+
+  qacc_lut_sram #(.NumCols(NumCols), .Slots(LutSlots)) u_lut_sram (
+    .clk_i, .rst_ni, .engine_sel_i (busy),
+    .host_re_i (win_re[WinLut]), .host_we_i (win_we[WinLut]), .host_off_i (win_off), .host_wdata_i (win_wdata),
+    .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinLut]),
+    .eng_re_i (dma_re[5]), .eng_raddr_i (LutAddrW'(dma_addr)), .eng_rdata_o (lut_rdata),
+    .eng_we_i (dma_we[5]), .eng_waddr_i (LutAddrW'(dma_addr)), .eng_be_i (dma_be[LutWordBytes-1:0]),
+    .eng_wdata_i (dma_wdata[8*LutWordBytes-1:0]),
+    .lane_re_i (1'b0), .lane_addr_i ('0), .lane_rdata_o (unused_lut_lanes)
   );
 
   // The requant unit uses a tile's bias and rq words for R beats after their read (7); a DMA read of the same

@@ -256,9 +256,21 @@ class Spec:
         names = {e["name"] for e in self.errors + self.program_errors}
         for r in self.srams:
             s, where = r["sram"], f"region {r['name']} sram"
-            require(s["lanes"] in ("Rows", "Cols"), f"{where}: lanes must be Rows or Cols")
+            # Lanes: one per array row or column, or a fixed count (a constant: the LUT table's 8 entries).
+            fixed = s["lanes"] not in ("Rows", "Cols")
+            require(not fixed or s["lanes"] in self.values, f"{where}: lanes must be Rows, Cols or a constant")
+            s["fixed_lanes"] = self.values[s["lanes"]] if fixed else 0
+            require(not fixed or (s["fixed_lanes"] >= 1 and s["fixed_lanes"] & (s["fixed_lanes"] - 1) == 0),
+                    f"{where}: a fixed lane count must be a power of 2")
             require(s["lane_bytes"] in (1, 2, 4, 8), f"{where}: lane_bytes must be 1, 2, 4 or 8")
-            require(s["depth"] in self.param_names, f"{where}: depth must be a parameter")
+            # Depth: a parameter, or derived from one (the LUT table: LUT_SLOT_WORDS * LutSlots), checked at the
+            # parameters' defaults. Each depth has its own case in ArchConfig::depth (check_unit_registry.py).
+            depth_names = set(re.findall(r"[A-Za-z_]\w*", str(s["depth"])))
+            params = [p for p in self.parameters if p["name"] in depth_names]
+            defaults = {p["name"]: p["default"] for p in params if isinstance(p["default"], int)}
+            require(len(params) == 1 and len(defaults) == 1,
+                    f"{where}: depth must be a parameter or an expression of one parameter and constants")
+            require(evaluate(s["depth"], dict(self.values, **defaults), where) >= 1, f"{where}: depth below 1")
             require(s["range_error"] in names, f"{where}: unknown error code {s['range_error']}")
             require(s.get("int8_entries", 1) in (1, 2, 4), f"{where}: int8_entries must be 1, 2 or 4")
             require(r["id"] < 2 ** self.values["SRAM_ID_W"], f"{where}: id does not fit SRAM_ID_W")
@@ -604,24 +616,27 @@ def render_cpp(spec):
     out += cpp_enum("ErrCode", "uint8_t", [(e["code"], e["name"]) for e in errors])
 
     out += ["", "// ---- SRAMs (3.1; data_movement.md 12): the regions that hold one, their words and DMA units",
-            "enum class Lanes : uint8_t { kRows, kCols };",
+            "enum class Lanes : uint8_t { kRows, kCols, kFixed };",
             "struct SramInfo {"]
     out += aligned([("Region id;", "also its SRAM id in LOAD/STORE's SRAM and MOVE's DST"),
                     ("const char* name;", ""),
-                    ("Lanes lanes;", "a word holds one lane per array row or column"),
+                    ("Lanes lanes;", "a word holds one lane per array row or column, or fixed_lanes"),
+                    ("int fixed_lanes;", "the lanes of a Lanes::kFixed word, else 0"),
                     ("int lane_bytes;", ""),
-                    ("const char* depth;", "the parameter that gives its words"),
+                    ("const char* depth;", "its words: a parameter, or derived from one"),
                     ("ErrCode range_error;", "an access past its end"),
                     ("int int8_entries;", "int8 entries of `lanes` bytes per word (out: 4), else 1")], 100, "  ")
     out += ["};", "inline constexpr SramInfo kSrams[] = {"]
     for r in spec.srams:
         s = r["sram"]
-        out.append(f"    {{Region::k{camel(r['name'])}, \"{s['title']}\", Lanes::k{s['lanes']}, {s['lane_bytes']}, "
+        lanes = "Fixed" if s["fixed_lanes"] else s["lanes"]
+        out.append(f"    {{Region::k{camel(r['name'])}, \"{s['title']}\", Lanes::k{lanes}, {s['fixed_lanes']}, "
+                   f"{s['lane_bytes']}, "
                    f"\"{s['depth']}\", ErrCode::k{camel(s['range_error'])}, {s.get('int8_entries', 1)}}},")
     out += ["};",
             "// The bytes of a word of SRAM `s` for an array of rows x cols (3.1).",
             "constexpr int SramWordBytes(const SramInfo& s, int rows, int cols) {",
-            "  return (s.lanes == Lanes::kRows ? rows : cols) * s.lane_bytes;",
+            "  return (s.lanes == Lanes::kRows ? rows : s.lanes == Lanes::kCols ? cols : s.fixed_lanes) * s.lane_bytes;",
             "}",
             "// The widest SRAM word for rows x cols: the width in bytes of the DMA's SRAM port and of",
             "// mon_dma_be_o / mon_dma_wdata_o (qacc_pkg's sram_word_bytes_max).",
@@ -974,8 +989,10 @@ def render_sv(spec):
             "    unique case (sram)"]
 
     def log2_of(s, entries):
-        lanes = "rows_log2" if s["lanes"] == "Rows" else "cols_log2"
         extra = (s["lane_bytes"] // entries).bit_length() - 1
+        if s["fixed_lanes"]:
+            return f"4'd{(s['fixed_lanes'] * s['lane_bytes'] // entries).bit_length() - 1}"
+        lanes = "rows_log2" if s["lanes"] == "Rows" else "cols_log2"
         return f"4'({lanes}{f' + {extra}' if extra else ''})"
 
     arms = []
@@ -989,19 +1006,22 @@ def render_sv(spec):
     width = max(len(a) for a, _ in arms)
     out += [f"      {a:<{width}} return {v};" for a, v in arms]
     out += ["    endcase", "  endfunction"]
-    # The widest word: per lane kind (rows, cols) the widest lane, then the larger of the two products.
-    widest = {}
+    # The widest word: per lane kind (rows, cols) the widest lane, the widest fixed word, then the largest.
+    widest, fixed = {}, 0
     for r in srams:
-        kind = r["sram"]["lanes"]
-        widest[kind] = max(widest.get(kind, 0), r["sram"]["lane_bytes"])
-    terms = [f"{b} * {kind.lower()}" for kind, b in sorted(widest.items())]
-    expr = terms[0] if len(terms) == 1 else f"({terms[0]} > {terms[1]}) ? {terms[0]} : {terms[1]}"
-    require(len(terms) <= 2, "srams: lanes are Rows or Cols")
+        s = r["sram"]
+        if s["fixed_lanes"]:
+            fixed = max(fixed, s["fixed_lanes"] * s["lane_bytes"])
+        else:
+            widest[s["lanes"]] = max(widest.get(s["lanes"], 0), s["lane_bytes"])
+    terms = [f"{b} * {kind.lower()}" for kind, b in sorted(widest.items())] + ([str(fixed)] if fixed else [])
     out += ["", "  // The widest SRAM word for rows x cols, in bytes: the DMA's SRAM port and mon_dma_be_o / mon_dma_wdata_o",
             "  // (data_movement.md 18; arch::MaxSramWordBytes).",
             "  function automatic int unsigned sram_word_bytes_max(int unsigned rows, int unsigned cols);",
-            f"    return {expr};",
-            "  endfunction"]
+            "    int unsigned widest;",
+            f"    widest = {terms[0]};"]
+    out += [f"    if ({term} > widest) widest = {term};" for term in terms[1:]]
+    out += ["    return widest;", "  endfunction"]
     out += ["", "  // Register classes of the write rules (3): a write to a read-only register is an "
             "error, and so", "  // is a write to a busy-locked one (CTRL, CMD_*, Q_BASE, Q_COUNT) while BUSY.",
             "  function automatic logic reg_read_only(logic [11:0] off);"]

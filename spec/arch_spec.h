@@ -147,29 +147,32 @@ enum class ErrCode : uint8_t {
   kExtFault = 14,
   kDeadlock = 15,
   kBadSet = 16,
+  kLutRange = 37,
 };
 
 // ---- SRAMs (3.1; data_movement.md 12): the regions that hold one, their words and DMA units
-enum class Lanes : uint8_t { kRows, kCols };
+enum class Lanes : uint8_t { kRows, kCols, kFixed };
 struct SramInfo {
   Region id;            // also its SRAM id in LOAD/STORE's SRAM and MOVE's DST
   const char* name;
-  Lanes lanes;          // a word holds one lane per array row or column
+  Lanes lanes;          // a word holds one lane per array row or column, or fixed_lanes
+  int fixed_lanes;      // the lanes of a Lanes::kFixed word, else 0
   int lane_bytes;
-  const char* depth;    // the parameter that gives its words
+  const char* depth;    // its words: a parameter, or derived from one
   ErrCode range_error;  // an access past its end
   int int8_entries;     // int8 entries of `lanes` bytes per word (out: 4), else 1
 };
 inline constexpr SramInfo kSrams[] = {
-    {Region::kA, "A", Lanes::kRows, 1, "ADepth", ErrCode::kARange, 1},
-    {Region::kB, "B", Lanes::kCols, 1, "BDepth", ErrCode::kBRange, 1},
-    {Region::kBias, "bias", Lanes::kCols, 4, "BiasDepth", ErrCode::kBiasRange, 1},
-    {Region::kRq, "rq", Lanes::kCols, 8, "RqDepth", ErrCode::kRqRange, 1},
-    {Region::kOut, "out", Lanes::kCols, 4, "OutDepth", ErrCode::kOutRange, 4},
+    {Region::kA, "A", Lanes::kRows, 0, 1, "ADepth", ErrCode::kARange, 1},
+    {Region::kB, "B", Lanes::kCols, 0, 1, "BDepth", ErrCode::kBRange, 1},
+    {Region::kBias, "bias", Lanes::kCols, 0, 4, "BiasDepth", ErrCode::kBiasRange, 1},
+    {Region::kRq, "rq", Lanes::kCols, 0, 8, "RqDepth", ErrCode::kRqRange, 1},
+    {Region::kOut, "out", Lanes::kCols, 0, 4, "OutDepth", ErrCode::kOutRange, 4},
+    {Region::kLut, "LUT", Lanes::kFixed, 8, 2, "LUT_SLOT_WORDS * LutSlots", ErrCode::kLutRange, 1},
 };
 // The bytes of a word of SRAM `s` for an array of rows x cols (3.1).
 constexpr int SramWordBytes(const SramInfo& s, int rows, int cols) {
-  return (s.lanes == Lanes::kRows ? rows : cols) * s.lane_bytes;
+  return (s.lanes == Lanes::kRows ? rows : s.lanes == Lanes::kCols ? cols : s.fixed_lanes) * s.lane_bytes;
 }
 // The widest SRAM word for rows x cols: the width in bytes of the DMA's SRAM port and of
 // mon_dma_be_o / mon_dma_wdata_o (qacc_pkg's sram_word_bytes_max).
@@ -208,6 +211,7 @@ constexpr const char* ErrCodeName(ErrCode code) {
     case ErrCode::kExtFault: return "EXT_FAULT";
     case ErrCode::kDeadlock: return "DEADLOCK";
     case ErrCode::kBadSet: return "BAD_SET";
+    case ErrCode::kLutRange: return "LUT_RANGE";
   }
   return "?";
 }
@@ -225,6 +229,7 @@ inline constexpr uint32_t kHwRqDepth = 0x01C;
 inline constexpr uint32_t kHwOutDepth = 0x020;
 inline constexpr uint32_t kHwUnits = 0x024;
 inline constexpr uint32_t kHwLatency = 0x028;
+inline constexpr uint32_t kHwLutSlots = 0x02C;
 inline constexpr uint32_t kCtrl = 0x040;
 inline constexpr uint32_t kStatus = 0x044;
 inline constexpr uint32_t kCmdM = 0x080;
@@ -347,6 +352,7 @@ inline constexpr RegisterInfo kRegisters[] = {
     {reg::kHwOutDepth, "HW_OUT_DEPTH", Access::kRO, 0x0, 0x0, "OutDepth", false, false},
     {reg::kHwUnits, "HW_UNITS", Access::kRO, 0x0, 0x3, nullptr, false, false},
     {reg::kHwLatency, "HW_LATENCY", Access::kRO, 0x0, 0x0101'0104, nullptr, false, false},
+    {reg::kHwLutSlots, "HW_LUT_SLOTS", Access::kRO, 0x0, 0x0, "LutSlots", false, false},
     {reg::kCtrl, "CTRL", Access::kRW, 0x2, 0x0, nullptr, true, false},
     {reg::kStatus, "STATUS", Access::kW1C, 0x0, 0x0, nullptr, false, false},
     {reg::kCmdM, "CMD_M", Access::kRW, 0xFFFF, 0x0, nullptr, true, false},
@@ -413,6 +419,7 @@ inline constexpr ErrCodeInfo kProgramErrCodes[] = {
     {ErrCode::kExtFault, "EXT_FAULT"},
     {ErrCode::kDeadlock, "DEADLOCK"},
     {ErrCode::kBadSet, "BAD_SET"},
+    {ErrCode::kLutRange, "LUT_RANGE"},
 };
 
 // A unit's kind (units.md 20).

@@ -32,7 +32,7 @@ def read_configs(source_dir, names=None):
         s = c["sram"]
         params = [f"-GNumRows={c['array']['rows']}", f"-GNumCols={c['array']['cols']}",
                   f"-GADepth={s['a_depth']}", f"-GBDepth={s['b_depth']}", f"-GBiasDepth={s['bias_depth']}",
-                  f"-GRqDepth={s['rq_depth']}", f"-GOutDepth={s['out_depth']}",
+                  f"-GRqDepth={s['rq_depth']}", f"-GOutDepth={s['out_depth']}", f"-GLutSlots={c['lut']['slots']}",
                   f"-GDataBytes={c['mem']['data_bytes']}", f"-GMaxOutstanding={c['mem']['max_outstanding']}"]
         configs.append(Config(name, path, params))
     return configs

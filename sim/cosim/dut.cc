@@ -7,9 +7,9 @@
 namespace qacc::cosim {
 
 // One factory per build (generated rtl_variant_<name>.cc files).
-#define QACC_COSIM_VARIANT(name, config, traced, coverage, mutants, rows, cols, a, b, bias, rq, out, d, \
-                           outstanding)                                                           \
-  std::unique_ptr<Dut> MakeDut_##name(const DutVariant& variant, int64_t mutant,                  \
+#define QACC_COSIM_VARIANT(name, config, traced, coverage, mutants, rows, cols, a, b, bias, rq, \
+                           out, lut, d, outstanding)                                            \
+  std::unique_ptr<Dut> MakeDut_##name(const DutVariant& variant, int64_t mutant,                \
                                       uint64_t power_on_seed, const ExtMemSettings& ext);
 #include "rtl_variants.inc"
 #undef QACC_COSIM_VARIANT
@@ -25,9 +25,10 @@ struct Entry {
 
 const std::vector<Entry>& Entries() {
   static const std::vector<Entry> entries = {
-#define QACC_COSIM_VARIANT(name, config, traced, coverage, mutants, rows, cols, a, b, bias, rq, out, d, \
-                           outstanding)                                                           \
-  {{#name, config, traced != 0, coverage != 0, mutants, rows, cols, a, b, bias, rq, out, d, outstanding}, \
+#define QACC_COSIM_VARIANT(name, config, traced, coverage, mutants, rows, cols, a, b, bias, rq,  \
+                           out, lut, d, outstanding)                                             \
+  {{#name, config, traced != 0, coverage != 0, mutants, rows, cols, a, b, bias, rq, out, lut, d, \
+    outstanding},                                                                                \
    &MakeDut_##name},
 #include "rtl_variants.inc"
 #undef QACC_COSIM_VARIANT
@@ -38,14 +39,16 @@ const std::vector<Entry>& Entries() {
 bool Matches(const DutVariant& v, const arch::ArchConfig& c) {
   return v.rows == c.rows && v.cols == c.cols && v.a_depth == c.a_depth && v.b_depth == c.b_depth &&
          v.bias_depth == c.bias_depth && v.rq_depth == c.rq_depth && v.out_depth == c.out_depth &&
-         v.data_bytes == c.mem_data_bytes && v.max_outstanding == c.mem_max_outstanding;
+         v.lut_slots == c.lut_slots && v.data_bytes == c.mem_data_bytes &&
+         v.max_outstanding == c.mem_max_outstanding;
 }
 
 }  // namespace
 
 std::string DutVariant::Describe() const {
-  return fmt::format("{} ({}x{}, A {}, B {}, bias {}, rq {}, out {}, D {}, {} reads)", name, rows, cols,
-                     a_depth, b_depth, bias_depth, rq_depth, out_depth, data_bytes, max_outstanding);
+  return fmt::format("{} ({}x{}, A {}, B {}, bias {}, rq {}, out {}, {} LUT slots, D {}, {} reads)",
+                     name, rows, cols, a_depth, b_depth, bias_depth, rq_depth, out_depth, lut_slots,
+                     data_bytes, max_outstanding);
 }
 
 ExtMemSettings ExtMemSettingsOf(const arch::ArchConfig& config) {

@@ -98,8 +98,9 @@ struct DutVariant {
   int64_t mutants = 0;    // a mutant schemata of that many mutants (qacc validate), 0 for the design itself
   int rows = 0, cols = 0;
   uint32_t a_depth = 0, b_depth = 0, bias_depth = 0, rq_depth = 0, out_depth = 0;
+  int lut_slots = 0;                        // lut.slots
   int data_bytes = 0, max_outstanding = 0;  // memory port (mem.*)
-  // "default (8x8, A 8192, B 8192, bias 256, rq 256, out 8192, D 16, 4 reads)"
+  // "default (8x8, A 8192, B 8192, bias 256, rq 256, out 8192, 4 LUT slots, D 16, 4 reads)"
   std::string Describe() const;
 };
 
@@ -126,10 +127,12 @@ class Dut {
   virtual model::ExtMemory& ext_memory() = 0;
   virtual const model::AxiMasterOut& axi_master() const = 0;
 
-  // Backdoor: the whole content of an SRAM (A, B, bias, rq, out) as its window image, resized by
-  // the caller to depth * word bytes (the rq SRAM holds each shift word as written; only bits
-  // [5:0] are defined, spec 3.1).
-  virtual void ReadSram(arch::Region region, std::vector<uint8_t>& image) const = 0;
+  // Backdoor: the whole content of an SRAM (A, B, bias, rq, out, LUT table) as its window image,
+  // resized by the caller to depth * word bytes (the rq SRAM holds each shift word as written; only
+  // bits [5:0] are defined, spec 3.1). An SRAM stored in several copies (the LUT table's
+  // ceil(C / 2) dual-port copies, lut.md 10.2) has SramCopies of them, each read by `copy`.
+  virtual int SramCopies(arch::Region region) const = 0;
+  virtual void ReadSram(arch::Region region, int copy, std::vector<uint8_t>& image) const = 0;
 
   // Traced variants only (throws std::logic_error otherwise): opens an FST file; the cycles between
   // SetTracing(true) and SetTracing(false) are dumped.

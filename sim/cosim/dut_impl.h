@@ -55,6 +55,7 @@ class DutImpl final : public Dut {
     ZeroWords(root.qacc_top__DOT__u_bias_sram__DOT__u_sram__DOT__mem_q);
     ZeroWords(root.qacc_top__DOT__u_rq_sram__DOT__u_sram__DOT__mem_q);
     ZeroWords(root.qacc_top__DOT__u_out_sram__DOT__u_sram__DOT__mem_q);
+    ZeroWords(root.qacc_top__DOT__u_lut_sram__DOT__mem_q);  // every copy
     top_->clk_i = 0;
     top_->rst_ni = 1;
     // Settle with reset released, so that the first SetReset(true) is a falling edge of rst_ni that
@@ -116,8 +117,15 @@ class DutImpl final : public Dut {
   model::ExtMemory& ext_memory() override { return memory_; }
   const model::AxiMasterOut& axi_master() const override { return bridge_.master(); }
 
-  void ReadSram(arch::Region region, std::vector<uint8_t>& image) const override {
+  int SramCopies(arch::Region region) const override {
+    return region == arch::Region::kLut ? (variant_.cols + 1) / 2 : 1;
+  }
+
+  void ReadSram(arch::Region region, int copy, std::vector<uint8_t>& image) const override {
     const auto& root = *top_->rootp;
+    if (copy < 0 || copy >= SramCopies(region)) {
+      throw std::logic_error("Dut::ReadSram: no copy " + std::to_string(copy));
+    }
     switch (region) {
       case arch::Region::kA:
         return CopyWords(root.qacc_top__DOT__u_a_sram__DOT__u_sram__DOT__mem_q, image);
@@ -129,6 +137,8 @@ class DutImpl final : public Dut {
         return CopyWords(root.qacc_top__DOT__u_rq_sram__DOT__u_sram__DOT__mem_q, image);
       case arch::Region::kOut:
         return CopyWords(root.qacc_top__DOT__u_out_sram__DOT__u_sram__DOT__mem_q, image);
+      case arch::Region::kLut:
+        return CopyWords(root.qacc_top__DOT__u_lut_sram__DOT__mem_q[size_t(copy)], image);
       default:
         throw std::logic_error("Dut::ReadSram: region has no SRAM");
     }

@@ -126,22 +126,27 @@ void CompareSrams(const arch::ArchConfig& config, const model::Srams& model, con
                   int64_t cycle, std::vector<uint8_t>& scratch, Scoreboard& scoreboard) {
   for (const arch::SramInfo& sram : arch::kSrams) {
     const std::vector<uint8_t>& want = model.image(sram.id);
-    scratch.assign(want.size(), 0);
-    dut.ReadSram(sram.id, scratch);
     const size_t word_bytes = model::SramWordBytes(config, uint8_t(sram.id));
-    for (size_t w = 0; w < want.size() / word_bytes; ++w) {
-      for (size_t j = 0; j < word_bytes; ++j) {
-        const size_t at = w * word_bytes + j;
-        const uint8_t mask = SramDefinedBits(sram.id, j);
-        if (((want[at] ^ scratch[at]) & mask) == 0) continue;
-        Mismatch m;
-        m.cycle = cycle;
-        m.unit = CheckUnitName(CheckUnit::kSram);
-        m.what = fmt::format("{} SRAM word {:#x} byte {}", sram.name, w, j);
-        m.expected = fmt::format("{:#04x}", want[at] & mask);
-        m.actual = fmt::format("{:#04x}", scratch[at] & mask);
-        scoreboard.Record(CheckUnit::kSram, m);
-        break;
+    const int copies = dut.SramCopies(sram.id);
+    for (int copy = 0; copy < copies; ++copy) {  // every copy holds the whole SRAM (lut.md 10.2)
+      scratch.assign(want.size(), 0);
+      dut.ReadSram(sram.id, copy, scratch);
+      for (size_t w = 0; w < want.size() / word_bytes; ++w) {
+        for (size_t j = 0; j < word_bytes; ++j) {
+          const size_t at = w * word_bytes + j;
+          const uint8_t mask = SramDefinedBits(sram.id, j);
+          if (((want[at] ^ scratch[at]) & mask) == 0) continue;
+          Mismatch m;
+          m.cycle = cycle;
+          m.unit = CheckUnitName(CheckUnit::kSram);
+          m.what = copies > 1
+                       ? fmt::format("{} SRAM copy {} word {:#x} byte {}", sram.name, copy, w, j)
+                       : fmt::format("{} SRAM word {:#x} byte {}", sram.name, w, j);
+          m.expected = fmt::format("{:#04x}", want[at] & mask);
+          m.actual = fmt::format("{:#04x}", scratch[at] & mask);
+          scoreboard.Record(CheckUnit::kSram, m);
+          break;
+        }
       }
     }
   }

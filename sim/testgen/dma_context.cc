@@ -35,11 +35,7 @@ Descriptor LongGemm(Context& c, int mb, int nb, int k) {
   return golden::EncodeGemm(f, golden::Header{});
 }
 
-ErrCode RangeCode(uint32_t sram) {
-  static constexpr ErrCode kCodes[] = {ErrCode::kARange, ErrCode::kBRange, ErrCode::kBiasRange,
-                                       ErrCode::kRqRange, ErrCode::kOutRange};
-  return kCodes[sram - 1];
-}
+ErrCode RangeCode(uint32_t sram) { return arch::FindSram(sram)->range_error; }
 
 void RequireError(const Context& c, const Descriptor& bad, ErrCode want) {
   const golden::ProgramError got = golden::Validate(c.g, bad);

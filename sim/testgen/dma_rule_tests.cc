@@ -197,10 +197,7 @@ std::vector<Breaker<golden::DmaFields>> DmaBreakers(Context& c, uint32_t sram, i
   using F = golden::DmaFields;
   return {
       ZeroCount<F>(zero),
-      {ErrCode::kBadSram,
-       [&rng](F& f) {
-         f.sram = rng.Pick<uint32_t>({0, 6, 7, 8, 15});  // 8..15: the bit version 2.0 added
-       }},
+      {ErrCode::kBadSram, [&rng](F& f) { f.sram = BadSramId(rng); }},
       {RangeCode(sram),
        [&g](F& f) {
          f.sram_base = uint32_t(golden::SramUnits(g, f.sram, f.out_int32) - f.count0 + 1);
@@ -477,7 +474,7 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
   }
   for (const Op op : {Op::kLoad, Op::kStore}) {
     golden::DmaFields f;
-    f.sram = rng.Pick<uint32_t>({0, 6, 7, 8, 15});  // 8..15: the bit version 2.0 added
+    f.sram = BadSramId(rng);
     f.sram_base = uint32_t(past_every_sram);
     bad.push_back({golden::EncodeDma(op, f, {}), ErrCode::kBadSram,
                    fmt::format("{} failing BAD_SRAM with SRAM_BASE past every SRAM's end",

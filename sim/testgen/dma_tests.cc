@@ -245,7 +245,7 @@ Descriptor IllegalDescriptor(Context& c, ErrCode code) {
         m.dst = rng.Pick<uint32_t>({0, 3, 4, 5, 7, 10});
         return golden::EncodeMove(m, {});
       }
-      f.sram = rng.Pick<uint32_t>({0, 6, 7, 8, 15});  // 8..15: the bit version 2.0 added
+      f.sram = BadSramId(rng);
       return golden::EncodeDma(op, f, {});
     }
     case ErrCode::kExtAlign: {

@@ -23,6 +23,14 @@ namespace qacc::sim {
 // random one.
 inline constexpr int kNumSrams = int(std::size(arch::kSrams));
 inline uint32_t SramId(int i) { return uint32_t(arch::kSrams[i].id); }
+// An SRAM id no SRAM has (BAD_SRAM): 0, or above the last SRAM's up to 15 (8..15: the bit version
+// 2.0 added).
+inline uint32_t BadSramId(Rng& rng) {
+  const auto last = uint32_t(arch::kSrams[kNumSrams - 1].id);
+  return rng.Chance(25)
+             ? 0u
+             : rng.Pick<uint32_t>({last + 1, 8, 15, uint32_t(rng.Uniform(last + 1, 15))});
+}
 inline uint32_t RandomSram(Rng& rng) { return SramId(int(rng.Uniform(0, kNumSrams - 1))); }
 using model::kSramA;
 using model::kSramBias;

@@ -8,7 +8,7 @@
 //  * every transaction gets exactly the spec's response status: TLM_BURST_ERROR_RESPONSE for a
 //    payload that is not one 32-bit word (data length != 4 or streaming width < 4), OK for
 //    TLM_IGNORE_COMMAND, TLM_ADDRESS_ERROR_RESPONSE for an unmapped address (>= 2^24, region 0 at
-//    or above 0x1000, the reserved windows, regions 6-15), TLM_GENERIC_ERROR_RESPONSE
+//    or above 0x1000, the reserved windows, regions 7-15), TLM_GENERIC_ERROR_RESPONSE
 //    for an SRAM window offset beyond the SRAM, any window access or CMD_*/CTRL write while BUSY,
 //    and a write to a read-only register; OK otherwise;
 //  * the annotated delay ends the transfer's last cycle: setup in cycle ceil(t / period), 2 cycles
@@ -59,21 +59,56 @@ const sc_core::sc_time kPeriod(kPeriodNs, sc_core::SC_NS);
 // ---- The spec, written out (docs/architecture.md 3.1 - 3.3, 4, 7)
 constexpr uint64_t kAddrLimit = uint64_t{1} << 24;
 constexpr uint32_t kRegsMapped = 0x1000;  // region 0: registers, reserved and unit blocks below
+constexpr int kLastWindow = 6;            // regions 1..6: A, B, bias, rq, out, LUT table
 enum Reg : uint32_t {
-  kId = 0x000, kVersion = 0x004, kHwRows = 0x008, kHwCols = 0x00C, kHwADepth = 0x010,
-  kHwBDepth = 0x014, kHwBiasDepth = 0x018, kHwRqDepth = 0x01C, kHwOutDepth = 0x020,
-  kHwUnits = 0x024, kHwLatency = 0x028, kCtrl = 0x040, kStatus = 0x044, kCmdM = 0x080,
-  kCmdN = 0x084, kCmdK = 0x088, kCmdABase = 0x08C, kCmdBBase = 0x090, kCmdBiasBase = 0x094,
-  kCmdRqBase = 0x098, kCmdOutBase = 0x09C, kCmdMode = 0x0A0, kCmdZpAb = 0x0A4, kCmdZpOut = 0x0A8,
-  kCmdClampMin = 0x0AC, kCmdClampMax = 0x0B0, kCmdMult = 0x0B4, kCmdShift = 0x0B8, kCmdOp = 0x0BC,
-  kPerfCycles = 0x100, kPerfMacBusy = 0x104, kPerfRqBusy = 0x108, kPerfOutWrites = 0x10C,
-  kPerfFeedStall = 0x110, kPerfLutBusy = 0x114, kPerfSmxBusy = 0x118, kPerfCmdCount = 0x11C,
+  kId = 0x000,
+  kVersion = 0x004,
+  kHwRows = 0x008,
+  kHwCols = 0x00C,
+  kHwADepth = 0x010,
+  kHwBDepth = 0x014,
+  kHwBiasDepth = 0x018,
+  kHwRqDepth = 0x01C,
+  kHwOutDepth = 0x020,
+  kHwUnits = 0x024,
+  kHwLatency = 0x028,
+  kHwLutSlots = 0x02C,
+  kCtrl = 0x040,
+  kStatus = 0x044,
+  kCmdM = 0x080,
+  kCmdN = 0x084,
+  kCmdK = 0x088,
+  kCmdABase = 0x08C,
+  kCmdBBase = 0x090,
+  kCmdBiasBase = 0x094,
+  kCmdRqBase = 0x098,
+  kCmdOutBase = 0x09C,
+  kCmdMode = 0x0A0,
+  kCmdZpAb = 0x0A4,
+  kCmdZpOut = 0x0A8,
+  kCmdClampMin = 0x0AC,
+  kCmdClampMax = 0x0B0,
+  kCmdMult = 0x0B4,
+  kCmdShift = 0x0B8,
+  kCmdOp = 0x0BC,
+  kPerfCycles = 0x100,
+  kPerfMacBusy = 0x104,
+  kPerfRqBusy = 0x108,
+  kPerfOutWrites = 0x10C,
+  kPerfFeedStall = 0x110,
+  kPerfLutBusy = 0x114,
+  kPerfSmxBusy = 0x118,
+  kPerfCmdCount = 0x11C,
   // Programs (data_movement.md 14.1, 17.8): the only program run here has Q_COUNT = 0 (BAD_SHAPE at
   // launch, DONE a cycle later: an illegal command's timing), so the program counters and Q_RETIRED
   // .. Q_TOKENS read 0. A RUN with Q_COUNT > 0 would fetch from the external memory, whose timing
   // this harness does not model: its RUN bit is cleared before the write goes out (programs are
   // checked cycle by cycle by the lockstep suites dma and program).
-  kPerfDmaBusy = 0x120, kPerfWrBeats = 0x138, kQBase = 0x180, kQCount = 0x184, kQRetired = 0x188,
+  kPerfDmaBusy = 0x120,
+  kPerfWrBeats = 0x138,
+  kQBase = 0x180,
+  kQCount = 0x184,
+  kQRetired = 0x188,
   kQTokens = 0x190,
 };
 constexpr uint32_t kCtrlRunBit = 4;  // CTRL.RUN wins over START
@@ -92,7 +127,7 @@ uint32_t CmdMask(uint32_t offset) {
 }
 bool IsCmd(uint32_t offset) { return offset >= kCmdM && offset <= kCmdOp; }
 bool IsReadOnly(uint32_t offset) {
-  return offset <= kHwLatency || (offset >= kPerfCycles && offset <= kPerfWrBeats) ||
+  return offset <= kHwLutSlots || (offset >= kPerfCycles && offset <= kPerfWrBeats) ||
          (offset >= kQRetired && offset <= kQTokens);
 }
 bool IsQueueSetup(uint32_t offset) { return offset == kQBase || offset == kQCount; }
@@ -120,7 +155,9 @@ struct Perf {
 // The harness's own model of one device.
 struct Expected {
   explicit Expected(const arch::ArchConfig& c) : config(c) {
-    for (int r = 1; r <= 5; ++r) sram[r].assign(WindowBytes(r), 0), known[r].assign(WindowBytes(r), 1);
+    for (int r = 1; r <= kLastWindow; ++r) {
+      sram[r].assign(WindowBytes(r), 0), known[r].assign(WindowBytes(r), 1);
+    }
   }
   arch::ArchConfig config;
   uint32_t cmd[16] = {};  // CMD_M .. CMD_OP as stored
@@ -133,8 +170,8 @@ struct Expected {
   bool legal = false;
   int64_t launch_cycle = 0, done_cycle = 0;
   Perf perf;  // final values of the last command
-  std::vector<uint8_t> sram[6];
-  std::vector<uint8_t> known[6];  // out: bytes a command wrote are unknown until read
+  std::vector<uint8_t> sram[kLastWindow + 1];
+  std::vector<uint8_t> known[kLastWindow + 1];  // out: bytes a command wrote are unknown until read
 
   uint32_t WordBytes(int region) const {
     switch (region) {
@@ -142,12 +179,19 @@ struct Expected {
       case 2: return uint32_t(config.cols);
       case 3: return 4u * config.cols;
       case 4: return 8u * config.cols;
+      case 6:
+        return 16;  // the LUT table: 8 entries of 16 bits (lut.md 10.1)
       default: return 4u * config.cols;
     }
   }
   uint32_t Depth(int region) const {
-    const uint32_t depths[] = {0, config.a_depth, config.b_depth, config.bias_depth,
-                               config.rq_depth, config.out_depth};
+    const uint32_t depths[] = {0,
+                               config.a_depth,
+                               config.b_depth,
+                               config.bias_depth,
+                               config.rq_depth,
+                               config.out_depth,
+                               32u * uint32_t(config.lut_slots)};  // 32 words per LUT slot
     return depths[region];
   }
   uint32_t WindowBytes(int region) const { return Depth(region) * WordBytes(region); }
@@ -326,22 +370,22 @@ class Session {
     }
     const bool read = command == tlm::TLM_READ_COMMAND;
     const int region = addr < kAddrLimit ? int((addr >> 20) & 0xF) : -1;
-    const bool window = region >= 1 && region <= 5;
+    const bool window = region >= 1 && region <= kLastWindow;
     const int64_t setup = Cycle(now + local_);
     const int64_t complete = setup + (read && window ? 2 : 1);
     x_.AdvanceTo(complete);
     const auto offset = uint32_t(addr & 0xFFFFC);
 
     tlm::tlm_response_status expected = tlm::TLM_OK_RESPONSE;
-    if (region < 0 || (region == 0 && offset >= kRegsMapped) || region > 5) {
+    if (region < 0 || (region == 0 && offset >= kRegsMapped) || region > kLastWindow) {
       expected = tlm::TLM_ADDRESS_ERROR_RESPONSE;
     } else if (window) {
       if (offset >= x_.WindowBytes(region) || x_.Busy(complete)) {
         expected = tlm::TLM_GENERIC_ERROR_RESPONSE;
       }
-    } else if (!read && (IsReadOnly(offset) ||
-                         ((IsCmd(offset) || offset == kCtrl || IsQueueSetup(offset)) &&
-                          x_.Busy(complete)))) {
+    } else if (!read &&
+               (IsReadOnly(offset) || ((IsCmd(offset) || offset == kCtrl || IsQueueSetup(offset)) &&
+                                       x_.Busy(complete)))) {
       expected = tlm::TLM_GENERIC_ERROR_RESPONSE;
     }
     FUZZ_CHECK(status == expected, "{}: {}, expected {}", what, StatusName(status),
@@ -427,6 +471,9 @@ class Session {
       case kHwOutDepth: expected = c.out_depth; break;
       case kHwUnits: expected = 0x3; break;
       case kHwLatency: expected = 0x01010104; break;
+      case kHwLutSlots:
+        expected = uint32_t(c.lut_slots);
+        break;
       case kCtrl: expected = x_.irq_en ? 0x2 : 0; break;
       case kQBase: expected = x_.q_base; break;
       case kQCount: expected = x_.q_count; break;
@@ -499,7 +546,7 @@ class Session {
     for (uint32_t offset : {uint32_t{kQBase}, uint32_t{kQCount}}) {
       Transfer(tlm::TLM_WRITE_COMMAND, offset, 0, 4, 4, nullptr);
     }
-    for (int r = 1; r <= 5; ++r) {
+    for (int r = 1; r <= kLastWindow; ++r) {
       auto& image = dut_.state().srams().image(static_cast<arch::Region>(r));
       std::fill(image.begin(), image.end(), 0);
       std::fill(x_.sram[r].begin(), x_.sram[r].end(), 0);
@@ -584,6 +631,7 @@ arch::ArchConfig TinyConfig() {
   c.bias_depth = 2;
   c.rq_depth = 1;
   c.out_depth = 4;
+  c.lut_slots = 1;  // a 512-byte LUT table window
   return c;
 }
 

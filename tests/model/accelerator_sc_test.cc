@@ -48,7 +48,7 @@ TEST(Accelerator, RegistersAndBusErrors) {
     EXPECT_EQ(e.status(), BusStatus::kGenericError);
   }
   EXPECT_THROW(acc.ReadRegister(0x1000), BusError) << "region 0 above 0xFFF is unmapped";
-  const BusResponse unmapped = acc.Read(arch::kLutBase);
+  const BusResponse unmapped = acc.Read(arch::kSmxBase);
   EXPECT_EQ(unmapped.status, BusStatus::kAddressError);
   EXPECT_EQ(unmapped.data, 0u);
 
@@ -85,7 +85,7 @@ TEST(Accelerator, MemoryLoadAndDump) {
   const int64_t before = acc.cycle();
   EXPECT_THROW(acc.LoadMemory(arch::Region::kBias, top - 2, {1, 2, 3}), std::out_of_range);
   EXPECT_THROW(acc.DumpMemory(arch::Region::kRegs, 0, 4), std::invalid_argument);
-  EXPECT_THROW(acc.MemoryBytes(arch::Region::kLut), std::invalid_argument);
+  EXPECT_THROW(acc.MemoryBytes(arch::Region::kSmx), std::invalid_argument);
   EXPECT_EQ(acc.cycle(), before) << "refused before any transfer";
   EXPECT_EQ(acc.DumpMemory(arch::Region::kBias).size(), top);
 }

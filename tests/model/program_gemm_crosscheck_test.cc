@@ -33,6 +33,7 @@ AccelGeometry GeometryOf(const arch::ArchConfig& config) {
   g.rows = config.rows, g.cols = config.cols;
   g.a_depth = config.a_depth, g.b_depth = config.b_depth, g.bias_depth = config.bias_depth;
   g.rq_depth = config.rq_depth, g.out_depth = config.out_depth;
+  g.lut_slots = config.lut_slots;
   return g;
 }
 
@@ -246,13 +247,17 @@ TEST_P(ProgramGemmCrosscheck, DmaBytesEqualHostWindowAccess) {
   const arch::ArchConfig config = testing::Config(GetParam());
   const AccelGeometry g = GeometryOf(config);
   std::mt19937 rng(5);
-  const arch::Region regions[] = {arch::Region::kA, arch::Region::kB, arch::Region::kBias,
-                                  arch::Region::kRq, arch::Region::kOut};
-  for (uint32_t sram = 1; sram <= 5; ++sram) {
+  const arch::Region regions[] = {arch::Region::kA,  arch::Region::kB,   arch::Region::kBias,
+                                  arch::Region::kRq, arch::Region::kOut, arch::Region::kLut};
+  for (uint32_t sram = 1; sram <= 6; ++sram) {
     const arch::Region region = regions[sram - 1];
-    // Section 12's units (out: int32 words).
+    // Section 12's units (out: int32 words; the LUT table: 8 16-bit entries).
     const uint32_t rows = g.rows, cols = g.cols;
-    const uint32_t unit = sram == 1 ? rows : sram == 2 ? cols : sram == 4 ? 8 * cols : 4 * cols;
+    const uint32_t unit = sram == 1   ? rows
+                          : sram == 2 ? cols
+                          : sram == 4 ? 8 * cols
+                          : sram == 6 ? 16
+                                      : 4 * cols;
     const uint32_t units = 12;
     golden::DmaFields f;
     f.sram = sram, f.out_int32 = true, f.count0 = units, f.sram_base = 3;

@@ -46,14 +46,15 @@ inline golden::AccelGeometry GeometryOf(const arch::ArchConfig& c) {
   g.bias_depth = c.bias_depth;
   g.rq_depth = c.rq_depth;
   g.out_depth = c.out_depth;
+  g.lut_slots = c.lut_slots;
   return g;
 }
 
-// The memories a program runs on: the external memory and the five SRAM images (window layout,
+// The memories a program runs on: the external memory and the six SRAM images (window layout,
 // as golden::MachineState and model::Srams hold them).
 struct Images {
   golden::MemoryImage ext;
-  std::vector<uint8_t> a, b, bias, rq, out;
+  std::vector<uint8_t> a, b, bias, rq, out, lut;
 
   Images(const arch::ArchConfig& config, size_t ext_bytes)
       : ext(ext_bytes),
@@ -61,9 +62,11 @@ struct Images {
         b(size_t(config.b_depth) * config.b_word_bytes()),
         bias(size_t(config.bias_depth) * config.bias_word_bytes()),
         rq(size_t(config.rq_depth) * config.rq_word_bytes()),
-        out(size_t(config.out_depth) * config.out_word_bytes()) {}
+        out(size_t(config.out_depth) * config.out_word_bytes()),
+        lut(size_t(config.depth(arch::Region::kLut)) * config.lut_word_bytes()) {}
   bool operator==(const Images& o) const {
-    return ext == o.ext && a == o.a && b == o.b && bias == o.bias && rq == o.rq && out == o.out;
+    return ext == o.ext && a == o.a && b == o.b && bias == o.bias && rq == o.rq && out == o.out &&
+           lut == o.lut;
   }
 };
 
@@ -99,6 +102,7 @@ inline ModelOutcome RunModel(const arch::ArchConfig& config, const Images& in,
   srams.image(arch::Region::kBias) = in.bias;
   srams.image(arch::Region::kRq) = in.rq;
   srams.image(arch::Region::kOut) = in.out;
+  srams.image(arch::Region::kLut) = in.lut;
   ModelOutcome o{{}, in, {}, {}};
   ProgramRunOptions options;
   options.skip_idle = skip;
@@ -110,6 +114,7 @@ inline ModelOutcome RunModel(const arch::ArchConfig& config, const Images& in,
   o.images.bias = srams.image(arch::Region::kBias);
   o.images.rq = srams.image(arch::Region::kRq);
   o.images.out = srams.image(arch::Region::kOut);
+  o.images.lut = srams.image(arch::Region::kLut);
   o.violation = memory.violation();
   return o;
 }
@@ -138,6 +143,7 @@ GoldenOutcome RunGoldenOn(const arch::ArchConfig& config, const Images& in, Run 
   state.bias = in.bias;
   state.rq = in.rq;
   state.out = in.out;
+  state.lut = in.lut;
   GoldenOutcome o{run(state), in};
   o.images.ext = state.ext;
   o.images.a = state.a;
@@ -145,6 +151,7 @@ GoldenOutcome RunGoldenOn(const arch::ArchConfig& config, const Images& in, Run 
   o.images.bias = state.bias;
   o.images.rq = state.rq;
   o.images.out = state.out;
+  o.images.lut = state.lut;
   return o;
 }
 
@@ -202,6 +209,8 @@ inline void ExpectMatchesGolden(const ModelOutcome& m, const GoldenOutcome& g,
       << what << ": rq " << FirstDifference(m.images.rq, g.images.rq);
   EXPECT_TRUE(m.images.out == g.images.out)
       << what << ": out " << FirstDifference(m.images.out, g.images.out);
+  EXPECT_TRUE(m.images.lut == g.images.lut)
+      << what << ": LUT table " << FirstDifference(m.images.lut, g.images.lut);
 }
 
 // Internal consistency of a run's counters: no counter exceeds the cycles, the overlap is within

@@ -69,7 +69,7 @@ TEST(QaccTlm, RegisterMapAndErrorResponses) {
     EXPECT_EQ(host.Write(reg::kId, 0), tlm::TLM_GENERIC_ERROR_RESPONSE);
     EXPECT_EQ(host.Write(reg::kPerfCycles, 0), tlm::TLM_GENERIC_ERROR_RESPONSE);
     EXPECT_EQ(host.Write(0x1000, 0), tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    EXPECT_EQ(host.Read(0x600000, &status), 0u);
+    EXPECT_EQ(host.Read(0x700000, &status), 0u);  // region 7: reserved
     EXPECT_EQ(status, tlm::TLM_ADDRESS_ERROR_RESPONSE);
     EXPECT_EQ(host.Write(0x2000000, 0), tlm::TLM_ADDRESS_ERROR_RESPONSE);
     EXPECT_EQ(host.Write(0x0C0, 5), tlm::TLM_OK_RESPONSE);  // reserved

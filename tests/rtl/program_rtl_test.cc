@@ -146,6 +146,8 @@ class ProgramBench {
     WriteArray(root.qacc_top__DOT__u_bias_sram__DOT__u_sram__DOT__mem_q, state.bias);
     WriteArray(root.qacc_top__DOT__u_rq_sram__DOT__u_sram__DOT__mem_q, state.rq);
     WriteArray(root.qacc_top__DOT__u_out_sram__DOT__u_sram__DOT__mem_q, state.out);
+    for (auto& copy : root.qacc_top__DOT__u_lut_sram__DOT__mem_q.m_storage)
+      WriteArray(copy, state.lut);
     ASSERT_EQ(state.ext.size(), memory_.image().size());
     memory_.image() = state.ext;
   }
@@ -159,6 +161,14 @@ class ProgramBench {
     ReadArray(root.qacc_top__DOT__u_bias_sram__DOT__u_sram__DOT__mem_q, s.bias);
     ReadArray(root.qacc_top__DOT__u_rq_sram__DOT__u_sram__DOT__mem_q, s.rq);
     ReadArray(root.qacc_top__DOT__u_out_sram__DOT__u_sram__DOT__mem_q, s.out);
+    // The LUT table's copies (lut.md 10.2) all hold the window's image: a copy that differs from
+    // copy 0 is a mismatch of the LUT table.
+    ReadArray(root.qacc_top__DOT__u_lut_sram__DOT__mem_q[0], s.lut);
+    std::vector<uint8_t> copy(s.lut.size());
+    for (const auto& k : root.qacc_top__DOT__u_lut_sram__DOT__mem_q.m_storage) {
+      ReadArray(k, copy);
+      EXPECT_TRUE(copy == s.lut) << "a LUT table copy differs from copy 0";
+    }
     s.ext = memory_.image();
     return s;
   }
@@ -252,14 +262,10 @@ class ProgramBench {
 
 void ExpectSameMemories(const MachineState& want, const MachineState& got,
                         const std::string& what) {
-  const std::pair<const char*, Sram> srams[] = {{"A", Sram::kA},
-                                                {"B", Sram::kB},
-                                                {"bias", Sram::kBias},
-                                                {"rq", Sram::kRq},
-                                                {"out", Sram::kOut}};
-  for (const auto& [name, id] : srams) {
-    const auto& w = want.sram(id);
-    const auto& g = got.sram(id);
+  for (const arch::SramInfo& sram : arch::kSrams) {
+    const char* name = sram.name;
+    const auto& w = want.sram(sram.id);
+    const auto& g = got.sram(sram.id);
     const auto it = std::mismatch(w.begin(), w.end(), g.begin());
     EXPECT_TRUE(it.first == w.end())
         << what << ": " << name << " SRAM byte " << (it.first - w.begin()) << " expected "
@@ -483,7 +489,8 @@ TEST(ProgramRtl, RandomPrograms) {
 // Every SRAM as source and destination, U < D and U > D, strides 0 and large, counts at edges.
 TEST(ProgramRtl, EverySramBothWays) {
   Rng rng(3);
-  for (uint32_t sram = 1; sram <= 5; ++sram) {
+  for (const arch::SramInfo& info : arch::kSrams) {
+    const auto sram = uint32_t(info.id);
     for (int rep = 0; rep < 3; ++rep) {
       MachineState s = RandomState(rng, kExtSize, kDataLimit);
       std::vector<Descriptor> p;
@@ -586,7 +593,7 @@ TEST(ProgramRtl, ValidationErrors) {
   }
   {
     golden::DmaFields f;
-    f.sram = 6;
+    f.sram = 7;
     bad.push_back({"BAD_SRAM", golden::EncodeDma(Op::kLoad, f, {})});
   }
   {

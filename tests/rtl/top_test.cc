@@ -665,7 +665,7 @@ TEST(Top, BusErrorsAndWaitStates) {
   EXPECT_EQ(bench.Read(arch::kRqBase + 4).rdata, 0xFFFFFFFFu);
   // Reserved offsets and the blocks of absent units (2..15) read 0 and ignore writes, without
   // error.
-  for (uint32_t off : {0x02Cu, 0x0C0u, 0x13Cu, 0x1FCu, 0x200u, 0x3FCu, 0x400u, 0x800u, 0xFFCu}) {
+  for (uint32_t off : {0x030u, 0x0C0u, 0x13Cu, 0x1FCu, 0x200u, 0x3FCu, 0x400u, 0x800u, 0xFFCu}) {
     const ApbResult r = bench.Read(off);
     EXPECT_FALSE(r.slverr) << off;
     EXPECT_EQ(r.rdata, 0u) << off;
@@ -675,7 +675,7 @@ TEST(Top, BusErrorsAndWaitStates) {
   // pslverr: unmapped, beyond depth, read-only registers.
   const uint32_t bad_reads[] = {0x1000u,
                                 0x0F0000u,
-                                arch::kLutBase,
+                                arch::kLutBase + 32u * 16u * uint32_t(cfg.lut_slots),
                                 arch::kSmxBase,
                                 0x800000u,
                                 0xF00000u,

@@ -208,6 +208,22 @@ class GenSpecTest(unittest.TestCase):
         def monitor_field_wide(doc):
             doc["monitors"][0]["fields"][0]["bits"] = 33
 
+        def lut_sram(doc):
+            return next(r for r in doc["address_map"]["regions"] if r["name"] == "lut")["sram"]
+
+        def sram_lanes_unknown(doc):
+            lut_sram(doc)["lanes"] = "LUT_WORD_ENTRYS"
+
+        def sram_lanes_not_pow2(doc):
+            lut_sram(doc)["lanes"] = "LUT_MAX_IN_BITS"  # made 6 here
+            next(c for c in doc["constants"] if c["name"] == "LUT_MAX_IN_BITS")["value"] = 6
+
+        def sram_depth_two_parameters(doc):
+            lut_sram(doc)["depth"] = "ADepth * LutSlots"
+
+        def sram_depth_no_parameter(doc):
+            lut_sram(doc)["depth"] = "LUT_SLOT_WORDS"
+
         cases = [(overlap, "overlap another field"), (same_offset, "duplicate offset"),
                  (misaligned, "not word aligned"), (code_twice, "duplicate code"),
                  (code_too_wide, "does not fit 8 bits"), (reset_too_wide, "does not fit"),
@@ -227,7 +243,11 @@ class GenSpecTest(unittest.TestCase):
                  (unit_kind, "unit lut: kind must be one of"), (unit_block_twice, "a register block is given twice"),
                  (unit_block_range, "unit lut: register block must be 2..15"),
                  (monitor_field_wide, "monitor mon_q_t field d2c: width must be 1..32"),
-                 (inexact_division, "constant LUT_SLOT_WORDS: 256 // 7 is not an exact division")]
+                 (inexact_division, "constant LUT_SLOT_WORDS: 256 // 7 is not an exact division"),
+                 (sram_lanes_unknown, "region lut sram: lanes must be Rows, Cols or a constant"),
+                 (sram_lanes_not_pow2, "region lut sram: a fixed lane count must be a power of 2"),
+                 (sram_depth_two_parameters, "depth must be a parameter or an expression of one parameter"),
+                 (sram_depth_no_parameter, "depth must be a parameter or an expression of one parameter")]
         for change, message in cases:
             with self.subTest(change=change.__name__):
                 result = self.check("--spec", self.spec_with(change))

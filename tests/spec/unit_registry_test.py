@@ -52,18 +52,18 @@ class UnitRegistryTest(unittest.TestCase):
                             f"{registry}: {lines}")
 
     def test_an_sram_without_its_rows_fails_naming_each_file(self):
-        def lut_sram(doc):
-            region = next(r for r in doc["address_map"]["regions"] if r["name"] == "lut")
-            region["sram"] = {"title": "LUT", "lanes": "Cols", "lane_bytes": 2, "depth": "LutDepth",
+        def smx_sram(doc):  # the softmax tables' region, reserved in this version
+            region = next(r for r in doc["address_map"]["regions"] if r["name"] == "smx")
+            region["sram"] = {"title": "softmax tables", "lanes": "Cols", "lane_bytes": 8, "depth": "RqDepth",
                               "range_error": "OUT_RANGE"}
 
-        result = check("--spec", self.spec_with(lut_sram))
+        result = check("--spec", self.spec_with(smx_sram))
         self.assertEqual(result.returncode, 1, result.stderr)
         lines = [line for line in result.stderr.splitlines() if line.startswith("unit ")]
-        self.assertTrue(all(line.startswith("unit lut (SRAM): missing from the SRAM registry: ") for line in lines),
+        self.assertTrue(all(line.startswith("unit smx (SRAM): missing from the SRAM registry: ") for line in lines),
                         lines)
         for where in ("Srams::image", "Srams::IsSramRegion", "ArchConfig::depth", "dut_impl.h", "qacc_desc_check.sv",
-                      "qacc_regs.sv", "u_lut_sram", "lut_rdata_i"):
+                      "qacc_regs.sv", "u_smx_sram", "smx_rdata_i"):
             self.assertTrue(any(where in line for line in lines), f"{where}: {lines}")
 
     def test_a_present_unit_without_a_registry_key_fails(self):

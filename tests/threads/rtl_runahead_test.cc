@@ -54,7 +54,8 @@ class FakeDut final : public Dut {
 
   model::ExtMemory& ext_memory() override { return memory_; }
   const model::AxiMasterOut& axi_master() const override { return axi_; }
-  void ReadSram(arch::Region, std::vector<uint8_t>&) const override {}
+  int SramCopies(arch::Region) const override { return 1; }
+  void ReadSram(arch::Region, int, std::vector<uint8_t>&) const override {}
   void OpenTrace(const std::string&) override {}
   void SetTracing(bool) override {}
   void CloseTrace() override {}

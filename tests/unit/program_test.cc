@@ -36,6 +36,7 @@ AccelGeometry Small(int rows, int cols) {
   g.bias_depth = 32;
   g.rq_depth = 16;
   g.out_depth = 32;
+  g.lut_slots = cols == 16 ? 3 : 1;  // LUT table 32 * slots words: 96 (not a power of two) or 32
   return g;
 }
 const AccelGeometry kGeometries[] = {Small(8, 8), Small(4, 16), Small(16, 4)};
@@ -340,11 +341,17 @@ TEST(ProgramValidateSetTest, EverySetFailsWithoutAPresentUnitBlock) {
 TEST(ProgramEncodeTest, UnitBytesAndSramUnits) {
   for (const AccelGeometry& g : kGeometries) {
     const uint32_t r = g.rows, c = g.cols;
-    const uint32_t unit[] = {0, r, c, 4 * c, 8 * c, c};
-    const uint64_t units[] = {0, g.a_depth, g.b_depth, g.bias_depth, g.rq_depth, 4u * g.out_depth};
+    const uint32_t unit[] = {0, r, c, 4 * c, 8 * c, c, 16};  // the LUT table: 8 16-bit entries
+    const uint64_t units[] = {0,
+                              g.a_depth,
+                              g.b_depth,
+                              g.bias_depth,
+                              g.rq_depth,
+                              4u * g.out_depth,
+                              32u * uint64_t(g.lut_slots)};
     for (uint32_t sram = 0; sram < (1u << arch::kSramIdBits); ++sram) {
-      EXPECT_EQ(UnitBytes(g, sram, false), sram <= 5 ? unit[sram] : 0u) << sram;
-      EXPECT_EQ(SramUnits(g, sram, false), sram <= 5 ? units[sram] : 0u) << sram;
+      EXPECT_EQ(UnitBytes(g, sram, false), sram <= 6 ? unit[sram] : 0u) << sram;
+      EXPECT_EQ(SramUnits(g, sram, false), sram <= 6 ? units[sram] : 0u) << sram;
       const bool out = sram == 5;
       EXPECT_EQ(UnitBytes(g, sram, true), out ? 4 * c : UnitBytes(g, sram, false)) << sram;
       EXPECT_EQ(SramUnits(g, sram, true), out ? g.out_depth : SramUnits(g, sram, false)) << sram;
@@ -602,7 +609,8 @@ ProgramError ValidateDmaFields(const AccelGeometry& g, Op op, const DmaFields& f
 ProgramError RangeCode(uint32_t sram) {
   const ProgramError codes[] = {ProgramError::kNone,    ProgramError::kARange,
                                 ProgramError::kBRange,  ProgramError::kBiasRange,
-                                ProgramError::kRqRange, ProgramError::kOutRange};
+                                ProgramError::kRqRange, ProgramError::kOutRange,
+                                ProgramError::kLutRange};
   return codes[sram];
 }
 // Units of SRAM `sram` written out from section 12's table.
@@ -616,6 +624,8 @@ uint64_t UnitsOf(const AccelGeometry& g, uint32_t sram, bool out32) {
       return g.bias_depth;
     case 4:
       return g.rq_depth;
+    case 6:
+      return 32u * uint64_t(g.lut_slots);
     default:
       return out32 ? g.out_depth : 4 * uint64_t{g.out_depth};
   }
@@ -630,6 +640,8 @@ uint32_t UnitOf(const AccelGeometry& g, uint32_t sram, bool out32) {
       return 4 * g.cols;
     case 4:
       return 8 * g.cols;
+    case 6:
+      return 16;
     default:
       return out32 ? 4 * g.cols : g.cols;
   }
@@ -638,7 +650,7 @@ uint32_t UnitOf(const AccelGeometry& g, uint32_t sram, bool out32) {
 TEST(ProgramValidateDmaTest, EveryCheckAtItsBoundary) {
   for (const AccelGeometry& g : kGeometries) {
     for (Op op : {Op::kLoad, Op::kStore}) {
-      for (uint32_t sram = 1; sram <= 5; ++sram) {
+      for (uint32_t sram = 1; sram <= 6; ++sram) {
         for (bool out32 : {false, true}) {
           SCOPED_TRACE(Name(g) + " op " + std::to_string(int(op)) + " sram " +
                        std::to_string(sram) + " out32 " + std::to_string(out32));
@@ -707,8 +719,8 @@ TEST(ProgramValidateDmaTest, EveryCheckAtItsBoundary) {
           EXPECT_EQ(ValidateDmaFields(g, op, e), ProgramError::kExtRange);
         }
       }
-      // BAD_SRAM: 0, 6, 7 (before any range or alignment check).
-      for (uint32_t sram : {0u, 6u, 7u}) {
+      // BAD_SRAM: 0, 7, 8 (before any range or alignment check).
+      for (uint32_t sram : {0u, 7u, 8u}) {
         DmaFields f;
         f.sram = sram;
         f.sram_base = 0xFFFFF;
@@ -723,14 +735,14 @@ TEST(ProgramValidateDmaTest, EveryCheckAtItsBoundary) {
 
 TEST(ProgramValidateDmaTest, CheckOrderOverAllCombinations) {
   for (const AccelGeometry& g : kGeometries) {
-    for (uint32_t sram = 1; sram <= 5; ++sram) {
+    for (uint32_t sram = 1; sram <= 6; ++sram) {
       struct Breaker {
         ProgramError error;
         std::function<void(DmaFields&)> apply;
       };
       const std::vector<Breaker> breakers = {
           {ProgramError::kBadShape, [](DmaFields& f) { f.count1 = 0; }},
-          {ProgramError::kBadSram, [](DmaFields& f) { f.sram = 6; }},
+          {ProgramError::kBadSram, [](DmaFields& f) { f.sram = 7; }},
           {RangeCode(sram), [&](DmaFields& f) { f.sram_base = 0xFFFF0; }},
           {ProgramError::kExtAlign, [](DmaFields& f) { f.ext_stride1 = 2; }},
           {ProgramError::kExtRange, [](DmaFields& f) { f.ext_stride2 = 0xFFFFF000; }},
@@ -1016,7 +1028,7 @@ TEST(ProgramDmaTest, OutInt8EntriesAreQuartersOfWords) {
 TEST(ProgramDmaTest, LoadThenStoreRoundTrips) {
   std::mt19937 rng(7);
   for (const AccelGeometry& g : kGeometries) {
-    for (uint32_t sram = 1; sram <= 5; ++sram) {
+    for (uint32_t sram = 1; sram <= 6; ++sram) {
       for (bool out32 : {false, true}) {
         if (out32 && sram != 5) continue;
         const uint32_t u = UnitOf(g, sram, out32);
@@ -1124,7 +1136,7 @@ TEST(ProgramDmaTest, ExecuteRefusesInvalidDescriptors) {
   const AccelGeometry g = Small(8, 8);
   MachineState state(g, 64);
   DmaFields f;
-  f.sram = 6;
+  f.sram = 7;
   EXPECT_THROW(Execute(g, EncodeDma(Op::kLoad, f, kNoFlags), state), std::invalid_argument);
   Descriptor reserved{};
   reserved[15] = 12;

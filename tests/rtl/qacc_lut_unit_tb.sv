@@ -1,0 +1,88 @@
+// The LUT unit's RTL unit test bench (tests/rtl/lut_unit_test.cc): qacc_lut_unit's lanes over a qacc_lut_sram,
+// whose engine port the test drives as the DMA does (engine_sel_i = 1, no host window).
+module qacc_lut_unit_tb
+  import qacc_pkg::*;
+#(
+  parameter int unsigned NumRows = 8,
+  parameter int unsigned NumCols = 8,
+  parameter int unsigned Slots   = 4,
+  localparam int unsigned RowIdxW   = $clog2(NumRows),
+  localparam int unsigned AddrW     = $clog2(LUT_SLOT_WORDS * Slots),
+  localparam int unsigned WordBytes = LUT_WORD_ENTRIES * LUT_ENTRY_BYTES
+) (
+  input  logic                           clk_i,
+  input  logic                           rst_ni,
+  input  logic                           we_i,
+  input  logic [AddrW-1:0]               waddr_i,
+  input  logic [WordBytes-1:0]           be_i,
+  input  logic [8*WordBytes-1:0]         wdata_i,
+  input  logic                           re_i,
+  input  logic [AddrW-1:0]               raddr_i,
+  output logic [8*WordBytes-1:0]         rdata_o,
+  input  logic [LUT_SLOT_W-1:0]          slot_i,
+  input  logic [LUT_IN_BITS_W-1:0]       in_bits_i,
+  input  logic                           entry16_i,
+  input  logic                           in_valid_i,
+  input  logic [RowIdxW-1:0]             in_row_i,
+  input  logic                           in_last_i,
+  input  logic [NumCols-1:0][7:0]        in_code_i,
+  output logic                           out_valid_o,
+  output logic [RowIdxW-1:0]             out_row_o,
+  output logic                           out_last_o,
+  output logic [NumCols-1:0][15:0]       out_entry_o
+);
+
+  logic                                 lane_re;
+  logic [NumCols-1:0][AddrW-1:0]        lane_addr;
+  logic [NumCols-1:0][8*WordBytes-1:0]  lane_rdata;
+  logic [31:0]                          unused_host_rdata;
+
+  qacc_lut_sram #(
+    .NumCols (NumCols),
+    .Slots   (Slots)
+  ) u_sram (
+    .clk_i,
+    .rst_ni,
+    .engine_sel_i (1'b1),
+    .host_re_i    (1'b0),
+    .host_we_i    (1'b0),
+    .host_off_i   ('0),
+    .host_wdata_i ('0),
+    .host_wstrb_i ('0),
+    .host_rdata_o (unused_host_rdata),
+    .eng_re_i     (re_i),
+    .eng_raddr_i  (raddr_i),
+    .eng_rdata_o  (rdata_o),
+    .eng_we_i     (we_i),
+    .eng_waddr_i  (waddr_i),
+    .eng_be_i     (be_i),
+    .eng_wdata_i  (wdata_i),
+    .lane_re_i    (lane_re),
+    .lane_addr_i  (lane_addr),
+    .lane_rdata_o (lane_rdata)
+  );
+
+  qacc_lut_unit #(
+    .NumRows (NumRows),
+    .NumCols (NumCols),
+    .Slots   (Slots)
+  ) u_lut (
+    .clk_i,
+    .rst_ni,
+    .slot_i,
+    .in_bits_i,
+    .entry16_i,
+    .in_valid_i,
+    .in_row_i,
+    .in_last_i,
+    .in_code_i,
+    .lane_re_o    (lane_re),
+    .lane_addr_o  (lane_addr),
+    .lane_rdata_i (lane_rdata),
+    .out_valid_o,
+    .out_row_o,
+    .out_last_o,
+    .out_entry_o
+  );
+
+endmodule
