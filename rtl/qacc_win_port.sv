@@ -47,7 +47,7 @@ module qacc_win_port #(
 
   logic [AddrW-1:0]     host_addr;
   logic [WordBytes-1:0] host_be;
-  logic [SubW-1:0]      host_sub, host_sub_q;
+  logic [SubW-1:0]      host_sub;
 
   assign host_addr = host_off_i[ByteW +: AddrW];
   assign host_sub  = (SubWords > 1) ? SubW'(host_off_i[19:2] & 18'(SubWords - 1)) : '0;
@@ -76,13 +76,8 @@ module qacc_win_port #(
     end
   end
 
-  // The sub-word index of a host read travels with it to the data cycle (APB holds the address through the
-  // access, so it is sampled every cycle; not reset, spec 10).
-  always_ff @(posedge clk_i) begin
-    host_sub_q <= host_sub;
-  end
-
-  assign host_rdata_o = rdata_i[32*host_sub_q +: 32];
+  // A host read's data cycle (the wait state) still holds its address: APB keeps PADDR until PREADY.
+  assign host_rdata_o = rdata_i[32*host_sub +: 32];
 
   // Offset bits above the SRAM (checked by qacc_regs) and below the 32-bit word are not used here.
   logic unused_off;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <iterator>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -381,15 +382,14 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
 // One access while the command runs; returns its bus cycles.
 int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
   const std::vector<NamedRegister>& regs = ReadableRegisters();
-  const arch::Region windows[] = {arch::Region::kA, arch::Region::kB, arch::Region::kBias,
-                                  arch::Region::kRq, arch::Region::kOut};
   const int64_t r = rng.Uniform(0, 99);
   if (r < 40) {  // any readable register, perf counters mid-count included
     b.Read(arch::kRegsBase + regs[size_t(rng.Uniform(0, int64_t(regs.size()) - 1))].offset);
     return 2;
   }
   if (r < 55) {  // an SRAM window, read or written: refused while busy
-    const arch::Region region = windows[rng.Uniform(0, 4)];
+    const arch::Region region =
+        arch::kSrams[rng.Uniform(0, int64_t(std::size(arch::kSrams)) - 1)].id;
     const uint32_t addr = arch::WindowBase(region) + uint32_t(rng.Uniform(0, 1023)) * 4;
     if (rng.Chance(50)) {
       b.Read(addr);
@@ -442,8 +442,8 @@ int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
 // and read back; and the RQ window's words read back (odd words: the 6-bit shift, sign-extended).
 void WindowEdges(Rng& rng, ProgramBuilder& b) {
   const model::Srams srams(b.config());  // the window sizes, from the one place that defines them
-  for (arch::Region region : {arch::Region::kA, arch::Region::kB, arch::Region::kBias, arch::Region::kRq,
-                              arch::Region::kOut}) {
+  for (const arch::SramInfo& sram : arch::kSrams) {
+    const arch::Region region = sram.id;
     const uint32_t bytes = srams.WindowBytes(region);
     for (uint32_t offset : {bytes - 4, bytes, arch::kWindowSize / 2, arch::kWindowSize - 4}) {
       b.Write(arch::WindowBase(region) + offset, uint32_t(rng.Next()), uint8_t(rng.Uniform(1, 15)));

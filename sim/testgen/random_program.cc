@@ -195,8 +195,9 @@ Descriptor RandomDma(Rng& rng, const golden::AccelGeometry& g, Op op, const DmaK
   for (int attempt = 0; attempt < 1000; ++attempt) {
     golden::DmaFields f;
     f.sram = knobs.sram != 0 ? knobs.sram : RandomSram(rng);
-    f.out_int32 =
-        f.sram == kSramOut && (knobs.out_int32 < 0 ? rng.Chance(50) : knobs.out_int32 == 1);
+    // OUT_INT32 is ignored by the SRAMs other than out (12): drawn for them too.
+    f.out_int32 = f.sram == kSramOut ? (knobs.out_int32 < 0 ? rng.Chance(50) : knobs.out_int32 == 1)
+                                     : rng.Chance(25);
     const uint64_t unit = golden::UnitBytes(g, f.sram, f.out_int32);
     const uint64_t units = golden::SramUnits(g, f.sram, f.out_int32);
     const uint64_t sram_end = knobs.sram_end != 0 ? std::min(knobs.sram_end, units) : units;
