@@ -75,12 +75,19 @@ const arch::SramInfo& SramOf(uint32_t sram) {
 // The SRAM range error of a DMA into `sram` (codes 2..6).
 ProgramError RangeErrorOf(uint32_t sram) { return SramOf(sram).range_error; }
 
-// "A", ..., "rq", and the out SRAM by its unit: "out8" (int8 entries) or "out32" (words).
-std::string SramName(uint32_t sram, bool out_int32) {
+// "A", ..., "rq", and the out SRAM by its unit: "out8" (int8 entries), "out16" or "out32" (words).
+std::string SramName(uint32_t sram, bool out_int32, bool out_int16) {
   const arch::SramInfo* info = arch::FindSram(sram);
   if (info == nullptr) return "sram?";
   if (info->int8_entries == 1) return info->name;
-  return fmt::format("{}{}", info->name, out_int32 ? "32" : "8");
+  return fmt::format("{}{}", info->name, out_int32 ? "32" : out_int16 ? "16" : "8");
+}
+
+// Entries of a word of `info` the unit takes: 1 (the word), or the out SRAM's int8 or int16
+// entries.
+uint64_t EntriesPerWord(const arch::SramInfo& info, bool out_int32, bool out_int16) {
+  if (out_int32) return 1;
+  return uint64_t(out_int16 ? info.int16_entries : info.int8_entries);
 }
 
 // ---- Validation -------------------------------------------------------------------------------
@@ -126,15 +133,20 @@ ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
 // Data_movement.md 12, in its order. Every bound in uint64: the last unit is below 2^37 and the
 // last external byte below 2^50.
 ProgramError ValidateDma(const AccelGeometry& geometry, const DmaFields& f) {
-  if (f.count0 == 0 || f.count1 == 0 || f.count2 == 0) return ProgramError::kBadShape;
+  // OUT_INT32 and OUT_INT16 together: the reserved unit (lut.md 10.6), whatever the SRAM.
+  if (f.count0 == 0 || f.count1 == 0 || f.count2 == 0 || (f.out_int32 && f.out_int16)) {
+    return ProgramError::kBadShape;
+  }
   if (arch::FindSram(f.sram) == nullptr) {
     return ProgramError::kBadSram;
   }
   const uint64_t last_unit = uint64_t{f.sram_base} + (f.count0 - 1) +
                              uint64_t{f.count1 - 1} * f.sram_stride1 +
                              uint64_t{f.count2 - 1} * f.sram_stride2;
-  if (last_unit >= SramUnits(geometry, f.sram, f.out_int32)) return RangeErrorOf(f.sram);
-  const uint32_t unit = UnitBytes(geometry, f.sram, f.out_int32);
+  if (last_unit >= SramUnits(geometry, f.sram, f.out_int32, f.out_int16)) {
+    return RangeErrorOf(f.sram);
+  }
+  const uint32_t unit = UnitBytes(geometry, f.sram, f.out_int32, f.out_int16);
   if (f.ext_addr % unit != 0 || f.ext_stride1 % unit != 0 || f.ext_stride2 % unit != 0) {
     return ProgramError::kExtAlign;
   }
@@ -196,7 +208,7 @@ ProgramError ValidateSet(const SetFields& f) {
 // stores it (bits [5:0] in byte 0); a STORE reads it as the window returns it (sign-extended).
 ProgramError ExecuteDma(const AccelGeometry& geometry, bool load, const DmaFields& f,
                         MachineState& state) {
-  const uint32_t unit = UnitBytes(geometry, f.sram, f.out_int32);
+  const uint32_t unit = UnitBytes(geometry, f.sram, f.out_int32, f.out_int16);
   std::vector<uint8_t>& sram = state.sram(static_cast<Sram>(f.sram));
   const bool rq = f.sram == static_cast<uint32_t>(Sram::kRq);
   for (uint64_t i2 = 0; i2 < f.count2; ++i2) {
@@ -583,6 +595,7 @@ Descriptor EncodeDma(Op op, const DmaFields& fields, Header flags) {
   desc::Put(d, f::kExtStride2, fields.ext_stride2);
   desc::Put(d, f::kSram, fields.sram);
   desc::Put(d, f::kOutInt32, fields.out_int32);
+  desc::Put(d, f::kOutInt16, fields.out_int16);
   PutHeader(op, flags, d);
   return d;
 }
@@ -648,6 +661,7 @@ DmaFields DecodeDma(const Descriptor& d) {
   r.ext_stride2 = desc::Get(d, f::kExtStride2);
   r.sram = desc::Get(d, f::kSram);
   r.out_int32 = desc::Get(d, f::kOutInt32);
+  r.out_int16 = desc::Get(d, f::kOutInt16);
   return r;
 }
 
@@ -730,19 +744,20 @@ std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& 
     case static_cast<uint32_t>(Op::kLoad):
     case static_cast<uint32_t>(Op::kStore): {
       const DmaFields f = DecodeDma(d);
-      const std::string sram = fmt::format("{}[{}..]", SramName(f.sram, f.out_int32), f.sram_base);
+      const std::string sram =
+          fmt::format("{}[{}..]", SramName(f.sram, f.out_int32, f.out_int16), f.sram_base);
       const std::string ext = fmt::format("ext {:#x}", f.ext_addr);
       const bool load = header.op == static_cast<uint32_t>(Op::kLoad);
       text = fmt::format("{} {} <- {} ({} x {} x {} units of {} B)", load ? "LOAD" : "STORE",
                          load ? sram : ext, load ? ext : sram, f.count0, f.count1, f.count2,
-                         UnitBytes(geometry, f.sram, f.out_int32));
+                         UnitBytes(geometry, f.sram, f.out_int32, f.out_int16));
       break;
     }
     case static_cast<uint32_t>(Op::kMove): {
       const MoveFields f = DecodeMove(d);
-      text =
-          fmt::format("MOVE {}[{}..] <- out8[{}..] ({} words x {} x {} tiles)",
-                      SramName(f.dst, false), f.dst_base, f.src_base, f.count0, f.count1, f.count2);
+      text = fmt::format("MOVE {}[{}..] <- out8[{}..] ({} words x {} x {} tiles)",
+                         SramName(f.dst, false, false), f.dst_base, f.src_base, f.count0, f.count1,
+                         f.count2);
       break;
     }
     case static_cast<uint32_t>(Op::kSet): {
@@ -758,14 +773,14 @@ std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& 
   return text;
 }
 
-uint32_t UnitBytes(const AccelGeometry& geometry, uint32_t sram, bool out_int32) {
+uint32_t UnitBytes(const AccelGeometry& geometry, uint32_t sram, bool out_int32, bool out_int16) {
   const arch::SramInfo* info = arch::FindSram(sram);
   if (info == nullptr) return 0;
   const int word = arch::SramWordBytes(*info, geometry.rows, geometry.cols);
-  return uint32_t(out_int32 ? word : word / info->int8_entries);
+  return uint32_t(uint64_t(word) / EntriesPerWord(*info, out_int32, out_int16));
 }
 
-uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32) {
+uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32, bool out_int16) {
   const arch::SramInfo* info = arch::FindSram(sram);
   if (info == nullptr) return 0;
   uint64_t words = 0;
@@ -792,7 +807,7 @@ uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32)
       throw std::logic_error(
           fmt::format("golden: AccelGeometry has no depth of SRAM {}", info->name));
   }
-  return out_int32 ? words : words * uint64_t(info->int8_entries);
+  return words * EntriesPerWord(*info, out_int32, out_int16);
 }
 
 ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d) {
@@ -928,7 +943,7 @@ Footprint FootprintOf(const AccelGeometry& geometry, const Descriptor& d) {
     case static_cast<uint32_t>(Op::kLoad):
     case static_cast<uint32_t>(Op::kStore): {
       const DmaFields f = DecodeDma(d);
-      const uint64_t unit = UnitBytes(geometry, f.sram, f.out_int32);
+      const uint64_t unit = UnitBytes(geometry, f.sram, f.out_int32, f.out_int16);
       if (unit == 0) break;
       // SRAM unit u is the U bytes at u * U of its window for every SRAM (an out int8 entry e is
       // at e * C).

@@ -59,6 +59,7 @@ struct DmaFields {
   uint32_t ext_addr = 0, ext_stride1 = 0, ext_stride2 = 0;
   uint32_t sram = uint32_t(arch::Region::kA);  // SRAM: an SRAM id, arch::kSrams
   bool out_int32 = false;
+  bool out_int16 = false;  // the out SRAM's int16 entries (lut.md 10.6); with out_int32 BAD_SHAPE
 };
 
 // MOVE (13).
@@ -103,10 +104,13 @@ Engine EngineOf(Op op);
 // "LOAD A[12..] <- ext 0x1000 (3 x 64 x 1 units)", "GEMM M=.. N=.. K=..", for reports.
 std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& d);
 
-// Bytes of one DMA unit (12): R, C, 4C, 8C, C (out int8) or 4C (out int32); 0 for a bad SRAM id.
-uint32_t UnitBytes(const AccelGeometry& geometry, uint32_t sram, bool out_int32);
-// Units in an SRAM: its depth, or 4 * out_depth int8 entries.
-uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32);
+// Bytes of one DMA unit (12): R, C, 4C, 8C, C (out int8), 4C (out int32), 2C (out int16, without
+// out_int32) or 16 (the LUT table); 0 for a bad SRAM id.
+uint32_t UnitBytes(const AccelGeometry& geometry, uint32_t sram, bool out_int32,
+                   bool out_int16 = false);
+// Units in an SRAM: its depth, or 4 * out_depth int8 entries, or 2 * out_depth int16 entries.
+uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32,
+                   bool out_int16 = false);
 
 // The checks of 4 (GEMM), 12 (DMA), 13 (MOVE) and units.md 19.4 (SET), in their order; kNone when
 // the descriptor is legal. Descriptors with a reserved opcode give kBadOpcode. A SET is legal only

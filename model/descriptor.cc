@@ -8,21 +8,31 @@ namespace desc = arch::desc;
 // The last byte address of the memory port (EXT_RANGE).
 constexpr uint64_t kMaxExtByte = (uint64_t{1} << 32) - 1;
 
-// Units in an SRAM: its words, or for the out SRAM's int8 unit its entries.
-uint64_t SramUnits(const arch::ArchConfig& config, const arch::SramInfo& sram, bool out_int32) {
-  return uint64_t{config.depth(sram.id)} * uint64_t(out_int32 ? 1 : sram.int8_entries);
+// Entries of a word the unit takes: 1 (the word), or the out SRAM's int8 or int16 entries.
+uint64_t EntriesPerWord(const arch::SramInfo& sram, bool out_int32, bool out_int16) {
+  if (out_int32) return 1;
+  return uint64_t(out_int16 ? sram.int16_entries : sram.int8_entries);
+}
+
+// Units in an SRAM: its words, or for the out SRAM's int8 or int16 unit its entries.
+uint64_t SramUnits(const arch::ArchConfig& config, const arch::SramInfo& sram, bool out_int32,
+                   bool out_int16) {
+  return uint64_t{config.depth(sram.id)} * EntriesPerWord(sram, out_int32, out_int16);
 }
 
 // 12, in its order. Sums in 64 bits: the last unit is below 2^37, the last byte below 2^50.
 ProgramError ValidateDma(const arch::ArchConfig& config, const DmaDesc& f) {
-  if (f.count0 == 0 || f.count1 == 0 || f.count2 == 0) return ProgramError::kBadShape;
+  // OUT_INT32 and OUT_INT16 together: the reserved unit (lut.md 10.6), whatever the SRAM.
+  if (f.count0 == 0 || f.count1 == 0 || f.count2 == 0 || (f.out_int32 && f.out_int16)) {
+    return ProgramError::kBadShape;
+  }
   const arch::SramInfo* sram = arch::FindSram(f.sram);
   if (sram == nullptr) return ProgramError::kBadSram;
   const uint64_t last_unit = uint64_t{f.sram_base} + (f.count0 - 1) +
                              uint64_t{f.count1 - 1} * f.sram_stride1 +
                              uint64_t{f.count2 - 1} * f.sram_stride2;
-  if (last_unit >= SramUnits(config, *sram, f.out_int32)) return sram->range_error;
-  const uint32_t unit = DmaUnitBytes(config, f.sram, f.out_int32);
+  if (last_unit >= SramUnits(config, *sram, f.out_int32, f.out_int16)) return sram->range_error;
+  const uint32_t unit = DmaUnitBytes(config, f.sram, f.out_int32, f.out_int16);
   if (f.ext_addr % unit || f.ext_stride1 % unit || f.ext_stride2 % unit) {
     return ProgramError::kExtAlign;
   }
@@ -101,6 +111,7 @@ DmaDesc DecodeDmaDesc(const Descriptor& d) {
   r.ext_stride2 = desc::Get(d, f::kExtStride2);
   r.sram = static_cast<uint8_t>(desc::Get(d, f::kSram));
   r.out_int32 = desc::Get(d, f::kOutInt32);
+  r.out_int16 = desc::Get(d, f::kOutInt16);
   return r;
 }
 
@@ -142,10 +153,11 @@ arch::Command GemmCommandOf(const Descriptor& d) {
   return c;
 }
 
-uint32_t DmaUnitBytes(const arch::ArchConfig& config, uint8_t sram, bool out_int32) {
+uint32_t DmaUnitBytes(const arch::ArchConfig& config, uint8_t sram, bool out_int32,
+                      bool out_int16) {
   const arch::SramInfo* info = arch::FindSram(sram);
   if (info == nullptr) return 0;
-  return SramWordBytes(config, sram) / uint32_t(out_int32 ? 1 : info->int8_entries);
+  return SramWordBytes(config, sram) / uint32_t(EntriesPerWord(*info, out_int32, out_int16));
 }
 
 uint32_t SramWordBytes(const arch::ArchConfig& config, uint8_t sram) {

@@ -47,6 +47,7 @@ struct DmaDesc {
   uint32_t ext_addr = 0, ext_stride1 = 0, ext_stride2 = 0;
   uint8_t sram = 0;  // SRAM
   bool out_int32 = false;
+  bool out_int16 = false;  // the out SRAM's int16 entries (lut.md 10.6); with out_int32 BAD_SHAPE
 };
 
 // MOVE (13).
@@ -68,10 +69,11 @@ inline bool IsDmaOp(uint32_t op) {
   return op == uint32_t(DescOp::kLoad) || op == uint32_t(DescOp::kStore);
 }
 
-// Bytes of one unit of `sram` (12): R, C, 4C, 8C, and C (out int8 entry) or 4C (out int32 word);
-// 0 for an id outside 1..5.
-uint32_t DmaUnitBytes(const arch::ArchConfig& config, uint8_t sram, bool out_int32);
-// Bytes of one word of `sram` (architecture.md 3.1): R, C, 4C, 8C, 4C.
+// Bytes of one unit of `sram` (12): R, C, 4C, 8C, C (out int8 entry), 4C (out int32 word) or 2C
+// (out int16 entry, without out_int32), 16 (LUT table); 0 for a bad SRAM id.
+uint32_t DmaUnitBytes(const arch::ArchConfig& config, uint8_t sram, bool out_int32,
+                      bool out_int16 = false);
+// Bytes of one word of `sram` (architecture.md 3.1): R, C, 4C, 8C, 4C, 16.
 uint32_t SramWordBytes(const arch::ArchConfig& config, uint8_t sram);
 
 // The checks of architecture.md 4 (GEMM), data_movement.md 12 (LOAD/STORE) and 13 (MOVE), each in

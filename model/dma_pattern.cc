@@ -8,7 +8,7 @@ namespace qacc::model {
 
 DmaPattern::DmaPattern(const arch::ArchConfig& config, const DmaDesc& desc)
     : desc_(desc),
-      unit_(DmaUnitBytes(config, desc.sram, desc.out_int32)),
+      unit_(DmaUnitBytes(config, desc.sram, desc.out_int32, desc.out_int16)),
       beat_(uint32_t(config.mem_data_bytes)) {
   // Units and beats are powers of two: a unit of U >= D bytes is U / D whole beats (its address
   // is a multiple of U), one of U < D bytes lies inside one beat.

@@ -63,7 +63,7 @@ module qacc_desc_check
 
   qacc_dma_fields u_dma_fields (.desc_i, .fields_o(dma));
 
-  assign unit_log2 = dma_unit_log2(dma.sram, dma.out_int32, RowsLog2, ColsLog2);
+  assign unit_log2 = dma_unit_log2(dma.sram, dma.out_int32, dma.out_int16, RowsLog2, ColsLog2);
 
   always_comb begin
     units     = UnitW'(ADepth);
@@ -86,7 +86,7 @@ module qacc_desc_check
         range_err = ErrRqRange;
       end
       SRAM_ID_W'(RegionOut): begin
-        units     = dma.out_int32 ? UnitW'(OutDepth) : UnitW'(4 * OutDepth);
+        units     = dma.out_int32 ? UnitW'(OutDepth) : dma.out_int16 ? UnitW'(2 * OutDepth) : UnitW'(4 * OutDepth);
         range_err = ErrOutRange;
       end
       SRAM_ID_W'(RegionLut): begin
@@ -102,7 +102,8 @@ module qacc_desc_check
                 (ExtW'(dma.count1) - ExtW'(1)) * ExtW'(dma.ext_stride1) +
                 (ExtW'(dma.count2) - ExtW'(1)) * ExtW'(dma.ext_stride2);
     unit_mask = (32'(1) << unit_log2) - 1'b1;
-    if (dma.count0 == '0 || dma.count1 == '0 || dma.count2 == '0) begin
+    // OUT_INT32 with OUT_INT16: the reserved unit (lut.md 10.6), whatever the SRAM.
+    if (dma.count0 == '0 || dma.count1 == '0 || dma.count2 == '0 || (dma.out_int32 && dma.out_int16)) begin
       dma_err = ErrBadShape;
     end else if (dma.sram < SRAM_ID_W'(RegionA) || dma.sram > SRAM_ID_W'(RegionLut)) begin
       dma_err = ErrBadSram;

@@ -56,6 +56,7 @@ module qacc_dma_fields
   assign fields_o.ext_stride2  = desc_i.w[8];
   assign fields_o.sram         = desc_i.w[9][SRAM_ID_W-1:0];
   assign fields_o.out_int32    = desc_i.w[9][4];
+  assign fields_o.out_int16    = desc_i.w[9][5];
   // the words of other layouts and the header are not this layout's
   logic unused;
   assign unused = ^{desc_i.index, desc_i.wait_tok, desc_i.signal, desc_i.op, desc_i.w};

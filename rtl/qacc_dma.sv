@@ -96,15 +96,17 @@ module qacc_dma
   localparam int unsigned SidW = $clog2(NUM_SRAMS);
   logic [SidW-1:0] sid;     // the SRAM's bit in the per-SRAM vectors: its id - 1
   logic       out8;         // the out SRAM's int8-entry unit
+  logic       out16;        // the out SRAM's int16-entry unit (lut.md 10.6)
   logic       running_d, running_q, active;
 
   qacc_dma_fields u_fields (.desc_i(head_i), .fields_o(f));
   assign store       = head_i.op == OpStore;
-  assign ulog2       = dma_unit_log2(f.sram, f.out_int32, RowsLog2, ColsLog2);
+  assign ulog2       = dma_unit_log2(f.sram, f.out_int32, f.out_int16, RowsLog2, ColsLog2);
   assign big         = 32'(ulog2) >= DLog2;
   assign slices_log2 = big ? ulog2 - 4'(DLog2) : 4'd0;
   assign sid         = SidW'(f.sram - SRAM_ID_W'(RegionA));
-  assign out8        = f.sram == SRAM_ID_W'(RegionOut) && !f.out_int32;
+  assign out8        = f.sram == SRAM_ID_W'(RegionOut) && !f.out_int32 && !f.out_int16;
+  assign out16       = f.sram == SRAM_ID_W'(RegionOut) && !f.out_int32 && f.out_int16;
   assign active      = start_i || running_q;
 
   // End beat of a row that starts at byte `a`.
@@ -206,9 +208,9 @@ module qacc_dma
     beat_last  = unit_last || (((a_u + (32'(1) << ulog2)) & d_mask) == '0);
     beat_first = i0 == '0 || ((a_u & d_mask) == '0);
     beat_off   = 8'(a_u & d_mask);
-    unit_off   = out8 ? 8'(32'(u[1:0]) << ColsLog2) : 8'd0;
+    unit_off   = out8 ? 8'(32'(u[1:0]) << ColsLog2) : out16 ? 8'(32'(u[0]) << (ColsLog2 + 1)) : 8'd0;
     word_off   = unit_off + (big ? 8'(32'(j) << DLog2) : 8'd0);
-    word_addr  = out8 ? (u >> 2) : u;
+    word_addr  = out8 ? (u >> 2) : out16 ? (u >> 1) : u;
     stp_end    = row_end_beat(row_ext, f.count0, ulog2);
   end
 
@@ -300,9 +302,10 @@ module qacc_dma
   assign m_aw_len_o   = aw_len_d;
 
   // ---- Lanes: one instance per SRAM word and group size -----------------------------------------------------------
-  // A, B, bias, rq, out int8 and the LUT table at their SRAM's bit (sid), then out int32.
-  localparam int unsigned NumLanes  = NUM_SRAMS + 1;
+  // A, B, bias, rq, out int8 and the LUT table at their SRAM's bit (sid), then out int32 and out int16.
+  localparam int unsigned NumLanes  = NUM_SRAMS + 2;
   localparam int unsigned LaneInt32 = NUM_SRAMS;
+  localparam int unsigned LaneInt16 = NUM_SRAMS + 1;
   logic [NumLanes-1:0][8*WordBytesMax-1:0] l_wdata, l_word;
   logic [NumLanes-1:0][WordBytesMax-1:0]   l_be;
   logic [NumLanes-1:0][8*D-1:0]            l_beat;
@@ -318,9 +321,9 @@ module qacc_dma
   end
 
   localparam int unsigned LaneWordBytes [NumLanes] = '{NumRows, NumCols, 4 * NumCols, 8 * NumCols, 4 * NumCols,
-                                                       LutWordBytes, 4 * NumCols};
+                                                       LutWordBytes, 4 * NumCols, 4 * NumCols};
   localparam int unsigned LaneUnitBytes [NumLanes] = '{NumRows, NumCols, 4 * NumCols, 8 * NumCols, NumCols,
-                                                       LutWordBytes, 4 * NumCols};
+                                                       LutWordBytes, 4 * NumCols, 2 * NumCols};
 
   assign l_word[0] = (8*WordBytesMax)'(a_rdata_i);
   assign l_word[1] = (8*WordBytesMax)'(b_rdata_i);
@@ -329,6 +332,7 @@ module qacc_dma
   assign l_word[4] = (8*WordBytesMax)'(out_rdata_i);
   assign l_word[5] = (8*WordBytesMax)'(lut_rdata_i);
   assign l_word[LaneInt32] = (8*WordBytesMax)'(out_rdata_i);
+  assign l_word[LaneInt16] = (8*WordBytesMax)'(out_rdata_i);
 
   for (genvar l = 0; l < NumLanes; l++) begin : gen_lanes
     localparam int unsigned Wb = LaneWordBytes[l];
@@ -363,7 +367,7 @@ module qacc_dma
   end
 
   logic [2:0] lane;  // the lanes of this command's SRAM
-  assign lane = (f.sram == SRAM_ID_W'(RegionOut) && f.out_int32) ? 3'(LaneInt32) : 3'(sid);
+  assign lane = (f.sram == SRAM_ID_W'(RegionOut) && f.out_int32) ? 3'(LaneInt32) : out16 ? 3'(LaneInt16) : 3'(sid);
 
   // LOAD write data: an rq shift word keeps bits [5:0], its bytes 1..3 are 0 (as a window write).
   always_comb begin

@@ -72,7 +72,7 @@ module qacc_dma_rows
 
   // COUNT0, SRAM and OUT_INT32 are the caller's.
   logic unused_desc;
-  assign unused_desc = ^{desc_i.count0, desc_i.sram, desc_i.out_int32};
+  assign unused_desc = ^{desc_i.count0, desc_i.sram, desc_i.out_int32, desc_i.out_int16};
 
   assign ext_o  = ext;
   assign unit_o = unit;

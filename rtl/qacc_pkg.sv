@@ -249,15 +249,17 @@ package qacc_pkg;
 
   localparam int unsigned NUM_SRAMS = 6;  // the SRAM regions (3.1)
   // log2 of the bytes of one DMA unit of SRAM `sram` (data_movement.md 12): its word, or for the out SRAM
-  // with OUT_INT32 = 0 one int8 entry. The last SRAM is the default arm (a BAD_SRAM id: unused).
+  // with OUT_INT32 = 0 one int8 entry, or with OUT_INT16 one int16 entry (both: BAD_SHAPE, unused). The
+  // last SRAM is the default arm (a BAD_SRAM id: unused).
   function automatic logic [3:0] dma_unit_log2(logic [SRAM_ID_W-1:0] sram, logic out_int32,
-                                              int unsigned rows_log2, int unsigned cols_log2);
+                                              logic out_int16, int unsigned rows_log2,
+                                              int unsigned cols_log2);
     unique case (sram)
       SRAM_ID_W'(RegionA):    return 4'(rows_log2);
       SRAM_ID_W'(RegionB):    return 4'(cols_log2);
       SRAM_ID_W'(RegionBias): return 4'(cols_log2 + 2);
       SRAM_ID_W'(RegionRq):   return 4'(cols_log2 + 3);
-      SRAM_ID_W'(RegionOut):  return out_int32 ? 4'(cols_log2 + 2) : 4'(cols_log2);
+      SRAM_ID_W'(RegionOut):  return out_int32 ? 4'(cols_log2 + 2) : out_int16 ? 4'(cols_log2 + 1) : 4'(cols_log2);
       default:                return 4'd4;
     endcase
   endfunction
@@ -351,6 +353,7 @@ package qacc_pkg;
   localparam int unsigned DMA_EXT_STRIDE2_WORD  = 8, DMA_EXT_STRIDE2_LSB = 0, DMA_EXT_STRIDE2_W = 32;
   localparam int unsigned DMA_SRAM_WORD         = 9, DMA_SRAM_LSB = 0, DMA_SRAM_W = 4;
   localparam int unsigned DMA_OUT_INT32_WORD    = 9, DMA_OUT_INT32_LSB = 4, DMA_OUT_INT32_W = 1;
+  localparam int unsigned DMA_OUT_INT16_WORD    = 9, DMA_OUT_INT16_LSB = 5, DMA_OUT_INT16_W = 1;
   typedef struct packed {
     logic [DIM_W-1:0]      count0;
     logic [DIM_W-1:0]      count1;
@@ -363,6 +366,7 @@ package qacc_pkg;
     logic [31:0]           ext_stride2;
     logic [SRAM_ID_W-1:0]  sram;
     logic                  out_int32;
+    logic                  out_int16;
   } dma_desc_t;
   // decoded by module qacc_dma_fields (rtl/qacc_desc_fields.sv)
 

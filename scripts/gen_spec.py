@@ -273,6 +273,8 @@ class Spec:
             require(evaluate(s["depth"], dict(self.values, **defaults), where) >= 1, f"{where}: depth below 1")
             require(s["range_error"] in names, f"{where}: unknown error code {s['range_error']}")
             require(s.get("int8_entries", 1) in (1, 2, 4), f"{where}: int8_entries must be 1, 2 or 4")
+            require(s.get("int16_entries", 1) in (1, 2) and (s.get("int16_entries", 1) == 1) ==
+                    (s.get("int8_entries", 1) == 1), f"{where}: int16_entries must be 1, or 2 with int8 entries")
             require(r["id"] < 2 ** self.values["SRAM_ID_W"], f"{where}: id does not fit SRAM_ID_W")
         self.blocks = [dict(b, first=evaluate(b["first"], self.values, "register block"),
                             last=evaluate(b["last"], self.values, "register block"))
@@ -625,14 +627,17 @@ def render_cpp(spec):
                     ("int lane_bytes;", ""),
                     ("const char* depth;", "its words: a parameter, or derived from one"),
                     ("ErrCode range_error;", "an access past its end"),
-                    ("int int8_entries;", "int8 entries of `lanes` bytes per word (out: 4), else 1")], 100, "  ")
+                    ("int int8_entries;", "int8 entries of `lanes` bytes per word (out: 4), else 1"),
+                    ("int int16_entries;", "int16 entries of 2 `lanes` bytes per word (out: 2), else 1")],
+                   100, "  ")
     out += ["};", "inline constexpr SramInfo kSrams[] = {"]
     for r in spec.srams:
         s = r["sram"]
         lanes = "Fixed" if s["fixed_lanes"] else s["lanes"]
         out.append(f"    {{Region::k{camel(r['name'])}, \"{s['title']}\", Lanes::k{lanes}, {s['fixed_lanes']}, "
                    f"{s['lane_bytes']}, "
-                   f"\"{s['depth']}\", ErrCode::k{camel(s['range_error'])}, {s.get('int8_entries', 1)}}},")
+                   f"\"{s['depth']}\", ErrCode::k{camel(s['range_error'])}, {s.get('int8_entries', 1)}, "
+                   f"{s.get('int16_entries', 1)}}},")
     out += ["};",
             "// The bytes of a word of SRAM `s` for an array of rows x cols (3.1).",
             "constexpr int SramWordBytes(const SramInfo& s, int rows, int cols) {",
@@ -983,9 +988,11 @@ def render_sv(spec):
     out += ["", f"  localparam int unsigned NUM_SRAMS = {len(srams)};  // the SRAM regions (3.1)",
             "  // log2 of the bytes of one DMA unit of SRAM `sram` (data_movement.md 12): its word, or for the "
             "out SRAM",
-            "  // with OUT_INT32 = 0 one int8 entry. The last SRAM is the default arm (a BAD_SRAM id: unused).",
+            "  // with OUT_INT32 = 0 one int8 entry, or with OUT_INT16 one int16 entry (both: BAD_SHAPE, unused). The",
+            "  // last SRAM is the default arm (a BAD_SRAM id: unused).",
             "  function automatic logic [3:0] dma_unit_log2(logic [SRAM_ID_W-1:0] sram, logic out_int32,",
-            "                                              int unsigned rows_log2, int unsigned cols_log2);",
+            "                                              logic out_int16, int unsigned rows_log2,",
+            "                                              int unsigned cols_log2);",
             "    unique case (sram)"]
 
     def log2_of(s, entries):
@@ -1000,7 +1007,8 @@ def render_sv(spec):
         s = r["sram"]
         value = log2_of(s, 1)
         if s.get("int8_entries", 1) > 1:
-            value = f"out_int32 ? {value} : {log2_of(s, s['int8_entries'])}"
+            value = (f"out_int32 ? {value} : out_int16 ? {log2_of(s, s['int16_entries'])} : "
+                     f"{log2_of(s, s['int8_entries'])}")
         arms.append((f"SRAM_ID_W'(Region{camel(r['name'])}):", value))
     arms[-1] = ("default:", arms[-1][1])
     width = max(len(a) for a, _ in arms)

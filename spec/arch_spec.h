@@ -161,14 +161,15 @@ struct SramInfo {
   const char* depth;    // its words: a parameter, or derived from one
   ErrCode range_error;  // an access past its end
   int int8_entries;     // int8 entries of `lanes` bytes per word (out: 4), else 1
+  int int16_entries;    // int16 entries of 2 `lanes` bytes per word (out: 2), else 1
 };
 inline constexpr SramInfo kSrams[] = {
-    {Region::kA, "A", Lanes::kRows, 0, 1, "ADepth", ErrCode::kARange, 1},
-    {Region::kB, "B", Lanes::kCols, 0, 1, "BDepth", ErrCode::kBRange, 1},
-    {Region::kBias, "bias", Lanes::kCols, 0, 4, "BiasDepth", ErrCode::kBiasRange, 1},
-    {Region::kRq, "rq", Lanes::kCols, 0, 8, "RqDepth", ErrCode::kRqRange, 1},
-    {Region::kOut, "out", Lanes::kCols, 0, 4, "OutDepth", ErrCode::kOutRange, 4},
-    {Region::kLut, "LUT", Lanes::kFixed, 8, 2, "LUT_SLOT_WORDS * LutSlots", ErrCode::kLutRange, 1},
+    {Region::kA, "A", Lanes::kRows, 0, 1, "ADepth", ErrCode::kARange, 1, 1},
+    {Region::kB, "B", Lanes::kCols, 0, 1, "BDepth", ErrCode::kBRange, 1, 1},
+    {Region::kBias, "bias", Lanes::kCols, 0, 4, "BiasDepth", ErrCode::kBiasRange, 1, 1},
+    {Region::kRq, "rq", Lanes::kCols, 0, 8, "RqDepth", ErrCode::kRqRange, 1, 1},
+    {Region::kOut, "out", Lanes::kCols, 0, 4, "OutDepth", ErrCode::kOutRange, 4, 2},
+    {Region::kLut, "LUT", Lanes::kFixed, 8, 2, "LUT_SLOT_WORDS * LutSlots", ErrCode::kLutRange, 1, 1},
 };
 // The bytes of a word of SRAM `s` for an array of rows x cols (3.1).
 constexpr int SramWordBytes(const SramInfo& s, int rows, int cols) {
@@ -597,6 +598,8 @@ inline constexpr Field kExtStride2{8, 0, 32};   // bytes from one plane to the n
 inline constexpr Field kSram{9, 0, 4};          // the SRAM: its window region (3.1)
 // the out SRAM's unit: 1 an int32 word, 0 an int8 entry
 inline constexpr Field kOutInt32{9, 4, 1};
+// the out SRAM's unit: 1 an int16 entry (lut.md 10.6); with `OUT_INT32` `BAD_SHAPE`
+inline constexpr Field kOutInt16{9, 5, 1};
 }  // namespace dma
 
 // MOVE (data_movement.md 13).

@@ -79,7 +79,9 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
     };
   } else if (model::IsDmaOp(h.op)) {  // LOAD / STORE, data_movement.md 12
     const model::DmaDesc f = model::DecodeDmaDesc(d);
-    const bool counts = f.count0 != 0 && f.count1 != 0 && f.count2 != 0;
+    // OUT_INT32 with OUT_INT16 is BAD_SHAPE (lut.md 10.6), as a count of 0.
+    const bool counts =
+        f.count0 != 0 && f.count1 != 0 && f.count2 != 0 && !(f.out_int32 && f.out_int16);
     const arch::SramInfo* sram = arch::FindSram(f.sram);
     const bool sram_ok = sram != nullptr;
     checks = {{ErrCode::kBadShape, !counts}, {ErrCode::kBadSram, !sram_ok}};
@@ -94,8 +96,11 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
       checks.push_back({ErrCode::kNone, last_unit >= every_end, kEveryRange});
     }
     if (counts && sram_ok) {
-      const uint64_t unit = model::DmaUnitBytes(cfg, f.sram, f.out_int32);
-      const uint64_t units = uint64_t{cfg.depth(sram->id)} * (f.out_int32 ? 1 : sram->int8_entries);
+      const uint64_t unit = model::DmaUnitBytes(cfg, f.sram, f.out_int32, f.out_int16);
+      const uint64_t units =
+          uint64_t{cfg.depth(sram->id)} * uint64_t(f.out_int32   ? 1
+                                                   : f.out_int16 ? sram->int16_entries
+                                                                 : sram->int8_entries);
       const uint64_t last_unit = uint64_t{f.sram_base} + (f.count0 - 1) +
                                  uint64_t{f.count1 - 1} * f.sram_stride1 +
                                  uint64_t{f.count2 - 1} * f.sram_stride2;
@@ -208,6 +213,10 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
                  : nullptr);
   }
   store_drained_ = bin("port.store_responses_back_while_reads_wait");
+  // The out SRAM's int16 unit (lut.md 10.6), told by the started command: a step of 2C bytes looks
+  // like an int32 word's when D <= 2C.
+  load_out16_ = bin("dma.load.out_int16");
+  store_out16_ = bin("dma.store.out_int16");
 }
 
 void RuleCoverage::OnRun(uint32_t q_base, uint32_t q_count) {
@@ -282,6 +291,13 @@ void RuleCoverage::OnCycle(const RtlSample& s) {
     if (starts[e]) {
       if (v.queue.empty() || (v.queue.front() & 0xFFFF) != start_index[e]) lost_ = true;
       v.started = true;
+      if (!lost_ && Known(v.queue.front()) && model::IsDmaOp(Header(v.queue.front()).op)) {
+        const model::DmaDesc f = model::DecodeDmaDesc(descriptors_.at(v.queue.front()));
+        if (f.sram == uint8_t(arch::Region::kOut) && f.out_int16 && !f.out_int32) {
+          Hit(Header(v.queue.front()).op == uint32_t(arch::Opcode::kLoad) ? load_out16_
+                                                                          : store_out16_);
+        }
+      }
     }
     if (retires[e]) {
       if (v.queue.empty() || (v.queue.front() & 0xFFFF) != retire_index[e]) {

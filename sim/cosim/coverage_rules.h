@@ -84,6 +84,8 @@ class RuleCoverage {
   std::map<std::string, int64_t*> order_;                       // "OP.FIRST.SECOND"
   std::vector<int64_t*> port_stall_, port_outlasts_;            // by use (nullptr: unreachable)
   int64_t* store_drained_ = nullptr;
+  int64_t *load_out16_ = nullptr,
+          *store_out16_ = nullptr;  // a LOAD / STORE of int16 entries starts
 
   // The run being sampled.
   bool running_ = false, lost_ = false;  // lost: the view no longer follows the RTL (no bins)

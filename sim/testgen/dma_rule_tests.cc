@@ -195,23 +195,29 @@ std::vector<Breaker<golden::DmaFields>> DmaBreakers(Context& c, uint32_t sram, i
   Rng& rng = c.rng;
   const golden::AccelGeometry& g = c.g;
   using F = golden::DmaFields;
+  // BAD_SHAPE: a count of 0, or (zero = 3) OUT_INT32 with OUT_INT16 (lut.md 10.6).
+  const Breaker<F> bad_shape =
+      zero < 3 ? ZeroCount<F>(zero)
+               : Breaker<F>{ErrCode::kBadShape, [](F& f) { f.out_int32 = f.out_int16 = true; }};
   return {
-      ZeroCount<F>(zero),
+      bad_shape,
       {ErrCode::kBadSram, [&rng](F& f) { f.sram = BadSramId(rng); }},
       {RangeCode(sram),
        [&g](F& f) {
-         f.sram_base = uint32_t(golden::SramUnits(g, f.sram, f.out_int32) - f.count0 + 1);
+         f.sram_base =
+             uint32_t(golden::SramUnits(g, f.sram, f.out_int32, f.out_int16) - f.count0 + 1);
        }},
       // EXT_STRIDE2 with COUNT2 = 1: misaligned, and out of every range sum.
       {ErrCode::kExtAlign,
        [&rng, &g](F& f) {
          f.count2 = 1;
-         f.ext_stride2 = uint32_t(rng.Uniform(1, golden::UnitBytes(g, f.sram, f.out_int32) - 1));
+         f.ext_stride2 =
+             uint32_t(rng.Uniform(1, golden::UnitBytes(g, f.sram, f.out_int32, f.out_int16) - 1));
        }},
       // The last byte one unit past 2^32 - 1, every address aligned.
       {ErrCode::kExtRange,
        [&g](F& f) {
-         const uint64_t unit = golden::UnitBytes(g, f.sram, f.out_int32);
+         const uint64_t unit = golden::UnitBytes(g, f.sram, f.out_int32, f.out_int16);
          f.count1 = 2;
          f.ext_stride1 = uint32_t(unit * 1024);
          f.ext_addr = uint32_t((uint64_t{1} << 32) - f.count0 * unit - f.ext_stride1 + unit);
@@ -427,12 +433,14 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
       const uint32_t sram = SramId(i);
       golden::DmaFields f;
       f.sram = sram;
-      f.out_int32 = sram == kSramOut && rng.Chance(50);
+      f.out_int32 = sram == kSramOut && rng.Chance(33);
+      f.out_int16 = sram == kSramOut && !f.out_int32 && rng.Chance(50);
       f.count0 = uint32_t(rng.Uniform(1, 4));
-      f.ext_addr = golden::UnitBytes(c.g, sram, f.out_int32) * uint32_t(rng.Uniform(0, 64));
+      f.ext_addr =
+          golden::UnitBytes(c.g, sram, f.out_int32, f.out_int16) * uint32_t(rng.Uniform(0, 64));
       // EXT_ALIGN / EXT_RANGE once per opcode, the range / EXT_ALIGN pair per SRAM, BAD_SHAPE /
-      // BAD_SRAM once per count set to 0.
-      for (int zero = 0; zero < (sram == kSramA ? 3 : 1); ++zero) {
+      // BAD_SRAM once per count set to 0 and once with both layout bits.
+      for (int zero = 0; zero < (sram == kSramA ? 4 : 1); ++zero) {
         auto breakers = DmaBreakers(c, sram, zero);
         if (zero > 0) {
           breakers.resize(2);

@@ -39,9 +39,9 @@ Program GenLoadStore(Rng& rng, const arch::ArchConfig& config) {
     std::vector<Descriptor> p;
     for (int i = 0; i < kNumSrams; ++i) {
       const uint32_t sram = SramId(i);
-      for (int layout = 0; layout < (sram == kSramOut ? 2 : 1); ++layout) {
+      for (int layout = 0; layout < (sram == kSramOut ? 3 : 1); ++layout) {
         DmaKnobs k = c.Knobs(sram);
-        k.out_int32 = layout;
+        k.out_unit = layout;
         for (Op op : {Op::kLoad, Op::kLoad, Op::kStore, Op::kStore}) {
           p.push_back(RandomDma(rng, c.g, op, k));
         }

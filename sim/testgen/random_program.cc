@@ -195,11 +195,18 @@ Descriptor RandomDma(Rng& rng, const golden::AccelGeometry& g, Op op, const DmaK
   for (int attempt = 0; attempt < 1000; ++attempt) {
     golden::DmaFields f;
     f.sram = knobs.sram != 0 ? knobs.sram : RandomSram(rng);
-    // OUT_INT32 is ignored by the SRAMs other than out (12): drawn for them too.
-    f.out_int32 = f.sram == kSramOut ? (knobs.out_int32 < 0 ? rng.Chance(50) : knobs.out_int32 == 1)
-                                     : rng.Chance(25);
-    const uint64_t unit = golden::UnitBytes(g, f.sram, f.out_int32);
-    const uint64_t units = golden::SramUnits(g, f.sram, f.out_int32);
+    // The out SRAM's unit: int8, int32 or int16 (lut.md 10.6). OUT_INT32 and OUT_INT16 are ignored
+    // by the other SRAMs (12): drawn for them too, never both (BAD_SHAPE).
+    if (f.sram == kSramOut) {
+      const int out_unit = knobs.out_unit >= 0 ? knobs.out_unit : int(rng.Uniform(0, 2));
+      f.out_int32 = out_unit == 1;
+      f.out_int16 = out_unit == 2;
+    } else {
+      f.out_int32 = rng.Chance(25);
+      f.out_int16 = !f.out_int32 && rng.Chance(25);
+    }
+    const uint64_t unit = golden::UnitBytes(g, f.sram, f.out_int32, f.out_int16);
+    const uint64_t units = golden::SramUnits(g, f.sram, f.out_int32, f.out_int16);
     const uint64_t sram_end = knobs.sram_end != 0 ? std::min(knobs.sram_end, units) : units;
     const uint64_t sram_begin = std::min(knobs.sram_begin, sram_end);
     // Edge shapes fall back to the plain ones when the windows are too small for them.

@@ -46,8 +46,8 @@ std::vector<uint8_t> RandomBytes(Rng& rng, size_t n);
 
 // Knobs of RandomDma.
 struct DmaKnobs {
-  uint32_t sram = 0;       // 1..5 (A, B, bias, rq, out); 0: any
-  int out_int32 = -1;      // the out SRAM's unit: 0 int8 entry, 1 int32 word, -1 either
+  uint32_t sram = 0;       // an SRAM id (arch::kSrams); 0: any
+  int out_unit = -1;       // the out SRAM's unit: 0 int8 entry, 1 int32 word, 2 int16 entry, -1 any
   uint64_t ext_begin = 0;  // the transfer's bytes stay in [ext_begin, ext_end)
   uint64_t ext_end = 0;
   // The transfer's SRAM units stay in [sram_begin, sram_end) (sram_end 0: the whole SRAM).

@@ -160,7 +160,7 @@ class GenSpecTest(unittest.TestCase):
             return next(lay for lay in doc["descriptors"]["layouts"] if lay["name"] == name)
 
         def desc_overlap(doc):
-            layout(doc, "dma")["fields"][-1]["bits"] = "2"  # OUT_INT32 onto SRAM
+            layout(doc, "dma")["fields"][-2]["bits"] = "2"  # OUT_INT32 onto SRAM
 
         def desc_header_word(doc):
             layout(doc, "move")["fields"][0]["word"] = 15

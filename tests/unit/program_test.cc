@@ -191,7 +191,7 @@ TEST(ProgramEncodeTest, RandomWordsRoundTripThroughTheFieldMasks) {
                                 0xFFFFF, 0xFFFFF, 0xF3F,  0x1FF01FF, kAll,    kAll,
                                 kAll,    kAll,    0x3F,   0x300};
   const Descriptor dma_mask = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFFF, 0xFFFFF, 0xFFFFF, kAll, kAll,
-                               kAll,   0x1F,   0,      0,       0,       0,       0,    0x300};
+                               kAll,   0x3F,   0,      0,       0,       0,       0,    0x300};
   const Descriptor move_mask = {0xFFFF,  0xFFFF,  0xFFFF,  0xFFFFF, 0xFFFFF, 0xFFFFF,
                                 0xFFFFF, 0xFFFFF, 0xFFFFF, 0xF,     0,       0,
                                 0,       0,       0,       0x300};
@@ -1023,6 +1023,76 @@ TEST(ProgramDmaTest, OutInt8EntriesAreQuartersOfWords) {
   f.count0 = 1;
   ASSERT_EQ(Execute(g, EncodeDma(Op::kLoad, f, kNoFlags), state), ProgramError::kNone);
   for (int b = 0; b < 32; ++b) EXPECT_EQ(state.out[32 + b], 64 + b) << b;
+}
+
+// The out SRAM's int16 unit (OUT_INT16, lut.md 10.6): 2C bytes, two per word; the other SRAMs
+// ignore the bit; OUT_INT32 with OUT_INT16 is BAD_SHAPE before any other check, whatever the SRAM.
+TEST(ProgramValidateDmaTest, Int16UnitOfTheOutSram) {
+  for (const AccelGeometry& g : kGeometries) {
+    SCOPED_TRACE(Name(g));
+    const uint32_t c = g.cols;
+    EXPECT_EQ(UnitBytes(g, 5, false, true), 2 * c);
+    EXPECT_EQ(SramUnits(g, 5, false, true), 2 * uint64_t{g.out_depth});
+    for (uint32_t sram : {1u, 2u, 3u, 4u, 6u}) {
+      EXPECT_EQ(UnitBytes(g, sram, false, true), UnitBytes(g, sram, false, false)) << sram;
+      EXPECT_EQ(SramUnits(g, sram, false, true), SramUnits(g, sram, false, false)) << sram;
+    }
+    for (Op op : {Op::kLoad, Op::kStore}) {
+      DmaFields f;
+      f.sram = 5;
+      f.out_int16 = true;
+      f.count0 = 2;
+      f.sram_base = 2 * g.out_depth - 2;  // the last two int16 entries
+      f.ext_addr = 6 * c;
+      EXPECT_EQ(ValidateDmaFields(g, op, f), ProgramError::kNone);
+      DmaFields r = f;
+      r.sram_base += 1;
+      EXPECT_EQ(ValidateDmaFields(g, op, r), ProgramError::kOutRange);
+      r = f;
+      r.ext_addr = 7 * c;  // a multiple of C, not of 2C
+      EXPECT_EQ(ValidateDmaFields(g, op, r), ProgramError::kExtAlign);
+      r = f;
+      r.out_int16 = false;  // the same base in int8 entries is legal
+      EXPECT_EQ(ValidateDmaFields(g, op, r), ProgramError::kNone);
+      for (uint32_t sram = 0; sram < 16; ++sram) {
+        r = f;
+        r.sram = sram;
+        r.out_int32 = true;
+        r.sram_base = 0xFFFFF;  // past every SRAM
+        r.ext_addr = 1;         // misaligned
+        EXPECT_EQ(ValidateDmaFields(g, op, r), ProgramError::kBadShape) << sram;
+      }
+    }
+  }
+}
+
+TEST(ProgramDmaTest, Int16EntriesLoadIntoTheirHalfWords) {
+  for (const AccelGeometry& g : kGeometries) {
+    const uint32_t c = g.cols;
+    MachineState state(g, 64 * c);
+    for (size_t i = 0; i < state.ext.size(); ++i) state.ext[i] = static_cast<uint8_t>(i * 7 + 1);
+    DmaFields f;
+    f.sram = 5;
+    f.out_int16 = true;
+    f.count0 = 3;
+    f.sram_base = 5;  // entries 5, 6, 7: word 2 upper half, word 3 both halves
+    f.ext_addr = 4 * c;
+    ASSERT_EQ(Execute(g, EncodeDma(Op::kLoad, f, kNoFlags), state), ProgramError::kNone);
+    for (uint32_t byte = 0; byte < 4 * c * 6; ++byte) {
+      // Entry e, lane l, byte k: word e / 2, byte 2 ((e mod 2) C + l) + k (lut.md 10.6).
+      const uint32_t word = byte / (4 * c), in_word = byte % (4 * c);
+      const uint32_t e = 2 * word + in_word / (2 * c);
+      const bool loaded = e >= 5 && e < 8;
+      const uint8_t want = loaded ? state.ext[4 * c + (e - 5) * 2 * c + in_word % (2 * c)] : 0;
+      ASSERT_EQ(state.out[byte], want) << Name(g) << " byte " << byte;
+    }
+    // A STORE of the same entries returns them.
+    f.ext_addr = 32 * c;
+    ASSERT_EQ(Execute(g, EncodeDma(Op::kStore, f, kNoFlags), state), ProgramError::kNone);
+    for (uint32_t i = 0; i < 6 * c; ++i) {
+      ASSERT_EQ(state.ext[32 * c + i], state.ext[4 * c + i]) << Name(g) << " " << i;
+    }
+  }
 }
 
 TEST(ProgramDmaTest, LoadThenStoreRoundTrips) {
