@@ -106,7 +106,7 @@ module qacc_dma
   assign slices_log2 = big ? ulog2 - 4'(DLog2) : 4'd0;
   assign sid         = SidW'(f.sram - SRAM_ID_W'(RegionA));
   assign out8        = f.sram == SRAM_ID_W'(RegionOut) && !f.out_int32 && !f.out_int16;
-  assign out16       = f.sram == SRAM_ID_W'(RegionOut) && !f.out_int32 && f.out_int16;
+  assign out16       = f.sram == SRAM_ID_W'(RegionOut) && f.out_int16;  // never with OUT_INT32 (BAD_SHAPE)
   assign active      = start_i || running_q;
 
   // End beat of a row that starts at byte `a`.
@@ -208,7 +208,7 @@ module qacc_dma
     beat_last  = unit_last || (((a_u + (32'(1) << ulog2)) & d_mask) == '0);
     beat_first = i0 == '0 || ((a_u & d_mask) == '0);
     beat_off   = 8'(a_u & d_mask);
-    unit_off   = out8 ? 8'(32'(u[1:0]) << ColsLog2) : out16 ? 8'(32'(u[0]) << (ColsLog2 + 1)) : 8'd0;
+    unit_off   = out8 ? 8'(32'(u[1:0]) << ColsLog2) : out16 ? 8'(32'(u[0]) << (ColsLog2 + 1)) : '0;
     word_off   = unit_off + (big ? 8'(32'(j) << DLog2) : 8'd0);
     word_addr  = out8 ? (u >> 2) : out16 ? (u >> 1) : u;
     stp_end    = row_end_beat(row_ext, f.count0, ulog2);
@@ -500,6 +500,8 @@ module qacc_dma
       r_valid_i && !stop_i |-> 32'(rd_count) < RdBufBeats);
   WrRoom_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       wb_push |-> 32'(wb_count) < WR_BUF_BEATS || wb_pop);
+  // A running command has at most one of the out SRAM's layout bits (both: BAD_SHAPE at fetch, lut.md 10.6).
+  Layout_A: assert property (@(posedge clk_i) disable iff (!rst_ni) active |-> !(f.out_int32 && f.out_int16));
   // The DMA touches an SRAM port only in a cycle the compute engine does not use it (17.6).
   PortFree_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       ((we_o & cmp_we_i) == '0) && ((re_o & cmp_re_i) == '0));

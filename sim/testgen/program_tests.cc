@@ -232,6 +232,32 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
     AddPair(
         cases, "RQ_RANGE", job, [](arch::Command& c) { ++c.rq_base; }, ErrCode::kRqRange);
   }
+  {
+    // Without PER_CHANNEL the rule does not apply: the same base + 1 is legal.
+    model::GemmJob off = small();
+    off.per_channel = false;
+    off.channel_mult.clear();
+    off.channel_shift.clear();
+    off.requant.multiplier =
+        int32_t(arch::kMinNonzeroMult);  // legal per tensor (a per-channel job's
+    off.requant.shift = -8;              // CMD_MULT need not be)
+    off.rq_base = uint32_t(config.rq_depth - arch::CeilDiv(off.n, cols) + 1);
+    cases.push_back({"RQ_RANGE off without PER_CHANNEL", off, true, {}, ErrCode::kNone});
+  }
+  {
+    // With OUT_RAW the requant rules do not apply (4): a shift, a multiplier and a clamp that
+    // BAD_REQUANT would refuse are legal.
+    model::GemmJob raw = small();
+    raw.out_raw = true;
+    raw.per_channel = false;
+    raw.channel_mult.clear();
+    raw.channel_shift.clear();
+    raw.requant.shift = arch::kMaxShift + 1;
+    raw.requant.multiplier = 1;
+    raw.requant.clamp_min = 5;
+    raw.requant.clamp_max = 4;
+    cases.push_back({"BAD_REQUANT off with OUT_RAW", raw, true, {}, ErrCode::kNone});
+  }
   for (bool raw : {false, true}) {
     model::GemmJob job = small();
     job.out_raw = raw;
@@ -470,10 +496,18 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
       b.Read(arch::kRegsBase + offset);
     }
   }
+  // Q_BASE and Q_COUNT likewise (data_movement.md 14.1): every bit of Q_BASE [31:6] and Q_COUNT
+  // [15:0], the top ones included.
+  for (uint32_t offset : {arch::reg::kQBase, arch::reg::kQCount}) {
+    for (uint32_t value : {0xFFFF'FFFFu, uint32_t(rng.Next()), 0u}) {
+      b.Write(arch::kRegsBase + offset, value);
+      b.Read(arch::kRegsBase + offset);
+    }
+  }
   WindowEdges(rng, b);
   // Unmapped addresses while idle (refused by the address rule alone, not by BUSY): above the
-  // register blocks, the reserved LUT/softmax/LayerNorm windows, regions 9..15, read and written.
-  for (uint32_t addr : {0x001000u, 0x0FFFFCu, 0x600000u, 0x700010u, 0x800000u, 0xFFFFFCu}) {
+  // register blocks, the reserved softmax/LayerNorm windows, regions 9..15, read and written.
+  for (uint32_t addr : {0x001000u, 0x0FFFFCu, 0x700000u, 0x7FFFFCu, 0x800010u, 0xFFFFFCu}) {
     b.Read(addr);
     b.Write(addr, uint32_t(rng.Next()));
   }
