@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "golden/lut_unit.h"
+
 namespace qacc::compiler {
 
 namespace {
@@ -157,6 +159,7 @@ struct LayerContext {
   uint32_t y_addr = 0, y_pitch = 0;
   uint32_t w_addr = 0, w_pitch = 0;  // column panels, pitch K * C
   uint32_t bias_addr = 0, rq_addr = 0;
+  uint32_t table_addr = 0;  // with an activation: its table's slot image
 };
 
 class LayerCompiler {
@@ -313,6 +316,24 @@ class LayerCompiler {
         uint32_t(ch.ma) * uint32_t(ch.nbc) * (l.out_int32 ? uint32_t(r) : uint32_t(r) / 4);
     const uint32_t scratch_base = ctx.a_space.base + a_slot_words * uint32_t(ch.sa);
 
+    // The activation's table (lut.md 10.4): loaded into slot layer mod S before the first GEMM;
+    // the emitter's tokens order the load after the last GEMM that read the slot before.
+    std::optional<Range> table;
+    uint32_t act_mode = 0;
+    if (l.has_activation()) {
+      const uint32_t slot = uint32_t(ctx.index % config_.lut_slots);
+      const uint32_t words = uint32_t(arch::kLutSlotWords);
+      table = Range{Sram::kLut, uint64_t(slot) * words, uint64_t(slot + 1) * words};
+      golden::DmaFields f;
+      f.sram = uint32_t(Sram::kLut);
+      f.count0 = words;
+      f.sram_base = slot * words;
+      f.ext_addr = ctx.table_addr;
+      Dma(Op::kLoad, f, {}, {*table});
+      act_mode = uint32_t(arch::Act::kLut) << arch::kModeActLsb | slot << arch::kModeLutSlotLsb |
+                 8u << arch::kModeLutInBitsLsb | 8u << arch::kModeLutEntryBitsLsb;
+    }
+
     int step = 0, b_loads = 0;
     int last_a = -1, last_b = -1;
     std::vector<std::function<void()>> deferred;  // the previous step's store
@@ -343,6 +364,7 @@ class LayerCompiler {
           b_slot = (b_loads - 1) % ch.sb;
         }
         for (const Range& b : BSlotRanges(ch, b_slot, l)) gemm_reads.push_back(b);
+        if (table) gemm_reads.push_back(*table);
         // The GEMM.
         const int o = step % ch.so;
         const uint32_t out_base = uint32_t(o) * out_slot_words;
@@ -357,7 +379,7 @@ class LayerCompiler {
         g.out_base = out_base;
         g.mode = (l.single_rounding ? 1u : 0u) | (l.per_channel ? 2u : 0u) |
                  (l.out_int32 ? 4u : 0u) | (l.bias ? 8u : 0u) | (l.a_unsigned ? 16u : 0u) |
-                 (l.b_unsigned ? 32u : 0u);
+                 (l.b_unsigned ? 32u : 0u) | act_mode;
         g.zp_ab = (uint32_t(l.a_zp) & 0x1FFu) | ((uint32_t(l.b_zp) & 0x1FFu) << 16);
         g.zp_out = l.zp_out;
         g.clamp_min = l.clamp_min;
@@ -637,6 +659,12 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
       program.tensors.push_back(Place(ext, l.name + ".rq", Kind::kRq, Layout::kPackedWords, i, 1,
                                       l.n, 8, 0, uint64_t(n_pad) * 8));
       ctx.rq_addr = program.tensors.back().addr;
+    }
+    if (l.has_activation()) {
+      program.tensors.push_back(Place(ext, l.name + ".act", Kind::kTable, Layout::kPackedWords, i,
+                                      1, golden::kLutSlotEntries, golden::kLutEntryBytes, 0,
+                                      golden::kLutSlotBytes));
+      ctx.table_addr = program.tensors.back().addr;
     }
 
     // Where the A operand and the output go in the A SRAM: an on-chip input occupies its range; the

@@ -36,7 +36,7 @@ struct CompileOptions {
 
 // Where a tensor lives in external memory (16.1).
 struct TensorPlacement {
-  enum class Kind : uint8_t { kInput, kWeights, kBias, kRq, kIntermediate, kOutput };
+  enum class Kind : uint8_t { kInput, kWeights, kBias, kRq, kTable, kIntermediate, kOutput };
   enum class Layout : uint8_t {
     // Activations (the A operand), in panels of `panel` rows, one panel every `pitch` bytes:
     // element (r, c) at (r / panel) * pitch + c * panel + r % panel.
@@ -45,9 +45,12 @@ struct TensorPlacement {
     // element (r, c) at (c / panel) * pitch + r * panel + c % panel.
     kColumnPanels,
     kRowMajor,     // element (r, c) at r * pitch + c * element_bytes
-    kPackedWords,  // bias (int32 per column) or rq (8 bytes per column), padded to whole words
+    kPackedWords,  // bias (int32 per column), rq (8 bytes per column), padded to whole words, or
+                   // a LUT table slot (lut.md 10.1)
   };
-  std::string name;  // "x", "fc1.w", "fc1.bias", "fc1.rq", "fc1.y" (intermediate), "y"
+  // "x", "fc1.w", "fc1.bias", "fc1.rq", "fc1.act" (an activation's table slot image, 512
+  // bytes), "fc1.y" (intermediate), "y"
+  std::string name;
   Kind kind = Kind::kInput;
   Layout layout = Layout::kRowMajor;
   int layer = -1;          // the layer it belongs to (-1: the network input)

@@ -5,6 +5,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "golden/lut_unit.h"
+
 namespace qacc::compiler {
 
 namespace {
@@ -82,6 +84,11 @@ void WriteInputs(const CompiledProgram& program, const Network& network,
         Put32(state.ext, q.addr + size_t(n) * 8 + 4, uint32_t(d.channel_shift[n]));
       }
     }
+    if (l.has_activation()) {  // the table's slot image, built from the layer (lut.md 10.1)
+      const TensorPlacement& t = program.tensor(l.name + ".act");
+      const std::vector<uint8_t> image = golden::LutSlotImage(ActivationTable(l));
+      for (size_t b = 0; b < image.size(); ++b) state.ext.at(t.addr + b) = image[b];
+    }
   }
   golden::StoreProgram(program.descriptors, program.q_base, state);
 }
@@ -98,7 +105,7 @@ std::vector<int32_t> ReadOutput(const CompiledProgram& program, const Network& n
         v = int32_t(Get32(state.ext, y.addr + size_t(m) * y.pitch + size_t(n) * 4));
       } else {
         const uint8_t byte = state.ext.at(y.addr + size_t(m) * y.pitch + size_t(n));
-        v = l.clamp_min >= 0 ? int32_t(byte) : int32_t(int8_t(byte));
+        v = l.out_unsigned() ? int32_t(byte) : int32_t(int8_t(byte));
       }
       out[size_t(m) * l.n + n] = v;
     }

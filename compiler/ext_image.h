@@ -28,7 +28,7 @@ void WriteInputs(const CompiledProgram& program, const Network& network,
                  golden::MachineState& state);
 
 // The last layer's M x N result: int32 values with out_int32; else the stored bytes read as uint8
-// when its clamp_min >= 0 and as int8 otherwise.
+// or int8 (GemmLayer::out_unsigned).
 std::vector<int32_t> ReadOutput(const CompiledProgram& program, const Network& network,
                                 const golden::MachineState& state);
 

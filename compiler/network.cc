@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -27,7 +30,93 @@ void CheckRange(const GemmLayer& l, const char* field, int64_t value, int64_t lo
   }
 }
 
+// "activation": {"function": "gelu", "in_scale": 0.05, "out_scale": 0.02, "out_zp": 0,
+// "out_unsigned": false, "alpha": 0.01}; out_scale absent: derived.
+Activation ParseActivation(const nlohmann::json& j, const std::string& at,
+                           const std::function<std::invalid_argument(const std::string&)>& fail) {
+  if (!j.is_object()) throw fail(at + " must be an object");
+  Activation a;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    const nlohmann::json& value = it.value();
+    const std::string where = at + "." + key;
+    auto number = [&]() {
+      if (!value.is_number()) throw fail(where + " must be a number");
+      return value.get<double>();
+    };
+    if (key == "function") {
+      if (!value.is_string()) throw fail(where + " must be a string");
+      a.function = value.get<std::string>();
+    } else if (key == "alpha") {
+      a.alpha = number();
+    } else if (key == "in_scale") {
+      a.in_scale = number();
+    } else if (key == "out_scale") {
+      a.out_scale = number();
+    } else if (key == "out_zp") {
+      if (!value.is_number_integer()) throw fail(where + " must be an integer");
+      const int64_t v = value.get<int64_t>();
+      if (v < -128 || v > 255) throw fail(fmt::format("{} = {} is outside -128..255", where, v));
+      a.out_zp = int32_t(v);
+    } else if (key == "out_unsigned") {
+      if (!value.is_boolean()) throw fail(where + " must be true or false");
+      a.out_unsigned = value.get<bool>();
+    } else {
+      throw fail(fmt::format(
+          "unknown key '{}' (expected function, in_scale, out_scale, out_zp, out_unsigned, alpha)",
+          where));
+    }
+  }
+  if (a.function.empty()) throw fail(at + ".function is missing");
+  if (!j.contains("in_scale")) throw fail(at + ".in_scale is missing (the requant code's scale)");
+  return a;
+}
+
 }  // namespace
+
+golden::Lut ActivationTable(const GemmLayer& l) {
+  const Activation& a = l.activation;
+  if (!l.has_activation()) Fail(l, "has no activation");
+  const std::optional<golden::Elementwise> f = golden::FindElementwise(a.function, a.alpha);
+  if (!f) {
+    Fail(l, fmt::format("activation.function = '{}' is not one of {}", a.function,
+                        golden::ElementwiseChoices()));
+  }
+  if (!(a.in_scale > 0) || !std::isfinite(a.in_scale)) {
+    Fail(l, fmt::format("activation.in_scale = {} must be positive and finite", a.in_scale));
+  }
+  if (!(a.out_scale >= 0) || !std::isfinite(a.out_scale)) {
+    Fail(l, fmt::format("activation.out_scale = {} must be 0 (derived) or positive", a.out_scale));
+  }
+  golden::LutSpec spec;
+  spec.in.bits = 8;
+  spec.in.is_signed = l.clamp_min < 0;
+  spec.in.scale = a.in_scale;
+  spec.in.zero_point = l.zp_out;
+  spec.out.bits = 8;
+  spec.out.is_signed = !a.out_unsigned;
+  spec.out.scale = a.out_scale;
+  spec.out.zero_point = a.out_zp;
+  spec.derive_out = a.out_scale == 0;
+  if (spec.derive_out && a.out_zp != 0) {
+    Fail(l, "activation.out_zp must be 0 with a derived out_scale (symmetric)");
+  }
+  // The table reads the requant code as an 8-bit code of one signedness: the clamp keeps it there.
+  const int32_t lo = spec.in.is_signed ? -128 : 0, hi = spec.in.is_signed ? 127 : 255;
+  if (l.clamp_max > hi) {
+    Fail(l, fmt::format("clamp_max = {} is above {}: the activation's input is an {} code",
+                        l.clamp_max, hi, spec.in.is_signed ? "int8" : "uint8"));
+  }
+  if (l.zp_out < lo || l.zp_out > hi) {
+    Fail(l, fmt::format("zp_out = {} is outside {}..{}: the activation's input zero point",
+                        l.zp_out, lo, hi));
+  }
+  try {
+    return golden::BuildLut(*f, spec);
+  } catch (const std::invalid_argument& e) {
+    Fail(l, fmt::format("activation: {}", e.what()));
+  }
+}
 
 Network GemmNetwork(int m, int n, int k) {
   Network network;
@@ -67,6 +156,7 @@ void ValidateNetwork(const Network& network) {
       if (i + 1 != network.layers.size()) {
         Fail(l, "out_int32 is allowed on the last layer only (the next layer reads int8)");
       }
+      if (l.has_activation()) Fail(l, "an activation takes a requant code, not out_int32");
       continue;  // no requantization
     }
     CheckRange(l, "shift", l.shift, golden::kMinQuantizedShift, golden::kMaxQuantizedShift);
@@ -78,14 +168,16 @@ void ValidateNetwork(const Network& network) {
     if (l.clamp_min > l.clamp_max) {
       Fail(l, fmt::format("clamp_min = {} is above clamp_max = {}", l.clamp_min, l.clamp_max));
     }
+    if (l.has_activation()) ActivationTable(l);  // throws for illegal fields
   }
 }
 
 Network ParseNetwork(std::string_view json_text, std::string_view source) {
   using nlohmann::json;
-  auto fail = [&](const std::string& what) -> std::invalid_argument {
-    return std::invalid_argument(fmt::format("{}: {}", source, what));
-  };
+  const std::function<std::invalid_argument(const std::string&)> fail =
+      [&](const std::string& what) {
+        return std::invalid_argument(fmt::format("{}: {}", source, what));
+      };
   json doc;
   try {
     doc = json::parse(json_text);
@@ -185,11 +277,13 @@ Network ParseNetwork(std::string_view json_text, std::string_view source) {
         l.clamp_min = int32_t(integer(INT32_MIN, INT32_MAX));
       } else if (key == "clamp_max") {
         l.clamp_max = int32_t(integer(INT32_MIN, INT32_MAX));
+      } else if (key == "activation") {
+        l.activation = ParseActivation(value, at, fail);
       } else {
         throw fail(fmt::format(
             "unknown key '{}' (expected name, m, n, k, a_unsigned, b_unsigned, a_zp, b_zp, bias, "
             "per_channel, single_rounding, out_int32, mult, shift, scale, zp_out, clamp_min, "
-            "clamp_max)",
+            "clamp_max, activation)",
             at));
       }
     }

@@ -1,6 +1,7 @@
-// What the compiler lowers (docs/data_movement.md 16): a chain of GEMM / fully connected layers.
-// Layer i + 1 takes layer i's int8 output as its A operand (its M is layer i's M, its K layer i's
-// N). Shapes and quantization parameters only; the tensors' values live in LayerData.
+// What the compiler lowers (docs/data_movement.md 16): a chain of GEMM / fully connected layers,
+// each with an optional activation fused after its requant (lut.md 10.4). Layer i + 1 takes layer
+// i's int8 output as its A operand (its M is layer i's M, its K layer i's N). Shapes and
+// quantization parameters only; the tensors' values live in LayerData.
 #ifndef QACC_COMPILER_NETWORK_H_
 #define QACC_COMPILER_NETWORK_H_
 
@@ -9,11 +10,25 @@
 #include <string_view>
 #include <vector>
 
+#include "golden/elementwise.h"
+#include "golden/lut.h"
+
 namespace qacc::compiler {
 
 // Largest M and N of a layer: the compiler splits them over commands; bounded by the 32-bit
 // external addresses of the tensors. K is one command's CMD_K field (arch::kMaxDim).
 inline constexpr int kMaxRowsOrCols = 1 << 20;
+
+// An activation of the LUT unit after requant (lut.md 10.4): a table from the requant code (8 bits,
+// signed when clamp_min < 0, zero point zp_out, real scale in_scale) to an 8-bit code.
+struct Activation {
+  std::string function;  // a built-in function (golden::ElementwiseNames); empty: none
+  double alpha = golden::kDefaultLeakyReluAlpha;  // leaky_relu's negative slope
+  double in_scale = 0;                            // the requant code's real scale, > 0
+  double out_scale = 0;  // the output code's scale; 0: derived, max |f| / qmax (symmetric)
+  int32_t out_zp = 0;
+  bool out_unsigned = false;
+};
 
 struct GemmLayer {
   std::string name = "gemm";
@@ -28,7 +43,16 @@ struct GemmLayer {
   int shift = 0;                 // per-tensor shift
   int32_t zp_out = 0;
   int32_t clamp_min = -128, clamp_max = 127;
+  Activation activation;  // function empty: the requant code is the output
+
+  bool has_activation() const { return !activation.function.empty(); }
+  // The output codes are uint8 (else int8): the activation's, or the clamp's range.
+  bool out_unsigned() const { return has_activation() ? activation.out_unsigned : clamp_min >= 0; }
 };
+
+// The table of a layer's activation (golden::BuildLut, exact mode, half-to-even rounding). Throws
+// std::invalid_argument naming the field for a layer without one or with illegal fields.
+golden::Lut ActivationTable(const GemmLayer& layer);
 
 struct Network {
   std::string name = "network";

@@ -1,8 +1,10 @@
 #include "compiler/reference.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <random>
 
+#include "golden/elementwise.h"
 #include "golden/gemm.h"
 #include "golden/progress.h"
 #include "golden/requant.h"
@@ -59,11 +61,16 @@ std::vector<int32_t> ReferenceOutput(const Network& network, const std::vector<u
         v = golden::RequantizeAccumulator(v, p);
       }
     }
+    // The activation: golden's table of the layer's function, looked up by the requant code.
+    if (l.has_activation()) {
+      const golden::Lut table = ActivationTable(l);
+      for (int32_t& v : y) v = table.Lookup(v);
+    }
     // The stored byte, read back as the next layer's operand code or as the output.
     a.resize(y.size());
     for (size_t j = 0; j < y.size(); ++j) {
       a[j] = uint8_t(uint32_t(y[j]));
-      y[j] = l.clamp_min >= 0 ? int32_t(a[j]) : int32_t(int8_t(a[j]));
+      y[j] = l.out_unsigned() ? int32_t(a[j]) : int32_t(int8_t(a[j]));
     }
   }
   return y;
@@ -114,6 +121,18 @@ GemmLayer RandomLayer(std::mt19937& rng, const std::string& name, int m, int n, 
   if (pick(0, 1)) {
     l.clamp_min = 0;  // ReLU, uint8 codes
     l.clamp_max = 255;
+  }
+  // A fused activation on a third of the int8 layers (lut.md 10.4).
+  if (!l.out_int32 && pick(0, 2) == 0) {
+    const std::vector<std::string>& names = golden::ElementwiseNames();
+    l.activation.function = names[size_t(pick(0, int(names.size()) - 1))];
+    l.activation.in_scale = 6.0 / pick(16, 127);
+    l.activation.out_unsigned = pick(0, 1);
+    if (l.clamp_min >= 0) l.zp_out = std::max(l.zp_out, 0);  // a uint8 input's zero point
+    if (pick(0, 1)) {
+      l.activation.out_scale = 4.0 / pick(16, 127);
+      l.activation.out_zp = l.activation.out_unsigned ? pick(0, 64) : pick(-16, 16);
+    }
   }
   return l;
 }

@@ -120,6 +120,25 @@ const char* EltwiseCheckName(EltwiseCheck check) {
   return "?";
 }
 
+bool GemmHasLut(uint32_t mode) {
+  return ((mode & arch::kModeActMask) >> arch::kModeActLsb) ==
+         static_cast<uint32_t>(arch::Act::kLut);
+}
+
+LutFields GemmLutFields(uint32_t mode) {
+  LutFields f;
+  f.slot = (mode & arch::kModeLutSlotMask) >> arch::kModeLutSlotLsb;
+  f.in_bits = (mode & arch::kModeLutInBitsMask) >> arch::kModeLutInBitsLsb;
+  f.entry_bits = (mode & arch::kModeLutEntryBitsMask) >> arch::kModeLutEntryBitsLsb;
+  return f;
+}
+
+uint64_t GemmOutWords(uint32_t mode, uint64_t tiles, int rows) {
+  if (mode & arch::kModeOutRaw) return tiles * uint64_t(rows);
+  const bool int16 = GemmHasLut(mode) && GemmLutFields(mode).entry_bits == 16;
+  return tiles * uint64_t(rows) / (int16 ? 2 : 4);
+}
+
 EltwiseCheck CheckLutFields(const LutFields& fields, int slots) {
   if (fields.slot >= static_cast<uint32_t>(slots)) return EltwiseCheck::kLutSlot;
   if (fields.in_bits < static_cast<uint32_t>(arch::kLutMinInBits) ||

@@ -31,6 +31,14 @@ struct LutFields {
   uint32_t entry_bits = 8;
 };
 
+// A GEMM's lookup (10.4): whether CMD_MODE selects ACT = LUT, and its LUT fields, raw.
+bool GemmHasLut(uint32_t mode);
+LutFields GemmLutFields(uint32_t mode);
+// Out words of a GEMM of `tiles` tiles of `rows` rows (6.3, 10.6): R words a tile with OUT_RAW,
+// R / 2 in the int16 layout (ACT = LUT and LUT_ENTRY_BITS = 16, whatever the other LUT fields),
+// R / 4 otherwise.
+uint64_t GemmOutWords(uint32_t mode, uint64_t tiles, int rows);
+
 // The slot image of `lut` (512 bytes): entry a < 2^in_bits holds the low entry_bits bits of
 // entries_by_address()[a] (bits [15:8] 0 for an 8-bit table), entries from 2^in_bits on are 0.
 // Throws std::invalid_argument ("entry_bits") for a table whose entries are not 8 or 16 bits.

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "golden/gemm.h"
+#include "golden/lut_unit.h"
 #include "golden/progress.h"
 #include "golden/requant.h"
 
@@ -92,13 +93,15 @@ uint64_t EntriesPerWord(const arch::SramInfo& info, bool out_int32, bool out_int
 
 // ---- Validation -------------------------------------------------------------------------------
 
-// Architecture.md 4, in the order of its table (after the opcode). Sums in int64: M, N, K < 2^16
-// and bases < 2^20, so nothing can wrap.
+// Architecture.md 4, in the order of its table (after the opcode), with the LUT stage's rules of
+// lut.md 10.4. Sums in int64: M, N, K < 2^16 and bases < 2^20, so nothing can wrap.
 ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
-  if (f.m == 0 || f.n == 0 || f.k == 0) return ProgramError::kBadShape;
+  const bool out_raw = f.mode & kModeOutRaw, per_channel = f.mode & kModePerChannel;
+  const bool lut = GemmHasLut(f.mode);
+  // A raw accumulator is not a table's input.
+  if (f.m == 0 || f.n == 0 || f.k == 0 || (lut && out_raw)) return ProgramError::kBadShape;
   const int64_t mb = CeilDiv(f.m, geometry.rows), nb = CeilDiv(f.n, geometry.cols);
   const int64_t k = f.k;
-  const bool out_raw = f.mode & kModeOutRaw, per_channel = f.mode & kModePerChannel;
   if (int64_t{f.a_base} + mb * k > int64_t{geometry.a_depth}) return ProgramError::kARange;
   if (int64_t{f.b_base} + nb * k > int64_t{geometry.b_depth}) return ProgramError::kBRange;
   if ((f.mode & kModeBiasEn) && int64_t{f.bias_base} + nb > int64_t{geometry.bias_depth}) {
@@ -107,9 +110,10 @@ ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
   if (per_channel && int64_t{f.rq_base} + nb > int64_t{geometry.rq_depth}) {
     return ProgramError::kRqRange;
   }
-  const int64_t tiles = mb * nb;
-  const int64_t out_words = out_raw ? tiles * geometry.rows : tiles * geometry.rows / 4;
-  if (int64_t{f.out_base} + out_words > int64_t{geometry.out_depth}) return ProgramError::kOutRange;
+  const uint64_t out_words = GemmOutWords(f.mode, uint64_t(mb * nb), geometry.rows);
+  if (uint64_t{f.out_base} + out_words > uint64_t{geometry.out_depth}) {
+    return ProgramError::kOutRange;
+  }
   if (!out_raw) {
     // The per-tensor SHIFT is checked with PER_CHANNEL too: the table's condition does not
     // depend on it (and the model does the same).
@@ -126,7 +130,19 @@ ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
       b_zp > kMaxOperandZeroPoint) {
     return ProgramError::kBadZp;
   }
-  if ((f.mode & kModeActMask) != 0) return ProgramError::kUnitAbsent;
+  if ((f.mode & kModeActMask) != 0 && !lut) return ProgramError::kUnitAbsent;
+  if (lut) {
+    switch (CheckLutFields(GemmLutFields(f.mode), geometry.lut_slots)) {
+      case EltwiseCheck::kNone:
+        break;
+      case EltwiseCheck::kLutSlot:
+        return ProgramError::kLutSlot;
+      case EltwiseCheck::kLutInBits:
+        return ProgramError::kLutInBits;
+      default:
+        return ProgramError::kLutEntryBits;
+    }
+  }
   return ProgramError::kNone;
 }
 
@@ -270,6 +286,8 @@ void ExecuteGemm(const AccelGeometry& geometry, const GemmFields& f, MachineStat
   const bool out_raw = f.mode & kModeOutRaw, bias_en = f.mode & kModeBiasEn;
   const bool per_channel = f.mode & kModePerChannel;
   const bool single_rounding = f.mode & kModeSingleRounding;
+  const bool lut = GemmHasLut(f.mode);
+  const LutFields lut_fields = GemmLutFields(f.mode);
   auto operand = [](uint8_t code, bool is_unsigned) {
     return is_unsigned ? int32_t{code} : int32_t{static_cast<int8_t>(code)};
   };
@@ -337,8 +355,21 @@ void ExecuteGemm(const AccelGeometry& geometry, const GemmFields& f, MachineStat
                                 ? MultiplyByQuantizedMultiplierSingleRounding(x, multiplier, shift)
                                 : MultiplyByQuantizedMultiplierDoubleRounding(x, multiplier, shift);
           const int64_t y = std::clamp<int64_t>(int64_t{v} + f.zp_out, f.clamp_min, f.clamp_max);
-          state.out[(f.out_base + e / 4) * out_word_bytes + (e % 4) * cols + c] =
-              static_cast<uint8_t>(static_cast<uint64_t>(y) & 0xFF);
+          if (!lut) {
+            state.out[(f.out_base + e / 4) * out_word_bytes + (e % 4) * cols + c] =
+                static_cast<uint8_t>(static_cast<uint64_t>(y) & 0xFF);
+            continue;
+          }
+          // The LUT stage (lut.md 10.4): the code's low bits address the slot.
+          const uint32_t entry = LutRead(state.lut, lut_fields, static_cast<int32_t>(y));
+          if (lut_fields.entry_bits == 8) {
+            state.out[(f.out_base + e / 4) * out_word_bytes + (e % 4) * cols + c] =
+                static_cast<uint8_t>(entry);
+          } else {
+            const uint64_t byte = Int16OutByte(int(cols), f.out_base, e, int(c));
+            state.out[byte] = static_cast<uint8_t>(entry);
+            state.out[byte + 1] = static_cast<uint8_t>(entry >> 8);
+          }
         }
       }
     }
@@ -735,10 +766,19 @@ std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& 
   switch (header.op) {
     case static_cast<uint32_t>(Op::kGemm): {
       const GemmFields f = DecodeGemm(d);
+      const bool lut16 = GemmHasLut(f.mode) && GemmLutFields(f.mode).entry_bits == 16;
       text = fmt::format("GEMM M={} N={} K={} A[{}..] B[{}..] -> {}[{}..]", f.m, f.n, f.k, f.a_base,
-                         f.b_base, f.mode & kModeOutRaw ? "out32" : "out8", f.out_base);
+                         f.b_base,
+                         f.mode & kModeOutRaw ? "out32"
+                         : lut16              ? "out16"
+                                              : "out8",
+                         f.out_base);
       if (f.mode & kModeBiasEn) text += fmt::format(" bias[{}..]", f.bias_base);
       if (f.mode & kModePerChannel) text += fmt::format(" rq[{}..]", f.rq_base);
+      if (GemmHasLut(f.mode)) {
+        const LutFields lut = GemmLutFields(f.mode);
+        text += fmt::format(" lut slot {} ({} -> {} bits)", lut.slot, lut.in_bits, lut.entry_bits);
+      }
       break;
     }
     case static_cast<uint32_t>(Op::kLoad):
@@ -922,8 +962,7 @@ Footprint FootprintOf(const AccelGeometry& geometry, const Descriptor& d) {
     case static_cast<uint32_t>(Op::kGemm): {
       const GemmFields f = DecodeGemm(d);
       const uint64_t mb = CeilDiv(f.m, rows), nb = CeilDiv(f.n, cols), k = f.k;
-      const bool out_raw = f.mode & kModeOutRaw;
-      const uint64_t out_words = out_raw ? mb * nb * rows : mb * nb * rows / 4;
+      const uint64_t out_words = GemmOutWords(f.mode, mb * nb, int(rows));
       fp.reads.push_back({sram(Sram::kA), f.a_base * rows, (f.a_base + mb * k) * rows});
       fp.reads.push_back({sram(Sram::kB), f.b_base * cols, (f.b_base + nb * k) * cols});
       if (f.mode & kModeBiasEn) {
@@ -935,6 +974,11 @@ Footprint FootprintOf(const AccelGeometry& geometry, const Descriptor& d) {
         const uint64_t word_bytes = kRqLaneBytes * cols;
         fp.reads.push_back(
             {sram(Sram::kRq), f.rq_base * word_bytes, (f.rq_base + nb) * word_bytes});
+      }
+      // A fused lookup reads the 32 words of its slot (lut.md 10.1).
+      if (GemmHasLut(f.mode)) {
+        const uint64_t slot = GemmLutFields(f.mode).slot;
+        fp.reads.push_back({sram(Sram::kLut), slot * kLutSlotBytes, (slot + 1) * kLutSlotBytes});
       }
       fp.writes.push_back(
           {sram(Sram::kOut), f.out_base * 4 * cols, (f.out_base + out_words) * 4 * cols});

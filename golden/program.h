@@ -75,7 +75,8 @@ struct GemmFields {
   uint32_t m = 1, n = 1, k = 1;
   uint32_t a_base = 0, b_base = 0, bias_base = 0, rq_base = 0, out_base = 0;
   uint32_t mode = 0;   // CMD_MODE: bit0 ROUNDING (1 single), bit1 PER_CHANNEL, bit2 OUT_RAW,
-                       // bit3 BIAS_EN, bit4 A_UNSIGNED, bit5 B_UNSIGNED, [11:8] ACT
+                       // bit3 BIAS_EN, bit4 A_UNSIGNED, bit5 B_UNSIGNED, [11:8] ACT,
+                       // [15:12] LUT_SLOT, [19:16] LUT_IN_BITS, [24:20] LUT_ENTRY_BITS
   uint32_t zp_ab = 0;  // CMD_ZP_AB: [8:0] a_zp, [24:16] b_zp, 9-bit two's complement
   int32_t zp_out = 0;
   int32_t clamp_min = -128, clamp_max = 127;

@@ -299,7 +299,8 @@ ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd) {
   // The opcode first: the other checks read the fields of a GEMM.
   if (cmd.Op() != static_cast<uint32_t>(Opcode::kGemm)) return ErrCode::kBadOpcode;
   const int64_t m = cmd.M(), n = cmd.N(), k = cmd.K();
-  if (m == 0 || n == 0 || k == 0) return ErrCode::kBadShape;
+  // A table's input is a requant code, never a raw accumulator (lut.md 10.4).
+  if (m == 0 || n == 0 || k == 0 || (cmd.lut() && cmd.out_raw())) return ErrCode::kBadShape;
   const Timing timing(config.rows, config.cols, m, n, k);
   const int64_t mb = timing.MB(), nb = timing.NB();
   constexpr uint32_t base_mask = (uint32_t{1} << kBaseBits) - 1;
@@ -311,7 +312,7 @@ ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd) {
   if (cmd.per_channel() && int64_t{cmd.rq_base & base_mask} + nb > int64_t{config.rq_depth}) {
     return ErrCode::kRqRange;
   }
-  if (int64_t{cmd.out_base & base_mask} + OutWords(timing.T(), config.rows, cmd.out_raw()) >
+  if (int64_t{cmd.out_base & base_mask} + OutWords(timing.T(), config.rows, OutLayoutOf(cmd)) >
       int64_t{config.out_depth}) {
     return ErrCode::kOutRange;
   }
@@ -329,7 +330,15 @@ ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd) {
       b_zp > kMaxOperandZp) {
     return ErrCode::kBadZp;
   }
-  if (cmd.act() != 0) return ErrCode::kUnitAbsent;
+  if (cmd.act() != static_cast<uint32_t>(Act::kNone) && !cmd.lut()) return ErrCode::kUnitAbsent;
+  if (cmd.lut()) {
+    if (cmd.lut_slot() >= uint32_t(config.lut_slots)) return ErrCode::kLutSlot;
+    if (cmd.lut_in_bits() < uint32_t(kLutMinInBits) ||
+        cmd.lut_in_bits() > uint32_t(kLutMaxInBits)) {
+      return ErrCode::kLutInBits;
+    }
+    if (cmd.lut_entry_bits() != 8 && cmd.lut_entry_bits() != 16) return ErrCode::kLutEntryBits;
+  }
   return ErrCode::kNone;
 }
 

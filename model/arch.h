@@ -27,7 +27,7 @@ inline constexpr uint32_t kBBase = WindowBase(Region::kB);        // 0x20_0000
 inline constexpr uint32_t kBiasBase = WindowBase(Region::kBias);  // 0x30_0000
 inline constexpr uint32_t kRqBase = WindowBase(Region::kRq);      // 0x40_0000
 inline constexpr uint32_t kOutBase = WindowBase(Region::kOut);    // 0x50_0000
-inline constexpr uint32_t kLutBase = WindowBase(Region::kLut);    // reserved
+inline constexpr uint32_t kLutBase = WindowBase(Region::kLut);    // 0x60_0000
 inline constexpr uint32_t kSmxBase = WindowBase(Region::kSmx);    // reserved
 inline constexpr uint32_t RegionBits(uint32_t addr) {
   return (addr >> kWindowBits) & ((uint32_t{1} << (kAddrBits - kWindowBits)) - 1);
@@ -141,7 +141,22 @@ struct Command {
   bool a_unsigned() const { return mode & kModeAUnsigned; }
   bool b_unsigned() const { return mode & kModeBUnsigned; }
   uint32_t act() const { return (mode & kModeActMask) >> kModeActLsb; }
+  bool lut() const { return act() == static_cast<uint32_t>(Act::kLut); }  // ACT = LUT
+  uint32_t lut_slot() const { return (mode & kModeLutSlotMask) >> kModeLutSlotLsb; }
+  uint32_t lut_in_bits() const { return (mode & kModeLutInBitsMask) >> kModeLutInBitsLsb; }
+  uint32_t lut_entry_bits() const { return (mode & kModeLutEntryBitsMask) >> kModeLutEntryBitsLsb; }
 };
+
+// The out SRAM layout a command writes (6.3, lut.md 10.6): int32 with OUT_RAW, int16 with ACT = LUT
+// and LUT_ENTRY_BITS = 16 (whatever the other LUT fields: OUT_RANGE takes it so), int8 otherwise.
+enum class OutLayout : uint8_t { kInt8, kInt16, kInt32 };
+inline OutLayout OutLayoutOf(const Command& cmd) {
+  if (cmd.out_raw()) return OutLayout::kInt32;
+  return cmd.lut() && cmd.lut_entry_bits() == 16 ? OutLayout::kInt16 : OutLayout::kInt8;
+}
+inline constexpr OutLayout OutLayoutOf(bool out_raw) {
+  return out_raw ? OutLayout::kInt32 : OutLayout::kInt8;
+}
 
 // Sign extension of a `bits`-wide two's complement field.
 inline constexpr int32_t SignExtend(uint32_t value, int bits) {
@@ -174,10 +189,12 @@ inline constexpr int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b;
 struct Timing {
   int64_t rows = 8, cols = 8;   // R, C
   int64_t m = 1, n = 1, k = 1;  // M, N, K
+  bool lut = false;             // ACT = LUT: the LUT stage sits between requant and the out writer
 
   constexpr Timing() = default;
-  constexpr Timing(int64_t num_rows, int64_t num_cols, int64_t dim_m, int64_t dim_n, int64_t dim_k)
-      : rows(num_rows), cols(num_cols), m(dim_m), n(dim_n), k(dim_k) {}
+  constexpr Timing(int64_t num_rows, int64_t num_cols, int64_t dim_m, int64_t dim_n, int64_t dim_k,
+                   bool with_lut = false)
+      : rows(num_rows), cols(num_cols), m(dim_m), n(dim_n), k(dim_k), lut(with_lut) {}
 
   // ---- Tiling (section 6)
   constexpr int64_t MB() const { return CeilDiv(m, rows); }  // ceil(M / Rows)
@@ -200,18 +217,24 @@ struct Timing {
   int64_t BiasRead(int64_t t) const;
   // Requant output beat: Q = O + Lq.
   int64_t Q(int64_t t, int64_t i) const;
+  // LUT output beat (lut.md 10.4): Q + L_lut.
+  int64_t L(int64_t t, int64_t i) const;
+  // Whether `unit` has row beats in this command: the LUT unit only with ACT = LUT.
+  bool Beats(BeatUnit unit) const;
   // Row beat of row i of tile t on the monitor of `unit` (units.md 21.2): O for the MAC array, Q
-  // for requant.
+  // for requant, L for the LUT unit.
   int64_t Beat(BeatUnit unit, int64_t t, int64_t i) const;
-  // Output SRAM write of row i (only rows i < MValid(mb) are written): W = Q + Lw.
+  // Output SRAM write of row i (only rows i < MValid(mb) are written): W = Q + Lw, or L + Lw with
+  // ACT = LUT.
   int64_t W(int64_t t, int64_t i) const;
   // Command done (BUSY = 0, DONE = 1 visible) = PERF_CYCLES: E = W(T-1, R-1) + 1 = (T-1)*P + K + R
-  // + C + 8.
+  // + C + 8, plus L_lut with ACT = LUT.
   int64_t E() const;
 
   // The input beats of beat unit `unit`, the events of its PERF_<x>_BUSY (units.md 21.2): tile t's
   // are the `per_tile` consecutive cycles from first + t * P. The MAC array takes K beats from
-  // I(t,0), requant the MAC array's R output beats from O(t,0).
+  // I(t,0), requant the MAC array's R output beats from O(t,0), the LUT unit requant's R output
+  // beats from Q(t,0) with ACT = LUT (none without).
   struct InputBeats {
     int64_t first;
     int64_t per_tile;
@@ -225,9 +248,14 @@ struct Timing {
 };
 
 // ---- Output layout (6.3)
-// Output SRAM words used by a command: OUT_RAW ? T * Rows : T * Rows / 4.
+// Output SRAM words used by a command: T * Rows (int32), T * Rows / 2 (int16), T * Rows / 4 (int8).
+inline constexpr int64_t OutWords(int64_t tiles, int64_t rows, OutLayout layout) {
+  return layout == OutLayout::kInt32   ? tiles * rows
+         : layout == OutLayout::kInt16 ? tiles * rows / 2
+                                       : tiles * rows / 4;
+}
 inline constexpr int64_t OutWords(int64_t tiles, int64_t rows, bool out_raw) {
-  return out_raw ? tiles * rows : tiles * rows / 4;
+  return OutWords(tiles, rows, OutLayoutOf(out_raw));
 }
 // Output entry of row i of tile t: e = t * R + i.
 inline constexpr int64_t OutEntry(int64_t t, int64_t i, int64_t rows) { return t * rows + i; }
@@ -237,19 +265,35 @@ inline constexpr int64_t OutEntryOf(int64_t m, int64_t n, int64_t rows, int64_t 
                                     int64_t nb_count) {
   return ((m / rows) * nb_count + n / cols) * rows + m % rows;
 }
-// Output SRAM word of entry e: OUT_BASE + e (int32) or OUT_BASE + e / 4 (int8, four rows per word).
-inline constexpr int64_t OutWordAddr(int64_t out_base, int64_t entry, bool out_raw) {
-  return out_raw ? out_base + entry : out_base + entry / 4;
+// Output SRAM word of entry e: OUT_BASE + e (int32), OUT_BASE + e / 2 (int16, two rows per word)
+// or OUT_BASE + e / 4 (int8, four rows per word).
+inline constexpr int64_t OutWordAddr(int64_t out_base, int64_t entry, OutLayout layout) {
+  return out_base + (layout == OutLayout::kInt32   ? entry
+                     : layout == OutLayout::kInt16 ? entry / 2
+                                                   : entry / 4);
 }
-// First byte of lane c of entry e inside its output word: 4c (int32) or (e mod 4) * C + c (int8).
+inline constexpr int64_t OutWordAddr(int64_t out_base, int64_t entry, bool out_raw) {
+  return OutWordAddr(out_base, entry, OutLayoutOf(out_raw));
+}
+// First byte of lane c of entry e inside its output word: 4c (int32), 2 ((e mod 2) * C + c)
+// (int16) or (e mod 4) * C + c (int8).
+inline constexpr int64_t OutByteInWord(int64_t entry, int64_t lane, int64_t cols,
+                                       OutLayout layout) {
+  return layout == OutLayout::kInt32   ? 4 * lane
+         : layout == OutLayout::kInt16 ? 2 * ((entry % 2) * cols + lane)
+                                       : (entry % 4) * cols + lane;
+}
 inline constexpr int64_t OutByteInWord(int64_t entry, int64_t lane, int64_t cols, bool out_raw) {
-  return out_raw ? 4 * lane : (entry % 4) * cols + lane;
+  return OutByteInWord(entry, lane, cols, OutLayoutOf(out_raw));
 }
 // Byte offset of lane c of entry e inside the output window (host address = kOutBase + this).
 inline constexpr int64_t OutWindowByte(int64_t out_base, int64_t entry, int64_t lane, int64_t cols,
+                                       OutLayout layout) {
+  return OutWordAddr(out_base, entry, layout) * 4 * cols + OutByteInWord(entry, lane, cols, layout);
+}
+inline constexpr int64_t OutWindowByte(int64_t out_base, int64_t entry, int64_t lane, int64_t cols,
                                        bool out_raw) {
-  return OutWordAddr(out_base, entry, out_raw) * 4 * cols +
-         OutByteInWord(entry, lane, cols, out_raw);
+  return OutWindowByte(out_base, entry, lane, cols, OutLayoutOf(out_raw));
 }
 
 // Validation of section 4 in its order: the first failing check, or ErrCode::kNone.

@@ -31,6 +31,7 @@ void BeatPredictor::Refill(Stream<MacInRun>& stream) {
 void BeatPredictor::Refill(arch::BeatUnit unit) {
   Stream<RowBeat>& stream = rows_[size_t(unit)];
   if (!stream.beats.empty() || stream.next_tile >= num_tiles_) return;
+  if (!engine_->timing().Beats(unit)) return;  // a unit this command does not use
   const auto tile = Tile(stream.next_tile++);
   for (int row = 0; row < engine_->rows(); ++row) {
     stream.beats.push_back(MakeRowBeat(unit, engine_->command(), *tile, row, launch_cycle_));

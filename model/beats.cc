@@ -29,8 +29,12 @@ RowBeat MakeRowBeat(arch::BeatUnit unit, const DecodedCommand& cmd, const TileRe
       lanes = &tile.out;
       beat.known_lanes = tile.known_lanes;
       break;
+    case arch::BeatUnit::kLut:
+      lanes = &tile.lut;
+      beat.known_lanes = tile.known_lanes;
+      break;
   }
-  if (lanes == nullptr)
+  if (lanes == nullptr || lanes->empty())
     throw std::logic_error("MakeRowBeat: a beat unit without lanes in TileResult");
   beat.lanes.assign(lanes->begin() + ptrdiff_t(row * cols),
                     lanes->begin() + ptrdiff_t((row + 1) * cols));
@@ -46,7 +50,8 @@ OutWriteBeat MakeOutWriteBeat(const DecodedCommand& cmd, const TileResult& tile,
   beat.cycle = launch_cycle + cmd.timing.W(tile.tile, row);
   beat.tile = tile.tile;
   beat.row = row;
-  PackOutRow(cmd, tile.tile, row, &tile.out[size_t(row) * cmd.timing.cols], tile.known_lanes, beat);
+  PackOutRow(cmd, tile.tile, row, &tile.written()[size_t(row) * cmd.timing.cols], tile.known_lanes,
+             beat);
   return beat;
 }
 

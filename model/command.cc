@@ -12,7 +12,7 @@ LaunchDecision DecodeCommand(const arch::ArchConfig& config, const arch::Command
   constexpr uint32_t kBaseMask = (uint32_t{1} << arch::kBaseBits) - 1;
   DecodedCommand& cmd = decision.command;
   cmd.raw = raw;
-  cmd.timing = arch::Timing(config.rows, config.cols, raw.M(), raw.N(), raw.K());
+  cmd.timing = arch::Timing(config.rows, config.cols, raw.M(), raw.N(), raw.K(), raw.lut());
   cmd.a_base = raw.a_base & kBaseMask;
   cmd.b_base = raw.b_base & kBaseMask;
   cmd.bias_base = raw.bias_base & kBaseMask;
@@ -32,6 +32,9 @@ LaunchDecision DecodeCommand(const arch::ArchConfig& config, const arch::Command
   cmd.requant.output_zero_point = raw.zp_out;
   cmd.requant.clamp_min = raw.clamp_min;
   cmd.requant.clamp_max = raw.clamp_max;
+  cmd.lut = raw.lut();
+  cmd.lut_fields = {raw.lut_slot(), raw.lut_in_bits(), raw.lut_entry_bits()};
+  cmd.out_layout = arch::OutLayoutOf(raw);
   decision.cycles = cmd.timing.E();
   return decision;
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "golden/lut_unit.h"
 #include "golden/requant.h"
 #include "model/arch.h"
 
@@ -23,6 +24,10 @@ struct DecodedCommand {
   // point and clamp. With per_channel the multiplier and shift are replaced lane by lane from the
   // rq SRAM.
   golden::RequantParams requant;
+  // ACT = LUT (lut.md 10.4): the LUT stage's fields (legal), and the out layout they give.
+  bool lut = false;
+  golden::LutFields lut_fields;
+  arch::OutLayout out_layout = arch::OutLayout::kInt8;
 };
 
 // What launching a command yields: an error code and, when it is kNone, the decoded command.

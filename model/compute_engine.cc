@@ -23,6 +23,8 @@ arch::Timing ComputeEngine::StartGemm(const arch::Command& command, uint64_t sta
   end_ = start_ + uint64_t(timing_.E()) - 1;  // the last write slot W(T-1, R-1)
   bias_en_ = decision.command.bias_en;
   per_channel_ = decision.command.per_channel;
+  lut_ = decision.command.lut;
+  first_lut_read_ = timing_.Q(0, 0) + 1;
   first_read_ = timing_.F(0, 0);
   first_param_read_ = timing_.BiasRead(0);
   first_write_ = timing_.W(0, 0);
@@ -55,6 +57,15 @@ PortUse ComputeEngine::PortsAt(uint64_t cycle) const {
     if (y % period == 0 && y / period < tiles) {
       if (bias_en_) use.read |= uint8_t(1u << kSramBias);
       if (per_channel_) use.read |= uint8_t(1u << kSramRq);
+    }
+  }
+  // LUT table: the lanes read in the cycle after each requant beat, Q(t, i) + 1, i < R, through
+  // both ports of every copy (lut.md 10.2), so a DMA read or write of the table waits.
+  if (lut_ && rel >= first_lut_read_) {
+    const int64_t z = rel - first_lut_read_;
+    if (z / period < tiles && z % period < timing_.rows) {
+      use.read |= uint8_t(1u << kSramLut);
+      use.write |= uint8_t(1u << kSramLut);
     }
   }
   // out: W(t, i) of the rows i < m_valid(mb) (P >= R, so (t, i) is unique).

@@ -27,11 +27,12 @@ enum class DescOp : uint8_t { kGemm = 0, kLoad = 1, kStore = 2, kMove = 3, kSet 
 using ProgramError = arch::ErrCode;
 const char* ProgramErrorName(ProgramError error);  // "NONE", "BAD_SHAPE", ..., "DEADLOCK"
 
-// SRAM ids of a DMA's SRAM field and of MOVE's DST: the window numbers (arch::Region 1..5).
+// SRAM ids of a DMA's SRAM field and of MOVE's DST: the window numbers (arch::Region 1..6).
 inline constexpr uint8_t kSramA = uint8_t(arch::Region::kA), kSramB = uint8_t(arch::Region::kB),
                          kSramBias = uint8_t(arch::Region::kBias),
                          kSramRq = uint8_t(arch::Region::kRq),
-                         kSramOut = uint8_t(arch::Region::kOut);
+                         kSramOut = uint8_t(arch::Region::kOut),
+                         kSramLut = uint8_t(arch::Region::kLut);
 
 struct DescHeader {
   uint32_t op = 0;  // OP, reserved opcodes included

@@ -10,7 +10,9 @@ GemmEngine::GemmEngine(const arch::ArchConfig& config, const DecodedCommand& com
       cols_(config.cols),
       command_(command),
       mac_array_(config, command, srams),
-      requant_unit_(config, command, srams) {}
+      requant_unit_(config, command, srams) {
+  if (command.lut) lut_unit_.emplace(config.cols, command.lut_fields, srams);
+}
 
 TileResult GemmEngine::ComputeTile(int64_t t) const {
   const arch::Timing& timing = command_.timing;
@@ -22,6 +24,7 @@ TileResult GemmEngine::ComputeTile(int64_t t) const {
   tile.n_valid = static_cast<int>(timing.NValid(tile.nb));
   mac_array_.ComputeTile(t, tile.acc);
   Requantize(requant_unit_.ReadLaneInputs(tile.nb), tile);
+  LookUp(tile);
   return tile;
 }
 
@@ -47,6 +50,7 @@ void GemmEngine::ForEachTile(const std::function<void(const TileResult&)>& visit
                     &tile.acc[size_t(row) * cols_]);
       }
       Requantize(inputs[size_t(nb)], tile);
+      LookUp(tile);
       visit(tile);
     }
   }
@@ -59,6 +63,18 @@ void GemmEngine::Requantize(const RequantLaneInputs& inputs, TileResult& tile) c
   for (int row = 0; row < rows_; ++row) {
     const size_t first = size_t(row) * cols_;
     requant_unit_.ComputeBeat(inputs, &tile.acc[first], &tile.out[first]);
+  }
+}
+
+void GemmEngine::LookUp(TileResult& tile) const {
+  if (!lut_unit_) {
+    tile.lut.clear();
+    return;
+  }
+  tile.lut.resize(size_t(rows_) * cols_);
+  for (int row = 0; row < rows_; ++row) {
+    const size_t first = size_t(row) * cols_;
+    lut_unit_->ComputeBeat(tile.known_lanes, &tile.out[first], &tile.lut[first]);
   }
 }
 

@@ -8,17 +8,19 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <vector>
 
 #include "model/arch.h"
 #include "model/command.h"
+#include "model/lut_unit_model.h"
 #include "model/mac_array_model.h"
 #include "model/requant_unit_model.h"
 #include "model/srams.h"
 
 namespace qacc::model {
 
-// Everything the MAC array and the requant unit produce for one tile.
+// Everything the MAC array, the requant unit and the LUT unit produce for one tile.
 struct TileResult {
   int64_t tile = 0;  // t = mb * NB + nb
   int64_t mb = 0, nb = 0;
@@ -34,11 +36,17 @@ struct TileResult {
   // or 31 in lane c (the 6-bit field allows them; section 5.2 defines no result): the value then
   // stored is 0.
   uint64_t known_lanes = 0;
+  // R x C row-major, with ACT = LUT only (empty otherwise). Row i is LUT output beat i (lut.md
+  // 10.4): the entries the codes of `out` address, zero-extended; lanes outside known_lanes 0.
+  std::vector<int32_t> lut;
+
+  // The lanes the out writer takes: `lut` with ACT = LUT, `out` otherwise.
+  const std::vector<int32_t>& written() const { return lut.empty() ? out : lut; }
 };
 
-// Holds references: `srams` must outlive the engine and its A, B, bias and rq contents must not
-// change while tiles are computed (the hardware guarantees it: every SRAM window access is refused
-// while BUSY).
+// Holds references: `srams` must outlive the engine and its A, B, bias and rq contents, and the
+// slot of a LUT command, must not change while tiles are computed (the hardware guarantees it:
+// every SRAM window access is refused while BUSY; a LOAD into the slot is a race, lut.md 10.1).
 class GemmEngine {
  public:
   GemmEngine(const arch::ArchConfig& config, const DecodedCommand& command, const Srams& srams);
@@ -56,19 +64,24 @@ class GemmEngine {
   // tile; the reference is valid only during the call.
   void ForEachTile(const std::function<void(const TileResult&)>& visit) const;
 
-  // The two units this engine composes, for a caller that steps them beat by beat.
+  // The units this engine composes, for a caller that steps them beat by beat; lut_unit() is null
+  // without ACT = LUT.
   const MacArrayModel& mac_array() const { return mac_array_; }
   const RequantUnitModel& requant_unit() const { return requant_unit_; }
+  const LutUnitModel* lut_unit() const { return lut_unit_ ? &*lut_unit_ : nullptr; }
 
  private:
   // The requant unit on every row of tile.acc -> tile.out and tile.known_lanes.
   void Requantize(const RequantLaneInputs& inputs, TileResult& tile) const;
+  // The LUT unit on every row of tile.out -> tile.lut (ACT = LUT only).
+  void LookUp(TileResult& tile) const;
 
   int rows_;
   int cols_;
   DecodedCommand command_;
   MacArrayModel mac_array_;
   RequantUnitModel requant_unit_;
+  std::optional<LutUnitModel> lut_unit_;
 };
 
 }  // namespace qacc::model

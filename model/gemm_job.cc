@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "golden/lut_unit.h"
 #include "golden/requant_tensor.h"
 
 namespace qacc::model {
@@ -39,6 +40,25 @@ golden::Matrix<int32_t> GoldenGemm(const GemmJob& job) {
                       job.bias, job.a_zp, job.b_zp);
 }
 
+// The requant stage of the job: golden::ApplyOutputStage with its per-tensor or per-channel
+// parameters.
+golden::Matrix<int32_t> Requantize(const GemmJob& job, const golden::Matrix<int32_t>& acc) {
+  golden::OutputStage stage;
+  if (job.per_channel) {
+    stage.mode = golden::OutputMode::kRequantPerChannel;
+    for (int n = 0; n < job.n; ++n) {
+      golden::RequantParams params = job.requant;
+      params.multiplier = job.channel_mult.at(n);
+      params.shift = job.channel_shift.at(n);
+      stage.params.push_back(params);
+    }
+  } else {
+    stage.mode = golden::OutputMode::kRequantPerTensor;
+    stage.params.push_back(job.requant);
+  }
+  return golden::ApplyOutputStage(acc, stage);
+}
+
 }  // namespace
 
 arch::Command ToCommand(const GemmJob& job) {
@@ -57,6 +77,12 @@ arch::Command ToCommand(const GemmJob& job) {
              (job.out_raw ? arch::kModeOutRaw : 0u) | (job.bias.empty() ? 0u : arch::kModeBiasEn) |
              (job.a_unsigned ? arch::kModeAUnsigned : 0u) |
              (job.b_unsigned ? arch::kModeBUnsigned : 0u);
+  if (job.lut) {
+    cmd.mode |= uint32_t(arch::Act::kLut) << arch::kModeActLsb |
+                job.lut_slot << arch::kModeLutSlotLsb |
+                uint32_t(job.lut->address_bits()) << arch::kModeLutInBitsLsb |
+                uint32_t(job.lut->entry_bits()) << arch::kModeLutEntryBitsLsb;
+  }
   cmd.zp_ab = arch::PackZpAb(job.a_zp, job.b_zp);
   cmd.zp_out = job.requant.output_zero_point;
   cmd.clamp_min = job.requant.clamp_min;
@@ -128,6 +154,10 @@ std::vector<BusWrite> PackOperands(const arch::ArchConfig& config, const GemmJob
       }
     }
   }
+  if (job.lut) {  // the table's slot, whole (lut.md 10.1)
+    AppendWord(arch::kLutBase, uint64_t{job.lut_slot} * golden::kLutSlotBytes,
+               golden::LutSlotImage(*job.lut), writes);
+  }
   return writes;
 }
 
@@ -139,20 +169,14 @@ golden::Matrix<int32_t> GoldenOutput(const GemmJob& job) {
     acc = job.b_unsigned ? GoldenGemm<int8_t, uint8_t>(job) : GoldenGemm<int8_t, int8_t>(job);
   }
   if (job.out_raw) return acc;
-  golden::OutputStage stage;
-  if (job.per_channel) {
-    stage.mode = golden::OutputMode::kRequantPerChannel;
-    for (int n = 0; n < job.n; ++n) {
-      golden::RequantParams params = job.requant;
-      params.multiplier = job.channel_mult.at(n);
-      params.shift = job.channel_shift.at(n);
-      stage.params.push_back(params);
-    }
-  } else {
-    stage.mode = golden::OutputMode::kRequantPerTensor;
-    stage.params.push_back(job.requant);
+  const golden::Matrix<int32_t> codes = Requantize(job, acc);
+  if (!job.lut) return codes;
+  golden::Matrix<int32_t> out(job.m, job.n);
+  const int bits = job.lut->address_bits();
+  for (size_t i = 0; i < codes.data.size(); ++i) {
+    out.data[i] = job.lut->entries_by_address()[golden::LutAddress(codes.data[i], bits)];
   }
-  return golden::ApplyOutputStage(acc, stage);
+  return out;
 }
 
 golden::Matrix<int32_t> UnpackOutput(const arch::ArchConfig& config, const GemmJob& job,
@@ -162,9 +186,16 @@ golden::Matrix<int32_t> UnpackOutput(const arch::ArchConfig& config, const GemmJ
   for (int m = 0; m < job.m; ++m) {
     for (int n = 0; n < job.n; ++n) {
       const int64_t entry = arch::OutEntryOf(m, n, config.rows, config.cols, nb_count);
-      const size_t byte = static_cast<size_t>(
-          arch::OutWindowByte(job.out_base, entry, n % config.cols, config.cols, job.out_raw));
-      if (job.out_raw) {
+      const size_t byte = static_cast<size_t>(arch::OutWindowByte(
+          job.out_base, entry, n % config.cols, config.cols, arch::OutLayoutOf(ToCommand(job))));
+      if (job.lut) {
+        const golden::QuantSpec& spec = job.lut->out();
+        const int32_t raw = spec.bits > 8
+                                ? int32_t{out_image.at(byte)} | out_image.at(byte + 1) << 8
+                                : int32_t{out_image.at(byte)};
+        const int width = spec.bits > 8 ? 16 : 8;
+        out.at(m, n) = spec.is_signed && raw >= (1 << (width - 1)) ? raw - (1 << width) : raw;
+      } else if (job.out_raw) {
         const uint32_t value =
             uint32_t{out_image.at(byte)} | uint32_t{out_image.at(byte + 1)} << 8 |
             uint32_t{out_image.at(byte + 2)} << 16 | uint32_t{out_image.at(byte + 3)} << 24;

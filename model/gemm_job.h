@@ -7,9 +7,11 @@
 #define QACC_MODEL_GEMM_JOB_H_
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "golden/gemm.h"
+#include "golden/lut.h"
 #include "golden/requant.h"
 #include "model/arch.h"
 
@@ -29,6 +31,10 @@ struct GemmJob {
   golden::RequantParams requant;
   std::vector<int32_t> channel_mult;  // N entries with per_channel
   std::vector<int> channel_shift;     // N entries with per_channel
+  // ACT = LUT (lut.md 10.4): the activation table, loaded into slot `lut_slot`. Its input is the
+  // requant code (its address bits are LUT_IN_BITS), its entries 8 or 16 bits (LUT_ENTRY_BITS).
+  std::optional<golden::Lut> lut;
+  uint32_t lut_slot = 0;
   uint32_t a_base = 0, b_base = 0, bias_base = 0, rq_base = 0, out_base = 0;  // SRAM words
   // Value written into padding lanes of A and B words (don't-care lanes: any value must give the
   // same result).
@@ -49,13 +55,17 @@ arch::Command ToCommand(const GemmJob& job);
 std::vector<BusWrite> CommandWrites(const arch::Command& cmd);
 std::vector<BusWrite> CommandWrites(const GemmJob& job);
 // The SRAM window writes that load A, B, bias and rq in the panel layout of 6.1 (whole words:
-// padding lanes of A/B get pad_byte, of bias 0, of rq (0, 0)).
+// padding lanes of A/B get pad_byte, of bias 0, of rq (0, 0)), and the table's slot image
+// (golden::LutSlotImage) with a LUT.
 std::vector<BusWrite> PackOperands(const arch::ArchConfig& config, const GemmJob& job);
 
-// The golden result: golden::Gemm (with bias) and, unless out_raw, golden::ApplyOutputStage.
+// The golden result: golden::Gemm (with bias) and, unless out_raw, golden::ApplyOutputStage, then
+// with a LUT the table's entry at the code's low address bits (lut.md 10.3: Lut::Lookup for a code
+// of the table's input range).
 golden::Matrix<int32_t> GoldenOutput(const GemmJob& job);
 // Reads the M x N result from the output window image (Srams::image(kOut)): int32 lanes with
-// out_raw, else one byte per element, read as uint8 when clamp_min >= 0 and as int8 otherwise.
+// out_raw; with a LUT its entries (int8 or int16 layout), signed as the table's output; else one
+// byte per element, read as uint8 when clamp_min >= 0 and as int8 otherwise.
 golden::Matrix<int32_t> UnpackOutput(const arch::ArchConfig& config, const GemmJob& job,
                                      const std::vector<uint8_t>& out_image);
 

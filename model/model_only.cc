@@ -12,7 +12,7 @@ void ExecuteTiles(const GemmEngine& engine, Srams& srams) {
   OutWriteBeat write;
   engine.ForEachTile([&](const TileResult& tile) {
     for (int row = 0; row < tile.m_valid; ++row) {
-      PackOutRow(engine.command(), tile.tile, row, &tile.out[size_t(row) * engine.cols()],
+      PackOutRow(engine.command(), tile.tile, row, &tile.written()[size_t(row) * engine.cols()],
                  tile.known_lanes, write);
       srams.WriteOutWord(write.addr, write.data, write.be);
     }

@@ -10,16 +10,18 @@ void PackOutRow(const DecodedCommand& cmd, int64_t tile, int row, const int32_t*
   const int cols = static_cast<int>(timing.cols);
   const int n_valid = static_cast<int>(timing.NValid(timing.TileNb(tile)));
   const int64_t entry = arch::OutEntry(tile, row, timing.rows);
-  beat.addr = static_cast<uint32_t>(arch::OutWordAddr(cmd.out_base, entry, cmd.out_raw));
+  beat.addr = static_cast<uint32_t>(arch::OutWordAddr(cmd.out_base, entry, cmd.out_layout));
   const size_t word_bytes = size_t(4) * cols;
   beat.be.assign(word_bytes, 0);
   beat.data.assign(word_bytes, 0);
   beat.known.assign(word_bytes, 0);
-  const int bytes = cmd.out_raw ? 4 : 1;
+  const int bytes = cmd.out_layout == arch::OutLayout::kInt32   ? 4
+                    : cmd.out_layout == arch::OutLayout::kInt16 ? 2
+                                                                : 1;
   for (int c = 0; c < n_valid; ++c) {
     const uint32_t value = static_cast<uint32_t>(data[c]);
     const uint8_t known = (known_lanes >> c) & 1u;
-    const size_t first = static_cast<size_t>(arch::OutByteInWord(entry, c, cols, cmd.out_raw));
+    const size_t first = static_cast<size_t>(arch::OutByteInWord(entry, c, cols, cmd.out_layout));
     for (int j = 0; j < bytes; ++j) {
       beat.be[first + j] = 1;
       beat.data[first + j] = static_cast<uint8_t>(value >> (8 * j));

@@ -13,7 +13,8 @@
 namespace qacc::model {
 
 // Section 6.3: entry e = t * R + i; int32 mode: word OUT_BASE + e, lane c in bytes 4c..4c+3; int8
-// mode: word OUT_BASE + e / 4, lane c in byte (e mod 4) * C + c holding the low 8 bits of y. Lanes
+// mode: word OUT_BASE + e / 4, lane c in byte (e mod 4) * C + c holding the low 8 bits of y; int16
+// (lut.md 10.6): word OUT_BASE + e / 2, lane c in bytes 2 ((e mod 2) C + c) .. +1. Lanes
 // c >= n_valid: be = 0, data 0. Fills addr, be, data and known of `beat` (known: be = 1 and the
 // lane's bit in `known_lanes`); its cycle, tile and row are left to the caller. `data` holds C
 // lanes.

@@ -1,9 +1,9 @@
 // The SystemC unit modules of the accelerator, connected (docs/model.md "Simulated units"), and the
 // beat streams they produce, as a BeatSource:
 //
-//   feed_controller --Feed--> mac_array --put--> requant --put--> out_writer
-//         ^                                                           |
-//         +---------------------- CommandComplete -------------------+
+//   feed_controller --Feed--> mac_array --put--> requant --put--> lut --put--> out_writer
+//         ^                                                                       |
+//         +---------------------------- CommandComplete -------------------------+
 //   each unit's monitor port --> the streams of this BeatSource
 //
 // Advance(c) runs the units as far as cycle c needs (the controller's thread feeds the tiles, the
@@ -22,6 +22,7 @@
 
 #include "model/beat_source.h"
 #include "model/feed_controller_tlm.h"
+#include "model/lut_tlm.h"
 #include "model/mac_array_tlm.h"
 #include "model/out_writer_tlm.h"
 #include "model/requant_tlm.h"
@@ -108,6 +109,7 @@ class UnitPipeline : public sc_core::sc_module, public BeatSource {
   FeedControllerTlm feed_controller_;
   MacArrayTlm mac_array_;
   RequantTlm requant_;
+  LutTlm lut_;
   OutWriterTlm out_writer_;
   std::shared_ptr<const GemmEngine> command_;
   int64_t launch_cycle_ = 0;

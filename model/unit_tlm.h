@@ -7,7 +7,7 @@
 // section 7 (the library qacc_units does not link qacc_closed_form; see model/CMakeLists.txt).
 //
 //   feed_controller --Feed(TileFeed&)--> mac_array --put(RowTile)--> requant --put(RowTile)-->
-//   out_writer --CommandComplete(last row's cycle)--> feed_controller
+//   lut --put(RowTile)--> out_writer --CommandComplete(last row's cycle)--> feed_controller
 //
 // Feed is a blocking transport with timing annotation (as b_transport's delay): the controller asks
 // for the cycle it can deliver the tile's first beat in, the array moves it later until the tile is
@@ -36,7 +36,8 @@ struct UnitLatencies {
   int64_t sram_read = arch::kSramReadLatency;  // Lr: SRAM address -> data on the array input
   int64_t mac_edge = arch::kMacEdgeLatency;  // Le: the array's input (edge) register
   int64_t requant = arch::kRequantLatency;   // Lq: requant pipeline stages
-  int64_t out_write = arch::kOutWriteLatency;  // Lw: requant output -> SRAM write port
+  int64_t lut = arch::kLutLatency;           // L_lut: LUT stage (lut.md 10.4)
+  int64_t out_write = arch::kOutWriteLatency;  // Lw: requant (or LUT) output -> SRAM write port
   int64_t status = 1;  // the last row's write slot (rising edge ending its cycle) -> DONE visible
 };
 
@@ -51,7 +52,7 @@ struct TileFeed {
 };
 
 // One tile's R row beats, from a unit with a row-beat monitor to the next stage: the MAC array's to
-// requant, requant's to the out writer.
+// requant, requant's to the LUT unit, the LUT unit's (or requant's, bypassed) to the out writer.
 struct RowTile {
   std::shared_ptr<const GemmEngine> command;
   int64_t tile = 0;

@@ -4,8 +4,9 @@
 //   feeder      A/B SRAM read of tile t, beat k at F(t,k) = 1 + t*P + k; the MAC input beat (with its lane
 //               enables and `last`, registered beside the SRAM read) at I(t,k) = F(t,k) + 1
 //   bias/rq     read at O(t,0) - 1 = F(t,K-1) + C + 2 (a C+2 delay of the last A/B read), held for R beats
-//   out writer  requant beat (t, i) at Q(t,i) -> output SRAM write registered, presented at W(t,i) = Q + 1,
-//               only rows i < m_valid and byte lanes of columns c < n_valid
+//   out writer  its input beat (t, i): the requant unit's at Q(t,i), or with ACT = LUT the LUT unit's at
+//               Q(t,i) + L_lut (the top selects it) -> output SRAM write registered, presented one cycle later,
+//               only rows i < m_valid and byte lanes of columns c < n_valid; int8, int16 or int32 layout
 //   done        after the write cycle of the last row of the last tile: DONE visible at E = W(T-1,R-1) + 1
 // The MAC array and the requant unit have fixed latencies, so no beat ever waits: the controller only counts.
 // In a program (data_movement.md 17.3) the compute engine launches a GEMM descriptor with go_i in its start cycle s,
@@ -20,6 +21,7 @@ module qacc_ctrl
   parameter int unsigned BiasDepth = 256,
   parameter int unsigned RqDepth   = 256,
   parameter int unsigned OutDepth  = 8192,
+  parameter int unsigned LutSlots  = 4,
   localparam int unsigned RowIdxW  = $clog2(NumRows),
   localparam int unsigned AAddrW   = $clog2(ADepth),
   localparam int unsigned BAddrW   = $clog2(BDepth),
@@ -59,10 +61,11 @@ module qacc_ctrl
   output logic [RqAddrW-1:0]              rq_addr_o,
 
   // Requant output beat.
-  input  logic                            rq_out_valid_i,
-  input  logic [RowIdxW-1:0]              rq_out_row_i,
-  input  logic                            rq_out_last_i,
-  input  logic [NumCols-1:0][31:0]        rq_out_data_i,
+  // The out writer's input beat: the requant output, or the LUT output with ACT = LUT (the top selects).
+  input  logic                            wr_in_valid_i,
+  input  logic [RowIdxW-1:0]              wr_in_row_i,
+  input  logic                            wr_in_last_i,
+  input  logic [NumCols-1:0][31:0]        wr_in_data_i,
 
   // Output SRAM write.
   output logic                            out_we_o,
@@ -106,7 +109,8 @@ module qacc_ctrl
     .BDepth    (BDepth),
     .BiasDepth (BiasDepth),
     .RqDepth   (RqDepth),
-    .OutDepth  (OutDepth)
+    .OutDepth  (OutDepth),
+    .LutSlots  (LutSlots)
   ) u_check (
     .cmd_i      (cmd_i),
     .err_code_o (err_code),
@@ -228,33 +232,41 @@ module qacc_ctrl
   logic [31:0]           w_entry_base_d, w_entry_base_q;  // e of row 0 of the tile: t * R
   logic [31:0]           w_entry;
   logic [31:0]           w_addr;
+  logic                  w_int16;  // ACT = LUT with 16-bit entries: the int16 layout (lut.md 10.6)
   logic                  w_last_tile;
   logic                  out_we_d, out_we_q, w_final_d, w_final_q;
   logic [OutAddrW-1:0]   out_addr_d, out_addr_q;
   logic [OutBytes-1:0]   out_be_d, out_be_q;
   logic [OutBytes*8-1:0] out_wdata_d, out_wdata_q;
 
-  assign w_entry     = w_entry_base_q + 32'(rq_out_row_i);
-  assign w_addr      = 32'(cmd_i.out_base) + (cmd_i.out_raw ? w_entry : (w_entry >> 2));
+  assign w_entry     = w_entry_base_q + 32'(wr_in_row_i);
+  assign w_int16     = cmd_i.act == ActLut && cmd_i.lut_entry_bits == MODE_LUT_ENTRY_BITS_W'(16);
+  assign w_addr      = 32'(cmd_i.out_base) + (cmd_i.out_raw ? w_entry : w_int16 ? (w_entry >> 1) : (w_entry >> 2));
   assign w_last_tile = (w_mb_q == mb_cnt - 1'b1) && (w_nb_q == nb_cnt - 1'b1);
 
   always_comb begin
-    out_we_d    = rq_out_valid_i && (CntW'(rq_out_row_i) < w_m_rem_q);
+    out_we_d    = wr_in_valid_i && (CntW'(wr_in_row_i) < w_m_rem_q);
     out_addr_d  = OutAddrW'(w_addr);
-    // Both modes assign every byte enable and data byte below.
+    // Every layout assigns every byte enable and data byte below.
     for (int c = 0; c < NumCols; c++) begin
       if (cmd_i.out_raw) begin
         out_be_d[4*c +: 4]     = {4{w_n_rem_q > CntW'(c)}};
-        out_wdata_d[32*c +: 32] = rq_out_data_i[c];
+        out_wdata_d[32*c +: 32] = wr_in_data_i[c];
+      end else if (w_int16) begin
+        for (int h = 0; h < 2; h++) begin
+          // int16 layout: entry e in bytes 2 ((e mod 2) * C + c) .. +1; both halves carry the data, be picks one.
+          out_be_d[2*(h*NumCols + c) +: 2]      = {2{(w_entry[0] == 1'(h)) && (w_n_rem_q > CntW'(c))}};
+          out_wdata_d[16*(h*NumCols + c) +: 16] = wr_in_data_i[c][15:0];
+        end
       end else begin
         for (int q = 0; q < 4; q++) begin
           // int8 mode: entry e in byte (e mod 4) * C + c; all four row slots carry the data, be picks one.
           out_be_d[q*NumCols + c]          = (w_entry[1:0] == 2'(q)) && (w_n_rem_q > CntW'(c));
-          out_wdata_d[8*(q*NumCols + c) +: 8] = rq_out_data_i[c][7:0];
+          out_wdata_d[8*(q*NumCols + c) +: 8] = wr_in_data_i[c][7:0];
         end
       end
     end
-    w_final_d      = rq_out_valid_i && rq_out_last_i && w_last_tile;
+    w_final_d      = wr_in_valid_i && wr_in_last_i && w_last_tile;
     w_mb_d         = w_mb_q;
     w_nb_d         = w_nb_q;
     w_m_rem_d      = w_m_rem_q;
@@ -266,7 +278,7 @@ module qacc_ctrl
       w_m_rem_d      = CntW'(cmd_i.m);
       w_n_rem_d      = CntW'(cmd_i.n);
       w_entry_base_d = '0;
-    end else if (rq_out_valid_i && rq_out_last_i) begin
+    end else if (wr_in_valid_i && wr_in_last_i) begin
       w_entry_base_d = w_entry_base_q + 32'(NumRows);
       if (w_nb_q == nb_cnt - 1'b1) begin
         w_nb_d    = '0;
@@ -411,7 +423,7 @@ module qacc_ctrl
   GoIdle_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       go_i |-> state_q == StIdle && !start_i && err_code == ErrNone);
   // Beats only while a command runs; the writer never sees a beat after the last one.
-  RqBeatBusy_A: assert property (@(posedge clk_i) disable iff (!rst_ni) rq_out_valid_i |-> state_q == StRun);
+  WrBeatBusy_A: assert property (@(posedge clk_i) disable iff (!rst_ni) wr_in_valid_i |-> state_q == StRun);
   FeedBusy_A: assert property (@(posedge clk_i) disable iff (!rst_ni) feed_active_q |-> state_q == StRun);
   // Validation keeps every SRAM address inside its SRAM.
   AAddr_A: assert property (@(posedge clk_i) disable iff (!rst_ni)

@@ -42,7 +42,8 @@ module qacc_desc_check
     .BDepth    (BDepth),
     .BiasDepth (BiasDepth),
     .RqDepth   (RqDepth),
-    .OutDepth  (OutDepth)
+    .OutDepth  (OutDepth),
+    .LutSlots  (LutSlots)
   ) u_gemm (
     .cmd_i      (gemm),
     .err_code_o (gemm_err),

@@ -1,4 +1,5 @@
-// Validation of a GEMM command (spec 4): the first failing check of the table in its order sets the error code,
+// Validation of a GEMM command (spec 4, with the LUT stage's rules of lut.md 10.4): the first failing check of
+// the table in its order sets the error code,
 // and the derived tile counts the controller sequences. Combinational. Used by the controller in cycle 0 of a
 // command and by the fetcher on every GEMM descriptor of a program (data_movement.md 17.2).
 module qacc_gemm_check
@@ -11,6 +12,7 @@ module qacc_gemm_check
   parameter int unsigned BiasDepth = 256,
   parameter int unsigned RqDepth   = 256,
   parameter int unsigned OutDepth  = 8192,
+  parameter int unsigned LutSlots  = 4,
   localparam int unsigned CntW     = DIM_W + 1
 ) (
   input  cmd_t            cmd_i,
@@ -25,6 +27,10 @@ module qacc_gemm_check
   localparam int unsigned WideW    = 40;  // range checks: base (20 bits) + up to 2^32 words
 
   logic [WideW-1:0] a_need, b_need, bias_need, rq_need, out_need;
+  logic             lut, lut16;  // ACT = LUT; with 16-bit entries: the int16 layout (lut.md 10.6)
+
+  assign lut   = cmd_i.act == ActLut;
+  assign lut16 = lut && cmd_i.lut_entry_bits == MODE_LUT_ENTRY_BITS_W'(16);
 
   assign mb_cnt_o = (CntW'(cmd_i.m) + CntW'(NumRows - 1)) >> RowsLog2;
   assign nb_cnt_o = (CntW'(cmd_i.n) + CntW'(NumCols - 1)) >> ColsLog2;
@@ -34,8 +40,11 @@ module qacc_gemm_check
   assign b_need    = WideW'(cmd_i.b_base) + WideW'(nb_cnt_o) * WideW'(cmd_i.k);
   assign bias_need = WideW'(cmd_i.bias_base) + WideW'(nb_cnt_o);
   assign rq_need   = WideW'(cmd_i.rq_base) + WideW'(nb_cnt_o);
+  // Out words: R a tile raw, R / 2 in the int16 layout, R / 4 in the int8 layout (6.3, 10.6).
   assign out_need  = WideW'(cmd_i.out_base) +
-                     (cmd_i.out_raw ? (WideW'(tiles_o) << RowsLog2) : (WideW'(tiles_o) << (RowsLog2 - 2)));
+                     (cmd_i.out_raw ? (WideW'(tiles_o) << RowsLog2) :
+                      lut16         ? (WideW'(tiles_o) << (RowsLog2 - 1)) :
+                                      (WideW'(tiles_o) << (RowsLog2 - 2)));
 
   function automatic logic clamp_in_int8_mode(logic signed [31:0] v);
     return (v >= MIN_INT8_MODE_CLAMP) && (v <= MAX_INT8_MODE_CLAMP);
@@ -52,7 +61,7 @@ module qacc_gemm_check
                 !clamp_in_int8_mode(cmd_i.clamp_max);
     if (cmd_i.op != OpGemm) begin
       err_code_o = ErrBadOpcode;  // first: the checks below read the fields of a GEMM
-    end else if (cmd_i.m == '0 || cmd_i.n == '0 || cmd_i.k == '0) begin
+    end else if (cmd_i.m == '0 || cmd_i.n == '0 || cmd_i.k == '0 || (lut && cmd_i.out_raw)) begin
       err_code_o = ErrBadShape;
     end else if (a_need > WideW'(ADepth)) begin
       err_code_o = ErrARange;
@@ -68,14 +77,21 @@ module qacc_gemm_check
       err_code_o = ErrBadRequant;
     end else if (!zp_legal(cmd_i.a_zp) || !zp_legal(cmd_i.b_zp)) begin
       err_code_o = ErrBadZp;
-    end else if (cmd_i.act != ActNone) begin
+    end else if (cmd_i.act != ActNone && !lut) begin
       err_code_o = ErrUnitAbsent;
+    end else if (lut && 32'(cmd_i.lut_slot) >= LutSlots) begin
+      err_code_o = ErrLutSlot;
+    end else if (lut && (cmd_i.lut_in_bits < MODE_LUT_IN_BITS_W'(LUT_MIN_IN_BITS) ||
+                         cmd_i.lut_in_bits > MODE_LUT_IN_BITS_W'(LUT_MAX_IN_BITS))) begin
+      err_code_o = ErrLutInBits;
+    end else if (lut && cmd_i.lut_entry_bits != MODE_LUT_ENTRY_BITS_W'(8) && !lut16) begin
+      err_code_o = ErrLutEntryBits;
     end else begin
       err_code_o = ErrNone;
     end
   end
 
-  // Only the range, requant and zero-point fields are checked here.
+  // Only the range, requant, zero-point and LUT fields are checked here.
   logic unused_fields;
   assign unused_fields = ^{cmd_i.rounding, cmd_i.a_unsigned, cmd_i.b_unsigned, cmd_i.zp_out};
 

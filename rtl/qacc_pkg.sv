@@ -101,24 +101,27 @@ package qacc_pkg;
   } rq_rounding_e;
   // STATUS.ERR_CODE (4)
   typedef enum logic [7:0] {
-    ErrNone       = 8'd0,
-    ErrBadShape   = 8'd1,
-    ErrARange     = 8'd2,
-    ErrBRange     = 8'd3,
-    ErrBiasRange  = 8'd4,
-    ErrRqRange    = 8'd5,
-    ErrOutRange   = 8'd6,
-    ErrBadRequant = 8'd7,
-    ErrBadZp      = 8'd8,
-    ErrUnitAbsent = 8'd9,
-    ErrBadOpcode  = 8'd10,
-    ErrBadSram    = 8'd11,
-    ErrExtAlign   = 8'd12,
-    ErrExtRange   = 8'd13,
-    ErrExtFault   = 8'd14,
-    ErrDeadlock   = 8'd15,
-    ErrBadSet     = 8'd16,
-    ErrLutRange   = 8'd37
+    ErrNone         = 8'd0,
+    ErrBadShape     = 8'd1,
+    ErrARange       = 8'd2,
+    ErrBRange       = 8'd3,
+    ErrBiasRange    = 8'd4,
+    ErrRqRange      = 8'd5,
+    ErrOutRange     = 8'd6,
+    ErrBadRequant   = 8'd7,
+    ErrBadZp        = 8'd8,
+    ErrUnitAbsent   = 8'd9,
+    ErrBadOpcode    = 8'd10,
+    ErrBadSram      = 8'd11,
+    ErrExtAlign     = 8'd12,
+    ErrExtRange     = 8'd13,
+    ErrExtFault     = 8'd14,
+    ErrDeadlock     = 8'd15,
+    ErrBadSet       = 8'd16,
+    ErrLutSlot      = 8'd32,
+    ErrLutInBits    = 8'd33,
+    ErrLutEntryBits = 8'd34,
+    ErrLutRange     = 8'd37
   } err_code_e;
   // Unit ids (2) used by monitors, perf counters and reports
   typedef enum logic [2:0] {
@@ -131,9 +134,10 @@ package qacc_pkg;
   } unit_e;
 
   // The present units with a row-beat monitor, in id order: the slot of mon_beat_*_o (units.md 21.2)
-  localparam int unsigned NUM_BEAT_UNITS = 2;
+  localparam int unsigned NUM_BEAT_UNITS = 3;
   localparam int unsigned BEAT_MAC = 0;
   localparam int unsigned BEAT_REQUANT = 1;
+  localparam int unsigned BEAT_LUT = 2;
 
   // Address map (3.1): bits [23:20] select the region
   typedef enum logic [3:0] {
@@ -200,51 +204,57 @@ package qacc_pkg;
   localparam logic [11:0] REG_Q_ERR_INDEX       = 12'h18C;
   localparam logic [11:0] REG_Q_TOKENS          = 12'h190;
   // The busy counter of beat unit u (PERF_<x>_BUSY, units.md 21.2): BEAT_BUSY_REG[BEAT_<UNIT>]
-  localparam logic [NUM_BEAT_UNITS-1:0][11:0] BEAT_BUSY_REG = {REG_PERF_RQ_BUSY, REG_PERF_MAC_BUSY};
+  localparam logic [NUM_BEAT_UNITS-1:0][11:0] BEAT_BUSY_REG = {REG_PERF_LUT_BUSY, REG_PERF_RQ_BUSY, REG_PERF_MAC_BUSY};
 
   // ---- Register fields (3.2): bit of a one-bit field, lsb and width of a wider one --------------------------------
-  localparam int unsigned VERSION_MAJOR_LSB    = 16;
-  localparam int unsigned VERSION_MAJOR_W      = 16;
-  localparam int unsigned VERSION_MINOR_LSB    = 0;
-  localparam int unsigned VERSION_MINOR_W      = 16;
-  localparam int unsigned HW_UNIT_MAC_BIT      = 0;
-  localparam int unsigned HW_UNIT_REQUANT_BIT  = 1;
-  localparam int unsigned HW_UNIT_LUT_BIT      = 2;
-  localparam int unsigned HW_UNIT_SOFTMAX_BIT  = 3;
-  localparam int unsigned HW_LATENCY_LQ_LSB    = 0;
-  localparam int unsigned HW_LATENCY_LQ_W      = 8;
-  localparam int unsigned HW_LATENCY_LW_LSB    = 8;
-  localparam int unsigned HW_LATENCY_LW_W      = 8;
-  localparam int unsigned HW_LATENCY_LS_LSB    = 16;
-  localparam int unsigned HW_LATENCY_LS_W      = 8;
-  localparam int unsigned HW_LATENCY_LR_LSB    = 24;
-  localparam int unsigned HW_LATENCY_LR_W      = 8;
-  localparam int unsigned CTRL_START_BIT       = 0;
-  localparam int unsigned CTRL_IRQ_EN_BIT      = 1;
-  localparam int unsigned CTRL_RUN_BIT         = 2;
-  localparam int unsigned STATUS_BUSY_BIT      = 0;
-  localparam int unsigned STATUS_DONE_BIT      = 1;
-  localparam int unsigned STATUS_ERROR_BIT     = 2;
-  localparam int unsigned STATUS_ERR_CODE_LSB  = 8;
-  localparam int unsigned STATUS_ERR_CODE_W    = 8;
-  localparam int unsigned MODE_ROUNDING_BIT    = 0;
-  localparam int unsigned MODE_PER_CHANNEL_BIT = 1;
-  localparam int unsigned MODE_OUT_RAW_BIT     = 2;
-  localparam int unsigned MODE_BIAS_EN_BIT     = 3;
-  localparam int unsigned MODE_A_UNSIGNED_BIT  = 4;
-  localparam int unsigned MODE_B_UNSIGNED_BIT  = 5;
-  localparam int unsigned MODE_ACT_LSB         = 8;
-  localparam int unsigned MODE_ACT_W           = 4;
-  localparam int unsigned ZP_A_LSB             = 0;
-  localparam int unsigned ZP_A_W               = 9;
-  localparam int unsigned ZP_B_LSB             = 16;
-  localparam int unsigned ZP_B_W               = 9;
-  localparam int unsigned Q_TOKENS_D2C_LSB     = 0;
-  localparam int unsigned Q_TOKENS_D2C_W       = 4;
-  localparam int unsigned Q_TOKENS_C2D_LSB     = 8;
-  localparam int unsigned Q_TOKENS_C2D_W       = 4;
+  localparam int unsigned VERSION_MAJOR_LSB       = 16;
+  localparam int unsigned VERSION_MAJOR_W         = 16;
+  localparam int unsigned VERSION_MINOR_LSB       = 0;
+  localparam int unsigned VERSION_MINOR_W         = 16;
+  localparam int unsigned HW_UNIT_MAC_BIT         = 0;
+  localparam int unsigned HW_UNIT_REQUANT_BIT     = 1;
+  localparam int unsigned HW_UNIT_LUT_BIT         = 2;
+  localparam int unsigned HW_UNIT_SOFTMAX_BIT     = 3;
+  localparam int unsigned HW_LATENCY_LQ_LSB       = 0;
+  localparam int unsigned HW_LATENCY_LQ_W         = 8;
+  localparam int unsigned HW_LATENCY_LW_LSB       = 8;
+  localparam int unsigned HW_LATENCY_LW_W         = 8;
+  localparam int unsigned HW_LATENCY_LS_LSB       = 16;
+  localparam int unsigned HW_LATENCY_LS_W         = 8;
+  localparam int unsigned HW_LATENCY_LR_LSB       = 24;
+  localparam int unsigned HW_LATENCY_LR_W         = 8;
+  localparam int unsigned CTRL_START_BIT          = 0;
+  localparam int unsigned CTRL_IRQ_EN_BIT         = 1;
+  localparam int unsigned CTRL_RUN_BIT            = 2;
+  localparam int unsigned STATUS_BUSY_BIT         = 0;
+  localparam int unsigned STATUS_DONE_BIT         = 1;
+  localparam int unsigned STATUS_ERROR_BIT        = 2;
+  localparam int unsigned STATUS_ERR_CODE_LSB     = 8;
+  localparam int unsigned STATUS_ERR_CODE_W       = 8;
+  localparam int unsigned MODE_ROUNDING_BIT       = 0;
+  localparam int unsigned MODE_PER_CHANNEL_BIT    = 1;
+  localparam int unsigned MODE_OUT_RAW_BIT        = 2;
+  localparam int unsigned MODE_BIAS_EN_BIT        = 3;
+  localparam int unsigned MODE_A_UNSIGNED_BIT     = 4;
+  localparam int unsigned MODE_B_UNSIGNED_BIT     = 5;
+  localparam int unsigned MODE_ACT_LSB            = 8;
+  localparam int unsigned MODE_ACT_W              = 4;
+  localparam int unsigned MODE_LUT_SLOT_LSB       = 12;
+  localparam int unsigned MODE_LUT_SLOT_W         = 4;
+  localparam int unsigned MODE_LUT_IN_BITS_LSB    = 16;
+  localparam int unsigned MODE_LUT_IN_BITS_W      = 4;
+  localparam int unsigned MODE_LUT_ENTRY_BITS_LSB = 20;
+  localparam int unsigned MODE_LUT_ENTRY_BITS_W   = 5;
+  localparam int unsigned ZP_A_LSB                = 0;
+  localparam int unsigned ZP_A_W                  = 9;
+  localparam int unsigned ZP_B_LSB                = 16;
+  localparam int unsigned ZP_B_W                  = 9;
+  localparam int unsigned Q_TOKENS_D2C_LSB        = 0;
+  localparam int unsigned Q_TOKENS_D2C_W          = 4;
+  localparam int unsigned Q_TOKENS_C2D_LSB        = 8;
+  localparam int unsigned Q_TOKENS_C2D_W          = 4;
   // Values of the registers fixed by this version.
-  localparam logic [31:0] HW_UNITS_VALUE = 32'h0000_0003;
+  localparam logic [31:0] HW_UNITS_VALUE = 32'h0000_0007;
   localparam logic [31:0] HW_LATENCY_VALUE = 32'h0101_0104;
 
   localparam int unsigned NUM_SRAMS = 6;  // the SRAM regions (3.1)
@@ -331,6 +341,9 @@ package qacc_pkg;
     logic                      a_unsigned;
     logic                      b_unsigned;
     act_sel_e                  act;
+    logic [3:0]                lut_slot;
+    logic [3:0]                lut_in_bits;
+    logic [4:0]                lut_entry_bits;
     logic signed [ZP_W-1:0]    a_zp;
     logic signed [8:0]         b_zp;
     logic signed [31:0]        zp_out;

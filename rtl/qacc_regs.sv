@@ -240,6 +240,9 @@ module qacc_regs
           cmd_d.a_unsigned  = apb_pwdata_i[MODE_A_UNSIGNED_BIT];
           cmd_d.b_unsigned  = apb_pwdata_i[MODE_B_UNSIGNED_BIT];
           cmd_d.act         = act_sel_e'(apb_pwdata_i[MODE_ACT_LSB +: MODE_ACT_W]);
+          cmd_d.lut_slot       = apb_pwdata_i[MODE_LUT_SLOT_LSB +: MODE_LUT_SLOT_W];
+          cmd_d.lut_in_bits    = apb_pwdata_i[MODE_LUT_IN_BITS_LSB +: MODE_LUT_IN_BITS_W];
+          cmd_d.lut_entry_bits = apb_pwdata_i[MODE_LUT_ENTRY_BITS_LSB +: MODE_LUT_ENTRY_BITS_W];
         end
         REG_CMD_ZP_AB: begin
           cmd_d.a_zp = apb_pwdata_i[ZP_A_LSB +: ZP_A_W];
@@ -331,6 +334,9 @@ module qacc_regs
         reg_rdata[MODE_A_UNSIGNED_BIT]  = cmd_q.a_unsigned;
         reg_rdata[MODE_B_UNSIGNED_BIT]  = cmd_q.b_unsigned;
         reg_rdata[MODE_ACT_LSB +: MODE_ACT_W] = cmd_q.act;
+        reg_rdata[MODE_LUT_SLOT_LSB +: MODE_LUT_SLOT_W]             = cmd_q.lut_slot;
+        reg_rdata[MODE_LUT_IN_BITS_LSB +: MODE_LUT_IN_BITS_W]       = cmd_q.lut_in_bits;
+        reg_rdata[MODE_LUT_ENTRY_BITS_LSB +: MODE_LUT_ENTRY_BITS_W] = cmd_q.lut_entry_bits;
       end
       REG_CMD_ZP_AB: begin
         reg_rdata[ZP_A_LSB +: ZP_A_W] = cmd_q.a_zp;

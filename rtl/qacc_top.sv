@@ -1,6 +1,6 @@
-// qacc accelerator top (spec 2): APB4 register/window slave, controller, six SRAMs, MAC array and requant
-// unit; programs (data_movement.md 14-17): the program controller with its fetcher and queues, the DMA engine, MOVE,
-// and the AXI4-subset memory master port (15.1). The mon_*_o ports carry the beat-level interfaces of spec 8 and
+// qacc accelerator top (spec 2): APB4 register/window slave, controller, six SRAMs, MAC array, requant unit and
+// LUT unit; programs (data_movement.md 14-17): the program controller with its fetcher and queues, the DMA engine,
+// MOVE, and the AXI4-subset memory master port (15.1). The mon_*_o ports carry the beat-level interfaces of spec 8 and
 // data_movement.md 18 for co-simulation monitors; they are copies of internal signals, sampled after the rising
 // edge (a beat is "at cycle t" when its valid is 1 while the design evaluates cycle t). They have no function in
 // the design and may be left unconnected.
@@ -298,6 +298,9 @@ module qacc_top
   logic                              rq_out_valid, rq_out_last;
   logic [RowIdxW-1:0]                rq_out_row;
   logic [NumCols-1:0][31:0]          rq_out_data;
+  logic                              wr_in_valid, wr_in_last;  // the out writer's input: requant or LUT
+  logic [RowIdxW-1:0]                wr_in_row;
+  logic [NumCols-1:0][31:0]          wr_in_data;
   logic                              out_we;
   logic [OutAddrW-1:0]               out_addr;
   logic [OutBytes-1:0]               out_be;
@@ -310,7 +313,8 @@ module qacc_top
     .BDepth    (BDepth),
     .BiasDepth (BiasDepth),
     .RqDepth   (RqDepth),
-    .OutDepth  (OutDepth)
+    .OutDepth  (OutDepth),
+    .LutSlots  (LutSlots)
   ) u_ctrl (
     .clk_i,
     .rst_ni,
@@ -335,10 +339,10 @@ module qacc_top
     .bias_addr_o       (bias_addr),
     .rq_re_o           (rq_re),
     .rq_addr_o         (rq_addr),
-    .rq_out_valid_i    (rq_out_valid),
-    .rq_out_row_i      (rq_out_row),
-    .rq_out_last_i     (rq_out_last),
-    .rq_out_data_i     (rq_out_data),
+    .wr_in_valid_i     (wr_in_valid),
+    .wr_in_row_i       (wr_in_row),
+    .wr_in_last_i      (wr_in_last),
+    .wr_in_data_i      (wr_in_data),
     .out_we_o          (out_we),
     .out_addr_o        (out_addr),
     .out_be_o          (out_be),
@@ -366,10 +370,14 @@ module qacc_top
   logic [CMD_BASE_W-1:0]              move_raddr, move_waddr;
   logic [8*MoveBytes-1:0]             move_wdata;
 
-  // The compute engine's use of each SRAM port in this cycle (17.6): the DMA waits for a port it uses.
-  // The LUT table: no command reads it in this version (the LUT unit comes with its stage, lut.md 10.9).
-  assign cmp_re = {1'b0, move_re, rq_re, bias_re, b_re, a_re};
-  assign cmp_we = {1'b0, out_we, 1'b0, 1'b0, move_we_b, move_we_a};
+  // The compute engine's use of each SRAM port in this cycle (17.6): the DMA waits for a port it uses. The LUT
+  // lanes read through both ports of every table copy (lut.md 10.2), so they block the DMA's reads and writes.
+  logic                                 lut_lane_re;
+  logic [NumCols-1:0][LutAddrW-1:0]     lut_lane_addr;
+  logic [NumCols-1:0][8*LutWordBytes-1:0] lut_lane_rdata;
+
+  assign cmp_re = {lut_lane_re, move_re, rq_re, bias_re, b_re, a_re};
+  assign cmp_we = {lut_lane_re, out_we, 1'b0, 1'b0, move_we_b, move_we_a};
 
   qacc_dma #(
     .NumRows        (NumRows),
@@ -490,10 +498,8 @@ module qacc_top
     .eng_wdata_i (out_we ? out_wdata : dma_wdata[8*OutBytes-1:0])
   );
 
-  // The LUT table SRAM (lut.md 10.1, 10.2): the window and the DMA through port A of its copies. Its lookup lanes
-  // are idle until the LUT stage reads them.
-  logic [NumCols-1:0][8*LutWordBytes-1:0] unused_lut_lanes;
-
+  // The LUT table SRAM (lut.md 10.1, 10.2): the window and the DMA through port A of its copies, the LUT unit's
+  // lanes through both ports.
   qacc_lut_sram #(.NumCols(NumCols), .Slots(LutSlots)) u_lut_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
     .host_re_i (win_re[WinLut]), .host_we_i (win_we[WinLut]), .host_off_i (win_off), .host_wdata_i (win_wdata),
@@ -501,7 +507,7 @@ module qacc_top
     .eng_re_i (dma_re[5]), .eng_raddr_i (LutAddrW'(dma_addr)), .eng_rdata_o (lut_rdata),
     .eng_we_i (dma_we[5]), .eng_waddr_i (LutAddrW'(dma_addr)), .eng_be_i (dma_be[LutWordBytes-1:0]),
     .eng_wdata_i (dma_wdata[8*LutWordBytes-1:0]),
-    .lane_re_i (1'b0), .lane_addr_i ('0), .lane_rdata_o (unused_lut_lanes)
+    .lane_re_i (lut_lane_re), .lane_addr_i (lut_lane_addr), .lane_rdata_o (lut_lane_rdata)
   );
 
   // The requant unit uses a tile's bias and rq words for R beats after their read (7); a DMA read of the same
@@ -551,6 +557,10 @@ module qacc_top
     logic signed [31:0]              zp_out;
     logic signed [31:0]              clamp_min;
     logic signed [31:0]              clamp_max;
+    logic                            lut;          // ACT = LUT (lut.md 10.4)
+    logic [LUT_SLOT_W-1:0]           lut_slot;
+    logic [LUT_IN_BITS_W-1:0]        lut_in_bits;
+    logic                            lut16;        // LUT_ENTRY_BITS = 16
   } unit_cfg_t;
   unit_cfg_t unit_cfg, unit_cfg_q;
 
@@ -568,6 +578,10 @@ module qacc_top
     unit_cfg.zp_out      = cmd.zp_out;
     unit_cfg.clamp_min   = cmd.clamp_min;
     unit_cfg.clamp_max   = cmd.clamp_max;
+    unit_cfg.lut         = cmd.act == ActLut;
+    unit_cfg.lut_slot    = cmd.lut_slot;
+    unit_cfg.lut_in_bits = cmd.lut_in_bits;
+    unit_cfg.lut16       = cmd.lut_entry_bits == MODE_LUT_ENTRY_BITS_W'(16);
   end
 
   // Not reset: read only while the controller is busy, after a cycle with the command in place.
@@ -640,6 +654,53 @@ module qacc_top
     .out_data_o    (rq_out_data)
   );
 
+  // ---- LUT unit (lut.md 10.4): with ACT = LUT, the requant output's codes through the tables, L_lut later -------
+  logic                        lut_in_valid, lut_out_valid, lut_out_last;
+  logic [RowIdxW-1:0]          lut_out_row;
+  logic [NumCols-1:0][7:0]     lut_in_code;
+  logic [NumCols-1:0][15:0]    lut_out_entry;
+  logic [NumCols-1:0][31:0]    lut_out_data;
+  logic                        unused_rq_high;
+
+  assign lut_in_valid = rq_out_valid && unit_cfg_q.lut;
+  always_comb begin
+    unused_rq_high = 1'b0;
+    for (int c = 0; c < NumCols; c++) begin
+      lut_in_code[c]  = rq_out_data[c][7:0];  // the low bits address the slot, whatever the clamp (10.3)
+      lut_out_data[c] = 32'(lut_out_entry[c]);
+      unused_rq_high ^= ^rq_out_data[c][31:8];
+    end
+  end
+
+  qacc_lut_unit #(
+    .NumRows (NumRows),
+    .NumCols (NumCols),
+    .Slots   (LutSlots)
+  ) u_lut (
+    .clk_i,
+    .rst_ni,
+    .slot_i       (unit_cfg_q.lut_slot),
+    .in_bits_i    (unit_cfg_q.lut_in_bits),
+    .entry16_i    (unit_cfg_q.lut16),
+    .in_valid_i   (lut_in_valid),
+    .in_row_i     (rq_out_row),
+    .in_last_i    (rq_out_last),
+    .in_code_i    (lut_in_code),
+    .lane_re_o    (lut_lane_re),
+    .lane_addr_o  (lut_lane_addr),
+    .lane_rdata_i (lut_lane_rdata),
+    .out_valid_o  (lut_out_valid),
+    .out_row_o    (lut_out_row),
+    .out_last_o   (lut_out_last),
+    .out_entry_o  (lut_out_entry)
+  );
+
+  // The out writer takes the LUT unit's beats with ACT = LUT, requant's otherwise.
+  assign wr_in_valid = unit_cfg_q.lut ? lut_out_valid : rq_out_valid;
+  assign wr_in_row   = unit_cfg_q.lut ? lut_out_row : rq_out_row;
+  assign wr_in_last  = unit_cfg_q.lut ? lut_out_last : rq_out_last;
+  assign wr_in_data  = unit_cfg_q.lut ? lut_out_data : rq_out_data;
+
   // ---- Monitors ---------------------------------------------------------------------------------------------------
 
   assign mon_busy_o         = busy;
@@ -647,9 +708,10 @@ module qacc_top
   assign mon_mac_in_valid_o = mac_in_valid;
   assign mon_mac_in_last_o  = mac_in_last;
   // A unit's input beats, counted by its PERF_<x>_BUSY (units.md 21.2): the feeder's beats for the MAC array,
-  // the MAC array's output beats for requant.
+  // the MAC array's output beats for requant, requant's output beats for the LUT unit with ACT = LUT.
   assign unit_in_beat[BEAT_MAC]         = mac_in_valid;
   assign unit_in_beat[BEAT_REQUANT]     = mac_out_valid;
+  assign unit_in_beat[BEAT_LUT]         = lut_in_valid;
   assign mon_beat_valid_o[BEAT_MAC]     = mac_out_valid;
   assign mon_beat_row_o[BEAT_MAC]       = mac_out_row;
   assign mon_beat_last_o[BEAT_MAC]      = mac_out_last;
@@ -658,6 +720,10 @@ module qacc_top
   assign mon_beat_row_o[BEAT_REQUANT]   = rq_out_row;
   assign mon_beat_last_o[BEAT_REQUANT]  = rq_out_last;
   assign mon_beat_lanes_o[BEAT_REQUANT] = rq_out_data;
+  assign mon_beat_valid_o[BEAT_LUT]     = lut_out_valid;
+  assign mon_beat_row_o[BEAT_LUT]       = lut_out_row;
+  assign mon_beat_last_o[BEAT_LUT]      = lut_out_last;
+  assign mon_beat_lanes_o[BEAT_LUT]     = lut_out_data;
   assign mon_out_we_o       = out_we;
   assign mon_out_addr_o     = WINDOW_BITS'(out_addr);
   assign mon_out_be_o       = out_be;

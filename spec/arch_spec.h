@@ -147,6 +147,9 @@ enum class ErrCode : uint8_t {
   kExtFault = 14,
   kDeadlock = 15,
   kBadSet = 16,
+  kLutSlot = 32,
+  kLutInBits = 33,
+  kLutEntryBits = 34,
   kLutRange = 37,
 };
 
@@ -212,6 +215,9 @@ constexpr const char* ErrCodeName(ErrCode code) {
     case ErrCode::kExtFault: return "EXT_FAULT";
     case ErrCode::kDeadlock: return "DEADLOCK";
     case ErrCode::kBadSet: return "BAD_SET";
+    case ErrCode::kLutSlot: return "LUT_SLOT";
+    case ErrCode::kLutInBits: return "LUT_IN_BITS";
+    case ErrCode::kLutEntryBits: return "LUT_ENTRY_BITS";
     case ErrCode::kLutRange: return "LUT_RANGE";
   }
   return "?";
@@ -310,6 +316,12 @@ inline constexpr uint32_t kModeAUnsigned = 1u << 4;
 inline constexpr uint32_t kModeBUnsigned = 1u << 5;
 inline constexpr int kModeActLsb = 8;
 inline constexpr uint32_t kModeActMask = 0xFu << kModeActLsb;
+inline constexpr int kModeLutSlotLsb = 12;
+inline constexpr uint32_t kModeLutSlotMask = 0xFu << kModeLutSlotLsb;
+inline constexpr int kModeLutInBitsLsb = 16;
+inline constexpr uint32_t kModeLutInBitsMask = 0xFu << kModeLutInBitsLsb;
+inline constexpr int kModeLutEntryBitsLsb = 20;
+inline constexpr uint32_t kModeLutEntryBitsMask = 0x1Fu << kModeLutEntryBitsLsb;
 // CMD_ZP_AB (0x0A4)
 inline constexpr int kZpALsb = 0;
 inline constexpr uint32_t kZpAMask = 0x1FFu << kZpALsb;
@@ -322,7 +334,7 @@ inline constexpr int kQTokensC2dLsb = 8;
 inline constexpr uint32_t kQTokensC2dMask = 0xFu << kQTokensC2dLsb;
 
 // Values of the registers fixed by this version.
-inline constexpr uint32_t kHwUnitsValue = 0x3;
+inline constexpr uint32_t kHwUnitsValue = 0x7;
 inline constexpr uint32_t kHwLatencyValue = 0x0101'0104;
 
 // ---- Tables, so that code iterates over the spec instead of listing it by hand
@@ -351,7 +363,7 @@ inline constexpr RegisterInfo kRegisters[] = {
     {reg::kHwBiasDepth, "HW_BIAS_DEPTH", Access::kRO, 0x0, 0x0, "BiasDepth", false, false},
     {reg::kHwRqDepth, "HW_RQ_DEPTH", Access::kRO, 0x0, 0x0, "RqDepth", false, false},
     {reg::kHwOutDepth, "HW_OUT_DEPTH", Access::kRO, 0x0, 0x0, "OutDepth", false, false},
-    {reg::kHwUnits, "HW_UNITS", Access::kRO, 0x0, 0x3, nullptr, false, false},
+    {reg::kHwUnits, "HW_UNITS", Access::kRO, 0x0, 0x7, nullptr, false, false},
     {reg::kHwLatency, "HW_LATENCY", Access::kRO, 0x0, 0x0101'0104, nullptr, false, false},
     {reg::kHwLutSlots, "HW_LUT_SLOTS", Access::kRO, 0x0, 0x0, "LutSlots", false, false},
     {reg::kCtrl, "CTRL", Access::kRW, 0x2, 0x0, nullptr, true, false},
@@ -364,7 +376,7 @@ inline constexpr RegisterInfo kRegisters[] = {
     {reg::kCmdBiasBase, "CMD_BIAS_BASE", Access::kRW, 0x000F'FFFF, 0x0, nullptr, true, false},
     {reg::kCmdRqBase, "CMD_RQ_BASE", Access::kRW, 0x000F'FFFF, 0x0, nullptr, true, false},
     {reg::kCmdOutBase, "CMD_OUT_BASE", Access::kRW, 0x000F'FFFF, 0x0, nullptr, true, false},
-    {reg::kCmdMode, "CMD_MODE", Access::kRW, 0xF3F, 0x0, nullptr, true, false},
+    {reg::kCmdMode, "CMD_MODE", Access::kRW, 0x01FF'FF3F, 0x0, nullptr, true, false},
     {reg::kCmdZpAb, "CMD_ZP_AB", Access::kRW, 0x01FF'01FF, 0x0, nullptr, true, false},
     {reg::kCmdZpOut, "CMD_ZP_OUT", Access::kRW, 0xFFFF'FFFF, 0x0, nullptr, true, false},
     {reg::kCmdClampMin, "CMD_CLAMP_MIN", Access::kRW, 0xFFFF'FFFF, 0x0, nullptr, true, false},
@@ -377,7 +389,7 @@ inline constexpr RegisterInfo kRegisters[] = {
     {reg::kPerfRqBusy, "PERF_RQ_BUSY", Access::kRO, 0x0, 0x0, nullptr, false, false},
     {reg::kPerfOutWrites, "PERF_OUT_WRITES", Access::kRO, 0x0, 0x0, nullptr, false, false},
     {reg::kPerfFeedStall, "PERF_FEED_STALL", Access::kRO, 0x0, 0x0, nullptr, false, false},
-    {reg::kPerfLutBusy, "PERF_LUT_BUSY", Access::kRO, 0x0, 0x0, nullptr, false, true},
+    {reg::kPerfLutBusy, "PERF_LUT_BUSY", Access::kRO, 0x0, 0x0, nullptr, false, false},
     {reg::kPerfSmxBusy, "PERF_SMX_BUSY", Access::kRO, 0x0, 0x0, nullptr, false, true},
     {reg::kPerfCmdCount, "PERF_CMD_COUNT", Access::kRO, 0x0, 0x0, nullptr, false, false},
     {reg::kPerfDmaBusy, "PERF_DMA_BUSY", Access::kRO, 0x0, 0x0, nullptr, false, false},
@@ -411,6 +423,9 @@ inline constexpr ErrCodeInfo kErrCodes[] = {
     {ErrCode::kBadRequant, "BAD_REQUANT"},
     {ErrCode::kBadZp, "BAD_ZP"},
     {ErrCode::kUnitAbsent, "UNIT_ABSENT"},
+    {ErrCode::kLutSlot, "LUT_SLOT"},
+    {ErrCode::kLutInBits, "LUT_IN_BITS"},
+    {ErrCode::kLutEntryBits, "LUT_ENTRY_BITS"},
 };
 // The codes only a program raises (data_movement.md 11), in code order.
 inline constexpr ErrCodeInfo kProgramErrCodes[] = {
@@ -437,7 +452,7 @@ inline constexpr UnitInfo kUnits[] = {
     {Unit::kMac, "mac", true, UnitKind::kCore, 0},
     {Unit::kRequant, "requant", true, UnitKind::kStage, 0},
     {Unit::kOut, "out", true, UnitKind::kFrame, 0},
-    {Unit::kLut, "lut", false, UnitKind::kStage, 2},
+    {Unit::kLut, "lut", true, UnitKind::kStage, 0},
     {Unit::kSoftmax, "softmax", false, UnitKind::kCommand, 3},
 };
 
@@ -446,8 +461,9 @@ inline constexpr UnitInfo kUnits[] = {
 enum class BeatUnit : uint8_t {
   kMac = 0,
   kRequant = 1,
+  kLut = 2,
 };
-inline constexpr int kNumBeatUnits = 2;
+inline constexpr int kNumBeatUnits = 3;
 struct BeatUnitInfo {
   BeatUnit beat;
   Unit unit;
@@ -458,6 +474,7 @@ struct BeatUnitInfo {
 inline constexpr BeatUnitInfo kBeatUnits[kNumBeatUnits] = {
     {BeatUnit::kMac, Unit::kMac, "mac", reg::kPerfMacBusy, "mac_busy"},
     {BeatUnit::kRequant, Unit::kRequant, "requant", reg::kPerfRqBusy, "rq_busy"},
+    {BeatUnit::kLut, Unit::kLut, "lut", reg::kPerfLutBusy, "lut_busy"},
 };
 
 struct OpcodeInfo {
@@ -531,8 +548,14 @@ inline constexpr Field kOutRaw{8, 2, 1};
 inline constexpr Field kBiasEn{8, 3, 1};
 inline constexpr Field kAUnsigned{8, 4, 1};
 inline constexpr Field kBUnsigned{8, 5, 1};
-// 0 none; 1 LUT and 2 softmax reserved
+// 0 none, 1 LUT; 2 softmax reserved
 inline constexpr Field kAct{8, 8, 4};
+// ACT = LUT: the table slot (lut.md 10.3)
+inline constexpr Field kLutSlot{8, 12, 4};
+// ACT = LUT: the table's input bits, the code's low bits address it
+inline constexpr Field kLutInBits{8, 16, 4};
+// ACT = LUT: 8 (int8 output) or 16 (int16 output, lut.md 10.6)
+inline constexpr Field kLutEntryBits{8, 20, 5};
 // `a_zp`
 inline constexpr Field kZpA{9, 0, 9};
 // `b_zp`
@@ -548,32 +571,35 @@ inline constexpr Field kMult{13, 0, 32};
 // per-tensor shift, two's complement; reads back sign-extended
 inline constexpr Field kShift{14, 0, 6};
 // the fields of CMD_MODE
-inline constexpr Field kCmdModeFields[] = {kRounding, kPerChannel, kOutRaw, kBiasEn, kAUnsigned, kBUnsigned, kAct};
+inline constexpr Field kCmdModeFields[] = {kRounding, kPerChannel, kOutRaw, kBiasEn, kAUnsigned, kBUnsigned, kAct, kLutSlot, kLutInBits, kLutEntryBits};
 // the fields of CMD_ZP_AB
 inline constexpr Field kCmdZpAbFields[] = {kZpA, kZpB};
 }  // namespace gemm
 // $bits(cmd_t) of qacc_pkg: mon_cmd_o, the opcode and the fields of GEMM.
-inline constexpr int kCmdBits = 314;
+inline constexpr int kCmdBits = 327;
 // Unpacks a cmd_t (the opcode in the top bits, then each field, the last in the bottom bits):
 // `bits(lsb, width)` reads `width` (<= 32) bits at `lsb`. Puts each field into its place in the
 // descriptor image `d` of a GEMM and returns the opcode.
 template <typename Bits, typename Words>
 uint32_t UnpackCmd(const Bits& bits, Words& d) {
-  Put(d, gemm::kM, bits(294, 16));
-  Put(d, gemm::kN, bits(278, 16));
-  Put(d, gemm::kK, bits(262, 16));
-  Put(d, gemm::kABase, bits(242, 20));
-  Put(d, gemm::kBBase, bits(222, 20));
-  Put(d, gemm::kBiasBase, bits(202, 20));
-  Put(d, gemm::kRqBase, bits(182, 20));
-  Put(d, gemm::kOutBase, bits(162, 20));
-  Put(d, gemm::kRounding, bits(161, 1));
-  Put(d, gemm::kPerChannel, bits(160, 1));
-  Put(d, gemm::kOutRaw, bits(159, 1));
-  Put(d, gemm::kBiasEn, bits(158, 1));
-  Put(d, gemm::kAUnsigned, bits(157, 1));
-  Put(d, gemm::kBUnsigned, bits(156, 1));
-  Put(d, gemm::kAct, bits(152, 4));
+  Put(d, gemm::kM, bits(307, 16));
+  Put(d, gemm::kN, bits(291, 16));
+  Put(d, gemm::kK, bits(275, 16));
+  Put(d, gemm::kABase, bits(255, 20));
+  Put(d, gemm::kBBase, bits(235, 20));
+  Put(d, gemm::kBiasBase, bits(215, 20));
+  Put(d, gemm::kRqBase, bits(195, 20));
+  Put(d, gemm::kOutBase, bits(175, 20));
+  Put(d, gemm::kRounding, bits(174, 1));
+  Put(d, gemm::kPerChannel, bits(173, 1));
+  Put(d, gemm::kOutRaw, bits(172, 1));
+  Put(d, gemm::kBiasEn, bits(171, 1));
+  Put(d, gemm::kAUnsigned, bits(170, 1));
+  Put(d, gemm::kBUnsigned, bits(169, 1));
+  Put(d, gemm::kAct, bits(165, 4));
+  Put(d, gemm::kLutSlot, bits(161, 4));
+  Put(d, gemm::kLutInBits, bits(157, 4));
+  Put(d, gemm::kLutEntryBits, bits(152, 5));
   Put(d, gemm::kZpA, bits(143, 9));
   Put(d, gemm::kZpB, bits(134, 9));
   Put(d, gemm::kZpOut, bits(102, 32));
@@ -581,7 +607,7 @@ uint32_t UnpackCmd(const Bits& bits, Words& d) {
   Put(d, gemm::kClampMax, bits(38, 32));
   Put(d, gemm::kMult, bits(6, 32));
   Put(d, gemm::kShift, bits(0, 6));
-  return bits(310, 4);
+  return bits(323, 4);
 }
 
 // LOAD/STORE (data_movement.md 12).

@@ -110,6 +110,8 @@ const char* KindName(compiler::TensorPlacement::Kind kind) {
       return "bias";
     case Kind::kRq:
       return "rq";
+    case Kind::kTable:
+      return "table";
     case Kind::kIntermediate:
       return "intermediate";
     case Kind::kOutput:

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "golden/lut_unit.h"
 #include "golden/requant.h"
 #include "model/descriptor.h"
 
@@ -39,8 +40,25 @@ Coverage::Coverage(const arch::ArchConfig& config)
     : config_(config), rules_(config, bins_), shadow_(config) {
   for (arch::ErrCode code : ErrorCodes()) {
     bins_[RuleBin(code, true)] = 0;
+    // With 16 slots every LUT_SLOT value is legal: no first illegal one.
+    if (code == arch::ErrCode::kLutSlot && config.lut_slots >= (1 << arch::kLutSlotBits)) continue;
     bins_[RuleBin(code, false)] = 0;
   }
+  // The LUT stage (lut.md 10.4): each use, entry and input width, every slot used, reloaded after
+  // a command read it, and swept (one command read each of its 256 addresses).
+  for (const char* bin : {"lut.use.fused", "lut.entry_bits.8", "lut.entry_bits.16",
+                          "lut.clamp_beyond_table", "lut.out_raw_refused"}) {
+    bins_[bin] = 0;
+  }
+  for (int b = arch::kLutMinInBits; b <= arch::kLutMaxInBits; ++b) {
+    bins_[fmt::format("lut.in_bits.{}", b)] = 0;
+  }
+  for (int slot = 0; slot < config.lut_slots; ++slot) {
+    for (const char* what : {"used", "reloaded", "every_address"}) {
+      bins_[fmt::format("lut.slot.{}.{}", slot, what)] = 0;
+    }
+  }
+  lut_slot_used_.assign(size_t(config.lut_slots), false);
   for (int s = arch::kMinShift; s <= arch::kMaxShift; ++s) bins_[fmt::format("shift.{}", s)] = 0;
   for (const arch::OpcodeInfo& info : arch::kOpcodes) bins_[fmt::format("opcode.{}", info.name)] = 0;
   for (const char* bin :
@@ -165,6 +183,7 @@ void Coverage::OnTransfer(int64_t cycle, bool write, uint32_t addr, uint32_t wda
   if (write && window && (region == arch::Region::kBias || region == arch::Region::kRq)) {
     shadow_.HostWrite(region, offset, wdata, strobe);
   }
+  if (write && region == arch::Region::kLut) OnLutWrite(offset / golden::kLutSlotBytes);
   if (!regs) return;
   if (!write) {
     if (offset == reg::kStatus && (rdata & arch::kStatusDone)) {
@@ -232,7 +251,8 @@ void Coverage::OnStart(int64_t cycle) {
   launched_ = true;
   cmd_ = Launched{};
   cmd_.cmd = regs_;
-  cmd_.timing = arch::Timing(config_.rows, config_.cols, regs_.M(), regs_.N(), regs_.K());
+  cmd_.timing =
+      arch::Timing(config_.rows, config_.cols, regs_.M(), regs_.N(), regs_.K(), regs_.lut());
   last_launch_cycle_ = cycle + 1;
   FinishTile();
 }
@@ -257,7 +277,7 @@ int Coverage::RuleBoundary(arch::ErrCode rule) const {
     case arch::ErrCode::kRqRange:
       return c.per_channel() ? range(int64_t{c.rq_base} + t.NB(), config_.rq_depth) : 0;
     case arch::ErrCode::kOutRange:
-      return range(int64_t{c.out_base} + arch::OutWords(t.T(), config_.rows, c.out_raw()),
+      return range(int64_t{c.out_base} + arch::OutWords(t.T(), config_.rows, arch::OutLayoutOf(c)),
                    config_.out_depth);
     case arch::ErrCode::kBadRequant: {
       if (c.out_raw()) return 0;
@@ -287,8 +307,26 @@ int Coverage::RuleBoundary(arch::ErrCode rule) const {
       }
       return result;
     }
-    case arch::ErrCode::kUnitAbsent:
-      return c.act() == 1 ? -1 : c.act() == 0 ? 1 : 0;
+    case arch::ErrCode::kUnitAbsent:  // LUT (1) is the last present unit
+      return c.act() == 2 ? -1 : c.lut() ? 1 : 0;
+    case arch::ErrCode::kLutSlot:
+      if (!c.lut()) return 0;
+      return c.lut_slot() == uint32_t(config_.lut_slots) - 1 ? 1
+             : c.lut_slot() == uint32_t(config_.lut_slots)   ? -1
+                                                             : 0;
+    case arch::ErrCode::kLutInBits: {
+      if (!c.lut()) return 0;
+      const uint32_t b = c.lut_in_bits();
+      if (b == uint32_t(arch::kLutMinInBits) - 1 || b == uint32_t(arch::kLutMaxInBits) + 1)
+        return -1;
+      return b == uint32_t(arch::kLutMinInBits) || b == uint32_t(arch::kLutMaxInBits) ? 1 : 0;
+    }
+    case arch::ErrCode::kLutEntryBits: {
+      if (!c.lut()) return 0;
+      const uint32_t b = c.lut_entry_bits();
+      if (b == 7 || b == 9 || b == 15 || b == 17) return -1;
+      return b == 8 || b == 16 ? 1 : 0;
+    }
     default:
       return 0;
   }
@@ -302,20 +340,25 @@ void Coverage::OnVerdict(uint32_t status) {
   const auto code =
       static_cast<arch::ErrCode>((status & arch::kStatusErrCodeMask) >> arch::kStatusErrCodeLsb);
   const bool error = status & arch::kStatusError;
+  const arch::Command& c = cmd_.cmd;
   if (error) {
     // The failing rule at its first illegal value.
     if (RuleBoundary(code) == -1) Hit(RuleBin(code, false));
+    if (code == arch::ErrCode::kBadShape && c.lut() && c.out_raw() && c.M() != 0 && c.N() != 0 &&
+        c.K() != 0) {
+      Hit("lut.out_raw_refused");
+    }
     return;
   }
   // A legal command: every rule whose last legal value it sits on.
   for (arch::ErrCode rule : ErrorCodes()) {
     if (RuleBoundary(rule) == 1) Hit(RuleBin(rule, true));
   }
-  const arch::Command& c = cmd_.cmd;
+  if (c.lut()) OnLutVerdict();
   for (const arch::OpcodeInfo& op : arch::kOpcodes) {
     if (c.Op() == static_cast<uint32_t>(op.op)) Hit(fmt::format("opcode.{}", op.name));
   }
-  Hit(c.out_raw() ? "mode.int32_out" : "mode.int8_out");
+  if (!c.lut()) Hit(c.out_raw() ? "mode.int32_out" : "mode.int8_out");
   if (!c.out_raw()) {
     Hit(c.per_channel() ? "mode.per_channel" : "mode.per_tensor");
     Hit(c.single_rounding() ? "mode.single_rounding" : "mode.double_rounding");
@@ -333,6 +376,25 @@ void Coverage::OnVerdict(uint32_t status) {
   }
   if (c.M() == 1) Hit("shape.m_1");
   if (c.N() == 1) Hit("shape.n_1");
+}
+
+void Coverage::OnLutVerdict() {
+  const arch::Command& c = cmd_.cmd;
+  Hit("lut.use.fused");
+  Hit(fmt::format("lut.entry_bits.{}", c.lut_entry_bits()));
+  Hit(fmt::format("lut.in_bits.{}", c.lut_in_bits()));
+  Hit(fmt::format("lut.slot.{}.used", c.lut_slot()));
+  if (cmd_.lut_addresses.all()) Hit(fmt::format("lut.slot.{}.every_address", c.lut_slot()));
+  // A clamp that lets codes outside the table's input range through (lut.md 10.3).
+  const int64_t codes = int64_t{1} << c.lut_in_bits();
+  if (int64_t{c.clamp_max} - c.clamp_min >= codes) Hit("lut.clamp_beyond_table");
+  if (c.lut_slot() < lut_slot_used_.size()) lut_slot_used_[c.lut_slot()] = true;
+}
+
+void Coverage::OnLutWrite(uint32_t slot) {
+  if (slot < lut_slot_used_.size() && lut_slot_used_[slot]) {
+    Hit(fmt::format("lut.slot.{}.reloaded", slot));
+  }
 }
 
 void Coverage::OnCycle(int64_t cycle, const RtlSample& s) {
@@ -353,6 +415,14 @@ void Coverage::OnCycle(int64_t cycle, const RtlSample& s) {
   if (!launched_) return;
   const BeatSample& mac = s.beats[size_t(arch::BeatUnit::kMac)];
   if (mac.valid) OnMacBeat(mac);
+  // The LUT lanes' addresses: the low LUT_IN_BITS of each requant code (lut.md 10.3).
+  const BeatSample& rq = s.beats[size_t(arch::BeatUnit::kRequant)];
+  if (rq.valid && cmd_.cmd.lut()) {
+    const uint32_t mask = (uint32_t{1} << std::min<uint32_t>(cmd_.cmd.lut_in_bits(), 8)) - 1;
+    for (int lane = 0; lane < config_.cols; ++lane) {
+      cmd_.lut_addresses.set(size_t(uint32_t(rq.lanes[lane]) & mask));
+    }
+  }
   if (s.out_we) OnOutWrite(s);
 }
 
@@ -503,6 +573,7 @@ void Coverage::OnDmaAccess(const DmaSramSample& dma) {
   if (arch::FindSram(uint32_t(dma.sram)) == nullptr) return;
   const bool load = dma.we;
   ++*(load ? pb_.load : pb_.store)[dma.sram];
+  if (load && dma.sram == int(arch::Region::kLut)) OnLutWrite(dma.addr / arch::kLutSlotWords);
   const int c = config_.cols, d = config_.mem_data_bytes;
   bool out32 = false;
   if (dma.sram ==

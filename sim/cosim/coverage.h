@@ -19,6 +19,7 @@
 #ifndef QACC_SIM_COSIM_COVERAGE_H_
 #define QACC_SIM_COSIM_COVERAGE_H_
 
+#include <bitset>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -52,6 +53,7 @@ class Coverage {
     arch::Timing timing;
     int64_t mac_beats = 0;  // MAC output beats seen so far (tile = beats / R)
     bool verdict_seen = false;
+    std::bitset<256> lut_addresses;  // ACT = LUT: the slot addresses its lanes read
   };
   void Hit(const std::string& bin);
   void OnStart(int64_t cycle);
@@ -59,6 +61,8 @@ class Coverage {
   void OnMacBeat(const BeatSample& s);
   void OnOutWrite(const RtlSample& s);
   void FinishTile();
+  void OnLutVerdict();             // a legal command with ACT = LUT completed
+  void OnLutWrite(uint32_t slot);  // a window or LOAD write into a slot of the table SRAM
   // Classifies the boundary of every rule for the launched command: +1 at the last legal value,
   // -1 at the first illegal one, 0 elsewhere.
   int RuleBoundary(arch::ErrCode rule) const;
@@ -120,6 +124,7 @@ class Coverage {
   model::Srams shadow_;   // bias and rq SRAM contents, from the accepted window writes
   bool launched_ = false;
   Launched cmd_;
+  std::vector<bool> lut_slot_used_;  // by slot: a command read it since reset
   bool prev_done_ = false, prev_irq_ = false;
   int64_t last_done_cycle_ = -1;
   int64_t last_status_w1c_cycle_ = -2;

@@ -65,18 +65,33 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
                          c.clamp_min > c.clamp_max || c.clamp_min < arch::kMinInt8ModeClamp ||
                          c.clamp_max > arch::kMaxInt8ModeClamp);
     auto bad_zp = [](int32_t zp) { return zp < arch::kMinOperandZp || zp > arch::kMaxOperandZp; };
+    const bool lut = c.lut();
     checks = {
-        {ErrCode::kBadShape, m == 0 || n == 0 || k == 0},
+        {ErrCode::kBadShape, m == 0 || n == 0 || k == 0 || (lut && c.out_raw())},
         {ErrCode::kARange, int64_t{c.a_base} + mb * k > int64_t{cfg.a_depth}},
         {ErrCode::kBRange, int64_t{c.b_base} + nb * k > int64_t{cfg.b_depth}},
         {ErrCode::kBiasRange, c.bias_en() && int64_t{c.bias_base} + nb > int64_t{cfg.bias_depth}},
         {ErrCode::kRqRange, c.per_channel() && int64_t{c.rq_base} + nb > int64_t{cfg.rq_depth}},
-        {ErrCode::kOutRange, int64_t{c.out_base} + arch::OutWords(mb * nb, cfg.rows, c.out_raw()) >
-                                 int64_t{cfg.out_depth}},
+        {ErrCode::kOutRange,
+         int64_t{c.out_base} + arch::OutWords(mb * nb, cfg.rows, arch::OutLayoutOf(c)) >
+             int64_t{cfg.out_depth}},
         {ErrCode::kBadRequant, bad_requant},
         {ErrCode::kBadZp, bad_zp(arch::ZpA(c.zp_ab)) || bad_zp(arch::ZpB(c.zp_ab))},
-        {ErrCode::kUnitAbsent, c.act() != 0},
     };
+    // UNIT_ABSENT and the LUT checks exclude each other (lut.md 10.4): a descriptor meets one
+    // kind, so its next check after BAD_ZP is UNIT_ABSENT or LUT_SLOT (LUT_IN_BITS with 16
+    // slots, where no slot is illegal).
+    if (!lut) {
+      checks.push_back({ErrCode::kUnitAbsent, c.act() != uint32_t(arch::Act::kNone)});
+    } else {
+      if (cfg.lut_slots < (1 << arch::kLutSlotBits)) {
+        checks.push_back({ErrCode::kLutSlot, c.lut_slot() >= uint32_t(cfg.lut_slots)});
+      }
+      checks.push_back({ErrCode::kLutInBits, c.lut_in_bits() < uint32_t(arch::kLutMinInBits) ||
+                                                 c.lut_in_bits() > uint32_t(arch::kLutMaxInBits)});
+      checks.push_back(
+          {ErrCode::kLutEntryBits, c.lut_entry_bits() != 8 && c.lut_entry_bits() != 16});
+    }
   } else if (model::IsDmaOp(h.op)) {  // LOAD / STORE, data_movement.md 12
     const model::DmaDesc f = model::DecodeDmaDesc(d);
     // OUT_INT32 with OUT_INT16 is BAD_SHAPE (lut.md 10.6), as a count of 0.
@@ -175,12 +190,18 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
     dl_below_retired_[e] =
         bin(fmt::format("deadlock.lowest_head_below_retired.{}", kEngineNames[e]));
   }
+  std::vector<ErrCode> lut_chain = {ErrCode::kBadZp, ErrCode::kLutSlot, ErrCode::kLutInBits,
+                                    ErrCode::kLutEntryBits};
+  if (config.lut_slots >= (1 << arch::kLutSlotBits)) lut_chain.erase(lut_chain.begin() + 1);
   // Adjacent pairs of each opcode's checks that one descriptor can fail together.
   std::vector<std::pair<std::string, std::vector<ErrCode>>> chains = {
       {"GEMM",
        {ErrCode::kBadShape, ErrCode::kARange, ErrCode::kBRange, ErrCode::kBiasRange,
         ErrCode::kRqRange, ErrCode::kOutRange, ErrCode::kBadRequant, ErrCode::kBadZp,
         ErrCode::kUnitAbsent}},
+      // UNIT_ABSENT and the LUT checks exclude each other (ACT = LUT or not): the LUT chain
+      // follows BAD_ZP (ChecksOf). LUT_SLOT has no illegal value with 16 slots.
+      {"GEMM", lut_chain},
       {"MOVE", {ErrCode::kBadShape, ErrCode::kBadSram, ErrCode::kOutRange, ErrCode::kARange}},
       {"MOVE", {ErrCode::kOutRange, ErrCode::kBRange}},
       {"SET", {ErrCode::kBadShape, ErrCode::kBadSet}},

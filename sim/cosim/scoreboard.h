@@ -37,6 +37,7 @@ enum class CheckUnit : uint8_t {
   kMacIn,     // MAC array input beats: valid and last in their cycle I(t, k) (spec 7)
   kMac,       // MAC array output beats (spec 8), every lane
   kRequant,   // requant output beats, every lane
+  kLut,       // LUT unit output beats (lut.md 10.4), every lane
   kOutWrite,  // output SRAM writes: address, byte enables, data
   kDone,      // DONE rises in the predicted cycle
   kStatus,    // BUSY and irq_o, every cycle
@@ -58,14 +59,23 @@ struct CheckUnitInfo {
   const char* name;
 };
 inline constexpr CheckUnitInfo kCheckUnits[kNumCheckUnits] = {
-    {CheckUnit::kMacIn, "mac_in"},     {CheckUnit::kMac, "mac"},
-    {CheckUnit::kRequant, "requant"},  {CheckUnit::kOutWrite, "out_write"},
-    {CheckUnit::kDone, "done"},        {CheckUnit::kStatus, "status"},
-    {CheckUnit::kCommand, "command"},  {CheckUnit::kBus, "bus"},
-    {CheckUnit::kMemPort, "mem_port"}, {CheckUnit::kQueue, "queue"},
-    {CheckUnit::kDmaSram, "dma_sram"}, {CheckUnit::kMove, "move"},
-    {CheckUnit::kSram, "sram"},        {CheckUnit::kOutput, "output"},
-    {CheckUnit::kExtMem, "ext_mem"},   {CheckUnit::kProgram, "program"},
+    {CheckUnit::kMacIn, "mac_in"},
+    {CheckUnit::kMac, "mac"},
+    {CheckUnit::kRequant, "requant"},
+    {CheckUnit::kLut, "lut"},
+    {CheckUnit::kOutWrite, "out_write"},
+    {CheckUnit::kDone, "done"},
+    {CheckUnit::kStatus, "status"},
+    {CheckUnit::kCommand, "command"},
+    {CheckUnit::kBus, "bus"},
+    {CheckUnit::kMemPort, "mem_port"},
+    {CheckUnit::kQueue, "queue"},
+    {CheckUnit::kDmaSram, "dma_sram"},
+    {CheckUnit::kMove, "move"},
+    {CheckUnit::kSram, "sram"},
+    {CheckUnit::kOutput, "output"},
+    {CheckUnit::kExtMem, "ext_mem"},
+    {CheckUnit::kProgram, "program"},
 };
 // The check of each beat unit's row beats (arch::kBeatUnits).
 inline CheckUnit BeatCheckUnit(arch::BeatUnit unit) {
@@ -74,6 +84,8 @@ inline CheckUnit BeatCheckUnit(arch::BeatUnit unit) {
       return CheckUnit::kMac;
     case arch::BeatUnit::kRequant:
       return CheckUnit::kRequant;
+    case arch::BeatUnit::kLut:
+      return CheckUnit::kLut;
   }
   return CheckUnit::kCount;
 }

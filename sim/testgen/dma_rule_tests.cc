@@ -179,8 +179,35 @@ std::vector<Breaker<golden::GemmFields>> GemmBreakers(Context& c, int zero) {
        }},
       {ErrCode::kBadZp, [&rng](F& f) { f.zp_ab = rng.Chance(50) ? 0x100u : 0x100u << 16; }},
       {ErrCode::kUnitAbsent,
-       [&rng](F& f) { f.mode |= uint32_t(rng.Uniform(1, 15)) << arch::kModeActLsb; }},
+       [&rng](F& f) { f.mode |= uint32_t(rng.Uniform(2, 15)) << arch::kModeActLsb; }},
   };
+}
+
+// The checks after BAD_ZP of a GEMM with ACT = LUT (lut.md 10.4), on a base whose LUT fields are
+// legal. LUT_SLOT only below 16 slots: with 16 every value of the field is a slot.
+std::vector<Breaker<golden::GemmFields>> LutBreakers(Context& c) {
+  Rng& rng = c.rng;
+  using F = golden::GemmFields;
+  auto set = [](F& f, uint32_t mask, int lsb, uint32_t value) {
+    f.mode = (f.mode & ~mask) | value << lsb;
+  };
+  std::vector<Breaker<F>> breakers = {
+      {ErrCode::kBadZp, [&rng](F& f) { f.zp_ab = rng.Chance(50) ? 0x100u : 0x100u << 16; }}};
+  if (c.g.lut_slots < (1 << arch::kLutSlotBits)) {
+    breakers.push_back({ErrCode::kLutSlot, [&rng, &c, set](F& f) {
+                          set(f, arch::kModeLutSlotMask, arch::kModeLutSlotLsb,
+                              uint32_t(rng.Uniform(c.g.lut_slots, (1 << arch::kLutSlotBits) - 1)));
+                        }});
+  }
+  breakers.push_back({ErrCode::kLutInBits, [&rng, set](F& f) {
+                        set(f, arch::kModeLutInBitsMask, arch::kModeLutInBitsLsb,
+                            rng.Pick<uint32_t>({0, 1, 9, 15}));
+                      }});
+  breakers.push_back({ErrCode::kLutEntryBits, [&rng, set](F& f) {
+                        set(f, arch::kModeLutEntryBitsMask, arch::kModeLutEntryBitsLsb,
+                            rng.Pick<uint32_t>({0, 7, 9, 15, 17, 31}));
+                      }});
+  return breakers;
 }
 
 // BAD_SHAPE of a LOAD, STORE or MOVE: count `zero` (0, 1, 2: COUNT0, COUNT1, COUNT2) set to 0.
@@ -424,6 +451,18 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
     auto breakers = GemmBreakers(c, zero);
     if (zero > 0) breakers.resize(2);
     add_pairs("GEMM", breakers, gemm,
+              std::function<Descriptor(const golden::GemmFields&)>(
+                  [](const golden::GemmFields& f) { return golden::EncodeGemm(f, {}); }),
+              +any);
+  }
+  {
+    golden::GemmFields lut = gemm;
+    lut.mode |= uint32_t(arch::Act::kLut) << arch::kModeActLsb |
+                uint32_t(rng.Uniform(0, c.g.lut_slots - 1)) << arch::kModeLutSlotLsb |
+                uint32_t(rng.Uniform(arch::kLutMinInBits, arch::kLutMaxInBits))
+                    << arch::kModeLutInBitsLsb |
+                rng.Pick<uint32_t>({8, 16}) << arch::kModeLutEntryBitsLsb;
+    add_pairs("GEMM", LutBreakers(c), lut,
               std::function<Descriptor(const golden::GemmFields&)>(
                   [](const golden::GemmFields& f) { return golden::EncodeGemm(f, {}); }),
               +any);

@@ -113,7 +113,7 @@ void RandomShape(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) 
 
 int64_t OutWordsOf(const arch::ArchConfig& config, const model::GemmJob& job) {
   const arch::Timing timing(config.rows, config.cols, job.m, job.n, job.k);
-  return arch::OutWords(timing.T(), config.rows, job.out_raw);
+  return arch::OutWords(timing.T(), config.rows, arch::OutLayoutOf(model::ToCommand(job)));
 }
 
 // Shrinks the shape until the operands and the output fit their SRAMs from base 0 (section 4 range

@@ -30,8 +30,9 @@ OutRange OutputRange(const arch::ArchConfig& config, const model::GemmJob& job) 
   // Only words inside the output SRAM are read back: a command that does not fit is rejected by
   // the accelerator (OUT_RANGE), and the reads past the SRAM would only get pslverr.
   const int64_t base = std::min<int64_t>(job.out_base, config.out_depth);
-  const int64_t words = std::min(arch::OutWords(timing.T(), config.rows, job.out_raw),
-                                 int64_t{config.out_depth} - base);
+  const int64_t words =
+      std::min(arch::OutWords(timing.T(), config.rows, arch::OutLayoutOf(model::ToCommand(job))),
+               int64_t{config.out_depth} - base);
   OutRange range;
   range.first_byte = static_cast<uint32_t>(base * config.out_word_bytes());
   range.bytes = static_cast<uint32_t>(words * config.out_word_bytes());
@@ -40,10 +41,15 @@ OutRange OutputRange(const arch::ArchConfig& config, const model::GemmJob& job) 
 
 std::string DescribeCommand(const arch::ArchConfig& config, const model::GemmJob& job) {
   const arch::Command cmd = model::ToCommand(job);
-  const arch::Timing timing(config.rows, config.cols, job.m, job.n, job.k);
+  const arch::Timing timing(config.rows, config.cols, job.m, job.n, job.k, cmd.lut());
   std::string text = fmt::format("GEMM M={} N={} K={} mode={:#x} (T={} tiles, P={}, E={}; ", job.m,
                                  job.n, job.k, cmd.mode, timing.T(), timing.P(), timing.E());
-  text += job.out_raw ? "int32 out" : "int8 out";
+  text += job.out_raw ? "int32 out" : cmd.lut() ? "LUT" : "int8 out";
+  if (job.lut) {
+    text += fmt::format(" {} in slot {} ({} -> {} bits, {} out)", job.lut->function_name(),
+                        job.lut_slot, cmd.lut_in_bits(), cmd.lut_entry_bits(),
+                        cmd.lut_entry_bits() == 16 ? "int16" : "int8");
+  }
   if (!job.out_raw) {
     text += cmd.single_rounding() ? ", single rounding" : ", double rounding";
     text += cmd.per_channel()

@@ -17,6 +17,7 @@
 #include "model/srams.h"
 #include "sim/testgen/compiled_program.h"
 #include "sim/testgen/gemm_tests.h"
+#include "sim/testgen/lut_tests.h"
 #include "sim/testgen/rng.h"
 
 namespace qacc::sim {
@@ -43,7 +44,7 @@ void Expect(const arch::ArchConfig& config, const arch::Command& cmd, ErrCode wa
 
 int64_t OutWords(const arch::ArchConfig& config, const model::GemmJob& job) {
   const arch::Timing timing(config.rows, config.cols, job.m, job.n, job.k);
-  return arch::OutWords(timing.T(), config.rows, job.out_raw);
+  return arch::OutWords(timing.T(), config.rows, arch::OutLayoutOf(model::ToCommand(job)));
 }
 
 // A small random job: up to two tiles in each dimension, K up to twice the array.
@@ -338,13 +339,60 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
     c.illegal.op = op;
     cases.push_back(c);
   }
-  // UNIT_ABSENT: any ACT but 0 (no activation unit in this version).
-  for (uint32_t act : {1u, 2u, 15u}) {
+  // UNIT_ABSENT: ACT 0 (none) and 1 (LUT) name present units, 2 (softmax) and above do not.
+  {
     model::GemmJob job = small();
-    Case c{fmt::format("UNIT_ABSENT ACT = {}", act), job, false, model::ToCommand(job),
-           ErrCode::kUnitAbsent};
-    c.illegal.mode |= act << arch::kModeActLsb;
-    cases.push_back(c);
+    FuseLut(rng, config, RandomLut(rng), 0, false, job);
+    AddPair(
+        cases, "UNIT_ABSENT ACT = 1 / 2", job,
+        [](arch::Command& c) { c.mode = (c.mode & ~arch::kModeActMask) | 2u << arch::kModeActLsb; },
+        ErrCode::kUnitAbsent);
+    Case top{"UNIT_ABSENT ACT = 15", job, false, model::ToCommand(job), ErrCode::kUnitAbsent};
+    top.illegal.mode |= arch::kModeActMask;
+    cases.push_back(top);
+  }
+  // The LUT fields (lut.md 10.4), each at both ends of its range, and the rules ACT = LUT adds.
+  auto lut_pair = [&](const std::string& what, int in_bits, int entry_bits, uint32_t slot,
+                      uint32_t mask, int lsb, uint32_t bad, ErrCode error) {
+    model::GemmJob job = small();
+    FuseLut(rng, config, RandomLut(rng, in_bits, entry_bits), slot, false, job);
+    AddPair(
+        cases, what, job,
+        [mask, lsb, bad](arch::Command& c) { c.mode = (c.mode & ~mask) | bad << lsb; }, error);
+  };
+  const uint32_t last_slot = uint32_t(config.lut_slots - 1);
+  if (config.lut_slots < (1 << arch::kLutSlotBits)) {  // 16 slots: every LUT_SLOT is legal
+    lut_pair(fmt::format("LUT_SLOT {} / {}", last_slot, last_slot + 1), 8, 8, last_slot,
+             arch::kModeLutSlotMask, arch::kModeLutSlotLsb, last_slot + 1, ErrCode::kLutSlot);
+  }
+  lut_pair("LUT_IN_BITS 2 / 1", 2, 8, 0, arch::kModeLutInBitsMask, arch::kModeLutInBitsLsb, 1,
+           ErrCode::kLutInBits);
+  lut_pair("LUT_IN_BITS 8 / 9", 8, 16, last_slot, arch::kModeLutInBitsMask, arch::kModeLutInBitsLsb,
+           9, ErrCode::kLutInBits);
+  lut_pair("LUT_ENTRY_BITS 8 / 9", 4, 8, 0, arch::kModeLutEntryBitsMask, arch::kModeLutEntryBitsLsb,
+           9, ErrCode::kLutEntryBits);
+  lut_pair("LUT_ENTRY_BITS 16 / 17", 4, 16, 0, arch::kModeLutEntryBitsMask,
+           arch::kModeLutEntryBitsLsb, 17, ErrCode::kLutEntryBits);
+  lut_pair("LUT_ENTRY_BITS 8 / 7", 6, 8, last_slot, arch::kModeLutEntryBitsMask,
+           arch::kModeLutEntryBitsLsb, 7, ErrCode::kLutEntryBits);
+  lut_pair("LUT_ENTRY_BITS 16 / 15", 6, 16, last_slot, arch::kModeLutEntryBitsMask,
+           arch::kModeLutEntryBitsLsb, 15, ErrCode::kLutEntryBits);
+  {
+    // A raw accumulator is no table's input: ACT = LUT with OUT_RAW is BAD_SHAPE.
+    model::GemmJob job = small();
+    FuseLut(rng, config, RandomLut(rng), 0, false, job);
+    AddPair(
+        cases, "BAD_SHAPE ACT = LUT with OUT_RAW", job,
+        [](arch::Command& c) { c.mode |= arch::kModeOutRaw; }, ErrCode::kBadShape);
+  }
+  {
+    // OUT_RANGE counts the int16 layout's words with 16-bit entries.
+    model::GemmJob job = small();
+    FuseLut(rng, config, RandomLut(rng, 8, 16), 0, false, job);
+    job.out_base = uint32_t(config.out_depth - OutWords(config, job));
+    AddPair(
+        cases, "OUT_RANGE int16 out", job, [](arch::Command& c) { ++c.out_base; },
+        ErrCode::kOutRange);
   }
   // Two failing rules: the first in the order of section 4 names the error.
   {
@@ -355,7 +403,7 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
     cases.push_back(c);
     Case d{"A_RANGE before UNIT_ABSENT", job, false, model::ToCommand(job), ErrCode::kARange};
     d.illegal.a_base = config.a_depth;
-    d.illegal.mode |= 1u << arch::kModeActLsb;
+    d.illegal.mode |= 2u << arch::kModeActLsb;
     cases.push_back(d);
     Case e{"BAD_OPCODE before BAD_SHAPE", job, false, model::ToCommand(job), ErrCode::kBadOpcode};
     e.illegal.op = 2;

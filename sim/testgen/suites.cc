@@ -6,6 +6,7 @@
 
 #include "sim/testgen/dma_tests.h"
 #include "sim/testgen/gemm_tests.h"
+#include "sim/testgen/lut_tests.h"
 #include "sim/testgen/program_tests.h"
 
 namespace qacc::sim {
@@ -36,6 +37,10 @@ const std::vector<Suite>& Suites() {
        "ways, counts and strides at their edges, back to back, overlapped with compute under "
        "tokens, queues and token counters full, errors in the middle (docs/testplan.md)",
        DmaTests(), MakeDmaTest},
+      {"lut",
+       "GEMMs with the LUT stage fused: random tables of every function, width and signedness in "
+       "every slot, reloads between commands, every address of every slot (docs/testplan.md)",
+       LutTests(), MakeLutTest},
   };
   return suites;
 }

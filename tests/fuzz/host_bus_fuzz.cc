@@ -118,7 +118,8 @@ uint32_t CmdMask(uint32_t offset) {
     case kCmdM: case kCmdN: case kCmdK: return 0xFFFF;
     case kCmdABase: case kCmdBBase: case kCmdBiasBase: case kCmdRqBase: case kCmdOutBase:
       return 0xFFFFF;
-    case kCmdMode: return 0xF3F;          // bits 0..5, ACT [11:8]
+    case kCmdMode:
+      return 0x1FFFF3F;                   // bits 0..5, ACT [11:8], LUT fields [24:12]
     case kCmdZpAb: return 0x01FF01FF;     // ZP_A [8:0], ZP_B [24:16]
     case kCmdShift: return 0x3F;          // [5:0], read back sign-extended
     case kCmdOp: return 0xF;

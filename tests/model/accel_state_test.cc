@@ -42,7 +42,7 @@ TEST_P(AccelStateTest, IdentificationRegisters) {
   EXPECT_EQ(ReadOk(reg::kHwBiasDepth), config_.bias_depth);
   EXPECT_EQ(ReadOk(reg::kHwRqDepth), config_.rq_depth);
   EXPECT_EQ(ReadOk(reg::kHwOutDepth), config_.out_depth);
-  EXPECT_EQ(ReadOk(reg::kHwUnits), 0x3u);
+  EXPECT_EQ(ReadOk(reg::kHwUnits), 0x7u);           // MAC, requant, LUT
   EXPECT_EQ(ReadOk(reg::kHwLatency), 0x01010104u);  // Lr=1, Ls=1, Lw=1, Lq=4
 }
 
@@ -99,7 +99,7 @@ TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
       {reg::kCmdBiasBase, 0x00100001, 0x00001},
       {reg::kCmdRqBase, 0x3, 0x3},
       {reg::kCmdOutBase, 0xABCDE, 0xABCDE},
-      {reg::kCmdMode, 0xFFFFFFFF, 0xF3F},
+      {reg::kCmdMode, 0xFFFFFFFF, 0x1FFFF3F},
       {reg::kCmdZpAb, 0xFFFFFFFF, 0x01FF01FF},
       {reg::kCmdZpOut, 0x80000001, 0x80000001},
       {reg::kCmdClampMin, 0xFFFFFF80, 0xFFFFFF80},
@@ -109,7 +109,8 @@ TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
       {reg::kCmdShift, 0xFFFFFF1E, 0x1E},  // +30
       {reg::kCmdOp, 0xFFFFFFF1, 0x1},      // [3:0]
       {reg::kCmdOp, 0x10, 0x0},
-      {reg::kCtrl, 0xFFFFFFFA, arch::kCtrlIrqEn},  // START, RUN not set (no launch); IRQ_EN reads back
+      {reg::kCtrl, 0xFFFFFFFA,
+       arch::kCtrlIrqEn},  // START, RUN not set (no launch); IRQ_EN reads back
   };
   for (const Case& c : cases) {
     EXPECT_EQ(host_.Write(c.offset, c.written), BusStatus::kOk);

@@ -94,14 +94,17 @@ TEST(CommandValidation, EachErrorCode) {
   EXPECT_EQ(with([](arch::Command& c) { c.zp_ab = arch::PackZpAb(-129, 0); }), ErrCode::kBadZp);
   EXPECT_EQ(with([](arch::Command& c) { c.zp_ab = arch::PackZpAb(0, -256); }), ErrCode::kBadZp);
   EXPECT_EQ(with([](arch::Command& c) { c.zp_ab = arch::PackZpAb(255, -128); }), ErrCode::kNone);
-  // Activation units are absent in this version.
-  EXPECT_EQ(with([](arch::Command& c) { c.mode = 1u << arch::kModeActLsb; }), ErrCode::kUnitAbsent);
+  // ACT: LUT (1) is present; softmax (2) and the reserved values are not.
   EXPECT_EQ(with([](arch::Command& c) { c.mode = 2u << arch::kModeActLsb; }), ErrCode::kUnitAbsent);
+  EXPECT_EQ(with([](arch::Command& c) { c.mode = 15u << arch::kModeActLsb; }),
+            ErrCode::kUnitAbsent);
+  // ACT = LUT with its fields at 0: slot 0 is legal, 0 input bits are not (lut.md 10.4).
+  EXPECT_EQ(with([](arch::Command& c) { c.mode = 1u << arch::kModeActLsb; }), ErrCode::kLutInBits);
 }
 
 TEST(CommandValidation, FirstFailingCheckWins) {
   arch::Command cmd = Legal();
-  cmd.mode = 1u << arch::kModeActLsb;   // 9
+  cmd.mode = 2u << arch::kModeActLsb;   // 9
   cmd.zp_ab = arch::PackZpAb(-200, 0);  // 8
   EXPECT_EQ(Check(cmd), ErrCode::kBadZp);
   cmd.clamp_min = 200, cmd.clamp_max = 100;  // 7

@@ -448,7 +448,7 @@ TEST(Top, IdentificationRegisters) {
   bench.WriteOk(kCmdShift, 0x3E);
   EXPECT_EQ(bench.ReadOk(kCmdShift), 0xFFFFFFFEu);
   bench.WriteOk(kCmdMode, 0xFFFFFFFF);
-  EXPECT_EQ(bench.ReadOk(kCmdMode), 0xF3Fu);
+  EXPECT_EQ(bench.ReadOk(kCmdMode), 0x1FFFF3Fu);
   bench.WriteOk(kCmdZpAb, 0xFFFFFFFF);
   EXPECT_EQ(bench.ReadOk(kCmdZpAb), 0x01FF01FFu);
   bench.WriteOk(kCmdOp, 0xFFFFFFFF);
@@ -618,7 +618,27 @@ TEST(Top, ValidationErrors) {
       {ErrCode::kBadRequant, [](Command& c) { c.clamp_min = -129; }},
       {ErrCode::kBadZp, [](Command& c) { c.zp_ab = arch::PackZpAb(-129, 0); }},
       {ErrCode::kBadZp, [](Command& c) { c.zp_ab = arch::PackZpAb(0, -256); }},
-      {ErrCode::kUnitAbsent, [](Command& c) { c.mode = 1u << arch::kModeActLsb; }},
+      {ErrCode::kUnitAbsent, [](Command& c) { c.mode = 2u << arch::kModeActLsb; }},
+      {ErrCode::kLutSlot,
+       [&](Command& c) {
+         c.mode = 1u << arch::kModeActLsb | uint32_t(cfg.lut_slots) << arch::kModeLutSlotLsb |
+                  8u << arch::kModeLutInBitsLsb | 8u << arch::kModeLutEntryBitsLsb;
+       }},
+      {ErrCode::kLutInBits,
+       [](Command& c) {
+         c.mode = 1u << arch::kModeActLsb | 9u << arch::kModeLutInBitsLsb |
+                  16u << arch::kModeLutEntryBitsLsb;
+       }},
+      {ErrCode::kLutEntryBits,
+       [](Command& c) {
+         c.mode = 1u << arch::kModeActLsb | 2u << arch::kModeLutInBitsLsb |
+                  9u << arch::kModeLutEntryBitsLsb;
+       }},
+      {ErrCode::kBadShape,
+       [](Command& c) {
+         c.mode = 1u << arch::kModeActLsb | arch::kModeOutRaw | 8u << arch::kModeLutInBitsLsb |
+                  8u << arch::kModeLutEntryBitsLsb;
+       }},
       {ErrCode::kBadOpcode, [](Command& c) { c.op = 1; }},
       {ErrCode::kBadOpcode, [](Command& c) { c.op = 15; }},
   };

@@ -152,6 +152,44 @@ TEST(Compiler, ChainsMatchGoldenOnChipAndThroughExternalMemory) {
   EXPECT_GT(through_ext, 0);
 }
 
+// Fused activations (lut.md 10.4): every layer's table loaded into slot layer mod S, each GEMM
+// with ACT = LUT, against the reference (golden's Lut of each layer's function on golden's GEMM
+// and requant). With one slot every layer reloads it after the previous layer's last GEMM, which
+// the tokens must order (no race).
+TEST(Compiler, FusedActivationsMatchTheReference) {
+  std::mt19937 rng(4141);
+  const std::vector<std::string>& names = golden::ElementwiseNames();
+  int tables = 0;
+  for (int slots : {4, 1}) {
+    for (arch::ArchConfig config : {Config("default"), Tiny(4, 4)}) {
+      config.lut_slots = slots;
+      for (int trial = 0; trial < 8; ++trial) {
+        Network net;
+        const int m = 1 + int(rng() % 40), layers = 2 + int(rng() % 4);
+        int k = 1 + int(rng() % 30);
+        for (int i = 0; i < layers; ++i) {
+          const int n = 1 + int(rng() % 30);
+          GemmLayer l = RandomLayer(rng, "l" + std::to_string(i), m, n, k, false);
+          l.activation.function = names[size_t(trial * layers + i) % names.size()];
+          l.activation.in_scale = 0.05 + 0.01 * (rng() % 10);
+          l.zp_out = l.clamp_min < 0 ? int32_t(rng() % 11) - 5 : int32_t(rng() % 6);
+          net.layers.push_back(l);
+          k = n;
+        }
+        for (bool chain : {true, false}) {
+          const Outcome o = CompileAndRun(config, net, {true, chain}, rng);
+          ExpectCorrect(o, config.name + " " + std::to_string(slots) + " slots trial " +
+                               std::to_string(trial));
+          for (const TensorPlacement& t : o.program.tensors) {
+            tables += t.kind == TensorPlacement::Kind::kTable;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(tables, 100);
+}
+
 TEST(Compiler, ChainedIntermediateNeverTouchesExternalMemory) {
   std::mt19937 rng(7);
   Network net;
@@ -407,6 +445,31 @@ TEST(Network, ParseAndValidateNameTheField) {
   EXPECT_EQ(error(R"({"layers": [{"m": 1, "n": 1, "k": 1, "mult": 5}]})"),
             "net.json: layer 'layer0': mult = 5 is outside 0 or 1073741824..2147483647");
   EXPECT_EQ(error(R"({"layers": []})"), "net.json: network: layers is empty");
+  // Activations (lut.md 10.4).
+  const Network act = ParseNetwork(
+      R"({"layers": [{"name": "fc1", "m": 4, "n": 6, "k": 5, "clamp_min": 0, "clamp_max": 255,
+                      "activation": {"function": "gelu", "in_scale": 0.05, "out_scale": 0.02,
+                                     "out_zp": 3, "out_unsigned": true}}]})");
+  EXPECT_EQ(act.layers[0].activation.function, "gelu");
+  EXPECT_TRUE(act.layers[0].out_unsigned());
+  EXPECT_EQ(ActivationTable(act.layers[0]).out().zero_point, 3);
+  EXPECT_EQ(error(R"({"layers": [{"m": 1, "n": 1, "k": 1,
+                                  "activation": {"function": "swish", "in_scale": 1}}]})")
+                .substr(0, 68),
+            "net.json: layer 'layer0': activation.function = 'swish' is not one o");
+  EXPECT_EQ(error(R"({"layers": [{"m": 1, "n": 1, "k": 1, "activation": {"function": "tanh"}}]})"),
+            "net.json: layers[0].activation.in_scale is missing (the requant code's scale)");
+  EXPECT_EQ(error(R"({"layers": [{"m": 1, "n": 1, "k": 1, "clamp_max": 200,
+                                  "activation": {"function": "tanh", "in_scale": 1}}]})"),
+            "net.json: layer 'layer0': clamp_max = 200 is above 127: the activation's input is "
+            "an int8 code");
+  EXPECT_EQ(error(R"({"layers": [{"m": 1, "n": 1, "k": 1, "out_int32": true,
+                                  "activation": {"function": "tanh", "in_scale": 1}}]})"),
+            "net.json: layer 'layer0': an activation takes a requant code, not out_int32");
+  EXPECT_EQ(error(R"({"layers": [{"m": 1, "n": 1, "k": 1,
+                                  "activation": {"function": "tanh", "in_scale": 1, "out_zp": 2}}]})"),
+            "net.json: layer 'layer0': activation.out_zp must be 0 with a derived out_scale "
+            "(symmetric)");
 }
 
 }  // namespace

@@ -77,8 +77,8 @@ class GenSpecTest(unittest.TestCase):
         edits = [("spec/arch_spec.h", "inline constexpr uint32_t kCmdOp = 0x0BC;",
                   "inline constexpr uint32_t kCmdOp = 0x0C0;"),
                  ("rtl/qacc_pkg.sv", "REQUANT_LATENCY   = 4;", "REQUANT_LATENCY   = 5;"),
-                 ("docs/architecture.md", "| 10    | 9    | `UNIT_ABSENT` |",
-                  "| 10    | 11   | `UNIT_ABSENT` |")]
+                 ("docs/architecture.md", "| 10    | 9    | `UNIT_ABSENT`    |",
+                  "| 10    | 11   | `UNIT_ABSENT`    |")]
         for path, old, new in edits:
             with self.subTest(path=path):
                 self.copy_committed()
@@ -178,11 +178,11 @@ class GenSpecTest(unittest.TestCase):
             return next(u for u in doc["units"] if u["name"] == name)
 
         def unit_block_present(doc):
-            unit(doc, "lut")["present"] = True  # a block of a present unit: SET's check is not generated yet
-            register(doc, "PERF_LUT_BUSY").pop("reserved")
+            unit(doc, "softmax")["present"] = True  # a block of a present unit: SET's check is not generated yet
+            register(doc, "PERF_SMX_BUSY").pop("reserved")
 
         def unit_busy_reserved(doc):
-            unit(doc, "lut")["present"] = True  # present, but its busy counter still reserved
+            unit(doc, "softmax")["present"] = True  # present, but its busy counter still reserved
 
         def unit_busy_missing(doc):
             del unit(doc, "requant")["perf"]
@@ -197,7 +197,7 @@ class GenSpecTest(unittest.TestCase):
             unit(doc, "lut")["kind"] = "activation"
 
         def unit_block_twice(doc):
-            unit(doc, "softmax")["block"] = 2
+            unit(doc, "lut")["block"] = 3  # softmax's
 
         def unit_block_range(doc):
             unit(doc, "lut")["block"] = 1
@@ -236,7 +236,7 @@ class GenSpecTest(unittest.TestCase):
                  (desc_words_overlap, "set field REG: bits [11:2] overlap"),
                  (desc_words_past_header, "set field VALUE: word 15 is outside 0..14"),
                  (unit_block_present, "SET target check for present blocks is not generated yet"),
-                 (unit_busy_reserved, "unit lut: PERF_LUT_BUSY must be reserved exactly while the unit is not present"),
+                 (unit_busy_reserved, "unit softmax: PERF_SMX_BUSY must be reserved exactly while the unit is not present"),
                  (unit_busy_missing, "unit requant: a unit has a busy counter (perf) if and only if its monitor is"),
                  (unit_busy_unknown, "unit requant: perf names no register (PERF_RQ_BUZY)"),
                  (unit_busy_not_busy, "unit requant: perf must name a PERF_<x>_BUSY register, not PERF_CYCLES"),

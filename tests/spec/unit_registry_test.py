@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """scripts/check_unit_registry.py (docs/units.md 21.3): every unit the spec marks present has its row in every
-registry of the tree, and the check names each registry a unit lacks (a spec that marks the reserved LUT unit
-present, before its files exist, must fail in every one of them)."""
+registry of the tree, and the check names each registry a unit lacks (a spec that marks the reserved softmax
+unit present, before its files exist, must fail in every one of them)."""
 import json
 import os
 import subprocess
@@ -36,17 +36,17 @@ class UnitRegistryTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
 
     def test_a_unit_marked_present_without_its_rows_fails_in_every_registry(self):
-        def lut_present(doc):
-            lut = next(u for u in doc["units"] if u["name"] == "lut")
-            lut["present"] = True
-            # lut.md already names qacc_lut_unit (its design, issue 41): a module no document names keeps
-            # the docs registry failing too.
-            lut["rtl"] = "`qacc_unwritten_lut`"
+        def softmax_present(doc):
+            smx = next(u for u in doc["units"] if u["name"] == "softmax")
+            smx["present"] = True
+            # softmax.md already names qacc_softmax_unit (its design, issue 43): a module no document names
+            # keeps the docs registry failing too.
+            smx["rtl"] = "`qacc_unwritten_softmax`"
 
-        result = check("--spec", self.spec_with(lut_present))
+        result = check("--spec", self.spec_with(softmax_present))
         self.assertEqual(result.returncode, 1, result.stderr)
         lines = [line for line in result.stderr.splitlines() if line.startswith("unit ")]
-        self.assertTrue(all(line.startswith("unit lut: ") for line in lines), lines)
+        self.assertTrue(all(line.startswith("unit softmax: ") for line in lines), lines)
         for registry in REGISTRIES:
             self.assertTrue(any(f"missing from the {registry} registry" in line for line in lines),
                             f"{registry}: {lines}")

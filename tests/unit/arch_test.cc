@@ -287,7 +287,7 @@ TEST(ArchMap, Constants) {
   EXPECT_EQ(reg::kCmdShift, 0x0B8u);
   EXPECT_EQ(reg::kCmdOp, 0x0BCu);
   EXPECT_EQ(kVersion, 0x00020000u);       // spec 2.0
-  EXPECT_EQ(kHwUnitsValue, 0x3u);         // MAC and requant
+  EXPECT_EQ(kHwUnitsValue, 0x7u);         // MAC, requant and LUT
   EXPECT_EQ(kStatusErrCodeMask, 0xFF00u);  // [15:8] (units.md 19.5)
   EXPECT_EQ(kModeActMask, 0xF00u);
   EXPECT_EQ(kHwLatencyV1, 0x01010104u);  // Lr 1, Ls 1, Lw 1, Lq 4
@@ -337,6 +337,18 @@ TEST(ArchValidate, EachCodeInOrder) {
               c.mode = kModeOutRaw;
             }),
             ErrCode::kOutRange);
+  // 16-bit entries: the int16 layout, 9 tiles * 8 / 2 = 36 words, whatever the other LUT fields.
+  constexpr uint32_t kLut16 = 1u << kModeActLsb | 16u << kModeLutEntryBitsLsb;
+  EXPECT_EQ(with([](Command& c) {
+              c.out_base = 8192 - 36;
+              c.mode = kLut16 | 8u << kModeLutInBitsLsb;
+            }),
+            ErrCode::kNone);
+  EXPECT_EQ(with([](Command& c) {
+              c.out_base = 8192 - 35;
+              c.mode = kLut16;  // LUT_IN_BITS 0 fails later
+            }),
+            ErrCode::kOutRange);
   EXPECT_EQ(with([](Command& c) { c.shift = 31; }), ErrCode::kBadRequant);
   EXPECT_EQ(with([](Command& c) { c.shift = 0x20; }), ErrCode::kBadRequant);  // -32
   EXPECT_EQ(with([](Command& c) { c.shift = 0x21; }), ErrCode::kNone);        // -31
@@ -361,7 +373,29 @@ TEST(ArchValidate, EachCodeInOrder) {
   EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(-129, 0); }), ErrCode::kBadZp);
   EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(0, -129); }), ErrCode::kBadZp);
   EXPECT_EQ(with([](Command& c) { c.zp_ab = PackZpAb(255, -128); }), ErrCode::kNone);
-  EXPECT_EQ(with([](Command& c) { c.mode = 1u << kModeActLsb; }), ErrCode::kUnitAbsent);
+  EXPECT_EQ(with([](Command& c) { c.mode = 2u << kModeActLsb; }), ErrCode::kUnitAbsent);
+  EXPECT_EQ(with([](Command& c) { c.mode = 15u << kModeActLsb; }), ErrCode::kUnitAbsent);
+  // ACT = LUT (lut.md 10.4): its fields at both ends, OUT_RAW refused, the int16 layout's words.
+  auto lut = [](uint32_t slot, uint32_t in_bits, uint32_t entry_bits) {
+    return 1u << kModeActLsb | slot << kModeLutSlotLsb | in_bits << kModeLutInBitsLsb |
+           entry_bits << kModeLutEntryBitsLsb;
+  };
+  EXPECT_EQ(with([&](Command& c) { c.mode = lut(3, 2, 8); }), ErrCode::kNone);  // 4 slots
+  EXPECT_EQ(with([&](Command& c) { c.mode = lut(4, 2, 8); }), ErrCode::kLutSlot);
+  EXPECT_EQ(with([&](Command& c) { c.mode = lut(0, 8, 16); }), ErrCode::kNone);
+  EXPECT_EQ(with([&](Command& c) { c.mode = lut(0, 1, 16); }), ErrCode::kLutInBits);
+  EXPECT_EQ(with([&](Command& c) { c.mode = lut(0, 9, 16); }), ErrCode::kLutInBits);
+  for (uint32_t bits : {0u, 7u, 9u, 15u, 17u, 31u}) {
+    EXPECT_EQ(with([&](Command& c) { c.mode = lut(0, 8, bits); }), ErrCode::kLutEntryBits) << bits;
+  }
+  EXPECT_EQ(with([&](Command& c) { c.mode = lut(0, 8, 8) | kModeOutRaw; }), ErrCode::kBadShape);
+  EXPECT_EQ(with([&](Command& c) { c.mode = lut(4, 1, 7); }), ErrCode::kLutSlot);  // in order
+  EXPECT_EQ(with([&](Command& c) { c.mode = lut(0, 1, 7); }), ErrCode::kLutInBits);
+  EXPECT_EQ(with([&](Command& c) {
+              c.mode = lut(4, 8, 8);
+              c.zp_ab = PackZpAb(-200, 0);
+            }),
+            ErrCode::kBadZp);
   // CMD_OP [3:0]: 0 is GEMM, 1..15 are reserved; bits above 3 are not part of the field.
   EXPECT_EQ(with([](Command& c) { c.op = 1; }), ErrCode::kBadOpcode);
   EXPECT_EQ(with([](Command& c) { c.op = 15; }), ErrCode::kBadOpcode);
@@ -440,7 +474,7 @@ TEST(ArchSpecTables, RegistersMatchTheSpecInOffsetOrder) {
   EXPECT_EQ(FindRegister(0x0C0), nullptr);  // reserved
   EXPECT_STREQ(FindRegister(reg::kCmdOp)->name, "CMD_OP");
   EXPECT_EQ(FindRegister(reg::kCmdOp)->rw_mask, 0xFu);
-  EXPECT_EQ(FindRegister(reg::kCmdMode)->rw_mask, 0xF3Fu);
+  EXPECT_EQ(FindRegister(reg::kCmdMode)->rw_mask, 0x1FFFF3Fu);  // with the LUT fields [24:12]
   EXPECT_EQ(FindRegister(reg::kCtrl)->rw_mask, kCtrlIrqEn);  // START is write-only
   EXPECT_STREQ(FindRegister(reg::kHwADepth)->reset_param, "ADepth");
 }
@@ -455,7 +489,7 @@ TEST(ArchSpecTables, ErrorCodesInValidationOrder) {
     EXPECT_STREQ(ErrCodeName(kErrCodes[i].code), kErrCodes[i].name);
     codes.insert(static_cast<int>(kErrCodes[i].code));
   }
-  EXPECT_EQ(codes, (std::set<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+  EXPECT_EQ(codes, (std::set<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 32, 33, 34}));
   EXPECT_EQ(kErrCodes[0].code, ErrCode::kBadOpcode);  // checked first
   EXPECT_EQ(static_cast<int>(ErrCode::kBadOpcode), 10);
   EXPECT_STREQ(ErrCodeName(ErrCode::kNone), "NONE");

@@ -78,6 +78,7 @@ void ExpectSameState(const MachineState& actual, const MachineState& expected,
   EXPECT_TRUE(actual.bias == expected.bias) << what << ": bias SRAM differs";
   EXPECT_TRUE(actual.rq == expected.rq) << what << ": rq SRAM differs";
   EXPECT_TRUE(actual.out == expected.out) << what << ": out SRAM differs";
+  EXPECT_TRUE(actual.lut == expected.lut) << what << ": LUT table SRAM differs";
   EXPECT_TRUE(actual.ext == expected.ext) << what << ": external memory differs";
 }
 
@@ -125,9 +126,9 @@ TEST(ProgramEncodeTest, GemmWordsAreTheMaskedCommandRegisters) {
   Header h;
   h.op = 7;  // ignored: a GEMM descriptor's opcode is 0
   h.wait = true;
-  const Descriptor expected = {0x2345,     0x0002,     0xFFFF, 0xCDEF1,    0xFFFFF,    0x00000,
-                               0x7,        0x12345,    0xF3F,  0x01FF01FF, 0xFFFFFFFB, 0xFFFFFF80,
-                               0x7FFFFFFF, 0x80000000, 0x21,   0x100};
+  const Descriptor expected = {
+      0x2345,    0x0002,     0xFFFF,     0xCDEF1,    0xFFFFF,    0x00000,    0x7,  0x12345,
+      0x1FFFF3F, 0x01FF01FF, 0xFFFFFFFB, 0xFFFFFF80, 0x7FFFFFFF, 0x80000000, 0x21, 0x100};
   EXPECT_EQ(EncodeGemm(f, h), expected);
   h.wait = false;
   h.signal = true;
@@ -187,9 +188,9 @@ TEST(ProgramEncodeTest, HeaderDecode) {
 // store (the masks of 3.2, 12 and 13, written out here).
 TEST(ProgramEncodeTest, RandomWordsRoundTripThroughTheFieldMasks) {
   constexpr uint32_t kAll = 0xFFFFFFFF;
-  const Descriptor gemm_mask = {0xFFFF,  0xFFFF,  0xFFFF, 0xFFFFF,   0xFFFFF, 0xFFFFF,
-                                0xFFFFF, 0xFFFFF, 0xF3F,  0x1FF01FF, kAll,    kAll,
-                                kAll,    kAll,    0x3F,   0x300};
+  const Descriptor gemm_mask = {0xFFFF,  0xFFFF,  0xFFFF,    0xFFFFF,   0xFFFFF, 0xFFFFF,
+                                0xFFFFF, 0xFFFFF, 0x1FFFF3F, 0x1FF01FF, kAll,    kAll,
+                                kAll,    kAll,    0x3F,      0x300};
   const Descriptor dma_mask = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFFF, 0xFFFFF, 0xFFFFF, kAll, kAll,
                                kAll,   0x3F,   0,      0,       0,       0,       0,    0x300};
   const Descriptor move_mask = {0xFFFF,  0xFFFF,  0xFFFF,  0xFFFFF, 0xFFFFF, 0xFFFFF,
@@ -234,7 +235,7 @@ TEST(ProgramEncodeTest, RandomFieldsRoundTrip) {
     EXPECT_EQ(gd.bias_base, g.bias_base & 0xFFFFF);
     EXPECT_EQ(gd.rq_base, g.rq_base & 0xFFFFF);
     EXPECT_EQ(gd.out_base, g.out_base & 0xFFFFF);
-    EXPECT_EQ(gd.mode, g.mode & 0xF3F);
+    EXPECT_EQ(gd.mode, g.mode & 0x1FFFF3F);
     EXPECT_EQ(gd.zp_ab, g.zp_ab & 0x01FF01FF);
     EXPECT_EQ(gd.zp_out, g.zp_out);
     EXPECT_EQ(gd.clamp_min, g.clamp_min);
@@ -557,11 +558,58 @@ TEST(ProgramValidateGemmTest, RequantZeroPointAndUnitChecks) {
     EXPECT_EQ(check([&](GemmFields& f) { f.zp_ab = ZpAb(zp, 0); }), expected) << zp;
     EXPECT_EQ(check([&](GemmFields& f) { f.zp_ab = ZpAb(0, zp); }), expected) << zp;
   }
-  // ACT: every nonzero value is UNIT_ABSENT.
+  // ACT: 0 (none) and 1 (LUT, here with LUT_IN_BITS 0) name present units, 2..15 do not.
   for (uint32_t act = 0; act < 16; ++act) {
-    EXPECT_EQ(check([&](GemmFields& f) { f.mode = act << 8; }),
-              act == 0 ? kOk : ProgramError::kUnitAbsent)
+    EXPECT_EQ(check([&](GemmFields& f) { f.mode = act << 8; }), act == 0 ? kOk
+                                                                : act == 1
+                                                                    ? ProgramError::kLutInBits
+                                                                    : ProgramError::kUnitAbsent)
         << act;
+  }
+}
+
+// ACT = LUT (lut.md 10.4): every value of each LUT field with the others legal, on geometries of
+// 1 and 3 slots; OUT_RAW refused; the int16 layout's words in OUT_RANGE.
+TEST(ProgramValidateGemmTest, LutFieldsOverTheirWholeFields) {
+  for (const AccelGeometry& g : kGeometries) {
+    auto mode = [](uint32_t slot, uint32_t in_bits, uint32_t entry_bits) {
+      return 1u << 8 | slot << 12 | in_bits << 16 | entry_bits << 20;
+    };
+    auto check = [&](uint32_t m) {
+      GemmFields f = LegalGemm();
+      f.mode = m;
+      return ValidateFields(g, f);
+    };
+    for (uint32_t slot = 0; slot < 16; ++slot) {
+      EXPECT_EQ(check(mode(slot, 8, 8)),
+                slot < uint32_t(g.lut_slots) ? ProgramError::kNone : ProgramError::kLutSlot)
+          << slot;
+    }
+    for (uint32_t bits = 0; bits < 16; ++bits) {
+      EXPECT_EQ(check(mode(0, bits, 16)),
+                bits >= 2 && bits <= 8 ? ProgramError::kNone : ProgramError::kLutInBits)
+          << bits;
+    }
+    for (uint32_t bits = 0; bits < 32; ++bits) {
+      EXPECT_EQ(check(mode(0, 2, bits)),
+                bits == 8 || bits == 16 ? ProgramError::kNone : ProgramError::kLutEntryBits)
+          << bits;
+    }
+    EXPECT_EQ(check(mode(0, 8, 8) | kOutRaw), ProgramError::kBadShape);
+    // M = 9 rows, N = 10: tiles T = MB * NB; int16 words T * R / 2, int8 words T * R / 4.
+    GemmFields f = LegalGemm();
+    const uint32_t tiles = uint32_t(((9 + g.rows - 1) / g.rows) * ((10 + g.cols - 1) / g.cols));
+    f.mode = mode(0, 8, 16);
+    f.out_base = g.out_depth - tiles * uint32_t(g.rows) / 2;
+    EXPECT_EQ(ValidateFields(g, f), ProgramError::kNone);
+    ++f.out_base;
+    EXPECT_EQ(ValidateFields(g, f), ProgramError::kOutRange);
+    f.mode = mode(0, 8, 8);
+    f.out_base = g.out_depth - tiles * uint32_t(g.rows) / 4;
+    EXPECT_EQ(ValidateFields(g, f), ProgramError::kNone);
+    f.mode = mode(0, 0, 16);  // the layout follows LUT_ENTRY_BITS whatever the other fields
+    f.out_base = g.out_depth - tiles * uint32_t(g.rows) / 2 + 1;
+    EXPECT_EQ(ValidateFields(g, f), ProgramError::kOutRange);
   }
 }
 
@@ -587,6 +635,37 @@ TEST(ProgramValidateGemmTest, CheckOrderOverAllCombinations) {
   };
   for (uint32_t subset = 0; subset < (1u << breakers.size()); ++subset) {
     Descriptor d = EncodeGemm(LegalGemm(), kNoFlags);
+    ProgramError expected = ProgramError::kNone;
+    for (size_t i = 0; i < breakers.size(); ++i) {
+      if (!(subset >> i & 1)) continue;
+      breakers[i].apply(d);
+      if (expected == ProgramError::kNone) expected = breakers[i].error;
+    }
+    EXPECT_EQ(Validate(g, d), expected) << "subset " << subset;
+  }
+}
+
+// The same over the checks of a GEMM with ACT = LUT: UNIT_ABSENT gives way to the LUT fields'
+// checks, after BAD_ZP (lut.md 10.4).
+TEST(ProgramValidateGemmTest, LutCheckOrderOverAllCombinations) {
+  const AccelGeometry g = Small(4, 16);  // 3 slots
+  struct Breaker {
+    ProgramError error;
+    std::function<void(Descriptor&)> apply;
+  };
+  const std::vector<Breaker> breakers = {
+      {ProgramError::kBadShape, [](Descriptor& d) { d[8] |= kOutRaw; }},
+      {ProgramError::kARange, [&](Descriptor& d) { d[3] = g.a_depth; }},
+      {ProgramError::kOutRange, [&](Descriptor& d) { d[7] = g.out_depth; }},
+      {ProgramError::kBadZp, [](Descriptor& d) { d[9] = ZpAb(-129, 0); }},
+      {ProgramError::kLutSlot, [](Descriptor& d) { d[8] = (d[8] & ~0xF000u) | 3u << 12; }},
+      {ProgramError::kLutInBits, [](Descriptor& d) { d[8] = (d[8] & ~0xF0000u) | 9u << 16; }},
+      {ProgramError::kLutEntryBits, [](Descriptor& d) { d[8] = (d[8] & ~0x1F00000u) | 7u << 20; }},
+  };
+  GemmFields lut = LegalGemm();
+  lut.mode = 1u << 8 | 2u << 12 | 5u << 16 | 16u << 20;
+  for (uint32_t subset = 0; subset < (1u << breakers.size()); ++subset) {
+    Descriptor d = EncodeGemm(lut, kNoFlags);
     ProgramError expected = ProgramError::kNone;
     for (size_t i = 0; i < breakers.size(); ++i) {
       if (!(subset >> i & 1)) continue;
@@ -1436,6 +1515,65 @@ TEST(ProgramGemmTest, RandomCommandsMatchGoldenGemmAndRequant) {
     ++run;
   }
   EXPECT_GT(run, 500);
+}
+
+// ACT = LUT (lut.md 10.3, 10.4, 10.6): each requant code's low LUT_IN_BITS bits address the
+// slot's 16-bit entries in the table SRAM (byte 512 slot + 2 address, little-endian, random
+// bytes here); 8-bit entries write their low byte in the int8 layout, 16-bit ones both bytes in
+// the int16 layout (word OUT_BASE + e / 2, lane c at bytes 2 ((e mod 2) C + c)).
+TEST(ProgramGemmTest, RandomLutCommandsLookUpTheirSlot) {
+  std::mt19937 rng(41);
+  int run = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const AccelGeometry g = GemmGeometry(trial % 3 == 0   ? 8
+                                         : trial % 3 == 1 ? 4
+                                                          : 16,
+                                         trial % 3 == 0   ? 8
+                                         : trial % 3 == 1 ? 16
+                                                          : 4);
+    GemmCase c = RandomGemmCase(g, rng, 40, 24);
+    c.out_raw = false;
+    const uint32_t slot = uint32_t(Uniform(rng, 0, g.lut_slots - 1));
+    const uint32_t in_bits = uint32_t(Uniform(rng, 2, 8));
+    const bool wide = Uniform(rng, 0, 1);
+    GemmFields f = FieldsOf(c);
+    f.mode |= 1u << 8 | slot << 12 | in_bits << 16 | (wide ? 16u : 8u) << 20;
+    const int64_t tiles = Ceil(c.m, g.rows) * Ceil(c.n, g.cols);
+    const int64_t words = tiles * g.rows / (wide ? 2 : 4);
+    if (words > g.out_depth) continue;
+    f.out_base = c.out_base = uint32_t(Uniform(rng, 0, int(g.out_depth - words)));
+    const Descriptor d = EncodeGemm(f, kNoFlags);
+    if (Validate(g, d) != ProgramError::kNone) continue;  // too large for the SRAMs
+    MachineState state(g, 0);
+    FillRandom(state, rng);
+    FillRandom(state.lut, rng);
+    Pack(g, c, state, rng);
+    MachineState expected = state;
+    const Matrix<int32_t> y = ReferenceOut(c);
+    const int64_t nb_count = Ceil(c.n, g.cols);
+    for (int m = 0; m < c.m; ++m) {
+      for (int n = 0; n < c.n; ++n) {
+        const uint32_t address = static_cast<uint32_t>(y.at(m, n)) & ((1u << in_bits) - 1);
+        const size_t entry = slot * 512 + 2 * address;
+        const int64_t e = ((m / g.rows) * nb_count + n / g.cols) * g.rows + m % g.rows;
+        const int64_t lane = n % g.cols;
+        if (wide) {
+          const size_t byte = (c.out_base + e / 2) * 4 * g.cols + 2 * ((e % 2) * g.cols + lane);
+          expected.out.at(byte) = state.lut.at(entry);
+          expected.out.at(byte + 1) = state.lut.at(entry + 1);
+        } else {
+          expected.out.at((c.out_base + e / 4) * 4 * g.cols + (e % 4) * g.cols + lane) =
+              state.lut.at(entry);
+        }
+      }
+    }
+    ASSERT_EQ(Execute(g, d, state), ProgramError::kNone);
+    ExpectSameState(state, expected,
+                    "trial " + std::to_string(trial) + " " + Name(g) + " " + Describe(c));
+    if (HasFailure()) return;
+    ++run;
+  }
+  EXPECT_GT(run, 200);
 }
 
 // Accumulators wrap modulo 2^32 (bias near the int32 limits, long K at the largest factors).
