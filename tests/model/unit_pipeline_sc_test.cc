@@ -33,6 +33,7 @@ struct Streams {
   std::vector<MacInRun> mac_in;
   std::vector<RowBeat> mac;
   std::vector<RowBeat> requant;
+  std::vector<RowBeat> lut;
   std::vector<OutWriteBeat> out;
   int64_t done_cycle = -1;
   int64_t late = 0;  // beats found only after their cycle (a broken Advance contract)
@@ -59,6 +60,11 @@ Streams Collect(BeatSource& source) {
       got.late += beat->cycle < c;
       got.requant.push_back(*beat);
       source.PopBeat(arch::BeatUnit::kRequant);
+    }
+    for (const RowBeat* beat; (beat = source.PeekBeat(arch::BeatUnit::kLut)) && beat->cycle <= c;) {
+      got.late += beat->cycle < c;
+      got.lut.push_back(*beat);
+      source.PopBeat(arch::BeatUnit::kLut);
     }
     for (const OutWriteBeat* beat; (beat = source.PeekOutWrite()) && beat->cycle <= c;) {
       got.late += beat->cycle < c;
@@ -95,6 +101,11 @@ std::vector<std::string> Differences(const Streams& got, const Streams& want) {
       })) {
     diff.push_back("requant");
   }
+  if (!same(got.lut, want.lut, [](const RowBeat& b) {
+        return std::tie(b.cycle, b.tile, b.row, b.last, b.lanes, b.known_lanes);
+      })) {
+    diff.push_back("lut");
+  }
   if (!same(got.out, want.out, [](const OutWriteBeat& b) {
         return std::tie(b.cycle, b.tile, b.row, b.addr, b.be, b.data, b.known);
       })) {
@@ -105,14 +116,30 @@ std::vector<std::string> Differences(const Streams& got, const Streams& want) {
   return diff;
 }
 
+// A table of `function` over int8 codes with 8- or 16-bit entries, for a fused LUT stage.
+golden::Lut Table(const std::string& function, int entry_bits) {
+  golden::LutSpec spec;
+  spec.in.scale = 0.05;
+  spec.out.bits = entry_bits;
+  spec.derive_out = true;
+  return golden::BuildLut(golden::GetElementwise(function), spec);
+}
+
 // Random legal jobs: small shapes (partial tiles, K below and above the array's size) and a few
 // with a long K (P = K, more than the units' lookahead); a few per-channel ones with an undefined
-// shift (31) in lane 0.
+// shift (31) in lane 0; every fourth (job 0 among them) with the LUT stage fused, in slot j mod 4.
 std::vector<GemmJob> RandomJobs(uint32_t seed, int count) {
   std::mt19937 rng(seed);
   std::vector<GemmJob> jobs;
   for (int j = 0; j < count; ++j) {
     GemmJob job = testing::RandomJob(rng, 40);
+    if (j % 4 == 0) {
+      job.out_raw = false;
+      job.requant.clamp_min = -128;
+      job.requant.clamp_max = 127;
+      job.lut = Table(j % 8 == 0 ? "gelu" : "sigmoid", j % 8 == 0 ? 8 : 16);
+      job.lut_slot = uint32_t(j / 4 % 4);
+    }
     if (j % 7 == 3) {
       job = testing::RandomJob(rng, 12);
       job.k = 300 + j;
@@ -175,7 +202,7 @@ Comparison CompareTimingPaths(const std::string& config_name, uint32_t seed,
       }
       ++result.commands;
       result.beats += int64_t(got.mac_in.size() + got.mac.size() + got.requant.size() +
-                              got.out.size());
+                              got.lut.size() + got.out.size());
       // Idle 0..2 cycles after the (closed-form) done before the next command's writes.
       sc_core::wait(dut.TimeOfCycle(launch.done_cycle + int64_t(j % 3)) -
                     sc_core::sc_time_stamp());
@@ -245,15 +272,27 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(
         WrongLatency{"setup", &UnitLatencies::setup, {"mac_in", "mac", "requant", "done"}, {}},
         WrongLatency{"sram_read", &UnitLatencies::sram_read, {"mac_in", "mac", "out_write"}, {}},
-        WrongLatency{"mac_edge", &UnitLatencies::mac_edge, {"mac", "requant", "out_write", "done"},
+        WrongLatency{"mac_edge",
+                     &UnitLatencies::mac_edge,
+                     {"mac", "requant", "out_write", "done"},
                      {"mac_in"}},
-        WrongLatency{"requant", &UnitLatencies::requant, {"requant", "out_write", "done"},
+        WrongLatency{"requant",
+                     &UnitLatencies::requant,
+                     {"requant", "out_write", "done"},
                      {"mac_in", "mac"}},
-        WrongLatency{"out_write", &UnitLatencies::out_write, {"out_write", "done"},
-                     {"mac_in", "mac", "requant"}},
-        WrongLatency{"status", &UnitLatencies::status, {"done", "perf cycles"},
-                     {"mac_in", "mac", "requant", "out_write"}}),
-    [](const ::testing::TestParamInfo<WrongLatency>& param) { return std::string(param.param.name); });
+        WrongLatency{
+            "lut", &UnitLatencies::lut, {"lut", "out_write", "done"}, {"mac_in", "mac", "requant"}},
+        WrongLatency{"out_write",
+                     &UnitLatencies::out_write,
+                     {"out_write", "done"},
+                     {"mac_in", "mac", "requant", "lut"}},
+        WrongLatency{"status",
+                     &UnitLatencies::status,
+                     {"done", "perf cycles"},
+                     {"mac_in", "mac", "requant", "lut", "out_write"}}),
+    [](const ::testing::TestParamInfo<WrongLatency>& param) {
+      return std::string(param.param.name);
+    });
 
 // The MAC array module alone: tiles fed as early as the controller asks are moved to the first
 // hazard-free cycle, which section 7 states in closed form: I(t+1,0) >= I(t,0) + max(K_t,

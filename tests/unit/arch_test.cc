@@ -204,6 +204,26 @@ TEST(ArchTiming, SpecExample8x8OneTile) {
   EXPECT_EQ(t.E(), 32);
 }
 
+// The same GEMM with the LUT stage fused (lut.md 10.4): LUT beats at Q + 2 = 25..32, writes at
+// 26..33, done at 34; the LUT unit takes requant's 8 beats from 23. Without ACT = LUT it has no
+// beats and counts none.
+TEST(ArchTiming, SpecExample8x8OneTileWithLut) {
+  const Timing t(8, 8, 8, 8, 8, /*with_lut=*/true);
+  EXPECT_EQ(t.L(0, 0), 25);
+  EXPECT_EQ(t.L(0, 7), 32);
+  EXPECT_EQ(t.Beat(BeatUnit::kLut, 0, 7), 32);
+  EXPECT_EQ(t.W(0, 0), 26);
+  EXPECT_EQ(t.W(0, 7), 33);
+  EXPECT_EQ(t.E(), 34);
+  EXPECT_TRUE(t.Beats(BeatUnit::kLut));
+  EXPECT_EQ(t.In(BeatUnit::kLut).first, 23);
+  EXPECT_EQ(t.Busy(BeatUnit::kLut), 8);
+  const Timing plain(8, 8, 8, 8, 8);
+  EXPECT_FALSE(plain.Beats(BeatUnit::kLut));
+  EXPECT_EQ(plain.Busy(BeatUnit::kLut), 0);
+  EXPECT_EQ(plain.E(), 32);
+}
+
 // Section 7: "M = N = K = 256: T = 1024, P = 256, E = 262168".
 TEST(ArchTiming, SpecExample256Cubed) {
   constexpr Timing t(8, 8, 256, 256, 256);
