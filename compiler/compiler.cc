@@ -190,7 +190,7 @@ class LayerCompiler {
                       who, k, config_.b_depth));
     }
     const bool scratch = ctx.route == OutputRoute::kExtIntermediate;
-    const uint32_t out_words_per_tile = l.out_int32 ? uint32_t(r) : uint32_t(r) / 4;
+    const uint32_t out_words_per_tile = uint32_t(r * l.out_bytes() / 4);
 
     Chunking ch;
     ch.so = streams;
@@ -313,7 +313,7 @@ class LayerCompiler {
     const uint32_t a_slot_words = uint32_t(ch.ma) * k;
     const uint32_t scratch_words = uint32_t(ch.ma) * uint32_t(ch.nbc) * uint32_t(c);
     const uint32_t out_slot_words =
-        uint32_t(ch.ma) * uint32_t(ch.nbc) * (l.out_int32 ? uint32_t(r) : uint32_t(r) / 4);
+        uint32_t(ch.ma) * uint32_t(ch.nbc) * uint32_t(r * l.out_bytes() / 4);
     const uint32_t scratch_base = ctx.a_space.base + a_slot_words * uint32_t(ch.sa);
 
     // The activation's table (lut.md 10.4): loaded into slot layer mod S before the first GEMM;
@@ -331,7 +331,8 @@ class LayerCompiler {
       f.ext_addr = ctx.table_addr;
       Dma(Op::kLoad, f, {}, {*table});
       act_mode = uint32_t(arch::Act::kLut) << arch::kModeActLsb | slot << arch::kModeLutSlotLsb |
-                 8u << arch::kModeLutInBitsLsb | 8u << arch::kModeLutEntryBitsLsb;
+                 8u << arch::kModeLutInBitsLsb |
+                 uint32_t(l.activation.out_bits) << arch::kModeLutEntryBitsLsb;
     }
 
     int step = 0, b_loads = 0;
@@ -440,7 +441,7 @@ class LayerCompiler {
   void Dma(Op op, const golden::DmaFields& f, std::vector<Range> reads, std::vector<Range> writes) {
     e_.Add(Engine::kDma, golden::EncodeDma(op, f, {}), std::move(reads), std::move(writes));
     const uint64_t bytes = uint64_t(f.count0) * f.count1 * f.count2 *
-                           golden::UnitBytes(GeometryOf(config_), f.sram, f.out_int32);
+                           golden::UnitBytes(GeometryOf(config_), f.sram, f.out_int32, f.out_int16);
     if (op == Op::kLoad) {
       ++program_.loads;
       program_.bytes_loaded += bytes;
@@ -544,12 +545,14 @@ class LayerCompiler {
     }
     // Row-major output, a row of tiles at a time: entry (p * nbc + t) * R + i is row
     // (mb0 + p) * R + i, columns (nb0 + t) * C ..; inner loop over the tiles of a row.
-    const uint32_t unit = l.out_int32 ? 4u * uint32_t(c) : uint32_t(c);
+    // One output entry per unit: C lanes of out_bytes() each (int8, int16 or int32 layout).
+    const uint32_t unit = uint32_t(l.out_bytes() * c);
     for (int p = 0; p < b.ma; ++p) {
       const int rows = std::min(r, l.m - (b.mb0 + p) * r);
       golden::DmaFields f;
       f.sram = uint32_t(Sram::kOut);
       f.out_int32 = l.out_int32;
+      f.out_int16 = l.out_bytes() == 2;
       f.count0 = 1;
       f.count1 = uint32_t(b.nbc);
       f.sram_stride1 = uint32_t(r);
@@ -558,7 +561,7 @@ class LayerCompiler {
       f.sram_stride2 = 1;
       f.ext_stride2 = ctx.y_pitch;
       const uint32_t first_entry = uint32_t(p * b.nbc * r);
-      f.sram_base = (l.out_int32 ? b.out_base : b.out_base * 4) + first_entry;
+      f.sram_base = b.out_base * uint32_t(4 / l.out_bytes()) + first_entry;
       f.ext_addr = ctx.y_addr + uint32_t((b.mb0 + p) * r) * ctx.y_pitch + uint32_t(b.nb0) * unit;
       Dma(Op::kStore, f, {b.out_range}, {});
     }
@@ -686,7 +689,7 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
     // The chunking with two slots per streamed operand and output, or one: the output chained on
     // chip when it fits, else to external memory. Throws the last route's CompileError.
     auto plan_with = [&](bool double_buffer) {
-      if (!last && options.chain_on_chip && !l.out_int32) {
+      if (!last && options.chain_on_chip && l.out_bytes() == 1) {
         // The next layer's A at the end of the SRAM away from this layer's on-chip input.
         const bool at_top = !a_in || a_in->base == 0;
         if (next_words <= config.a_depth - (a_in ? a_in->words : 0)) {
@@ -717,7 +720,7 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
       single_buffered_because = e.what();
     }
     if (ctx.route == OutputRoute::kFinal) {
-      const uint32_t element = l.out_int32 ? 4 : 1;
+      const uint32_t element = uint32_t(l.out_bytes());
       program.tensors.push_back(Place(ext, "y", Kind::kOutput, Layout::kRowMajor, i, l.m, l.n,
                                       element, n_pad * element,
                                       uint64_t(n_pad) * element * uint64_t(l.m)));

@@ -103,6 +103,10 @@ std::vector<int32_t> ReadOutput(const CompiledProgram& program, const Network& n
       int32_t v = 0;
       if (l.out_int32) {
         v = int32_t(Get32(state.ext, y.addr + size_t(m) * y.pitch + size_t(n) * 4));
+      } else if (l.out_bytes() == 2) {
+        const size_t at = y.addr + size_t(m) * y.pitch + size_t(n) * 2;
+        const uint32_t code = uint32_t(state.ext.at(at)) | uint32_t(state.ext.at(at + 1)) << 8;
+        v = l.out_unsigned() ? int32_t(code) : int32_t(int16_t(code));
       } else {
         const uint8_t byte = state.ext.at(y.addr + size_t(m) * y.pitch + size_t(n));
         v = l.out_unsigned() ? int32_t(byte) : int32_t(int8_t(byte));

@@ -56,15 +56,24 @@ Activation ParseActivation(const nlohmann::json& j, const std::string& at,
     } else if (key == "out_zp") {
       if (!value.is_number_integer()) throw fail(where + " must be an integer");
       const int64_t v = value.get<int64_t>();
-      if (v < -128 || v > 255) throw fail(fmt::format("{} = {} is outside -128..255", where, v));
+      if (v < -32768 || v > 65535) {
+        throw fail(fmt::format("{} = {} is outside -32768..65535", where, v));
+      }
       a.out_zp = int32_t(v);
     } else if (key == "out_unsigned") {
       if (!value.is_boolean()) throw fail(where + " must be true or false");
       a.out_unsigned = value.get<bool>();
+    } else if (key == "out_bits") {
+      if (!value.is_number_integer()) throw fail(where + " must be an integer");
+      const int64_t v = value.get<int64_t>();
+      if (v != 8 && v != 16) throw fail(fmt::format("{} = {} is not 8 or 16", where, v));
+      a.out_bits = int(v);
     } else {
-      throw fail(fmt::format(
-          "unknown key '{}' (expected function, in_scale, out_scale, out_zp, out_unsigned, alpha)",
-          where));
+      throw fail(
+          fmt::format("unknown key '{}' (expected function, in_scale, out_scale, out_zp, "
+                      "out_unsigned, out_bits, "
+                      "alpha)",
+                      where));
     }
   }
   if (a.function.empty()) throw fail(at + ".function is missing");
@@ -93,7 +102,10 @@ golden::Lut ActivationTable(const GemmLayer& l) {
   spec.in.is_signed = l.clamp_min < 0;
   spec.in.scale = a.in_scale;
   spec.in.zero_point = l.zp_out;
-  spec.out.bits = 8;
+  if (a.out_bits != 8 && a.out_bits != 16) {
+    Fail(l, fmt::format("activation.out_bits = {} is not 8 or 16", a.out_bits));
+  }
+  spec.out.bits = a.out_bits;
   spec.out.is_signed = !a.out_unsigned;
   spec.out.scale = a.out_scale;
   spec.out.zero_point = a.out_zp;
@@ -168,7 +180,14 @@ void ValidateNetwork(const Network& network) {
     if (l.clamp_min > l.clamp_max) {
       Fail(l, fmt::format("clamp_min = {} is above clamp_max = {}", l.clamp_min, l.clamp_max));
     }
-    if (l.has_activation()) ActivationTable(l);  // throws for illegal fields
+    if (l.has_activation()) {
+      ActivationTable(l);  // throws for illegal fields
+      if (l.activation.out_bits == 16 && i + 1 != network.layers.size()) {
+        Fail(l,
+             "activation.out_bits = 16 is allowed on the last layer only (the next layer reads "
+             "int8)");
+      }
+    }
   }
 }
 

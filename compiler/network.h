@@ -28,6 +28,7 @@ struct Activation {
   double out_scale = 0;  // the output code's scale; 0: derived, max |f| / qmax (symmetric)
   int32_t out_zp = 0;
   bool out_unsigned = false;
+  int out_bits = 8;  // 8, or 16 on the last layer: int16 codes in the int16 layout (lut.md 10.6)
 };
 
 struct GemmLayer {
@@ -46,8 +47,12 @@ struct GemmLayer {
   Activation activation;  // function empty: the requant code is the output
 
   bool has_activation() const { return !activation.function.empty(); }
-  // The output codes are uint8 (else int8): the activation's, or the clamp's range.
+  // The output codes are unsigned (else signed): the activation's, or the clamp's range.
   bool out_unsigned() const { return has_activation() ? activation.out_unsigned : clamp_min >= 0; }
+  // Bytes of one stored output element: 4 (out_int32), 2 (a 16-bit activation), 1.
+  int out_bytes() const {
+    return out_int32 ? 4 : has_activation() && activation.out_bits == 16 ? 2 : 1;
+  }
 };
 
 // The table of a layer's activation (golden::BuildLut, exact mode, half-to-even rounding). Throws

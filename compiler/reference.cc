@@ -65,6 +65,7 @@ std::vector<int32_t> ReferenceOutput(const Network& network, const std::vector<u
     if (l.has_activation()) {
       const golden::Lut table = ActivationTable(l);
       for (int32_t& v : y) v = table.Lookup(v);
+      if (l.out_bytes() == 2) break;  // int16 codes: the last layer's output as they are
     }
     // The stored byte, read back as the next layer's operand code or as the output.
     a.resize(y.size());
@@ -128,6 +129,7 @@ GemmLayer RandomLayer(std::mt19937& rng, const std::string& name, int m, int n, 
     l.activation.function = names[size_t(pick(0, int(names.size()) - 1))];
     l.activation.in_scale = 6.0 / pick(16, 127);
     l.activation.out_unsigned = pick(0, 1);
+    if (last && pick(0, 1)) l.activation.out_bits = 16;      // int16 codes (lut.md 10.6)
     if (l.clamp_min >= 0) l.zp_out = std::max(l.zp_out, 0);  // a uint8 input's zero point
     if (pick(0, 1)) {
       l.activation.out_scale = 4.0 / pick(16, 127);

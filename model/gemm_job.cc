@@ -77,7 +77,10 @@ arch::Command ToCommand(const GemmJob& job) {
              (job.out_raw ? arch::kModeOutRaw : 0u) | (job.bias.empty() ? 0u : arch::kModeBiasEn) |
              (job.a_unsigned ? arch::kModeAUnsigned : 0u) |
              (job.b_unsigned ? arch::kModeBUnsigned : 0u);
-  if (job.lut) {
+  if (!job.lut) {
+    cmd.mode |= job.ignored_lut_fields &
+                (arch::kModeLutSlotMask | arch::kModeLutInBitsMask | arch::kModeLutEntryBitsMask);
+  } else {
     cmd.mode |= uint32_t(arch::Act::kLut) << arch::kModeActLsb |
                 job.lut_slot << arch::kModeLutSlotLsb |
                 uint32_t(job.lut->address_bits()) << arch::kModeLutInBitsLsb |

@@ -35,6 +35,9 @@ struct GemmJob {
   // requant code (its address bits are LUT_IN_BITS), its entries 8 or 16 bits (LUT_ENTRY_BITS).
   std::optional<golden::Lut> lut;
   uint32_t lut_slot = 0;
+  // Without a LUT: what CMD_MODE's LUT fields hold anyway (bits [24:12], the rest ignored). The
+  // hardware ignores them without ACT = LUT (lut.md 10.4); tests write any bits there.
+  uint32_t ignored_lut_fields = 0;
   uint32_t a_base = 0, b_base = 0, bias_base = 0, rq_base = 0, out_base = 0;  // SRAM words
   // Value written into padding lanes of A and B words (don't-care lanes: any value must give the
   // same result).

@@ -45,8 +45,9 @@ std::optional<SramOverflow> FindSramOverflow(const arch::ArchConfig& config, con
       return o;
     }
   }
-  const int64_t tile_words = arch::OutWords(1, config.rows, job.out_raw);
-  const int64_t out_words = arch::OutWords(timing.T(), config.rows, job.out_raw);
+  const arch::OutLayout layout = arch::OutLayoutOf(ToCommand(job));
+  const int64_t tile_words = arch::OutWords(1, config.rows, layout);
+  const int64_t out_words = arch::OutWords(timing.T(), config.rows, layout);
   return over(arch::ErrCode::kOutRange, "out",
               fmt::format("ceil(M/{}) x ceil(N/{}) tiles x {} words = {} x {} x {} = {}",
                           config.rows, config.cols, tile_words, mb, nb, tile_words, out_words),

@@ -28,9 +28,27 @@ module qacc_gemm_check
 
   logic [WideW-1:0] a_need, b_need, bias_need, rq_need, out_need;
   logic             lut, lut16;  // ACT = LUT; with 16-bit entries: the int16 layout (lut.md 10.6)
+  err_code_e        act_err;     // the activation's checks: UNIT_ABSENT, or the LUT fields'
 
   assign lut   = cmd_i.act == ActLut;
   assign lut16 = lut && cmd_i.lut_entry_bits == MODE_LUT_ENTRY_BITS_W'(16);
+
+  // UNIT_ABSENT and the LUT fields' checks exclude each other (ACT = LUT or not), so they are one step of the
+  // chain below: a step of its own each would be two branches that never both hold.
+  always_comb begin
+    if (!lut) begin
+      act_err = (cmd_i.act != ActNone) ? ErrUnitAbsent : ErrNone;
+    end else if (32'(cmd_i.lut_slot) >= LutSlots) begin
+      act_err = ErrLutSlot;
+    end else if (cmd_i.lut_in_bits < MODE_LUT_IN_BITS_W'(LUT_MIN_IN_BITS) ||
+                 cmd_i.lut_in_bits > MODE_LUT_IN_BITS_W'(LUT_MAX_IN_BITS)) begin
+      act_err = ErrLutInBits;
+    end else if (cmd_i.lut_entry_bits != MODE_LUT_ENTRY_BITS_W'(8) && !lut16) begin
+      act_err = ErrLutEntryBits;
+    end else begin
+      act_err = ErrNone;
+    end
+  end
 
   assign mb_cnt_o = (CntW'(cmd_i.m) + CntW'(NumRows - 1)) >> RowsLog2;
   assign nb_cnt_o = (CntW'(cmd_i.n) + CntW'(NumCols - 1)) >> ColsLog2;
@@ -77,17 +95,8 @@ module qacc_gemm_check
       err_code_o = ErrBadRequant;
     end else if (!zp_legal(cmd_i.a_zp) || !zp_legal(cmd_i.b_zp)) begin
       err_code_o = ErrBadZp;
-    end else if (cmd_i.act != ActNone && !lut) begin
-      err_code_o = ErrUnitAbsent;
-    end else if (lut && 32'(cmd_i.lut_slot) >= LutSlots) begin
-      err_code_o = ErrLutSlot;
-    end else if (lut && (cmd_i.lut_in_bits < MODE_LUT_IN_BITS_W'(LUT_MIN_IN_BITS) ||
-                         cmd_i.lut_in_bits > MODE_LUT_IN_BITS_W'(LUT_MAX_IN_BITS))) begin
-      err_code_o = ErrLutInBits;
-    end else if (lut && cmd_i.lut_entry_bits != MODE_LUT_ENTRY_BITS_W'(8) && !lut16) begin
-      err_code_o = ErrLutEntryBits;
     end else begin
-      err_code_o = ErrNone;
+      err_code_o = act_err;  // ErrNone when the activation's checks pass
     end
   end
 

@@ -299,7 +299,8 @@ module qacc_regs
 
   assign error = (err_code_q != ErrNone);
 
-  // Register read data.
+  // Register read data. The command registers read back through cmd_o, what the controller and the fetcher's
+  // checks see (cmd_d, the next value, differs from it only during a write, which reads nothing).
   always_comb begin
     reg_rdata = '0;
     unique case (reg_off)
@@ -318,36 +319,36 @@ module qacc_regs
       REG_CTRL:            reg_rdata = 32'(irq_en_q) << CTRL_IRQ_EN_BIT;
       REG_STATUS:          reg_rdata = (32'(err_code_q) << STATUS_ERR_CODE_LSB) | (32'(error) << STATUS_ERROR_BIT) |
                                        (32'(done_q) << STATUS_DONE_BIT) | (32'(busy_i) << STATUS_BUSY_BIT);
-      REG_CMD_M:           reg_rdata = 32'(cmd_q.m);
-      REG_CMD_N:           reg_rdata = 32'(cmd_q.n);
-      REG_CMD_K:           reg_rdata = 32'(cmd_q.k);
-      REG_CMD_A_BASE:      reg_rdata = 32'(cmd_q.a_base);
-      REG_CMD_B_BASE:      reg_rdata = 32'(cmd_q.b_base);
-      REG_CMD_BIAS_BASE:   reg_rdata = 32'(cmd_q.bias_base);
-      REG_CMD_RQ_BASE:     reg_rdata = 32'(cmd_q.rq_base);
-      REG_CMD_OUT_BASE:    reg_rdata = 32'(cmd_q.out_base);
+      REG_CMD_M:           reg_rdata = 32'(cmd_o.m);
+      REG_CMD_N:           reg_rdata = 32'(cmd_o.n);
+      REG_CMD_K:           reg_rdata = 32'(cmd_o.k);
+      REG_CMD_A_BASE:      reg_rdata = 32'(cmd_o.a_base);
+      REG_CMD_B_BASE:      reg_rdata = 32'(cmd_o.b_base);
+      REG_CMD_BIAS_BASE:   reg_rdata = 32'(cmd_o.bias_base);
+      REG_CMD_RQ_BASE:     reg_rdata = 32'(cmd_o.rq_base);
+      REG_CMD_OUT_BASE:    reg_rdata = 32'(cmd_o.out_base);
       REG_CMD_MODE: begin
-        reg_rdata[MODE_ROUNDING_BIT]    = cmd_q.rounding;
-        reg_rdata[MODE_PER_CHANNEL_BIT] = cmd_q.per_channel;
-        reg_rdata[MODE_OUT_RAW_BIT]     = cmd_q.out_raw;
-        reg_rdata[MODE_BIAS_EN_BIT]     = cmd_q.bias_en;
-        reg_rdata[MODE_A_UNSIGNED_BIT]  = cmd_q.a_unsigned;
-        reg_rdata[MODE_B_UNSIGNED_BIT]  = cmd_q.b_unsigned;
-        reg_rdata[MODE_ACT_LSB +: MODE_ACT_W] = cmd_q.act;
-        reg_rdata[MODE_LUT_SLOT_LSB +: MODE_LUT_SLOT_W]             = cmd_q.lut_slot;
-        reg_rdata[MODE_LUT_IN_BITS_LSB +: MODE_LUT_IN_BITS_W]       = cmd_q.lut_in_bits;
-        reg_rdata[MODE_LUT_ENTRY_BITS_LSB +: MODE_LUT_ENTRY_BITS_W] = cmd_q.lut_entry_bits;
+        reg_rdata[MODE_ROUNDING_BIT]    = cmd_o.rounding;
+        reg_rdata[MODE_PER_CHANNEL_BIT] = cmd_o.per_channel;
+        reg_rdata[MODE_OUT_RAW_BIT]     = cmd_o.out_raw;
+        reg_rdata[MODE_BIAS_EN_BIT]     = cmd_o.bias_en;
+        reg_rdata[MODE_A_UNSIGNED_BIT]  = cmd_o.a_unsigned;
+        reg_rdata[MODE_B_UNSIGNED_BIT]  = cmd_o.b_unsigned;
+        reg_rdata[MODE_ACT_LSB +: MODE_ACT_W] = cmd_o.act;
+        reg_rdata[MODE_LUT_SLOT_LSB +: MODE_LUT_SLOT_W]             = cmd_o.lut_slot;
+        reg_rdata[MODE_LUT_IN_BITS_LSB +: MODE_LUT_IN_BITS_W]       = cmd_o.lut_in_bits;
+        reg_rdata[MODE_LUT_ENTRY_BITS_LSB +: MODE_LUT_ENTRY_BITS_W] = cmd_o.lut_entry_bits;
       end
       REG_CMD_ZP_AB: begin
-        reg_rdata[ZP_A_LSB +: ZP_A_W] = cmd_q.a_zp;
-        reg_rdata[ZP_B_LSB +: ZP_B_W] = cmd_q.b_zp;
+        reg_rdata[ZP_A_LSB +: ZP_A_W] = cmd_o.a_zp;
+        reg_rdata[ZP_B_LSB +: ZP_B_W] = cmd_o.b_zp;
       end
-      REG_CMD_ZP_OUT:      reg_rdata = cmd_q.zp_out;
-      REG_CMD_CLAMP_MIN:   reg_rdata = cmd_q.clamp_min;
-      REG_CMD_CLAMP_MAX:   reg_rdata = cmd_q.clamp_max;
-      REG_CMD_MULT:        reg_rdata = cmd_q.mult;
-      REG_CMD_SHIFT:       reg_rdata = 32'(cmd_q.shift);  // signed: sign-extended
-      REG_CMD_OP:          reg_rdata = 32'(cmd_q.op);
+      REG_CMD_ZP_OUT:      reg_rdata = cmd_o.zp_out;
+      REG_CMD_CLAMP_MIN:   reg_rdata = cmd_o.clamp_min;
+      REG_CMD_CLAMP_MAX:   reg_rdata = cmd_o.clamp_max;
+      REG_CMD_MULT:        reg_rdata = cmd_o.mult;
+      REG_CMD_SHIFT:       reg_rdata = 32'(cmd_o.shift);  // signed: sign-extended
+      REG_CMD_OP:          reg_rdata = 32'(cmd_o.op);
       REG_PERF_CYCLES:     reg_rdata = perf_cycles_i;
       REG_PERF_OUT_WRITES: reg_rdata = perf_out_writes_i;
       REG_PERF_FEED_STALL: reg_rdata = perf_feed_stall_i;

@@ -654,21 +654,16 @@ module qacc_top
     .out_data_o    (rq_out_data)
   );
 
-  // ---- LUT unit (lut.md 10.4): with ACT = LUT, the requant output's codes through the tables, L_lut later -------
-  logic                        lut_in_valid, lut_out_valid, lut_out_last;
+  // ---- LUT unit (lut.md 10.4): with ACT = LUT, the requant output's codes through the tables, L_lut later; it
+  // hands the out writer its own beat then, requant's otherwise -----------------------------------------------------
+  logic                        lut_in_beat, lut_out_valid, lut_out_last;
   logic [RowIdxW-1:0]          lut_out_row;
-  logic [NumCols-1:0][7:0]     lut_in_code;
   logic [NumCols-1:0][15:0]    lut_out_entry;
   logic [NumCols-1:0][31:0]    lut_out_data;
-  logic                        unused_rq_high;
 
-  assign lut_in_valid = rq_out_valid && unit_cfg_q.lut;
   always_comb begin
-    unused_rq_high = 1'b0;
     for (int c = 0; c < NumCols; c++) begin
-      lut_in_code[c]  = rq_out_data[c][7:0];  // the low bits address the slot, whatever the clamp (10.3)
-      lut_out_data[c] = 32'(lut_out_entry[c]);
-      unused_rq_high ^= ^rq_out_data[c][31:8];
+      lut_out_data[c] = 32'(lut_out_entry[c]);  // the monitor's lanes: the entries, zero-extended
     end
   end
 
@@ -679,27 +674,27 @@ module qacc_top
   ) u_lut (
     .clk_i,
     .rst_ni,
+    .active_i     (unit_cfg_q.lut),
     .slot_i       (unit_cfg_q.lut_slot),
     .in_bits_i    (unit_cfg_q.lut_in_bits),
     .entry16_i    (unit_cfg_q.lut16),
-    .in_valid_i   (lut_in_valid),
+    .in_valid_i   (rq_out_valid),
     .in_row_i     (rq_out_row),
     .in_last_i    (rq_out_last),
-    .in_code_i    (lut_in_code),
+    .in_data_i    (rq_out_data),
+    .in_beat_o    (lut_in_beat),
     .lane_re_o    (lut_lane_re),
     .lane_addr_o  (lut_lane_addr),
     .lane_rdata_i (lut_lane_rdata),
     .out_valid_o  (lut_out_valid),
     .out_row_o    (lut_out_row),
     .out_last_o   (lut_out_last),
-    .out_entry_o  (lut_out_entry)
+    .out_entry_o  (lut_out_entry),
+    .wr_valid_o   (wr_in_valid),
+    .wr_row_o     (wr_in_row),
+    .wr_last_o    (wr_in_last),
+    .wr_data_o    (wr_in_data)
   );
-
-  // The out writer takes the LUT unit's beats with ACT = LUT, requant's otherwise.
-  assign wr_in_valid = unit_cfg_q.lut ? lut_out_valid : rq_out_valid;
-  assign wr_in_row   = unit_cfg_q.lut ? lut_out_row : rq_out_row;
-  assign wr_in_last  = unit_cfg_q.lut ? lut_out_last : rq_out_last;
-  assign wr_in_data  = unit_cfg_q.lut ? lut_out_data : rq_out_data;
 
   // ---- Monitors ---------------------------------------------------------------------------------------------------
 
@@ -711,7 +706,7 @@ module qacc_top
   // the MAC array's output beats for requant, requant's output beats for the LUT unit with ACT = LUT.
   assign unit_in_beat[BEAT_MAC]         = mac_in_valid;
   assign unit_in_beat[BEAT_REQUANT]     = mac_out_valid;
-  assign unit_in_beat[BEAT_LUT]         = lut_in_valid;
+  assign unit_in_beat[BEAT_LUT]         = lut_in_beat;
   assign mon_beat_valid_o[BEAT_MAC]     = mac_out_valid;
   assign mon_beat_row_o[BEAT_MAC]       = mac_out_row;
   assign mon_beat_last_o[BEAT_MAC]      = mac_out_last;

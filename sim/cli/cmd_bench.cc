@@ -43,8 +43,12 @@ struct BenchArgs {
   int64_t quantum_cycles = 1024;
   int repeat = 3;
   bool program = false;
+  std::string activation;  // a built-in function fused after requant (ACT = LUT); empty: none
   OutputOptions output;
 };
+
+// The table of --activation: int8 codes of scale 0.05 in, derived int8 codes out (lut.md 10.4).
+constexpr double kBenchActivationInScale = 0.05;
 
 // The fixed workload without its operands: bias, per-tensor double-rounding requant.
 model::GemmJob WorkloadShape(int m, int n, int k) {
@@ -141,12 +145,18 @@ void RunBench(const BenchArgs& args) {
   }
   options.quantum_cycles = args.quantum_cycles;
   model::GemmJob job = WorkloadShape(args.m, args.n, args.k);
+  if (!args.activation.empty() && !golden::FindElementwise(args.activation)) {
+    throw UsageError(fmt::format("--activation: '{}' is not one of {}", args.activation,
+                                 golden::ElementwiseChoices()));
+  }
   sim::Program program;
   if (args.program) {
     // The layer as `qacc cosim --gemm` runs it: the compiler tiles it over the SRAMs.
+    compiler::Network network = compiler::GemmNetwork(args.m, args.n, args.k);
+    network.layers[0].activation.function = args.activation;
+    network.layers[0].activation.in_scale = kBenchActivationInScale;
     try {
-      program = sim::CompiledNetworkProgram(options.config,
-                                            compiler::GemmNetwork(args.m, args.n, args.k), {}, 1);
+      program = sim::CompiledNetworkProgram(options.config, network, {}, 1);
     } catch (const compiler::CompileError& e) {
       throw UsageError(fmt::format("--program: {}", e.what()));
     } catch (const std::invalid_argument& e) {
@@ -154,6 +164,12 @@ void RunBench(const BenchArgs& args) {
     }
     cosim::FindVariant(options.config, false);
   } else {
+    if (!args.activation.empty()) {
+      golden::LutSpec spec;
+      spec.in.scale = kBenchActivationInScale;
+      spec.derive_out = true;
+      job.lut = golden::BuildLut(golden::GetElementwise(args.activation), spec);
+    }
     CheckFits(options.config, job);  // before the operands: 65535^3 would need 8 GB of them
     FillOperands(job);
     cosim::FindVariant(options.config, false);
@@ -218,6 +234,7 @@ void RunBench(const BenchArgs& args) {
       {"n", job.n},
       {"k", job.k},
       {"program", args.program},
+      {"activation", args.activation},
       {"cycles", lockstep.cycles},
       {"command_cycles", lockstep.command_cycles},
       {"quantum_cycles", args.quantum_cycles},
@@ -251,10 +268,11 @@ void RunBench(const BenchArgs& args) {
       {"trace_build_vs_rtl_only", bare_cps > 0 ? traced_cps / bare_cps : 0},
       {"model_only_speedup_vs_lockstep", model_vs_lockstep},
       {"model_only_speedup_vs_lockstep_without_golden_check", model_vs_lockstep_run}};
-  std::string human = fmt::format("bench: {}x{}x{} GEMM{} on {} ({} cycles, command {})\n", job.m,
-                                  job.n, job.k, args.program ? " program (CTRL.RUN)" : "",
-                                  arch::DescribeArchConfig(options.config),
-                                  lockstep.cycles, lockstep.command_cycles);
+  std::string human = fmt::format(
+      "bench: {}x{}x{} GEMM{}{} on {} ({} cycles, command {})\n", job.m, job.n, job.k,
+      args.activation.empty() ? "" : " + " + args.activation + " (LUT)",
+      args.program ? " program (CTRL.RUN)" : "", arch::DescribeArchConfig(options.config),
+      lockstep.cycles, lockstep.command_cycles);
   human += fmt::format("  {:<28} {:>9.3f} s {:>12.0f} cycles/s\n", "RTL only (bare Verilator)",
                        bare.wall_seconds, bare_cps);
   human += fmt::format("  {:<28} {:>9.3f} s {:>12.0f} cycles/s  ({:.2f} x bare)\n",
@@ -291,6 +309,9 @@ void RegisterBenchCommand(CLI::App& app) {
                   "Cycles between SystemC synchronisations in lockstep (1: every cycle)")
       ->capture_default_str()
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  cmd->add_option("--activation", args->activation,
+                  "Fuse FUNCTION's table after requant (CMD_MODE.ACT = LUT, docs/lut.md 10.4): " +
+                      golden::ElementwiseChoices());
   cmd->add_flag("--program", args->program,
                 "Compile the GEMM into a program of LOAD/GEMM/STORE descriptors (qacc compile) and "
                 "run it with CTRL.RUN instead of one command");

@@ -14,6 +14,8 @@ const char* FaultName(Fault fault) {
       return "mac-late";
     case Fault::kRequantValue:
       return "requant-value";
+    case Fault::kLutValue:
+      return "lut-value";
     case Fault::kStartLost:
       return "start-lost";
     case Fault::kRequantLatency:

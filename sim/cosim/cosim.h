@@ -28,11 +28,19 @@ namespace qacc::cosim {
 // perturb what the monitors report, start-lost perturbs the stimulus: the RTL never sees START;
 // requant-latency builds the model's requant unit module one stage longer (Lq + 1), which only the
 // simulated units, not the closed-form timing, see.
-enum class Fault : uint8_t { kNone, kMacValue, kMacLate, kRequantValue, kStartLost, kRequantLatency };
-inline constexpr Fault kAllFaults[] = {Fault::kNone,         Fault::kMacValue,
-                                       Fault::kMacLate,      Fault::kRequantValue,
-                                       Fault::kStartLost,    Fault::kRequantLatency};
-// "none", "mac-value", "mac-late", "requant-value", "start-lost", "requant-latency"
+enum class Fault : uint8_t {
+  kNone,
+  kMacValue,
+  kMacLate,
+  kRequantValue,
+  kLutValue,
+  kStartLost,
+  kRequantLatency
+};
+inline constexpr Fault kAllFaults[] = {Fault::kNone,          Fault::kMacValue, Fault::kMacLate,
+                                       Fault::kRequantValue,  Fault::kLutValue, Fault::kStartLost,
+                                       Fault::kRequantLatency};
+// "none", "mac-value", "mac-late", "requant-value", "lut-value", "start-lost", "requant-latency"
 const char* FaultName(Fault fault);
 // Every fault name, comma separated.
 std::string FaultNames();

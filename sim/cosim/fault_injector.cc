@@ -7,6 +7,7 @@ namespace qacc::cosim {
 void FaultInjector::Apply(RtlSample& sample) {
   BeatSample& mac = sample.beats[size_t(arch::BeatUnit::kMac)];
   BeatSample& rq = sample.beats[size_t(arch::BeatUnit::kRequant)];
+  BeatSample& lut = sample.beats[size_t(arch::BeatUnit::kLut)];
   switch (fault_) {
     case Fault::kMacValue:  // lane 1 of the first MAC beat of row 1 (tile 0) off by one
       if (!injected_ && mac.valid && mac.row == std::min(1, rows_ - 1)) {
@@ -17,6 +18,12 @@ void FaultInjector::Apply(RtlSample& sample) {
     case Fault::kRequantValue:  // lane 2 of the first requant beat of row 1 off by one
       if (!injected_ && rq.valid && rq.row == std::min(1, rows_ - 1)) {
         rq.lanes[2 % cols_] ^= 1;
+        injected_ = true;
+      }
+      break;
+    case Fault::kLutValue:  // lane 3 of the first LUT beat of row 1 (ACT = LUT) off by one
+      if (!injected_ && lut.valid && lut.row == std::min(1, rows_ - 1)) {
+        lut.lanes[3 % cols_] ^= 1;
         injected_ = true;
       }
       break;

@@ -29,6 +29,11 @@ Descriptor LongGemm(Context& c, int mb, int nb, int k) {
   f.k = uint32_t(k);
   f.mode = uint32_t(c.rng.Uniform(0, 63)) &
            (arch::kModeRounding | arch::kModeOutRaw | arch::kModeAUnsigned | arch::kModeBUnsigned);
+  // The LUT fields without ACT = LUT: ignored (lut.md 10.4).
+  if (c.rng.Chance(50)) {
+    f.mode |= uint32_t(c.rng.Next()) &
+              (arch::kModeLutSlotMask | arch::kModeLutInBitsMask | arch::kModeLutEntryBitsMask);
+  }
   f.zp_ab = uint32_t(c.rng.Uniform(-128, 255) & 0x1FF);
   f.mult = int32_t(c.rng.Uniform(int64_t{1} << 30, (int64_t{1} << 31) - 1));
   f.shift = uint32_t(c.rng.Uniform(-16, -4)) & 0x3F;

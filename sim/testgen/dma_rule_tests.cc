@@ -775,6 +775,25 @@ Program GenPortStalls(Rng& rng, const arch::ArchConfig& config) {
   c.Emit({LongMove(c, uint32_t(rng.Uniform(1, 2)), int(rng.Uniform(30, 60))),
           Rows(c, Op::kStore, kSramOut, rng.Chance(50), 0, int(rng.Uniform(100, 200)))},
          "a STORE from out waits for a MOVE's reads");
+  // The LUT table: a fused GEMM's lanes read both ports of every copy in the cycle after each
+  // requant beat (lut.md 10.2, 10.4), back to back with K <= R; a LOAD into another slot and a
+  // STORE from another slot wait in those cycles (17.6).
+  if (g.lut_slots > 1) {
+    const uint32_t lut = uint32_t(arch::Region::kLut), slot_words = arch::kLutSlotWords;
+    golden::GemmFields f = golden::DecodeGemm(LongGemm(c, 8, 8, int(rng.Uniform(1, g.rows))));
+    const uint32_t slot = uint32_t(rng.Uniform(0, g.lut_slots - 1));
+    f.mode = (f.mode & ~(arch::kModeOutRaw | arch::kModeLutSlotMask | arch::kModeLutInBitsMask |
+                         arch::kModeLutEntryBitsMask)) |
+             uint32_t(arch::Act::kLut) << arch::kModeActLsb | slot << arch::kModeLutSlotLsb |
+             uint32_t(rng.Uniform(arch::kLutMinInBits, arch::kLutMaxInBits))
+                 << arch::kModeLutInBitsLsb |
+             rng.Pick<uint32_t>({8, 16}) << arch::kModeLutEntryBitsLsb;
+    const uint32_t other =
+        (slot + uint32_t(rng.Uniform(1, g.lut_slots - 1))) % uint32_t(g.lut_slots);
+    c.Emit({golden::EncodeGemm(f, {}), Rows(c, rng.Chance(50) ? Op::kLoad : Op::kStore, lut, false,
+                                            other * slot_words, int(slot_words))},
+           "a LOAD into or a STORE from the LUT table waits for a fused GEMM's lookups");
+  }
   return c.b.Take();
 }
 

@@ -306,6 +306,9 @@ void Build(Rng& rng, const arch::ArchConfig& config, const Plan& plan, model::Ge
   SetOutputStage(rng, plan.clamp, job.requant);
   SetScales(rng, job);
   job.pad_byte = Code(int(rng.Uniform(0, 255)));
+  // CMD_MODE's LUT fields without ACT = LUT: ignored whatever they hold (lut.md 10.4), 16-bit
+  // entries and slots past the config's included.
+  if (rng.Chance(40)) job.ignored_lut_fields = uint32_t(rng.Next());
   if (plan.random_bases) RandomBases(rng, config, job);
 }
 

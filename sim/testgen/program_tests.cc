@@ -386,6 +386,17 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
         [](arch::Command& c) { c.mode |= arch::kModeOutRaw; }, ErrCode::kBadShape);
   }
   {
+    // Without ACT = LUT the LUT fields are ignored: 16-bit entries and a slot past the config's
+    // leave OUT_RANGE at the int8 layout's words and the command legal.
+    model::GemmJob job = small();
+    job.ignored_lut_fields = 15u << arch::kModeLutSlotLsb | 15u << arch::kModeLutInBitsLsb |
+                             16u << arch::kModeLutEntryBitsLsb;
+    job.out_base = uint32_t(config.out_depth - OutWords(config, job));
+    AddPair(
+        cases, "OUT_RANGE int8 out, ACT = NONE with LUT_ENTRY_BITS 16", job,
+        [](arch::Command& c) { ++c.out_base; }, ErrCode::kOutRange);
+  }
+  {
     // OUT_RANGE counts the int16 layout's words with 16-bit entries.
     model::GemmJob job = small();
     FuseLut(rng, config, RandomLut(rng, 8, 16), 0, false, job);

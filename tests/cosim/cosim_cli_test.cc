@@ -287,6 +287,22 @@ TEST(CosimFault, HumanReportAndReproduceLine) {
   EXPECT_EQ(first(again.out), first(r.out));
 }
 
+// The LUT unit's beats are checked lane by lane (lut.md 10.4): one flipped bit of one lane of the
+// LUT beat of row 1 is one mismatch of unit lut, at that beat's cycle L(0, 1), and nothing else.
+TEST(CosimFault, LutBeatValue) {
+  const Json j = RunCosimJson("--test lut_fused --seed 1 --inject-fault lut-value", 1);
+  const Json& f = j["first_mismatch"];
+  EXPECT_EQ(f["unit"], "lut");
+  EXPECT_EQ(f["lane"], 3);
+  EXPECT_EQ(f["tile"], 0);
+  EXPECT_EQ(f["row"], 1);
+  const arch::Timing timing(8, 8, j["m"], j["n"], j["k"], /*with_lut=*/true);
+  EXPECT_EQ(f["cycle"].get<int64_t>(), LaunchCycle(j) + timing.L(0, 1));
+  EXPECT_EQ(j["mismatches"]["lut"], 1);
+  EXPECT_EQ(j["mismatches"]["requant"], 0);
+  EXPECT_EQ(j["mismatches"]["out_write"], 0);
+}
+
 TEST(CosimFault, MacBeatOneCycleLate) {
   const Json j = RunCosimJson("--test gemm_relu6 --seed 1 --inject-fault mac-late", 1);
   const Json& f = j["first_mismatch"];

@@ -36,6 +36,17 @@ module qacc_lut_unit_tb
   logic [NumCols-1:0][AddrW-1:0]        lane_addr;
   logic [NumCols-1:0][8*WordBytes-1:0]  lane_rdata;
   logic [31:0]                          unused_host_rdata;
+  logic [NumCols-1:0][31:0]             in_data, wr_data;
+  logic                                 in_beat, wr_valid, wr_last;
+  logic [RowIdxW-1:0]                   wr_row;
+  logic                                 unused_wr;
+
+  // The codes in the requant beat's low bytes, its high bits random-looking: only the low bits address.
+  for (genvar c = 0; c < int'(NumCols); c++) begin : g_in
+    assign in_data[c] = {in_code_i[c] ^ 8'h5A, in_code_i[c] ^ 8'hC3, in_code_i[c] ^ 8'h96, in_code_i[c]};
+  end
+  // The unit is active here: the writer's beat is the output beat (lut_unit_test.cc reads out_*).
+  assign unused_wr = ^{in_beat, wr_valid, wr_row, wr_last, wr_data};
 
   qacc_lut_sram #(
     .NumCols (NumCols),
@@ -69,20 +80,26 @@ module qacc_lut_unit_tb
   ) u_lut (
     .clk_i,
     .rst_ni,
+    .active_i     (1'b1),
     .slot_i,
     .in_bits_i,
     .entry16_i,
     .in_valid_i,
     .in_row_i,
     .in_last_i,
-    .in_code_i,
+    .in_data_i    (in_data),
+    .in_beat_o    (in_beat),
     .lane_re_o    (lane_re),
     .lane_addr_o  (lane_addr),
     .lane_rdata_i (lane_rdata),
     .out_valid_o,
     .out_row_o,
     .out_last_o,
-    .out_entry_o
+    .out_entry_o,
+    .wr_valid_o   (wr_valid),
+    .wr_row_o     (wr_row),
+    .wr_last_o    (wr_last),
+    .wr_data_o    (wr_data)
   );
 
 endmodule

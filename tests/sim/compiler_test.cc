@@ -171,6 +171,8 @@ TEST(Compiler, FusedActivationsMatchTheReference) {
           const int n = 1 + int(rng() % 30);
           GemmLayer l = RandomLayer(rng, "l" + std::to_string(i), m, n, k, false);
           l.activation.function = names[size_t(trial * layers + i) % names.size()];
+          // Odd trials store the last layer's int16 codes (the int16 layout, STORE's 2C unit).
+          if (i + 1 == layers && trial % 2 == 1) l.activation.out_bits = 16;
           l.activation.in_scale = 0.05 + 0.01 * (rng() % 10);
           l.zp_out = l.clamp_min < 0 ? int32_t(rng() % 11) - 5 : int32_t(rng() % 6);
           net.layers.push_back(l);
@@ -470,6 +472,14 @@ TEST(Network, ParseAndValidateNameTheField) {
                                   "activation": {"function": "tanh", "in_scale": 1, "out_zp": 2}}]})"),
             "net.json: layer 'layer0': activation.out_zp must be 0 with a derived out_scale "
             "(symmetric)");
+  EXPECT_EQ(error(R"({"layers": [{"name": "a", "m": 1, "n": 1, "k": 1,
+                                  "activation": {"function": "tanh", "in_scale": 1, "out_bits": 16}},
+                                 {"name": "b", "n": 1}]})"),
+            "net.json: layer 'a': activation.out_bits = 16 is allowed on the last layer only (the "
+            "next layer reads int8)");
+  EXPECT_EQ(error(R"({"layers": [{"m": 1, "n": 1, "k": 1,
+                                  "activation": {"function": "tanh", "in_scale": 1, "out_bits": 12}}]})"),
+            "net.json: layers[0].activation.out_bits = 12 is not 8 or 16");
 }
 
 }  // namespace
