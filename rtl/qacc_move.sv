@@ -38,7 +38,7 @@ module qacc_move
   logic [CMD_BASE_W-1:0] src_q, src_row_q, dst_q, dst_row_q, src_d, src_row_d, dst_d, dst_row_d;
   logic                  reading, writing, tile_end, last_tile;
   logic [DIM_W-1:0]      jw;                           // destination word of the tile being written
-  logic [NumRows-1:0][NumCols-1:0][7:0] buf_d, buf_q;  // entry r of the tile, byte c
+  logic [NumRows-1:0][NumCols-1:0][7:0] buf_q;  // entry r of the tile, byte c
   logic                  cap_q;                        // the read of the previous cycle returns now
   logic [$clog2(Reads+1)-1:0] cap_idx_q;
 
@@ -101,15 +101,6 @@ module qacc_move
     end
   end
 
-  // The read of cycle x + q returns entries 4q .. 4q + 3 of the tile in cycle x + q + 1.
-  always_comb begin
-    buf_d = buf_q;
-    if (cap_q) begin
-      for (int e = 0; e < 4; e++) begin
-        buf_d[4*int'(cap_idx_q) + e] = rdata_i[8*NumCols*e +: 8*NumCols];
-      end
-    end
-  end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -135,7 +126,13 @@ module qacc_move
     dst_q     <= dst_d;
     dst_row_q <= dst_row_d;
     cap_idx_q <= phase[$clog2(Reads+1)-1:0];
-    buf_q     <= buf_d;
+    // The read of cycle x + q returns entries 4q .. 4q + 3 of the tile in cycle x + q + 1; the buffer loads
+    // only then (a tile's writes come after its last capture, so they read what it holds).
+    if (cap_q) begin
+      for (int e = 0; e < 4; e++) begin
+        buf_q[4*int'(cap_idx_q) + e] <= rdata_i[8*NumCols*e +: 8*NumCols];
+      end
+    end
   end
 
   logic unused_move;

@@ -34,6 +34,13 @@ using golden::Op;
 
 Program GenLoadStore(Rng& rng, const arch::ArchConfig& config) {
   Context c(rng, config);
+  // A STORE as the DMA's first command after reset: the burst state that a start clears holds its
+  // power-on value until then (the co-simulation powers every flop on with random bits).
+  {
+    const uint32_t sram = SramId(int(rng.Uniform(0, kNumSrams - 1)));
+    DmaKnobs k = c.Knobs(sram);
+    c.Emit({RandomDma(rng, c.g, Op::kStore, k)}, "a STORE first after reset");
+  }
   c.Setup();
   for (int run = 0; run < 2; ++run) {
     std::vector<Descriptor> p;
