@@ -47,7 +47,7 @@ struct TableMemoryOptions {
 void AddLutUnit(const arch::ArchConfig& config, std::string& human, nlohmann::json& json) {
   const golden::LutUnitMemory m = golden::LutUnitTableMemory(config.cols, config.lut_slots);
   human += fmt::format(
-      "\nLUT unit table SRAM of {} (docs/lut.md 10.2; not in the RTL yet): {} slots x 256 entries "
+      "\nLUT unit table SRAM of {} (docs/lut.md 10.2): {} slots x 256 entries "
       "x 16 bits = {} bits ({} B) per copy; {} dual-port copies for {} lanes = {} bits ({} B)\n",
       config.name, m.slots, m.copy_bits, m.copy_bits / 8, m.copies, m.lanes, m.bits(),
       m.bits() / 8);
