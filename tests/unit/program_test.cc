@@ -1483,6 +1483,12 @@ AccelGeometry GemmGeometry(int rows, int cols) {
   return g;
 }
 
+// The three array shapes in turn: 8x8, 4x16, 16x4.
+AccelGeometry RotatingGeometry(int trial) {
+  static constexpr int kRows[] = {8, 4, 16}, kCols[] = {8, 16, 4};
+  return GemmGeometry(kRows[trial % 3], kCols[trial % 3]);
+}
+
 std::string Describe(const GemmCase& c) {
   return "M=" + std::to_string(c.m) + " N=" + std::to_string(c.n) + " K=" + std::to_string(c.k) +
          " raw=" + std::to_string(c.out_raw) + " per_channel=" + std::to_string(c.per_channel) +
@@ -1494,12 +1500,7 @@ TEST(ProgramGemmTest, RandomCommandsMatchGoldenGemmAndRequant) {
   std::mt19937 rng(31);
   int run = 0;
   for (int trial = 0; trial < 600; ++trial) {
-    const AccelGeometry g = GemmGeometry(trial % 3 == 0   ? 8
-                                         : trial % 3 == 1 ? 4
-                                                          : 16,
-                                         trial % 3 == 0   ? 8
-                                         : trial % 3 == 1 ? 16
-                                                          : 4);
+    const AccelGeometry g = RotatingGeometry(trial);
     const GemmCase c = RandomGemmCase(g, rng, trial < 500 ? 40 : 70, trial % 50 == 0 ? 300 : 24);
     const Descriptor d = EncodeGemm(FieldsOf(c), kNoFlags);
     if (Validate(g, d) != ProgramError::kNone) continue;  // too large for the SRAMs
@@ -1525,12 +1526,7 @@ TEST(ProgramGemmTest, RandomLutCommandsLookUpTheirSlot) {
   std::mt19937 rng(41);
   int run = 0;
   for (int trial = 0; trial < 300; ++trial) {
-    const AccelGeometry g = GemmGeometry(trial % 3 == 0   ? 8
-                                         : trial % 3 == 1 ? 4
-                                                          : 16,
-                                         trial % 3 == 0   ? 8
-                                         : trial % 3 == 1 ? 16
-                                                          : 4);
+    const AccelGeometry g = RotatingGeometry(trial);
     GemmCase c = RandomGemmCase(g, rng, 40, 24);
     c.out_raw = false;
     const uint32_t slot = uint32_t(Uniform(rng, 0, g.lut_slots - 1));
@@ -1750,12 +1746,7 @@ TEST(ProgramMoveTest, ChainedLayersEqualMatrixMath) {
   std::mt19937 rng(17);
   int chains = 0;
   for (int trial = 0; trial < 240; ++trial) {
-    const AccelGeometry g = GemmGeometry(trial % 3 == 0   ? 8
-                                         : trial % 3 == 1 ? 4
-                                                          : 16,
-                                         trial % 3 == 0   ? 8
-                                         : trial % 3 == 1 ? 16
-                                                          : 4);
+    const AccelGeometry g = RotatingGeometry(trial);
     const bool into_a = trial % 2 == 0;
     const int rows = g.rows, cols = g.cols;
     GemmCase l1 = RandomGemmCase(g, rng, 40, 20);
