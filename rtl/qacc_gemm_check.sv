@@ -1,7 +1,7 @@
 // Validation of a GEMM command (spec 4, with the LUT stage's rules of lut.md 10.4): the first failing check of
-// the table in its order sets the error code,
-// and the derived tile counts the controller sequences. Combinational. Used by the controller in cycle 0 of a
-// command and by the fetcher on every GEMM descriptor of a program (data_movement.md 17.2).
+// the table in its order sets the error code, and the derived tile counts the controller sequences.
+// Combinational. Used by the controller in cycle 0 of a command and by the fetcher on every GEMM descriptor of a
+// program (data_movement.md 17.2).
 module qacc_gemm_check
   import qacc_pkg::*;
 #(

@@ -38,7 +38,7 @@ module qacc_move
   logic [CMD_BASE_W-1:0] src_q, src_row_q, dst_q, dst_row_q, src_d, src_row_d, dst_d, dst_row_d;
   logic                  reading, writing, tile_end, last_tile;
   logic [DIM_W-1:0]      jw;                           // destination word of the tile being written
-  logic [NumRows-1:0][NumCols-1:0][7:0] buf_q;  // entry r of the tile, byte c
+  logic [NumRows-1:0][NumCols-1:0][7:0] buf_q;         // entry r of the tile, byte c
   logic                  cap_q;                        // the read of the previous cycle returns now
   logic [$clog2(Reads+1)-1:0] cap_idx_q;
 
