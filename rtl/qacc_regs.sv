@@ -119,7 +119,7 @@ module qacc_regs
         win          = WinLut;
         win_in_range = 32'(off) < LUT_SLOT_WORDS * LutSlots * LUT_WORD_ENTRIES * LUT_ENTRY_BYTES;
       end
-      default: is_win = 1'b0;  // registers, reserved LUT/softmax windows (absent in this version), unmapped
+      default: is_win = 1'b0;  // registers, reserved softmax/LayerNorm windows (absent in this version), unmapped
     endcase
   end
 

@@ -557,8 +557,8 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
   }
   // SET (units.md 19.4). No present unit has a register block in this version, so every SET fails:
   // BAD_SHAPE first when COUNT is 0 or above 14 (both checks fail), BAD_SET otherwise, with REG in
-  // the frame's blocks 0 and 1 (CMD_M, a read-only ID), in an absent unit's block (2: LUT, 3:
-  // softmax), in a free block, at the last register, and across a block boundary.
+  // the frame's blocks 0 and 1 (CMD_M, a read-only ID), in a block of no present unit (2: free, 3:
+  // softmax, absent), in a free block, at the last register, and across a block boundary.
   constexpr uint32_t kRegsPerBlock = arch::kUnitBlockBytes / 4;
   auto set = [&rng](uint32_t reg, uint32_t count) {
     golden::SetFields f;

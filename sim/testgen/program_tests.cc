@@ -511,7 +511,8 @@ int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
     }
     return 2;
   }
-  // Unmapped: above the register blocks, the reserved LUT/softmax/LayerNorm windows, regions 9..15.
+  // Unmapped: above the register blocks, the reserved softmax/LayerNorm windows, regions 9..15; and
+  // the LUT table window's first word (mapped since the table SRAM: refused while busy).
   const uint32_t addr =
       rng.Pick<uint32_t>({0x001000, 0x0FFFFC, 0x600000, 0x700010, 0x800000, 0xF00000, 0xFFFFFC});
   if (rng.Chance(50)) {
