@@ -150,8 +150,13 @@ const char* StatusName(tlm::tlm_response_status status) {
 }
 
 struct Perf {
-  uint32_t cycles = 0, mac_busy = 0, rq_busy = 0, out_writes = 0, feed_stall = 0;
+  uint32_t cycles = 0, mac_busy = 0, rq_busy = 0, out_writes = 0, feed_stall = 0, lut_busy = 0;
 };
+
+// CMD_MODE's activation fields (lut.md 10.3): ACT [11:8], LUT_SLOT [15:12], LUT_IN_BITS [19:16],
+// LUT_ENTRY_BITS [24:20].
+bool ModeLut(uint32_t mode) { return ((mode >> 8) & 0xF) == 1; }
+bool ModeLut16(uint32_t mode) { return ModeLut(mode) && ((mode >> 20) & 0x1F) == 16; }
 
 // The harness's own model of one device.
 struct Expected {
@@ -219,13 +224,15 @@ struct Expected {
     const uint32_t mode = cmd[8];
     const bool per_channel = mode & 2, out_raw = mode & 4, bias_en = mode & 8;
     if (cmd[15] != 0) return 10;
-    if (m == 0 || n == 0 || k == 0) return 1;
+    if (m == 0 || n == 0 || k == 0 || (ModeLut(mode) && out_raw)) return 1;
     const int64_t mb = CeilDiv(m, config.rows), nb = CeilDiv(n, config.cols), t = mb * nb;
     if (a_base + mb * k > config.a_depth) return 2;
     if (b_base + nb * k > config.b_depth) return 3;
     if (bias_en && bias_base + nb > config.bias_depth) return 4;
     if (per_channel && rq_base + nb > config.rq_depth) return 5;
-    const int64_t out_words = out_raw ? t * config.rows : t * config.rows / 4;
+    const int64_t out_words = out_raw           ? t * config.rows
+                              : ModeLut16(mode) ? t * config.rows / 2
+                                                : t * config.rows / 4;
     if (out_base + out_words > config.out_depth) return 6;
     if (!out_raw) {
       const int64_t shift = SignExtend(cmd[14], 6);
@@ -238,7 +245,12 @@ struct Expected {
     }
     const int64_t a_zp = SignExtend(cmd[9], 9), b_zp = SignExtend(cmd[9] >> 16, 9);
     if (a_zp < -128 || a_zp > 255 || b_zp < -128 || b_zp > 255) return 8;
-    if ((mode >> 8) & 0xF) return 9;
+    if (!ModeLut(mode)) return ((mode >> 8) & 0xF) != 0 ? 9 : 0;
+    const uint32_t slot = (mode >> 12) & 0xF, in_bits = (mode >> 16) & 0xF,
+                   entry_bits = (mode >> 20) & 0x1F;
+    if (slot >= uint32_t(config.lut_slots)) return 32;
+    if (in_bits < 2 || in_bits > 8) return 33;
+    if (entry_bits != 8 && entry_bits != 16) return 34;
     return 0;
   }
 
@@ -259,13 +271,18 @@ struct Expected {
     }
     const int64_t m = cmd[0], n = cmd[1], k = cmd[2], r = config.rows, c = config.cols;
     const int64_t mb = CeilDiv(m, r), nb = CeilDiv(n, c), t = mb * nb, p = std::max({k, r, c});
-    const int64_t e = (t - 1) * p + k + r + c + 8;
+    const bool lut = ModeLut(cmd[8]);
+    const int64_t e = (t - 1) * p + k + r + c + 8 + (lut ? 2 : 0);  // the LUT stage: L_lut = 2
     done_cycle = launch_cycle + e;
-    perf = Perf{uint32_t(e), uint32_t(t * k), uint32_t(t * r), uint32_t(nb * m),
-                uint32_t((t - 1) * (p - k))};
-    // The output words the command writes (6.3) become unknown; nothing else changes.
+    perf = Perf{uint32_t(e),
+                uint32_t(t * k),
+                uint32_t(t * r),
+                uint32_t(nb * m),
+                uint32_t((t - 1) * (p - k)),
+                uint32_t(lut ? t * r : 0)};
+    // The output words the command writes (6.3, lut.md 10.6) become unknown; nothing else changes.
     const bool out_raw = cmd[8] & 4;
-    const int64_t words = out_raw ? t * r : t * r / 4;
+    const int64_t words = out_raw ? t * r : ModeLut16(cmd[8]) ? t * r / 2 : t * r / 4;
     const int64_t first = int64_t(cmd[7]) * WordBytes(5), last = first + words * WordBytes(5);
     for (int64_t b = first; b < last; ++b) known[5][size_t(b)] = 0;
   }
@@ -274,15 +291,15 @@ struct Expected {
   // final value.
   bool PerfAt(uint32_t offset, int64_t cycle, uint32_t* value) const {
     *value = 0;
-    if (offset == kPerfLutBusy || offset == kPerfSmxBusy) return true;
+    if (offset == kPerfSmxBusy) return true;
     if (offset == kPerfCmdCount) {
       *value = cmd_count;
       return true;
     }
     if (!launched) return true;
     if (cycle < launch_cycle + (legal ? 0 : 1)) return true;  // cleared at launch
-    const uint32_t values[] = {perf.cycles, perf.mac_busy, perf.rq_busy, perf.out_writes,
-                               perf.feed_stall};
+    const uint32_t values[] = {perf.cycles,     perf.mac_busy,   perf.rq_busy,
+                               perf.out_writes, perf.feed_stall, perf.lut_busy};
     *value = values[(offset - kPerfCycles) / 4];
     return !(legal && cycle < done_cycle);
   }
@@ -470,7 +487,9 @@ class Session {
       case kHwBiasDepth: expected = c.bias_depth; break;
       case kHwRqDepth: expected = c.rq_depth; break;
       case kHwOutDepth: expected = c.out_depth; break;
-      case kHwUnits: expected = 0x3; break;
+      case kHwUnits:
+        expected = 0x7;
+        break;  // MAC, requant, LUT
       case kHwLatency: expected = 0x01010104; break;
       case kHwLutSlots:
         expected = uint32_t(c.lut_slots);
