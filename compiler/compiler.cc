@@ -190,7 +190,7 @@ class LayerCompiler {
                       who, k, config_.b_depth));
     }
     const bool scratch = ctx.route == OutputRoute::kExtIntermediate;
-    const uint32_t out_words_per_tile = uint32_t(r * l.out_bytes() / 4);
+    const uint32_t out_words_per_tile = uint32_t(arch::OutWords(1, r, l.out_layout()));
 
     Chunking ch;
     ch.so = streams;
@@ -313,7 +313,7 @@ class LayerCompiler {
     const uint32_t a_slot_words = uint32_t(ch.ma) * k;
     const uint32_t scratch_words = uint32_t(ch.ma) * uint32_t(ch.nbc) * uint32_t(c);
     const uint32_t out_slot_words =
-        uint32_t(ch.ma) * uint32_t(ch.nbc) * uint32_t(r * l.out_bytes() / 4);
+        uint32_t(ch.ma) * uint32_t(ch.nbc) * uint32_t(arch::OutWords(1, r, l.out_layout()));
     const uint32_t scratch_base = ctx.a_space.base + a_slot_words * uint32_t(ch.sa);
 
     // The activation's table (lut.md 10.4): loaded into slot layer mod S before the first GEMM;
@@ -331,7 +331,7 @@ class LayerCompiler {
       f.ext_addr = ctx.table_addr;
       Dma(Op::kLoad, f, {}, {*table});
       act_mode = uint32_t(arch::Act::kLut) << arch::kModeActLsb | slot << arch::kModeLutSlotLsb |
-                 8u << arch::kModeLutInBitsLsb |
+                 uint32_t(arch::kLutMaxInBits) << arch::kModeLutInBitsLsb |  // as ActivationTable
                  uint32_t(l.activation.out_bits) << arch::kModeLutEntryBitsLsb;
     }
 
@@ -561,6 +561,7 @@ class LayerCompiler {
       f.sram_stride2 = 1;
       f.ext_stride2 = ctx.y_pitch;
       const uint32_t first_entry = uint32_t(p * b.nbc * r);
+      // Units of the layout: an out word holds 4 / out_bytes() entries.
       f.sram_base = b.out_base * uint32_t(4 / l.out_bytes()) + first_entry;
       f.ext_addr = ctx.y_addr + uint32_t((b.mb0 + p) * r) * ctx.y_pitch + uint32_t(b.nb0) * unit;
       Dma(Op::kStore, f, {b.out_range}, {});

@@ -98,7 +98,7 @@ golden::Lut ActivationTable(const GemmLayer& l) {
     Fail(l, fmt::format("activation.out_scale = {} must be 0 (derived) or positive", a.out_scale));
   }
   golden::LutSpec spec;
-  spec.in.bits = 8;
+  spec.in.bits = arch::kLutMaxInBits;  // the requant code's 8 bits, all of them address the table
   spec.in.is_signed = l.clamp_min < 0;
   spec.in.scale = a.in_scale;
   spec.in.zero_point = l.zp_out;

@@ -12,6 +12,7 @@
 
 #include "golden/elementwise.h"
 #include "golden/lut.h"
+#include "model/arch.h"
 
 namespace qacc::compiler {
 
@@ -49,10 +50,14 @@ struct GemmLayer {
   bool has_activation() const { return !activation.function.empty(); }
   // The output codes are unsigned (else signed): the activation's, or the clamp's range.
   bool out_unsigned() const { return has_activation() ? activation.out_unsigned : clamp_min >= 0; }
-  // Bytes of one stored output element: 4 (out_int32), 2 (a 16-bit activation), 1.
-  int out_bytes() const {
-    return out_int32 ? 4 : has_activation() && activation.out_bits == 16 ? 2 : 1;
+  // The out SRAM layout the layer's GEMMs write (6.3, lut.md 10.6), and the bytes of one stored
+  // output element in it: 4 (out_int32), 2 (a 16-bit activation), 1.
+  arch::OutLayout out_layout() const {
+    if (out_int32) return arch::OutLayout::kInt32;
+    return has_activation() && activation.out_bits == 16 ? arch::OutLayout::kInt16
+                                                         : arch::OutLayout::kInt8;
   }
+  int out_bytes() const { return out_int32 ? 4 : out_layout() == arch::OutLayout::kInt16 ? 2 : 1; }
 };
 
 // The table of a layer's activation (golden::BuildLut, exact mode, half-to-even rounding). Throws

@@ -24,7 +24,8 @@ arch::Timing ComputeEngine::StartGemm(const arch::Command& command, uint64_t sta
   bias_en_ = decision.command.bias_en;
   per_channel_ = decision.command.per_channel;
   lut_ = decision.command.lut;
-  first_lut_read_ = timing_.Q(0, 0) + 1;
+  // The LUT unit registers a beat's addresses, then its lanes read: L_lut - Lr after the beat.
+  first_lut_read_ = timing_.Q(0, 0) + arch::kLutLatency - arch::kSramReadLatency;
   first_read_ = timing_.F(0, 0);
   first_param_read_ = timing_.BiasRead(0);
   first_write_ = timing_.W(0, 0);

@@ -613,15 +613,33 @@ TEST(ProgramValidateGemmTest, LutFieldsOverTheirWholeFields) {
   }
 }
 
+// One way to fail one check of a GEMM descriptor.
+struct GemmBreaker {
+  ProgramError error;
+  std::function<void(Descriptor&)> apply;
+};
+
+// Every subset of `breakers` applied to `base` at once reports the earliest of them (the breakers
+// are in the table's order and independent of each other).
+void ExpectEarliestOfEverySubset(const AccelGeometry& g, const GemmFields& base,
+                                 const std::vector<GemmBreaker>& breakers) {
+  for (uint32_t subset = 0; subset < (1u << breakers.size()); ++subset) {
+    Descriptor d = EncodeGemm(base, kNoFlags);
+    ProgramError expected = ProgramError::kNone;
+    for (size_t i = 0; i < breakers.size(); ++i) {
+      if (!(subset >> i & 1)) continue;
+      breakers[i].apply(d);
+      if (expected == ProgramError::kNone) expected = breakers[i].error;
+    }
+    EXPECT_EQ(Validate(g, d), expected) << "subset " << subset;
+  }
+}
+
 // Every subset of the ten GEMM checks failing at once reports the earliest of them in the
 // table's order (2^10 combinations, each breaker independent of the others).
 TEST(ProgramValidateGemmTest, CheckOrderOverAllCombinations) {
   const AccelGeometry g = Small(8, 8);
-  struct Breaker {
-    ProgramError error;
-    std::function<void(Descriptor&)> apply;
-  };
-  const std::vector<Breaker> breakers = {
+  const std::vector<GemmBreaker> breakers = {
       {ProgramError::kBadOpcode, [](Descriptor& d) { d[15] = 5; }},
       {ProgramError::kBadShape, [](Descriptor& d) { d[2] = 0; }},
       {ProgramError::kARange, [&](Descriptor& d) { d[3] = g.a_depth; }},
@@ -633,27 +651,14 @@ TEST(ProgramValidateGemmTest, CheckOrderOverAllCombinations) {
       {ProgramError::kBadZp, [](Descriptor& d) { d[9] = ZpAb(-129, 0); }},
       {ProgramError::kUnitAbsent, [](Descriptor& d) { d[8] |= 2u << 8; }},
   };
-  for (uint32_t subset = 0; subset < (1u << breakers.size()); ++subset) {
-    Descriptor d = EncodeGemm(LegalGemm(), kNoFlags);
-    ProgramError expected = ProgramError::kNone;
-    for (size_t i = 0; i < breakers.size(); ++i) {
-      if (!(subset >> i & 1)) continue;
-      breakers[i].apply(d);
-      if (expected == ProgramError::kNone) expected = breakers[i].error;
-    }
-    EXPECT_EQ(Validate(g, d), expected) << "subset " << subset;
-  }
+  ExpectEarliestOfEverySubset(g, LegalGemm(), breakers);
 }
 
 // The same over the checks of a GEMM with ACT = LUT: UNIT_ABSENT gives way to the LUT fields'
 // checks, after BAD_ZP (lut.md 10.4).
 TEST(ProgramValidateGemmTest, LutCheckOrderOverAllCombinations) {
   const AccelGeometry g = Small(4, 16);  // 3 slots
-  struct Breaker {
-    ProgramError error;
-    std::function<void(Descriptor&)> apply;
-  };
-  const std::vector<Breaker> breakers = {
+  const std::vector<GemmBreaker> breakers = {
       {ProgramError::kBadShape, [](Descriptor& d) { d[8] |= kOutRaw; }},
       {ProgramError::kARange, [&](Descriptor& d) { d[3] = g.a_depth; }},
       {ProgramError::kOutRange, [&](Descriptor& d) { d[7] = g.out_depth; }},
@@ -664,16 +669,7 @@ TEST(ProgramValidateGemmTest, LutCheckOrderOverAllCombinations) {
   };
   GemmFields lut = LegalGemm();
   lut.mode = 1u << 8 | 2u << 12 | 5u << 16 | 16u << 20;
-  for (uint32_t subset = 0; subset < (1u << breakers.size()); ++subset) {
-    Descriptor d = EncodeGemm(lut, kNoFlags);
-    ProgramError expected = ProgramError::kNone;
-    for (size_t i = 0; i < breakers.size(); ++i) {
-      if (!(subset >> i & 1)) continue;
-      breakers[i].apply(d);
-      if (expected == ProgramError::kNone) expected = breakers[i].error;
-    }
-    EXPECT_EQ(Validate(g, d), expected) << "subset " << subset;
-  }
+  ExpectEarliestOfEverySubset(g, lut, breakers);
 }
 
 // ---- 12: DMA validation -----------------------------------------------------------------------
