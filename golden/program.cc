@@ -139,8 +139,10 @@ ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
         return ProgramError::kLutSlot;
       case EltwiseCheck::kLutInBits:
         return ProgramError::kLutInBits;
-      default:
+      case EltwiseCheck::kLutEntryBits:
         return ProgramError::kLutEntryBits;
+      default:
+        throw std::logic_error("golden: CheckLutFields returned a check of ELTWISE's add");
     }
   }
   return ProgramError::kNone;

@@ -418,7 +418,8 @@ void Coverage::OnCycle(int64_t cycle, const RtlSample& s) {
   // The LUT lanes' addresses: the low LUT_IN_BITS of each requant code (lut.md 10.3).
   const BeatSample& rq = s.beats[size_t(arch::BeatUnit::kRequant)];
   if (rq.valid && cmd_.cmd.lut()) {
-    const uint32_t mask = (uint32_t{1} << std::min<uint32_t>(cmd_.cmd.lut_in_bits(), 8)) - 1;
+    const uint32_t mask =
+        (uint32_t{1} << std::min<uint32_t>(cmd_.cmd.lut_in_bits(), arch::kLutMaxInBits)) - 1;
     for (int lane = 0; lane < config_.cols; ++lane) {
       cmd_.lut_addresses.set(size_t(uint32_t(rq.lanes[lane]) & mask));
     }

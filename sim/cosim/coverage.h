@@ -53,7 +53,8 @@ class Coverage {
     arch::Timing timing;
     int64_t mac_beats = 0;  // MAC output beats seen so far (tile = beats / R)
     bool verdict_seen = false;
-    std::bitset<256> lut_addresses;  // ACT = LUT: the slot addresses its lanes read
+    std::bitset<arch::kLutSlotEntries>
+        lut_addresses;  // ACT = LUT: the slot addresses its lanes read
   };
   void Hit(const std::string& bin);
   void OnStart(int64_t cycle);
