@@ -53,7 +53,30 @@ constexpr int32_t SignExtend(uint32_t value, int bits) {
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-bool IsValidOp(uint32_t op) { return op <= static_cast<uint32_t>(Op::kSet); }
+bool IsValidOp(uint32_t op) { return op < arch::kNumDescOpcodes; }
+
+// The program error of each check of lut.md 10.3 and 10.5 (10.7), each by name.
+ProgramError ErrorOf(EltwiseCheck check) {
+  switch (check) {
+    case EltwiseCheck::kNone:
+      return ProgramError::kNone;
+    case EltwiseCheck::kBadShape:
+      return ProgramError::kBadShape;
+    case EltwiseCheck::kOutRange:
+      return ProgramError::kOutRange;
+    case EltwiseCheck::kOverlap:
+      return ProgramError::kEltOverlap;
+    case EltwiseCheck::kLutSlot:
+      return ProgramError::kLutSlot;
+    case EltwiseCheck::kLutInBits:
+      return ProgramError::kLutInBits;
+    case EltwiseCheck::kLutEntryBits:
+      return ProgramError::kLutEntryBits;
+    case EltwiseCheck::kBadAdd:
+      return ProgramError::kBadAdd;
+  }
+  throw std::logic_error("golden: an EltwiseCheck without a program error");
+}
 
 template <typename Bytes>  // std::vector<uint8_t> or MemoryImage
 uint32_t Load32(const Bytes& bytes, uint64_t offset) {
@@ -131,21 +154,8 @@ ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
     return ProgramError::kBadZp;
   }
   if ((f.mode & kModeActMask) != 0 && !lut) return ProgramError::kUnitAbsent;
-  if (lut) {
-    switch (CheckLutFields(GemmLutFields(f.mode), geometry.lut_slots)) {
-      case EltwiseCheck::kNone:
-        break;
-      case EltwiseCheck::kLutSlot:
-        return ProgramError::kLutSlot;
-      case EltwiseCheck::kLutInBits:
-        return ProgramError::kLutInBits;
-      case EltwiseCheck::kLutEntryBits:
-        return ProgramError::kLutEntryBits;
-      default:
-        throw std::logic_error("golden: CheckLutFields returned a check of ELTWISE's add");
-    }
-  }
-  return ProgramError::kNone;
+  return lut ? ErrorOf(CheckLutFields(GemmLutFields(f.mode), geometry.lut_slots))
+             : ProgramError::kNone;
 }
 
 // Data_movement.md 12, in its order. Every bound in uint64: the last unit is below 2^37 and the
@@ -698,6 +708,76 @@ DmaFields DecodeDma(const Descriptor& d) {
   return r;
 }
 
+Descriptor EncodeEltwise(const EltwiseFields& fields, Header flags) {
+  namespace f = desc::eltwise;
+  Descriptor d{};
+  desc::Put(d, f::kCount, fields.count);
+  desc::Put(d, f::kSrcA, fields.src_a);
+  desc::Put(d, f::kSrcB, fields.src_b);
+  desc::Put(d, f::kDst, fields.dst);
+  desc::Put(d, f::kOp, fields.op);
+  desc::Put(d, f::kForm, fields.form);
+  desc::Put(d, f::kAUnsigned, fields.a_unsigned);
+  desc::Put(d, f::kBUnsigned, fields.b_unsigned);
+  desc::Put(d, f::kYUnsigned, fields.y_unsigned);
+  desc::Put(d, f::kRounding, fields.rounding);
+  desc::Put(d, f::kWrap, fields.wrap);
+  desc::Put(d, f::kLutSlot, fields.lut.slot);
+  desc::Put(d, f::kLutInBits, fields.lut.in_bits);
+  desc::Put(d, f::kLutEntryBits, fields.lut.entry_bits);
+  desc::Put(d, f::kZpA, uint32_t(fields.zp_a));
+  desc::Put(d, f::kZpB, uint32_t(fields.zp_b));
+  desc::Put(d, f::kZpY, uint32_t(fields.zp_y));
+  desc::Put(d, f::kLeftShift, fields.left_shift);
+  desc::Put(d, f::kClampMin, uint32_t(fields.clamp_min));
+  desc::Put(d, f::kClampMax, uint32_t(fields.clamp_max));
+  desc::Put(d, f::kMultA, fields.mult_a);
+  desc::Put(d, f::kMultB, fields.mult_b);
+  desc::Put(d, f::kMultY, fields.mult_y);
+  desc::Put(d, f::kShiftA, uint32_t(fields.shift_a));
+  desc::Put(d, f::kShiftB, uint32_t(fields.shift_b));
+  desc::Put(d, f::kShiftY, uint32_t(fields.shift_y));
+  desc::Put(d, f::kRshift, fields.rshift);
+  PutHeader(Op::kEltwise, flags, d);
+  return d;
+}
+
+EltwiseFields DecodeEltwise(const Descriptor& d) {
+  namespace f = desc::eltwise;
+  const auto get_signed = [&](desc::Field field) {
+    return SignExtend(desc::Get(d, field), field.width);
+  };
+  EltwiseFields r;
+  r.count = desc::Get(d, f::kCount);
+  r.src_a = desc::Get(d, f::kSrcA);
+  r.src_b = desc::Get(d, f::kSrcB);
+  r.dst = desc::Get(d, f::kDst);
+  r.op = desc::Get(d, f::kOp);
+  r.form = desc::Get(d, f::kForm);
+  r.a_unsigned = desc::Get(d, f::kAUnsigned) != 0;
+  r.b_unsigned = desc::Get(d, f::kBUnsigned) != 0;
+  r.y_unsigned = desc::Get(d, f::kYUnsigned) != 0;
+  r.rounding = desc::Get(d, f::kRounding);
+  r.wrap = desc::Get(d, f::kWrap) != 0;
+  r.lut.slot = desc::Get(d, f::kLutSlot);
+  r.lut.in_bits = desc::Get(d, f::kLutInBits);
+  r.lut.entry_bits = desc::Get(d, f::kLutEntryBits);
+  r.zp_a = get_signed(f::kZpA);
+  r.zp_b = get_signed(f::kZpB);
+  r.zp_y = get_signed(f::kZpY);
+  r.left_shift = desc::Get(d, f::kLeftShift);
+  r.clamp_min = get_signed(f::kClampMin);
+  r.clamp_max = get_signed(f::kClampMax);
+  r.mult_a = desc::Get(d, f::kMultA);
+  r.mult_b = desc::Get(d, f::kMultB);
+  r.mult_y = desc::Get(d, f::kMultY);
+  r.shift_a = get_signed(f::kShiftA);
+  r.shift_b = get_signed(f::kShiftB);
+  r.shift_y = get_signed(f::kShiftY);
+  r.rshift = desc::Get(d, f::kRshift);
+  return r;
+}
+
 MoveFields DecodeMove(const Descriptor& d) {
   namespace f = desc::move;
   MoveFields r;
@@ -807,6 +887,23 @@ std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& 
       text = fmt::format("SET {} registers from {:#05x}", f.count, 4 * f.reg);
       break;
     }
+    case static_cast<uint32_t>(Op::kEltwise): {
+      const EltwiseFields f = DecodeEltwise(d);
+      static constexpr const char* kOps[] = {"LUT", "ADD", "ADD_LUT", "OP 3"};
+      const bool int16 = f.has_lookup() && f.lut.entry_bits == 16;
+      text = fmt::format("ELTWISE {} {}[{}..] <- out8[{}..]", kOps[f.op & 3],
+                         int16 ? "out16" : "out8", f.dst, f.src_a);
+      if (f.has_add()) {
+        text += fmt::format(" + out8[{}..] ({})", f.src_b,
+                            f.form == kEltwiseFormSeed ? "seed-symmetric" : "tflite");
+      }
+      text += fmt::format(" ({} words)", f.count);
+      if (f.has_lookup()) {
+        text += fmt::format(" lut slot {} ({} -> {} bits)", f.lut.slot, f.lut.in_bits,
+                            f.lut.entry_bits);
+      }
+      break;
+    }
     default:
       text = fmt::format("OP {} (reserved)", header.op);
   }
@@ -863,6 +960,8 @@ ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d) {
       return ValidateMove(geometry, DecodeMove(d));
     case static_cast<uint32_t>(Op::kSet):
       return ValidateSet(DecodeSet(d));
+    case static_cast<uint32_t>(Op::kEltwise):
+      return ErrorOf(ValidateEltwise(DecodeEltwise(d), geometry.out_depth, geometry.lut_slots));
     default:
       return ProgramError::kBadOpcode;
   }
@@ -926,6 +1025,9 @@ ProgramError Execute(const AccelGeometry& geometry, const Descriptor& d, Machine
       // Validate passes a SET only into the block of a present unit, and no present unit has one.
       // The unit that brings the first block (LUT, issue 41) adds its registers to MachineState.
       throw std::logic_error("golden: a legal SET, but no unit with registers is modelled");
+    case Op::kEltwise:
+      ExecuteEltwise(DecodeEltwise(d), geometry.cols, state.lut, state.out);
+      return ProgramError::kNone;
   }
   return ProgramError::kBadOpcode;  // unreachable: Validate refused it
 }
@@ -1016,6 +1118,22 @@ Footprint FootprintOf(const AccelGeometry& geometry, const Descriptor& d) {
       const uint64_t dst_word = into_a ? rows : cols;
       AppendPattern(static_cast<uint8_t>(f.dst), f.dst_base * dst_word, f.dst_stride1 * dst_word,
                     f.dst_stride2 * dst_word, f.count1, f.count2, f.count0 * dst_word, fp.writes);
+      break;
+    }
+    case static_cast<uint32_t>(Op::kEltwise): {
+      const EltwiseFields f = DecodeEltwise(d);
+      const uint64_t out_word = 4 * cols;
+      fp.reads.push_back({sram(Sram::kOut), f.src_a * out_word, (f.src_a + f.count) * out_word});
+      if (f.has_add()) {
+        fp.reads.push_back({sram(Sram::kOut), f.src_b * out_word, (f.src_b + f.count) * out_word});
+      }
+      // A lookup reads the 32 words of its slot, as a fused GEMM does (lut.md 10.1).
+      if (f.has_lookup()) {
+        const uint64_t slot = f.lut.slot;
+        fp.reads.push_back({sram(Sram::kLut), slot * kLutSlotBytes, (slot + 1) * kLutSlotBytes});
+      }
+      fp.writes.push_back(
+          {sram(Sram::kOut), f.dst * out_word, (f.dst + f.result_words()) * out_word});
       break;
     }
     default:

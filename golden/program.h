@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "golden/lut_unit.h"
 #include "golden/memory_image.h"
 #include "spec/arch_spec.h"
 
@@ -35,7 +36,7 @@ inline constexpr int kQueueDepth = arch::kQueueDepth;  // descriptors per engine
 inline constexpr int kMaxTokens = arch::kMaxTokens;    // a token counter's largest value (14.2)
 using Descriptor = std::array<uint32_t, kDescriptorWords>;
 
-using Op = arch::Opcode;  // kGemm, kLoad, kStore, kMove, kSet
+using Op = arch::Opcode;  // kGemm, kLoad, kStore, kMove, kSet, kEltwise
 enum class Engine : uint8_t { kDma = 0, kCompute = 1 };
 
 // ERR_CODE values (architecture.md 4 and data_movement.md 11), from the spec data.
@@ -95,12 +96,16 @@ Descriptor EncodeDma(Op op, const DmaFields& fields, Header flags);  // op: kLoa
 Descriptor EncodeMove(const MoveFields& fields, Header flags);
 Descriptor EncodeGemm(const GemmFields& fields, Header flags);
 Descriptor EncodeSet(const SetFields& fields, Header flags);
+// ELTWISE (lut.md 10.5): golden::EltwiseFields (golden/lut_unit.h); Encode masks each field to its
+// width, Decode sign-extends the signed ones.
+Descriptor EncodeEltwise(const EltwiseFields& fields, Header flags);
+EltwiseFields DecodeEltwise(const Descriptor& d);
 Header DecodeHeader(const Descriptor& d);
 DmaFields DecodeDma(const Descriptor& d);  // fields masked to their widths
 MoveFields DecodeMove(const Descriptor& d);
 GemmFields DecodeGemm(const Descriptor& d);
 SetFields DecodeSet(const Descriptor& d);
-// The engine of a valid opcode; kCompute for GEMM, MOVE and SET, kDma for LOAD and STORE.
+// The engine of a valid opcode; kCompute for GEMM, MOVE, SET and ELTWISE, kDma for LOAD and STORE.
 Engine EngineOf(Op op);
 // "LOAD A[12..] <- ext 0x1000 (3 x 64 x 1 units)", "GEMM M=.. N=.. K=..", for reports.
 std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& d);
@@ -113,7 +118,8 @@ uint32_t UnitBytes(const AccelGeometry& geometry, uint32_t sram, bool out_int32,
 uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32,
                    bool out_int16 = false);
 
-// The checks of 4 (GEMM), 12 (DMA), 13 (MOVE) and units.md 19.4 (SET), in their order; kNone when
+// The checks of 4 (GEMM), 12 (DMA), 13 (MOVE), units.md 19.4 (SET) and lut.md 10.5 (ELTWISE), in
+// their order; kNone when
 // the descriptor is legal. Descriptors with a reserved opcode give kBadOpcode. A SET is legal only
 // into the register block of a present unit: no present unit has one in this version, so every SET
 // fails (BAD_SHAPE or BAD_SET).

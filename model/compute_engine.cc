@@ -9,7 +9,7 @@
 namespace qacc::model {
 
 ComputeEngine::ComputeEngine(const arch::ArchConfig& config, Srams& srams)
-    : config_(config), srams_(srams), move_(config, srams) {}
+    : config_(config), srams_(srams), move_(config, srams), eltwise_(config, srams) {}
 
 arch::Timing ComputeEngine::StartGemm(const arch::Command& command, uint64_t start_cycle) {
   const LaunchDecision decision = DecodeCommand(config_, command);
@@ -17,7 +17,7 @@ arch::Timing ComputeEngine::StartGemm(const arch::Command& command, uint64_t sta
     throw std::logic_error("ComputeEngine::StartGemm: the fetcher pushed an invalid GEMM");
   }
   ExecuteTiles(GemmEngine(config_, decision.command, srams_), srams_);
-  is_move_ = false;
+  kind_ = Kind::kGemm;
   start_ = start_cycle;
   timing_ = decision.command.timing;
   end_ = start_ + uint64_t(timing_.E()) - 1;  // the last write slot W(T-1, R-1)
@@ -33,15 +33,23 @@ arch::Timing ComputeEngine::StartGemm(const arch::Command& command, uint64_t sta
 }
 
 void ComputeEngine::StartMove(const MoveDesc& desc, uint64_t start_cycle) {
-  is_move_ = true;
+  kind_ = Kind::kMove;
   start_ = start_cycle;
   move_.Start(desc, start_cycle);
   end_ = move_.end_cycle();
 }
 
+void ComputeEngine::StartEltwise(const golden::EltwiseFields& fields, uint64_t start_cycle) {
+  kind_ = Kind::kEltwise;
+  start_ = start_cycle;
+  eltwise_.Start(fields, start_cycle);
+  end_ = eltwise_.end_cycle();
+}
+
 PortUse ComputeEngine::PortsAt(uint64_t cycle) const {
   if (cycle < start_ || cycle > end_) return {};
-  if (is_move_) return move_.PortsAt(cycle);
+  if (kind_ == Kind::kMove) return move_.PortsAt(cycle);
+  if (kind_ == Kind::kEltwise) return eltwise_.PortsAt(cycle);
   PortUse use;
   const int64_t rel = int64_t(cycle - start_);
   const int64_t period = timing_.P(), tiles = timing_.T();
@@ -78,13 +86,12 @@ PortUse ComputeEngine::PortsAt(uint64_t cycle) const {
   return use;
 }
 
-void ComputeEngine::Cycle(uint64_t cycle, MoveRead& read, MoveWrite& write) {
-  if (is_move_) {
-    move_.Cycle(cycle, read, write);
-  } else {
-    read = MoveRead{};
-    write = MoveWrite{};
-  }
+void ComputeEngine::Cycle(uint64_t cycle, MoveRead& read, MoveWrite& write, OutAccess& out_access) {
+  read = MoveRead{};
+  write = MoveWrite{};
+  out_access = OutAccess{};
+  if (kind_ == Kind::kMove) move_.Cycle(cycle, read, write);
+  if (kind_ == Kind::kEltwise) eltwise_.Cycle(cycle, out_access);
 }
 
 }  // namespace qacc::model

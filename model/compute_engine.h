@@ -1,7 +1,7 @@
 // The compute engine's command of a program (docs/data_movement.md 17.3, 17.6): a GEMM (a part-1
 // command whose cycle 0 is its start cycle s: reads, beats and writes at s plus the cycles of
-// architecture.md 7, completion at s + E - 1) or a MOVE (move_unit.h), with the SRAM ports each
-// uses in every cycle.
+// architecture.md 7, completion at s + E - 1), a MOVE (move_unit.h) or an ELTWISE
+// (eltwise_unit.h), with the SRAM ports each uses in every cycle.
 //
 // A GEMM's data is computed whole at its start (model_only.h ExecuteTiles on the SRAM images):
 // programs are race free (14.2), so no other command touches its operands or its output words
@@ -13,6 +13,7 @@
 
 #include "model/arch.h"
 #include "model/descriptor.h"
+#include "model/eltwise_unit.h"
 #include "model/move_unit.h"
 #include "model/sram_ports.h"
 #include "model/srams.h"
@@ -28,20 +29,25 @@ class ComputeEngine {
   // Returns its tiling and timing (for the perf counters it adds).
   arch::Timing StartGemm(const arch::Command& command, uint64_t start_cycle);
   void StartMove(const MoveDesc& desc, uint64_t start_cycle);
+  void StartEltwise(const golden::EltwiseFields& fields, uint64_t start_cycle);
 
-  bool is_move() const { return is_move_; }
+  // MOVE and ELTWISE access their SRAMs in Cycle(), every cycle; a GEMM's data is written at start.
+  bool steps_each_cycle() const { return kind_ != Kind::kGemm; }
   // e: the completion cycle of the command last started.
   uint64_t end_cycle() const { return end_; }
   // The SRAM ports the command uses in cycle c (nothing outside s .. e).
   PortUse PortsAt(uint64_t cycle) const;
-  // A MOVE's out read and destination write of cycle c (nothing for a GEMM).
-  void Cycle(uint64_t cycle, MoveRead& read, MoveWrite& write);
+  // A MOVE's out read and destination write, an ELTWISE's out accesses, of cycle c (nothing for a
+  // GEMM).
+  void Cycle(uint64_t cycle, MoveRead& read, MoveWrite& write, OutAccess& out_access);
 
  private:
   const arch::ArchConfig& config_;
   Srams& srams_;
+  enum class Kind : uint8_t { kGemm, kMove, kEltwise };
   MoveUnit move_;
-  bool is_move_ = false;
+  EltwiseUnit eltwise_;
+  Kind kind_ = Kind::kGemm;
   uint64_t start_ = 0, end_ = 0;
   arch::Timing timing_;
   bool bias_en_ = false, per_channel_ = false, lut_ = false;

@@ -84,6 +84,62 @@ ProgramError ValidateSet(const Descriptor& d) {
   return ProgramError::kBadSet;
 }
 
+// lut.md 10.5's legal ranges of the add's fields.
+constexpr uint32_t kMaxLeftShift = 20, kMaxSeedMult = 127, kMaxRshift = 62, kMaxRounding = 4;
+constexpr int32_t kMinAddShift = -31, kMaxAddShift = 0;
+
+bool IsQ31Multiplier(uint32_t m) { return m == 0 || (m >= (1u << 30) && m < (1u << 31)); }
+bool IsAddShift(int32_t s) { return s >= kMinAddShift && s <= kMaxAddShift; }
+
+}  // namespace
+
+bool EltwiseAddFieldsLegal(const golden::EltwiseFields& f) {
+  const int32_t y_min = f.y_unsigned ? 0 : -128, y_max = f.y_unsigned ? 255 : 127;
+  if (f.clamp_min > f.clamp_max || f.clamp_min < y_min || f.clamp_max > y_max) return false;
+  if (f.form == golden::kEltwiseFormSeed) {
+    return f.mult_a <= kMaxSeedMult && f.mult_b <= kMaxSeedMult && f.rshift <= kMaxRshift &&
+           f.rounding <= kMaxRounding;
+  }
+  return IsQ31Multiplier(f.mult_a) && IsQ31Multiplier(f.mult_b) && IsQ31Multiplier(f.mult_y) &&
+         IsAddShift(f.shift_a) && IsAddShift(f.shift_b) && IsAddShift(f.shift_y) &&
+         f.left_shift <= kMaxLeftShift;
+}
+
+namespace {
+
+// lut.md 10.5, in its order. Word counts in 64 bits (a base of 20 bits plus 2 COUNT).
+ProgramError ValidateEltwise(const arch::ArchConfig& config, const golden::EltwiseFields& f) {
+  const bool add = f.op == 1 || f.op == 2, lookup = f.op == 0 || f.op == 2;
+  if (f.count == 0 || f.op == 3) return ProgramError::kBadShape;
+  const uint64_t count = f.count, depth = config.out_depth;
+  const uint64_t result = lookup && f.lut.entry_bits == 16 ? 2 * count : count;
+  if (f.src_a + count > depth || (add && f.src_b + count > depth) || f.dst + result > depth) {
+    return ProgramError::kOutRange;
+  }
+  // Only exactly in place may a source share words with the result.
+  const auto overlaps = [&](uint64_t src) {
+    const bool shared = f.dst < src + count && src < f.dst + result;
+    return shared && !(f.dst == src && result == count);
+  };
+  if (overlaps(f.src_a) || (add && overlaps(f.src_b))) return ProgramError::kEltOverlap;
+  if (lookup) {
+    if (f.lut.slot >= uint32_t(config.lut_slots)) return ProgramError::kLutSlot;
+    if (f.lut.in_bits < uint32_t(arch::kLutMinInBits) ||
+        f.lut.in_bits > uint32_t(arch::kLutMaxInBits)) {
+      return ProgramError::kLutInBits;
+    }
+    if (f.lut.entry_bits != 8 && f.lut.entry_bits != 16) return ProgramError::kLutEntryBits;
+  }
+  if (add && !EltwiseAddFieldsLegal(f)) return ProgramError::kBadAdd;
+  return ProgramError::kNone;
+}
+
+// A field of `width` bits as two's complement.
+int32_t SignedField(uint32_t value, int width) {
+  const uint32_t sign = 1u << (width - 1);
+  return int32_t(value ^ sign) - int32_t(sign);
+}
+
 }  // namespace
 
 const char* ProgramErrorName(ProgramError error) { return arch::ErrCodeName(error); }
@@ -128,6 +184,41 @@ MoveDesc DecodeMoveDesc(const Descriptor& d) {
   r.src_stride1 = desc::Get(d, f::kSrcStride1);
   r.src_stride2 = desc::Get(d, f::kSrcStride2);
   r.dst = static_cast<uint8_t>(desc::Get(d, f::kDst));
+  return r;
+}
+
+golden::EltwiseFields DecodeEltwiseDesc(const Descriptor& d) {
+  namespace f = desc::eltwise;
+  const auto get = [&](desc::Field field) { return desc::Get(d, field); };
+  const auto get_signed = [&](desc::Field field) { return SignedField(get(field), field.width); };
+  golden::EltwiseFields r;
+  r.count = get(f::kCount);
+  r.src_a = get(f::kSrcA);
+  r.src_b = get(f::kSrcB);
+  r.dst = get(f::kDst);
+  r.op = get(f::kOp);
+  r.form = get(f::kForm);
+  r.a_unsigned = get(f::kAUnsigned);
+  r.b_unsigned = get(f::kBUnsigned);
+  r.y_unsigned = get(f::kYUnsigned);
+  r.rounding = get(f::kRounding);
+  r.wrap = get(f::kWrap);
+  r.lut.slot = get(f::kLutSlot);
+  r.lut.in_bits = get(f::kLutInBits);
+  r.lut.entry_bits = get(f::kLutEntryBits);
+  r.zp_a = get_signed(f::kZpA);
+  r.zp_b = get_signed(f::kZpB);
+  r.zp_y = get_signed(f::kZpY);
+  r.left_shift = get(f::kLeftShift);
+  r.clamp_min = get_signed(f::kClampMin);
+  r.clamp_max = get_signed(f::kClampMax);
+  r.mult_a = get(f::kMultA);
+  r.mult_b = get(f::kMultB);
+  r.mult_y = get(f::kMultY);
+  r.shift_a = get_signed(f::kShiftA);
+  r.shift_b = get_signed(f::kShiftB);
+  r.shift_y = get_signed(f::kShiftY);
+  r.rshift = get(f::kRshift);
   return r;
 }
 
@@ -177,6 +268,8 @@ ProgramError ValidateDescriptor(const arch::ArchConfig& config, const Descriptor
       return ValidateMove(config, DecodeMoveDesc(d));
     case uint32_t(DescOp::kSet):
       return ValidateSet(d);
+    case uint32_t(DescOp::kEltwise):
+      return ValidateEltwise(config, DecodeEltwiseDesc(d));
     default:
       return ProgramError::kBadOpcode;
   }

@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 
+#include "golden/lut_unit.h"
 #include "model/arch.h"
 
 namespace qacc::model {
@@ -20,7 +21,7 @@ inline constexpr int kMaxTokens = arch::kMaxTokens;    // largest value of a tok
 using Descriptor = std::array<uint32_t, kDescriptorWords>;
 
 // The header's OP.
-enum class DescOp : uint8_t { kGemm = 0, kLoad = 1, kStore = 2, kMove = 3, kSet = 4 };
+enum class DescOp : uint8_t { kGemm = 0, kLoad = 1, kStore = 2, kMove = 3, kSet = 4, kEltwise = 5 };
 
 // ERR_CODE of a program: part 1's codes 1..10 and part 2's 11..15, one enum generated from the
 // spec.
@@ -62,10 +63,16 @@ struct MoveDesc {
 DescHeader DecodeDescHeader(const Descriptor& d);
 DmaDesc DecodeDmaDesc(const Descriptor& d);
 MoveDesc DecodeMoveDesc(const Descriptor& d);
+// ELTWISE (lut.md 10.5): golden's field struct, decoded here from the spec's layout (signed fields
+// sign-extended).
+golden::EltwiseFields DecodeEltwiseDesc(const Descriptor& d);
+// ELTWISE's add fields legal (BAD_ADD otherwise): the clamp ordered and inside the result's type,
+// then the form's own ranges.
+bool EltwiseAddFieldsLegal(const golden::EltwiseFields& f);
 // A GEMM descriptor's words 0..14 as the CMD_* registers store them (each masked to its fields,
 // as a register write would be), OP = GEMM.
 arch::Command GemmCommandOf(const Descriptor& d);
-// True for LOAD and STORE: the DMA engine's opcodes; GEMM and MOVE go to the compute engine.
+// True for LOAD and STORE: the DMA engine's opcodes; the others go to the compute engine.
 inline bool IsDmaOp(uint32_t op) {
   return op == uint32_t(DescOp::kLoad) || op == uint32_t(DescOp::kStore);
 }
@@ -77,8 +84,9 @@ uint32_t DmaUnitBytes(const arch::ArchConfig& config, uint8_t sram, bool out_int
 // Bytes of one word of `sram` (architecture.md 3.1): R, C, 4C, 8C, 4C, 16.
 uint32_t SramWordBytes(const arch::ArchConfig& config, uint8_t sram);
 
-// The checks of architecture.md 4 (GEMM), data_movement.md 12 (LOAD/STORE) and 13 (MOVE), each in
-// its order; kBadOpcode for a reserved opcode; kNone for a legal descriptor.
+// The checks of architecture.md 4 (GEMM), data_movement.md 12 (LOAD/STORE) and 13 (MOVE), units.md
+// 19.4 (SET) and lut.md 10.5 (ELTWISE), each in its order; kBadOpcode for a reserved opcode; kNone
+// for a legal descriptor.
 ProgramError ValidateDescriptor(const arch::ArchConfig& config, const Descriptor& d);
 
 }  // namespace qacc::model

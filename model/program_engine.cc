@@ -143,6 +143,10 @@ void ProgramEngine::StartCommand(Engine e, uint64_t c, ProgramCycle* observed) {
     compute_.StartMove(DecodeMoveDesc(head.d), c);
     return;
   }
+  if (head.header.op == uint32_t(DescOp::kEltwise)) {
+    compute_.StartEltwise(DecodeEltwiseDesc(head.d), c);
+    return;
+  }
   if (head.header.op == uint32_t(DescOp::kSet)) {
     // Validation passes a SET only into a present unit's block; none has one in this version. The
     // first unit with registers (LUT, issue 41) writes them here and completes the SET at c (19.4).
@@ -266,7 +270,7 @@ inline void ProgramEngine::ComputeCycle(CycleWork& w) {
   w.busy[kCompute] = cs.state == EngineState::kRunning;
   if (w.busy[kCompute]) {
     w.ports = compute_.PortsAt(w.c);
-    compute_.Cycle(w.c, w.move_read, w.move_write);
+    compute_.Cycle(w.c, w.move_read, w.move_write, w.out_access);
   }
   if ((state == EngineState::kRunning && w.c == compute_.end_cycle()) ||
       state == EngineState::kCompleted) {
@@ -433,6 +437,7 @@ inline void ProgramEngine::Observe(const CycleWork& w, ProgramCycle& o) const {
   o.dma_sram = w.dout.access;
   o.move_read = w.move_read;
   o.move_write = w.move_write;
+  o.out_access = w.out_access;
   o.mon_cmd = mon_cmd_;
   o.dma_error = w.dma_error;
   o.fetch_error = w.fetch_error;
@@ -496,7 +501,8 @@ uint64_t ProgramEngine::SkipIdle(uint64_t limit) {
       break;
   }
   const Slot& cs = slots_[kCompute];
-  if (cs.state == EngineState::kRunning && (compute_.is_move() || c >= compute_.end_cycle())) {
+  if (cs.state == EngineState::kRunning &&
+      (compute_.steps_each_cycle() || c >= compute_.end_cycle())) {
     return 0;
   }
   if (CanStart(kCompute, c) || CanRetire(kCompute)) return 0;

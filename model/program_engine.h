@@ -77,6 +77,7 @@ struct ProgramCycle {
   DmaSramAccess dma_sram;  // mon_dma_sram_o
   MoveRead move_read;      // mon_move_o
   MoveWrite move_write;
+  OutAccess out_access;  // mon_out_acc_o
   GemmStart gemm_start;
   arch::Command mon_cmd;  // the GEMM the compute engine last started (from its start cycle on)
   // Errors recorded in this cycle (not pins: for generators that aim at their coincidences): an
@@ -188,6 +189,7 @@ class ProgramEngine {
     PortUse ports;  // the compute engine's SRAM ports
     MoveRead move_read;
     MoveWrite move_write;
+    OutAccess out_access;
     DmaEngine::CycleOut dout;
     AxiMasterOut m;  // the master's channels
   };

@@ -1,7 +1,7 @@
 // The SRAM ports of one cycle (docs/data_movement.md 17.6): every SRAM has one read and one write
 // port, and the compute engine never waits for one; a DMA step on a port the compute engine uses
-// in that cycle waits. Also the DMA's and MOVE's SRAM accesses of a cycle, as the co-simulation's
-// monitors see them (18).
+// in that cycle waits. Also the DMA's, MOVE's and the command units' SRAM accesses of a cycle, as
+// the co-simulation's monitors see them (18).
 #ifndef QACC_MODEL_SRAM_PORTS_H_
 #define QACC_MODEL_SRAM_PORTS_H_
 
@@ -21,6 +21,7 @@ struct PortUse {
 
 inline constexpr int kMaxStepBytes = 64;      // a DMA step: at most one beat (D <= 64 bytes)
 inline constexpr int kMaxMoveWordBytes = 32;  // a MOVE destination word: Rows or Cols bytes
+inline constexpr int kMaxOutWordBytes = 128;  // an out SRAM word: 4 Cols bytes
 
 // mon_dma_sram_o: one DMA step. The byte enables are the `bytes` bytes from `offset` of the word
 // (a step never crosses a word); `data[j]` is byte offset + j (writes only; 0 for reads).
@@ -45,6 +46,17 @@ struct MoveWrite {
   uint32_t word = 0;
   uint16_t bytes = 0;  // Rows (A) or Cols (B)
   std::array<uint8_t, kMaxMoveWordBytes> data{};
+};
+
+// mon_out_acc_o: a command unit's out SRAM read (word address) and its whole-word write in one
+// cycle (ELTWISE's; the command units to come share it, one runs at a time).
+struct OutAccess {
+  bool read = false;
+  uint32_t raddr = 0;
+  bool write = false;
+  uint32_t waddr = 0;
+  uint16_t bytes = 0;  // 4 Cols
+  std::array<uint8_t, kMaxOutWordBytes> data{};
 };
 
 }  // namespace qacc::model

@@ -17,6 +17,7 @@ qacc_sram_win.sv
 qacc_lut_sram.sv
 qacc_fifo.sv
 qacc_gemm_check.sv
+qacc_elt_check.sv
 qacc_regs.sv
 qacc_ctrl.sv
 qacc_desc_check.sv
@@ -27,4 +28,5 @@ qacc_dma_rows.sv
 qacc_dma_lanes.sv
 qacc_dma.sv
 qacc_move.sv
+qacc_eltwise.sv
 qacc_top.sv

@@ -4,7 +4,8 @@
 //   LOAD, STORE   BAD_SHAPE, BAD_SRAM, the SRAM's range code, EXT_ALIGN, EXT_RANGE (12)
 //   MOVE          BAD_SHAPE, BAD_SRAM, OUT_RANGE, A_RANGE / B_RANGE (13)
 //   SET           BAD_SHAPE, BAD_SET (units.md 19.4)
-//   5..15         BAD_OPCODE
+//   ELTWISE       BAD_SHAPE, OUT_RANGE, ELT_OVERLAP, the LUT fields', BAD_ADD (lut.md 10.5, qacc_elt_check)
+//   6..15         BAD_OPCODE
 module qacc_desc_check
   import qacc_pkg::*;
 #(
@@ -151,6 +152,20 @@ module qacc_desc_check
     end
   end
 
+  // ---- ELTWISE --------------------------------------------------------------------------------------------------
+  eltwise_desc_t elt;
+  err_code_e     elt_err;
+
+  qacc_eltwise_fields u_elt_fields (.desc_i, .fields_o(elt));
+
+  qacc_elt_check #(
+    .OutDepth (OutDepth),
+    .LutSlots (LutSlots)
+  ) u_elt (
+    .desc_i     (elt),
+    .err_code_o (elt_err)
+  );
+
   // ---- SET ------------------------------------------------------------------------------------------------------
   // REG and COUNT by part-selects at their generated positions (set_fields() would copy the descriptor each cycle).
   logic [SET_REG_W-1:0]   set_reg;
@@ -168,11 +183,12 @@ module qacc_desc_check
       OpLoad, OpStore: err_code_o = dma_err;
       OpMove:          err_code_o = move_err;
       OpSet:           err_code_o = set_err;
+      OpEltwise:       err_code_o = elt_err;
       default:         err_code_o = ErrBadOpcode;
     endcase
   end
 
-  // Words 10..14 are GEMM fields only; the index and the token flags are not checked.
+  // Words 12..14 are GEMM fields only; the index and the token flags are not checked.
   logic unused_desc;
   assign unused_desc = ^{unused_mb, unused_nb, unused_tiles, desc_i.index, desc_i.wait_tok, desc_i.signal,
                          last_byte[31:0]};

@@ -86,6 +86,44 @@ module qacc_move_fields
   assign unused = ^{desc_i.index, desc_i.wait_tok, desc_i.signal, desc_i.op, desc_i.w};
 endmodule
 
+module qacc_eltwise_fields
+  import qacc_pkg::*;
+(
+  input  desc_t desc_i,
+  output eltwise_desc_t fields_o
+);
+  assign fields_o.count          = desc_i.w[0][DIM_W-1:0];
+  assign fields_o.src_a          = desc_i.w[1][CMD_BASE_W-1:0];
+  assign fields_o.src_b          = desc_i.w[2][CMD_BASE_W-1:0];
+  assign fields_o.dst            = desc_i.w[3][CMD_BASE_W-1:0];
+  assign fields_o.op             = desc_i.w[4][1:0];
+  assign fields_o.form           = desc_i.w[4][2];
+  assign fields_o.a_unsigned     = desc_i.w[4][3];
+  assign fields_o.b_unsigned     = desc_i.w[4][4];
+  assign fields_o.y_unsigned     = desc_i.w[4][5];
+  assign fields_o.rounding       = desc_i.w[4][10:8];
+  assign fields_o.wrap           = desc_i.w[4][11];
+  assign fields_o.lut_slot       = desc_i.w[4][15:12];
+  assign fields_o.lut_in_bits    = desc_i.w[4][19:16];
+  assign fields_o.lut_entry_bits = desc_i.w[4][24:20];
+  assign fields_o.zp_a           = desc_i.w[5][ZP_W-1:0];
+  assign fields_o.zp_b           = desc_i.w[5][16+ZP_W-1:16];
+  assign fields_o.zp_y           = desc_i.w[6][ZP_W-1:0];
+  assign fields_o.left_shift     = desc_i.w[6][20:16];
+  assign fields_o.clamp_min      = desc_i.w[7][ZP_W-1:0];
+  assign fields_o.clamp_max      = desc_i.w[7][16+ZP_W-1:16];
+  assign fields_o.mult_a         = desc_i.w[8];
+  assign fields_o.mult_b         = desc_i.w[9];
+  assign fields_o.mult_y         = desc_i.w[10];
+  assign fields_o.shift_a        = desc_i.w[11][5:0];
+  assign fields_o.shift_b        = desc_i.w[11][13:8];
+  assign fields_o.shift_y        = desc_i.w[11][21:16];
+  assign fields_o.rshift         = desc_i.w[11][29:24];
+  // the words of other layouts and the header are not this layout's
+  logic unused;
+  assign unused = ^{desc_i.index, desc_i.wait_tok, desc_i.signal, desc_i.op, desc_i.w};
+endmodule
+
 module qacc_set_fields
   import qacc_pkg::*;
 (

@@ -82,11 +82,12 @@ package qacc_pkg;
   // ---- Enumerations -----------------------------------------------------------------------------------------------
   // CMD_OP: the operation of a command
   typedef enum logic [3:0] {
-    OpGemm  = 4'd0,
-    OpLoad  = 4'd1,
-    OpStore = 4'd2,
-    OpMove  = 4'd3,
-    OpSet   = 4'd4
+    OpGemm    = 4'd0,
+    OpLoad    = 4'd1,
+    OpStore   = 4'd2,
+    OpMove    = 4'd3,
+    OpSet     = 4'd4,
+    OpEltwise = 4'd5
   } opcode_e;
   // CMD_MODE.ACT: activation unit after requant
   typedef enum logic [3:0] {
@@ -121,6 +122,8 @@ package qacc_pkg;
     ErrLutSlot      = 8'd32,
     ErrLutInBits    = 8'd33,
     ErrLutEntryBits = 8'd34,
+    ErrBadAdd       = 8'd35,
+    ErrEltOverlap   = 8'd36,
     ErrLutRange     = 8'd37
   } err_code_e;
   // Unit ids (2) used by monitors, perf counters and reports
@@ -130,7 +133,8 @@ package qacc_pkg;
     UnitRequant = 3'd2,
     UnitOut     = 3'd3,
     UnitLut     = 3'd4,
-    UnitSoftmax = 3'd5
+    UnitSoftmax = 3'd5,
+    UnitEltwise = 3'd6
   } unit_e;
 
   // The present units with a row-beat monitor, in id order: the slot of mon_beat_*_o (units.md 21.2)
@@ -215,6 +219,7 @@ package qacc_pkg;
   localparam int unsigned HW_UNIT_REQUANT_BIT     = 1;
   localparam int unsigned HW_UNIT_LUT_BIT         = 2;
   localparam int unsigned HW_UNIT_SOFTMAX_BIT     = 3;
+  localparam int unsigned HW_UNIT_ELTWISE_BIT     = 4;
   localparam int unsigned HW_LATENCY_LQ_LSB       = 0;
   localparam int unsigned HW_LATENCY_LQ_W         = 8;
   localparam int unsigned HW_LATENCY_LW_LSB       = 8;
@@ -407,6 +412,65 @@ package qacc_pkg;
     logic [SRAM_ID_W-1:0]  dst;
   } move_desc_t;
   // decoded by module qacc_move_fields (rtl/qacc_desc_fields.sv)
+
+  // ELTWISE (lut.md 10.5): the word, lsb and width of each field, and its struct.
+  localparam int unsigned ELTWISE_COUNT_WORD          = 0, ELTWISE_COUNT_LSB = 0, ELTWISE_COUNT_W = 16;
+  localparam int unsigned ELTWISE_SRC_A_WORD          = 1, ELTWISE_SRC_A_LSB = 0, ELTWISE_SRC_A_W = 20;
+  localparam int unsigned ELTWISE_SRC_B_WORD          = 2, ELTWISE_SRC_B_LSB = 0, ELTWISE_SRC_B_W = 20;
+  localparam int unsigned ELTWISE_DST_WORD            = 3, ELTWISE_DST_LSB = 0, ELTWISE_DST_W = 20;
+  localparam int unsigned ELTWISE_OP_WORD             = 4, ELTWISE_OP_LSB = 0, ELTWISE_OP_W = 2;
+  localparam int unsigned ELTWISE_FORM_WORD           = 4, ELTWISE_FORM_LSB = 2, ELTWISE_FORM_W = 1;
+  localparam int unsigned ELTWISE_A_UNSIGNED_WORD     = 4, ELTWISE_A_UNSIGNED_LSB = 3, ELTWISE_A_UNSIGNED_W = 1;
+  localparam int unsigned ELTWISE_B_UNSIGNED_WORD     = 4, ELTWISE_B_UNSIGNED_LSB = 4, ELTWISE_B_UNSIGNED_W = 1;
+  localparam int unsigned ELTWISE_Y_UNSIGNED_WORD     = 4, ELTWISE_Y_UNSIGNED_LSB = 5, ELTWISE_Y_UNSIGNED_W = 1;
+  localparam int unsigned ELTWISE_ROUNDING_WORD       = 4, ELTWISE_ROUNDING_LSB = 8, ELTWISE_ROUNDING_W = 3;
+  localparam int unsigned ELTWISE_WRAP_WORD           = 4, ELTWISE_WRAP_LSB = 11, ELTWISE_WRAP_W = 1;
+  localparam int unsigned ELTWISE_LUT_SLOT_WORD       = 4, ELTWISE_LUT_SLOT_LSB = 12, ELTWISE_LUT_SLOT_W = 4;
+  localparam int unsigned ELTWISE_LUT_IN_BITS_WORD    = 4, ELTWISE_LUT_IN_BITS_LSB = 16, ELTWISE_LUT_IN_BITS_W = 4;
+  localparam int unsigned ELTWISE_LUT_ENTRY_BITS_WORD = 4, ELTWISE_LUT_ENTRY_BITS_LSB = 20, ELTWISE_LUT_ENTRY_BITS_W = 5;
+  localparam int unsigned ELTWISE_ZP_A_WORD           = 5, ELTWISE_ZP_A_LSB = 0, ELTWISE_ZP_A_W = 9;
+  localparam int unsigned ELTWISE_ZP_B_WORD           = 5, ELTWISE_ZP_B_LSB = 16, ELTWISE_ZP_B_W = 9;
+  localparam int unsigned ELTWISE_ZP_Y_WORD           = 6, ELTWISE_ZP_Y_LSB = 0, ELTWISE_ZP_Y_W = 9;
+  localparam int unsigned ELTWISE_LEFT_SHIFT_WORD     = 6, ELTWISE_LEFT_SHIFT_LSB = 16, ELTWISE_LEFT_SHIFT_W = 5;
+  localparam int unsigned ELTWISE_CLAMP_MIN_WORD      = 7, ELTWISE_CLAMP_MIN_LSB = 0, ELTWISE_CLAMP_MIN_W = 9;
+  localparam int unsigned ELTWISE_CLAMP_MAX_WORD      = 7, ELTWISE_CLAMP_MAX_LSB = 16, ELTWISE_CLAMP_MAX_W = 9;
+  localparam int unsigned ELTWISE_MULT_A_WORD         = 8, ELTWISE_MULT_A_LSB = 0, ELTWISE_MULT_A_W = 32;
+  localparam int unsigned ELTWISE_MULT_B_WORD         = 9, ELTWISE_MULT_B_LSB = 0, ELTWISE_MULT_B_W = 32;
+  localparam int unsigned ELTWISE_MULT_Y_WORD         = 10, ELTWISE_MULT_Y_LSB = 0, ELTWISE_MULT_Y_W = 32;
+  localparam int unsigned ELTWISE_SHIFT_A_WORD        = 11, ELTWISE_SHIFT_A_LSB = 0, ELTWISE_SHIFT_A_W = 6;
+  localparam int unsigned ELTWISE_SHIFT_B_WORD        = 11, ELTWISE_SHIFT_B_LSB = 8, ELTWISE_SHIFT_B_W = 6;
+  localparam int unsigned ELTWISE_SHIFT_Y_WORD        = 11, ELTWISE_SHIFT_Y_LSB = 16, ELTWISE_SHIFT_Y_W = 6;
+  localparam int unsigned ELTWISE_RSHIFT_WORD         = 11, ELTWISE_RSHIFT_LSB = 24, ELTWISE_RSHIFT_W = 6;
+  typedef struct packed {
+    logic [DIM_W-1:0]       count;
+    logic [CMD_BASE_W-1:0]  src_a;
+    logic [CMD_BASE_W-1:0]  src_b;
+    logic [CMD_BASE_W-1:0]  dst;
+    logic [1:0]             op;
+    logic                   form;
+    logic                   a_unsigned;
+    logic                   b_unsigned;
+    logic                   y_unsigned;
+    logic [2:0]             rounding;
+    logic                   wrap;
+    logic [3:0]             lut_slot;
+    logic [3:0]             lut_in_bits;
+    logic [4:0]             lut_entry_bits;
+    logic signed [ZP_W-1:0] zp_a;
+    logic signed [8:0]      zp_b;
+    logic signed [ZP_W-1:0] zp_y;
+    logic [4:0]             left_shift;
+    logic signed [ZP_W-1:0] clamp_min;
+    logic signed [8:0]      clamp_max;
+    logic [31:0]            mult_a;
+    logic [31:0]            mult_b;
+    logic [31:0]            mult_y;
+    logic signed [5:0]      shift_a;
+    logic signed [5:0]      shift_b;
+    logic signed [5:0]      shift_y;
+    logic [5:0]             rshift;
+  } eltwise_desc_t;
+  // decoded by module qacc_eltwise_fields (rtl/qacc_desc_fields.sv)
 
   // SET (units.md 19.4): the word, lsb and width of each field, and its struct.
   localparam int unsigned SET_VALUE_WORD = 0, SET_VALUE_LSB = 0, SET_VALUE_W = 32;

@@ -63,11 +63,12 @@ module qacc_prog
   input  logic                   dma_stall_i,   // a step waits for an SRAM port (PERF_PORT_STALL)
   output logic                   stop_o,        // an EXT_FAULT was recorded before this cycle
 
-  // Compute engine: GEMM through the controller, MOVE.
+  // Compute engine: GEMM through the controller, MOVE, ELTWISE.
   output desc_t                  cmp_head_o,
   output logic                   gemm_go_o,
   output logic                   move_start_o,
-  input  logic                   cmp_done_i,    // the GEMM or MOVE completes in this cycle
+  output logic                   elt_start_o,
+  input  logic                   cmp_done_i,    // the GEMM, MOVE or ELTWISE completes in this cycle
 
   output mon_q_t                 mon_q_o
 );
@@ -182,6 +183,7 @@ module qacc_prog
   assign dma_start_o  = dma_start;
   assign gemm_go_o    = cmp_start && cmp_head_o.op == OpGemm;
   assign move_start_o = cmp_start && cmp_head_o.op == OpMove;
+  assign elt_start_o  = cmp_start && cmp_head_o.op == OpEltwise;
 
   always_comb begin
     dma_run_d  = dma_start || (dma_run_q && !dma_done_i && !dma_abort_i);
@@ -376,7 +378,7 @@ module qacc_prog
   DmaOps_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       dma_count != '0 |-> dma_head_o.op inside {OpLoad, OpStore});
   CmpOps_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      cmp_count != '0 |-> cmp_head_o.op inside {OpGemm, OpMove});
+      cmp_count != '0 |-> cmp_head_o.op inside {OpGemm, OpMove, OpEltwise});
   NoLaunchWhileBusy_A: assert property (@(posedge clk_i) disable iff (!rst_ni) run_i |-> !busy_o);
   FetchErrFirst_A: assert property (@(posedge clk_i) disable iff (!rst_ni) fetch_err |-> !err_valid_q);
   DmaErrLowest_A: assert property (@(posedge clk_i) disable iff (!rst_ni) dma_fault_i && err_valid_q |->

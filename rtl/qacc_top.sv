@@ -1,9 +1,9 @@
 // qacc accelerator top (spec 2): APB4 register/window slave, controller, six SRAMs, MAC array, requant unit and
 // LUT unit; programs (data_movement.md 14-17): the program controller with its fetcher and queues, the DMA engine,
-// MOVE, and the AXI4-subset memory master port (15.1). The mon_*_o ports carry the beat-level interfaces of spec 8 and
-// data_movement.md 18 for co-simulation monitors; they are copies of internal signals, sampled after the rising
-// edge (a beat is "at cycle t" when its valid is 1 while the design evaluates cycle t). They have no function in
-// the design and may be left unconnected.
+// MOVE, ELTWISE (lut.md 10.5), and the AXI4-subset memory master port (15.1). The mon_*_o ports carry the beat-level
+// interfaces of spec 8 and data_movement.md 18 for co-simulation monitors; they are copies of internal signals,
+// sampled after the rising edge (a beat is "at cycle t" when its valid is 1 while the design evaluates cycle t).
+// They have no function in the design and may be left unconnected.
 module qacc_top
   import qacc_pkg::*;
 #(
@@ -92,7 +92,14 @@ module qacc_top
   output logic                          mon_move_we_o,       // MOVE's destination write
   output logic [SRAM_ID_W-1:0]          mon_move_dst_o,      // 1 A, 2 B (with mon_move_we_o)
   output logic [CMD_BASE_W-1:0]         mon_move_waddr_o,
-  output logic [8*MoveBytes-1:0]        mon_move_wdata_o     // R bytes into A, C bytes into B
+  output logic [8*MoveBytes-1:0]        mon_move_wdata_o,    // R bytes into A, C bytes into B
+  // A command unit's out SRAM read and write of each cycle: ELTWISE's; the command units to come share them, one
+  // runs at a time. The fields of an access not made are 0.
+  output logic                          mon_out_acc_re_o,
+  output logic [CMD_BASE_W-1:0]         mon_out_acc_raddr_o,
+  output logic                          mon_out_acc_we_o,
+  output logic [CMD_BASE_W-1:0]         mon_out_acc_waddr_o,
+  output logic [32*NumCols-1:0]         mon_out_acc_wdata_o  // whole words
 );
 
   localparam int unsigned AAddrW    = $clog2(ADepth);
@@ -175,12 +182,13 @@ module qacc_top
   assign done     = prog_busy ? prog_done : ctrl_done;
   assign err_code = prog_busy ? prog_err_code : ctrl_err_code;
 
-  // ---- Program controller, memory port, DMA and MOVE (data_movement.md 14-17) ----------------------------------
+  // ---- Program controller, memory port, DMA, MOVE and ELTWISE (data_movement.md 14-17, lut.md 10.5) ------------
   desc_t                      dma_head, cmp_head;
-  cmd_t                       cmp_head_cmd;   // the compute queue's head decoded as a GEMM and as a MOVE
+  cmd_t                       cmp_head_cmd;   // the compute queue's head decoded as a GEMM, a MOVE and an ELTWISE
   move_desc_t                 cmp_head_move;
+  eltwise_desc_t              cmp_head_elt;
   logic                       dma_start, dma_done, dma_abort, dma_fault, dma_stall, prog_stop;
-  logic                       gemm_go, move_start, move_done;
+  logic                       gemm_go, move_start, move_done, elt_start, elt_done, elt_busy;
   logic                       fetch_req, fetch_issue, fetch_r_valid, dma_ar_req, dma_ar_issue, dma_r_valid;
   logic [31:0]                fetch_addr, dma_ar_addr;
   logic [3:0]                 fetch_len, dma_ar_len;
@@ -236,11 +244,13 @@ module qacc_top
     .cmp_head_o      (cmp_head),
     .gemm_go_o       (gemm_go),
     .move_start_o    (move_start),
-    .cmp_done_i      ((ctrl_done && prog_busy) || move_done),
+    .elt_start_o     (elt_start),
+    .cmp_done_i      ((ctrl_done && prog_busy) || move_done || elt_done),
     .mon_q_o
   );
   qacc_gemm_cmd    u_cmp_head_cmd  (.desc_i(cmp_head), .fields_o(cmp_head_cmd));
   qacc_move_fields u_cmp_head_move (.desc_i(cmp_head), .fields_o(cmp_head_move));
+  qacc_eltwise_fields u_cmp_head_elt (.desc_i(cmp_head), .fields_o(cmp_head_elt));
 
   qacc_mem_port #(
     .MaxOutstanding (MaxOutstanding)
@@ -355,7 +365,7 @@ module qacc_top
     .perf_cmd_count_o  (perf_cmd_count)
   );
 
-  // ---- DMA and MOVE -------------------------------------------------------------------------------------------
+  // ---- DMA, MOVE and ELTWISE ----------------------------------------------------------------------------------
   logic [NumRows-1:0][OPERAND_W-1:0]  a_rdata;
   logic [NumCols-1:0][OPERAND_W-1:0]  b_rdata;
   logic [NumCols-1:0][ACC_W-1:0]      bias_rdata;
@@ -369,6 +379,10 @@ module qacc_top
   logic                               move_re, move_we_a, move_we_b;
   logic [CMD_BASE_W-1:0]              move_raddr, move_waddr;
   logic [8*MoveBytes-1:0]             move_wdata;
+  logic                               elt_re, elt_we, elt_lut_valid;
+  logic [CMD_BASE_W-1:0]              elt_raddr, elt_waddr;
+  logic [OutBytes*8-1:0]              elt_wdata;
+  logic [NumCols-1:0][7:0]            elt_lut_code;
 
   // The compute engine's use of each SRAM port in this cycle (17.6): the DMA waits for a port it uses. The LUT
   // lanes read through both ports of every table copy (lut.md 10.2), so they block the DMA's reads and writes.
@@ -376,8 +390,8 @@ module qacc_top
   logic [NumCols-1:0][LutAddrW-1:0]     lut_lane_addr;
   logic [NumCols-1:0][8*LutWordBytes-1:0] lut_lane_rdata;
 
-  assign cmp_re = {lut_lane_re, move_re, rq_re, bias_re, b_re, a_re};
-  assign cmp_we = {lut_lane_re, out_we, 1'b0, 1'b0, move_we_b, move_we_a};
+  assign cmp_re = {lut_lane_re, move_re || elt_re, rq_re, bias_re, b_re, a_re};
+  assign cmp_we = {lut_lane_re, out_we || elt_we, 1'b0, 1'b0, move_we_b, move_we_a};
 
   qacc_dma #(
     .NumRows        (NumRows),
@@ -448,7 +462,7 @@ module qacc_top
   );
 
   // ---- SRAMs ------------------------------------------------------------------------------------------------------
-  // Engine ports: the compute engine (controller, MOVE) or the DMA, never both in one cycle on one port.
+  // Engine ports: the compute engine (controller, MOVE, ELTWISE) or the DMA, never both in one cycle on one port.
   qacc_sram_win #(.Depth(ADepth), .WordBytes(NumRows)) u_a_sram (
     .clk_i, .rst_ni, .engine_sel_i (busy),
     .host_re_i (win_re[WinA]), .host_we_i (win_we[WinA]), .host_off_i (win_off), .host_wdata_i (win_wdata),
@@ -491,11 +505,13 @@ module qacc_top
     .clk_i, .rst_ni, .engine_sel_i (busy),
     .host_re_i (win_re[WinOut]), .host_we_i (win_we[WinOut]), .host_off_i (win_off), .host_wdata_i (win_wdata),
     .host_wstrb_i (win_wstrb), .host_rdata_o (win_rdata[WinOut]),
-    .eng_re_i (move_re || dma_re[4]), .eng_raddr_i (OutAddrW'(move_re ? move_raddr : dma_addr)),
+    .eng_re_i (elt_re || move_re || dma_re[4]),
+    .eng_raddr_i (OutAddrW'(elt_re ? elt_raddr : move_re ? move_raddr : dma_addr)),
     .eng_rdata_o (out_rdata),
-    .eng_we_i (out_we || dma_we[4]), .eng_waddr_i (out_we ? out_addr : OutAddrW'(dma_addr)),
-    .eng_be_i (out_we ? out_be : dma_be[OutBytes-1:0]),
-    .eng_wdata_i (out_we ? out_wdata : dma_wdata[8*OutBytes-1:0])
+    .eng_we_i (out_we || elt_we || dma_we[4]),
+    .eng_waddr_i (out_we ? out_addr : OutAddrW'(elt_we ? elt_waddr : dma_addr)),
+    .eng_be_i (out_we ? out_be : elt_we ? '1 : dma_be[OutBytes-1:0]),
+    .eng_wdata_i (out_we ? out_wdata : elt_we ? elt_wdata : dma_wdata[8*OutBytes-1:0])
   );
 
   // The LUT table SRAM (lut.md 10.1, 10.2): the window and the DMA through port A of its copies, the LUT unit's
@@ -656,14 +672,19 @@ module qacc_top
 
   // ---- LUT unit (lut.md 10.4): with ACT = LUT, the requant output's codes through the tables, L_lut later; it
   // hands the out writer its own beat then, requant's otherwise -----------------------------------------------------
-  logic                        lut_in_beat, lut_out_valid, lut_out_last;
+  // While an ELTWISE runs (elt_busy: from the cycle after its start, before its first lookup, to its last write,
+  // after its last entry) the unit is that command's: its codes in, its descriptor's LUT fields, its entries back to
+  // it (lut.md 10.5). Its beats are not the GEMM's: neither the out writer nor slot BEAT_LUT (PERF_LUT_BUSY) sees
+  // them. One compute command runs at a time, so the GEMM's beats never meet an ELTWISE.
+  logic                        lut_in_beat, lut_out_valid, lut_out_last, lut_wr_valid;
   logic [RowIdxW-1:0]          lut_out_row;
   logic [NumCols-1:0][15:0]    lut_out_entry;
-  logic [NumCols-1:0][31:0]    lut_out_data;
+  logic [NumCols-1:0][31:0]    lut_out_data, elt_lut_data;
 
   always_comb begin
     for (int c = 0; c < NumCols; c++) begin
       lut_out_data[c] = 32'(lut_out_entry[c]);  // the monitor's lanes: the entries, zero-extended
+      elt_lut_data[c] = 32'(elt_lut_code[c]);   // the unit reads a lane's low 8 bits
     end
   end
 
@@ -674,14 +695,14 @@ module qacc_top
   ) u_lut (
     .clk_i,
     .rst_ni,
-    .active_i     (unit_cfg_q.lut),
-    .slot_i       (unit_cfg_q.lut_slot),
-    .in_bits_i    (unit_cfg_q.lut_in_bits),
-    .entry16_i    (unit_cfg_q.lut16),
-    .in_valid_i   (rq_out_valid),
-    .in_row_i     (rq_out_row),
-    .in_last_i    (rq_out_last),
-    .in_data_i    (rq_out_data),
+    .active_i     (elt_busy || unit_cfg_q.lut),
+    .slot_i       (elt_busy ? cmp_head_elt.lut_slot : unit_cfg_q.lut_slot),
+    .in_bits_i    (elt_busy ? cmp_head_elt.lut_in_bits : unit_cfg_q.lut_in_bits),
+    .entry16_i    (elt_busy ? cmp_head_elt.lut_entry_bits == ELTWISE_LUT_ENTRY_BITS_W'(16) : unit_cfg_q.lut16),
+    .in_valid_i   (elt_busy ? elt_lut_valid : rq_out_valid),
+    .in_row_i     (elt_busy ? '0 : rq_out_row),
+    .in_last_i    (elt_busy ? 1'b0 : rq_out_last),
+    .in_data_i    (elt_busy ? elt_lut_data : rq_out_data),
     .in_beat_o    (lut_in_beat),
     .lane_re_o    (lut_lane_re),
     .lane_addr_o  (lut_lane_addr),
@@ -690,10 +711,33 @@ module qacc_top
     .out_row_o    (lut_out_row),
     .out_last_o   (lut_out_last),
     .out_entry_o  (lut_out_entry),
-    .wr_valid_o   (wr_in_valid),
+    .wr_valid_o   (lut_wr_valid),
     .wr_row_o     (wr_in_row),
     .wr_last_o    (wr_in_last),
     .wr_data_o    (wr_in_data)
+  );
+
+  assign wr_in_valid = lut_wr_valid && !elt_busy;
+
+  // ---- ELTWISE (lut.md 10.5): the out SRAM through the add lanes and the LUT unit, back into the out SRAM ---------
+  qacc_eltwise #(
+    .NumCols (NumCols)
+  ) u_elt (
+    .clk_i,
+    .rst_ni,
+    .start_i     (elt_start),
+    .desc_i      (cmp_head_elt),
+    .done_o      (elt_done),
+    .busy_o      (elt_busy),
+    .re_o        (elt_re),
+    .raddr_o     (elt_raddr),
+    .rdata_i     (out_rdata),
+    .we_o        (elt_we),
+    .waddr_o     (elt_waddr),
+    .wdata_o     (elt_wdata),
+    .lut_valid_o (elt_lut_valid),
+    .lut_code_o  (elt_lut_code),
+    .lut_entry_i (lut_out_entry)
   );
 
   // ---- Monitors ---------------------------------------------------------------------------------------------------
@@ -706,7 +750,7 @@ module qacc_top
   // the MAC array's output beats for requant, requant's output beats for the LUT unit with ACT = LUT.
   assign unit_in_beat[BEAT_MAC]         = mac_in_valid;
   assign unit_in_beat[BEAT_REQUANT]     = mac_out_valid;
-  assign unit_in_beat[BEAT_LUT]         = lut_in_beat;
+  assign unit_in_beat[BEAT_LUT]         = lut_in_beat && !elt_busy;  // a GEMM's only (the LUT unit above)
   assign mon_beat_valid_o[BEAT_MAC]     = mac_out_valid;
   assign mon_beat_row_o[BEAT_MAC]       = mac_out_row;
   assign mon_beat_last_o[BEAT_MAC]      = mac_out_last;
@@ -715,7 +759,7 @@ module qacc_top
   assign mon_beat_row_o[BEAT_REQUANT]   = rq_out_row;
   assign mon_beat_last_o[BEAT_REQUANT]  = rq_out_last;
   assign mon_beat_lanes_o[BEAT_REQUANT] = rq_out_data;
-  assign mon_beat_valid_o[BEAT_LUT]     = lut_out_valid;
+  assign mon_beat_valid_o[BEAT_LUT]     = lut_out_valid && !elt_busy;
   assign mon_beat_row_o[BEAT_LUT]       = lut_out_row;
   assign mon_beat_last_o[BEAT_LUT]      = lut_out_last;
   assign mon_beat_lanes_o[BEAT_LUT]     = lut_out_data;
@@ -737,10 +781,15 @@ module qacc_top
   assign mon_move_dst_o   = move_we_a ? SRAM_ID_W'(RegionA) : move_we_b ? SRAM_ID_W'(RegionB) : '0;
   assign mon_move_waddr_o = (move_we_a || move_we_b) ? move_waddr : '0;
   assign mon_move_wdata_o = (move_we_a || move_we_b) ? move_wdata : '0;
+  assign mon_out_acc_re_o    = elt_re;
+  assign mon_out_acc_raddr_o = elt_re ? elt_raddr : '0;
+  assign mon_out_acc_we_o    = elt_we;
+  assign mon_out_acc_waddr_o = elt_we ? elt_waddr : '0;
+  assign mon_out_acc_wdata_o = elt_we ? elt_wdata : '0;
 
   // Address bits above an SRAM's depth: validation keeps every access inside it.
   logic unused_top;
-  assign unused_top = ^{dma_addr, move_raddr, move_waddr, move_wdata};
+  assign unused_top = ^{dma_addr, move_raddr, move_waddr, move_wdata, elt_raddr, elt_waddr};
 
 `ifndef SYNTHESIS
   // Bit 31 of a per-channel multiplier that a beat uses is 0 (the lanes' MultRange_A checks the other bits).
@@ -753,6 +802,11 @@ module qacc_top
   PerChannelMult_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       mac_out_valid && unit_cfg_q.per_channel && !unit_cfg_q.out_raw |-> rq_mult_bit31 == '0);
   UnitCfg_A: assert property (@(posedge clk_i) disable iff (!rst_ni) ctrl_busy |-> unit_cfg_q == unit_cfg);
+  // One compute command at a time: no GEMM beat comes to the LUT unit while it is an ELTWISE's.
+  EltLut_A: assert property (@(posedge clk_i) disable iff (!rst_ni) elt_busy |-> !rq_out_valid);
+  // Likewise the out SRAM's ports: the compute engine's users of each exclude each other.
+  EltOut_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      (elt_re || elt_we) |-> !move_re && !out_we);
 `endif
 
 endmodule

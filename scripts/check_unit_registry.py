@@ -12,7 +12,9 @@ unit of docs/spec/qacc_spec.json with "present": true this checks, naming the re
     mutation scope    ... and is listed in scripts/validate/mutation_scope.json (mutated or excluded with a reason)
     monitor           a row_beat unit: its slot assigned in rtl/qacc_top.sv (mon_beat_*_o[BEAT_<UNIT>]), its beat
                       cycle (arch::Timing::Beat), its lanes (MakeRowBeat) and its scoreboard check
-                      (BeatCheckUnit); an out_write unit: the mon_out_* ports
+                      (BeatCheckUnit); an out_write unit: the mon_out_* ports; an out_access
+                      unit (a command unit's out SRAM accesses): the mon_out_acc_* ports and their
+                      scoreboard check
     perf counter      a row_beat unit: its input beats assigned in rtl/qacc_top.sv (unit_in_beat[BEAT_<UNIT>], which
                       its PERF_<x>_BUSY counts), their closed form (arch::Timing::In) and the SystemC pipeline's
                       count of them (UnitPipeline::InputBeats)
@@ -160,6 +162,10 @@ def missing_rows(root, doc):
                  f"model/unit_pipeline.cc: UnitPipeline::InputBeats has no case arch::BeatUnit::k{camel(name)}")
         elif u["monitor"] == "out_write":
             need("monitor", "mon_out_we_o" in sources["top"], "rtl/qacc_top.sv has no mon_out_we_o")
+        elif u["monitor"] == "out_access":
+            need("monitor", "mon_out_acc_we_o" in sources["top"], "rtl/qacc_top.sv has no mon_out_acc_we_o")
+            need("monitor", "CheckOutAccess" in sources["scoreboard"],
+                 "sim/cosim/scoreboard.h has no CheckOutAccess (the mon_out_acc_* check)")
         if "check" in reg:
             need("scoreboard", f'"{reg["check"]}"}}' in sources["scoreboard"],
                  f'sim/cosim/scoreboard.h: kCheckUnits has no row "{reg["check"]}"')

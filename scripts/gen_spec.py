@@ -99,8 +99,9 @@ def evaluate(value, names, where):
 # A unit's kind (units.md 20): the frame (controller, out writer), the core (MAC array), a stage in the
 # beat path at a fixed latency, or a command unit that runs its own opcode.
 UNIT_KINDS = ("frame", "core", "stage", "command")
-# A unit's monitor: a row beat (valid, row, last, C int32 lanes), the out writer's SRAM write, or none.
-UNIT_MONITORS = ("row_beat", "out_write", None)
+# A unit's monitor: a row beat (valid, row, last, C int32 lanes), the out writer's SRAM write, a command unit's
+# out SRAM read and write of each cycle (mon_out_acc_*: one command unit runs at a time), or none.
+UNIT_MONITORS = ("row_beat", "out_write", "out_access", None)
 
 
 def require(condition, message):
@@ -768,7 +769,12 @@ def render_cpp(spec):
             "inline constexpr OpcodeInfo kOpcodes[] = {"]
     for v in spec.enums["opcode"]["values"]:
         out.append(f"    {{Opcode::k{camel(v['name'])}, \"{v['name']}\"}},")
-    out += ["};"] + render_cpp_descriptors(spec) + render_cpp_monitors(spec)
+    ops = sorted(v["value"] for v in spec.enums["opcode"]["all_values"])
+    require(ops == list(range(len(ops))), "enum opcode: the opcodes of a descriptor must be 0, 1, 2, ...")
+    out += ["};",
+            "// OP values of a descriptor (data_movement.md 11): 0 .. kNumDescOpcodes - 1; from kNumDescOpcodes on",
+            "// BAD_OPCODE.",
+            f"inline constexpr uint32_t kNumDescOpcodes = {len(ops)};"] + render_cpp_descriptors(spec) + render_cpp_monitors(spec)
     out += ["", "// clang-format on", "", "}  // namespace qacc::arch", "",
             "#endif  // QACC_SPEC_ARCH_SPEC_H_", ""]
     return "\n".join(out)

@@ -97,6 +97,7 @@ enum class Unit : uint8_t {
   kOut = 3,
   kLut = 4,
   kSoftmax = 5,
+  kEltwise = 6,
 };
 
 // ---- Address map (3.1): bits [23:20] of a byte address select the region
@@ -119,6 +120,7 @@ enum class Opcode : uint8_t {
   kStore = 2,
   kMove = 3,
   kSet = 4,
+  kEltwise = 5,
 };
 
 // CMD_MODE.ACT: activation unit after requant.
@@ -150,6 +152,8 @@ enum class ErrCode : uint8_t {
   kLutSlot = 32,
   kLutInBits = 33,
   kLutEntryBits = 34,
+  kBadAdd = 35,
+  kEltOverlap = 36,
   kLutRange = 37,
 };
 
@@ -218,6 +222,8 @@ constexpr const char* ErrCodeName(ErrCode code) {
     case ErrCode::kLutSlot: return "LUT_SLOT";
     case ErrCode::kLutInBits: return "LUT_IN_BITS";
     case ErrCode::kLutEntryBits: return "LUT_ENTRY_BITS";
+    case ErrCode::kBadAdd: return "BAD_ADD";
+    case ErrCode::kEltOverlap: return "ELT_OVERLAP";
     case ErrCode::kLutRange: return "LUT_RANGE";
   }
   return "?";
@@ -288,6 +294,7 @@ inline constexpr uint32_t kHwUnitMac = 1u << 0;
 inline constexpr uint32_t kHwUnitRequant = 1u << 1;
 inline constexpr uint32_t kHwUnitLut = 1u << 2;
 inline constexpr uint32_t kHwUnitSoftmax = 1u << 3;
+inline constexpr uint32_t kHwUnitEltwise = 1u << 4;
 // HW_LATENCY (0x028)
 inline constexpr int kHwLatencyLqLsb = 0;
 inline constexpr uint32_t kHwLatencyLqMask = 0xFFu << kHwLatencyLqLsb;
@@ -435,6 +442,8 @@ inline constexpr ErrCodeInfo kProgramErrCodes[] = {
     {ErrCode::kExtFault, "EXT_FAULT"},
     {ErrCode::kDeadlock, "DEADLOCK"},
     {ErrCode::kBadSet, "BAD_SET"},
+    {ErrCode::kBadAdd, "BAD_ADD"},
+    {ErrCode::kEltOverlap, "ELT_OVERLAP"},
     {ErrCode::kLutRange, "LUT_RANGE"},
 };
 
@@ -454,6 +463,7 @@ inline constexpr UnitInfo kUnits[] = {
     {Unit::kOut, "out", true, UnitKind::kFrame, 0},
     {Unit::kLut, "lut", true, UnitKind::kStage, 0},
     {Unit::kSoftmax, "softmax", false, UnitKind::kCommand, 3},
+    {Unit::kEltwise, "eltwise", false, UnitKind::kCommand, 0},
 };
 
 // The present units with a row-beat monitor (valid, row, last, C int32 lanes), in id order: the index of
@@ -485,6 +495,9 @@ struct OpcodeInfo {
 inline constexpr OpcodeInfo kOpcodes[] = {
     {Opcode::kGemm, "GEMM"},
 };
+// OP values of a descriptor (data_movement.md 11): 0 .. kNumDescOpcodes - 1; from kNumDescOpcodes on
+// BAD_OPCODE.
+inline constexpr uint32_t kNumDescOpcodes = 6;
 
 // ---- Descriptors (data_movement.md 11-13): where each field of each opcode lives
 namespace desc {
@@ -642,6 +655,40 @@ inline constexpr Field kSrcStride1{7, 0, 20};  // entries from one tile to the n
 inline constexpr Field kSrcStride2{8, 0, 20};  // entries from one row of tiles to the next
 inline constexpr Field kDst{9, 0, 4};          // the destination: 1 A (transpose), 2 B (copy)
 }  // namespace move
+
+// ELTWISE (lut.md 10.5).
+namespace eltwise {
+inline constexpr Field kCount{0, 0, 16};         // source words, each 4 `Cols` int8 entries
+inline constexpr Field kSrcA{1, 0, 20};          // first out word of operand a
+// first out word of operand b (read with `ADD` and `ADD_LUT` only)
+inline constexpr Field kSrcB{2, 0, 20};
+inline constexpr Field kDst{3, 0, 20};           // first out word of the result
+inline constexpr Field kOp{4, 0, 2};             // 0 `LUT`, 1 `ADD`, 2 `ADD_LUT`
+inline constexpr Field kForm{4, 2, 1};           // the add's form: 0 `tflite`, 1 `seed-symmetric`
+inline constexpr Field kAUnsigned{4, 3, 1};      // operand a is uint8 (else int8)
+inline constexpr Field kBUnsigned{4, 4, 1};      // operand b is uint8 (else int8)
+inline constexpr Field kYUnsigned{4, 5, 1};      // the add's result is uint8 (else int8)
+// seed form: the final shift's rounding (0 half away, 1 half even, 2 half up, 3 toward zero, 4
+// floor)
+inline constexpr Field kRounding{4, 8, 3};
+inline constexpr Field kWrap{4, 11, 1};          // seed form: the int16 sum wraps (else saturates)
+inline constexpr Field kLutSlot{4, 12, 4};       // the lookup's table slot
+inline constexpr Field kLutInBits{4, 16, 4};     // the lookup's input bits
+inline constexpr Field kLutEntryBits{4, 20, 5};  // the lookup's entry bits
+inline constexpr Field kZpA{5, 0, 9};            // tflite: `Z_a`
+inline constexpr Field kZpB{5, 16, 9};           // tflite: `Z_b`
+inline constexpr Field kZpY{6, 0, 9};            // tflite: `Z_y`
+inline constexpr Field kLeftShift{6, 16, 5};     // tflite: `left_shift`
+inline constexpr Field kClampMin{7, 0, 9};       // the add's output clamp, low bound
+inline constexpr Field kClampMax{7, 16, 9};      // the add's output clamp, high bound
+inline constexpr Field kMultA{8, 0, 32};         // tflite: Q31 `M_a`; seed: `M_a`
+inline constexpr Field kMultB{9, 0, 32};         // likewise `M_b`
+inline constexpr Field kMultY{10, 0, 32};        // tflite: Q31 `M_y`
+inline constexpr Field kShiftA{11, 0, 6};        // tflite: `shift_a`
+inline constexpr Field kShiftB{11, 8, 6};        // tflite: `shift_b`
+inline constexpr Field kShiftY{11, 16, 6};       // tflite: `shift_y`
+inline constexpr Field kRshift{11, 24, 6};       // seed: the shared rshift
+}  // namespace eltwise
 
 // SET (units.md 19.4).
 namespace set {

@@ -59,6 +59,14 @@ Coverage::Coverage(const arch::ArchConfig& config)
     }
   }
   lut_slot_used_.assign(size_t(config.lut_slots), false);
+  // ELTWISE (lut.md 10.5), from the descriptors the compute engine starts: each OP, add form,
+  // output layout and in-place operand, the seed form's int16 overflow both ways, one word.
+  for (const char* bin :
+       {"elt.op.LUT", "elt.op.ADD", "elt.op.ADD_LUT", "elt.add.tflite", "elt.add.seed_symmetric",
+        "elt.add.seed_wrap", "elt.add.seed_saturate", "elt.add.same_operand", "elt.out.int8",
+        "elt.out.int16", "elt.in_place.a", "elt.in_place.b", "elt.count.1"}) {
+    bins_[bin] = 0;
+  }
   for (int s = arch::kMinShift; s <= arch::kMaxShift; ++s) bins_[fmt::format("shift.{}", s)] = 0;
   for (const arch::OpcodeInfo& info : arch::kOpcodes) bins_[fmt::format("opcode.{}", info.name)] = 0;
   for (const char* bin :
@@ -410,6 +418,7 @@ void Coverage::OnCycle(int64_t cycle, const RtlSample& s) {
   prev_irq_ = s.irq;
   if (program_) {
     rules_.OnCycle(s);
+    if (const auto* d = rules_.compute_started()) OnComputeStart(*d);
     OnProgramCycle(cycle, s);
   }
   if (!launched_) return;
@@ -594,6 +603,23 @@ void Coverage::OnDmaAccess(const DmaSramSample& dma) {
   int64_t* bin = (load ? pb_.load_unit : pb_.store_unit)[rel];
   if (bin != nullptr) ++*bin;
   if (!load && unit >= d) run_.beats_entering.push_back(cycle_ + 1);
+}
+
+void Coverage::OnComputeStart(const std::array<uint32_t, 16>& d) {
+  if (model::DecodeDescHeader(d).op != uint32_t(arch::Opcode::kEltwise)) return;
+  const golden::EltwiseFields f = model::DecodeEltwiseDesc(d);
+  static constexpr const char* kOps[] = {"LUT", "ADD", "ADD_LUT"};
+  if (f.op < std::size(kOps)) Hit(fmt::format("elt.op.{}", kOps[f.op]));
+  if (f.has_add()) {
+    const bool seed = f.form == golden::kEltwiseFormSeed;
+    Hit(seed ? "elt.add.seed_symmetric" : "elt.add.tflite");
+    if (seed) Hit(f.wrap ? "elt.add.seed_wrap" : "elt.add.seed_saturate");
+    if (f.src_a == f.src_b) Hit("elt.add.same_operand");
+  }
+  Hit(f.result_words() == f.count ? "elt.out.int8" : "elt.out.int16");
+  if (f.dst == f.src_a) Hit("elt.in_place.a");
+  if (f.has_add() && f.dst == f.src_b) Hit("elt.in_place.b");
+  if (f.count == 1) Hit("elt.count.1");
 }
 
 void Coverage::OnProgramCycle(int64_t cycle, const RtlSample& s) {

@@ -73,6 +73,8 @@ class Coverage {
   void OnRun();
   void OnProgramVerdict(uint32_t status);
   void OnProgramCycle(int64_t cycle, const RtlSample& s);
+  // A descriptor the compute engine starts (the ELTWISE bins).
+  void OnComputeStart(const std::array<uint32_t, 16>& d);
   void OnDmaAccess(const DmaSramSample& dma);
   void OnReadAddress(int64_t cycle, uint32_t addr, int beats);
   void OnWriteAddress(uint32_t addr, int beats);

@@ -13,7 +13,7 @@ namespace {
 
 using arch::ErrCode;
 
-constexpr const char* kOpNames[] = {"GEMM", "LOAD", "STORE", "MOVE", "SET"};
+constexpr const char* kOpNames[] = {"GEMM", "LOAD", "STORE", "MOVE", "SET", "ELTWISE"};
 constexpr const char* kCounterNames[] = {"d2c", "c2d"};
 constexpr const char* kEngineNames[] = {"dma", "compute"};
 constexpr uint64_t kMaxExtAddress = 0xFFFF'FFFFull;
@@ -28,11 +28,16 @@ enum PortUseId {
   kMoveOutRead,
   kMoveAWrite,
   kMoveBWrite,
+  kGemmLutRead,
+  kEltOutRead,
+  kEltOutWrite,
+  kEltLutRead,
   kPortUses
 };
-constexpr const char* kPortUseNames[] = {"gemm_a_read",  "gemm_b_read",    "gemm_bias_read",
-                                         "gemm_rq_read", "gemm_out_write", "move_out_read",
-                                         "move_a_write", "move_b_write"};
+constexpr const char* kPortUseNames[] = {
+    "gemm_a_read",    "gemm_b_read",      "gemm_bias_read",    "gemm_rq_read",
+    "gemm_out_write", "move_out_read",    "move_a_write",      "move_b_write",
+    "gemm_lut_read",  "eltwise_out_read", "eltwise_out_write", "eltwise_lut_read"};
 
 std::string CodeName(ErrCode code) { return arch::ErrCodeName(code); }
 
@@ -161,6 +166,29 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
         });
     checks = {{ErrCode::kBadShape, count == 0 || count > uint32_t(arch::kMaxSetCount)},
               {ErrCode::kBadSet, !in_block}};
+  } else if (h.op == uint32_t(arch::Opcode::kEltwise)) {  // ELTWISE, lut.md 10.5
+    const golden::EltwiseFields f = model::DecodeEltwiseDesc(d);
+    checks = {{ErrCode::kBadShape, f.count == 0 || f.op == 3}};
+    if (f.op != 3) {  // OP 3 has no operands: its ranges are undefined
+      const uint64_t count = f.count, result = f.result_words(), depth = cfg.out_depth;
+      const bool add = f.has_add();
+      const auto overlaps = [&](uint64_t src) {
+        return f.dst < src + count && src < f.dst + result && !(f.dst == src && result == count);
+      };
+      checks.push_back({ErrCode::kOutRange, f.src_a + count > depth ||
+                                                (add && f.src_b + count > depth) ||
+                                                f.dst + result > depth});
+      checks.push_back({ErrCode::kEltOverlap, overlaps(f.src_a) || (add && overlaps(f.src_b))});
+      if (f.has_lookup()) {
+        if (cfg.lut_slots < (1 << arch::kLutSlotBits)) {
+          checks.push_back({ErrCode::kLutSlot, f.lut.slot >= uint32_t(cfg.lut_slots)});
+        }
+        checks.push_back({ErrCode::kLutInBits, f.lut.in_bits < uint32_t(arch::kLutMinInBits) ||
+                                                   f.lut.in_bits > uint32_t(arch::kLutMaxInBits)});
+        checks.push_back({ErrCode::kLutEntryBits, f.lut.entry_bits != 8 && f.lut.entry_bits != 16});
+      }
+      if (add) checks.push_back({ErrCode::kBadAdd, !model::EltwiseAddFieldsLegal(f)});
+    }
   }
   return checks;
 }
@@ -193,6 +221,11 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
   std::vector<ErrCode> lut_chain = {ErrCode::kBadZp, ErrCode::kLutSlot, ErrCode::kLutInBits,
                                     ErrCode::kLutEntryBits};
   if (config.lut_slots >= (1 << arch::kLutSlotBits)) lut_chain.erase(lut_chain.begin() + 1);
+  // ELTWISE's checks (lut.md 10.5); the lookup's with OP = LUT or ADD_LUT, BAD_ADD with an add.
+  std::vector<ErrCode> elt_chain = {ErrCode::kBadShape, ErrCode::kOutRange,  ErrCode::kEltOverlap,
+                                    ErrCode::kLutSlot,  ErrCode::kLutInBits, ErrCode::kLutEntryBits,
+                                    ErrCode::kBadAdd};
+  if (config.lut_slots >= (1 << arch::kLutSlotBits)) elt_chain.erase(elt_chain.begin() + 3);
   // Adjacent pairs of each opcode's checks that one descriptor can fail together.
   std::vector<std::pair<std::string, std::vector<ErrCode>>> chains = {
       {"GEMM",
@@ -205,6 +238,9 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
       {"MOVE", {ErrCode::kBadShape, ErrCode::kBadSram, ErrCode::kOutRange, ErrCode::kARange}},
       {"MOVE", {ErrCode::kOutRange, ErrCode::kBRange}},
       {"SET", {ErrCode::kBadShape, ErrCode::kBadSet}},
+      {"ELTWISE", elt_chain},
+      // OP = ADD: no lookup between the overlap and the add's fields.
+      {"ELTWISE", {ErrCode::kEltOverlap, ErrCode::kBadAdd}},
   };
   for (const char* op : {"LOAD", "STORE"}) {
     chains.push_back({op, {ErrCode::kBadShape, ErrCode::kBadSram}});
@@ -226,7 +262,11 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
   // (a tile period of R cycles, R >= C). A tile's bias or rq read is one cycle per tile, a MOVE's
   // reads and writes leave gaps between tiles: the DMA steps in those.
   for (int use = 0; use < kPortUses; ++use) {
-    port_stall_.push_back(bin(fmt::format("port.{}.stall", kPortUseNames[use])));
+    // The table's uses need a slot beside the one the command reads.
+    const bool table = use == kGemmLutRead || use == kEltLutRead;
+    port_stall_.push_back(table && config_.lut_slots < 2
+                              ? nullptr
+                              : bin(fmt::format("port.{}.stall", kPortUseNames[use])));
     const bool long_use = use == kGemmARead || use == kGemmBRead ||
                           (use == kGemmOutWrite && config_.rows >= config_.cols);
     port_outlasts_.push_back(
@@ -284,6 +324,7 @@ void RuleCoverage::OnReadBeat(const model::AxiSlaveOut& in) {
 }
 
 void RuleCoverage::OnCycle(const RtlSample& s) {
+  compute_started_ = nullptr;
   if (!running_) return;
   // Read data first: a beat of this cycle belongs to a burst issued before it.
   if (s.axi_in.r_valid) OnReadBeat(s.axi_in);
@@ -312,6 +353,9 @@ void RuleCoverage::OnCycle(const RtlSample& s) {
     if (starts[e]) {
       if (v.queue.empty() || (v.queue.front() & 0xFFFF) != start_index[e]) lost_ = true;
       v.started = true;
+      if (e == kCompute && !lost_ && Known(v.queue.front())) {
+        compute_started_ = &descriptors_.at(v.queue.front());
+      }
       if (!lost_ && Known(v.queue.front()) && model::IsDmaOp(Header(v.queue.front()).op)) {
         const model::DmaDesc f = model::DecodeDmaDesc(descriptors_.at(v.queue.front()));
         if (f.sram == uint8_t(arch::Region::kOut) && f.out_int16 && !f.out_int32) {
@@ -393,9 +437,19 @@ int RuleCoverage::PortUse() const {
   const Words& cd = descriptors_.at(cmp.queue.front());
   const bool store = model::DecodeDescHeader(dd).op == uint32_t(model::DescOp::kStore);
   const uint32_t sram = model::DecodeDmaDesc(dd).sram;
-  const bool gemm = model::DecodeDescHeader(cd).op == uint32_t(model::DescOp::kGemm);
-  const uint32_t move_dst = gemm ? 0 : model::DecodeMoveDesc(cd).dst;
+  const uint32_t op = model::DecodeDescHeader(cd).op;
+  const bool gemm = op == uint32_t(model::DescOp::kGemm);
+  const bool move = op == uint32_t(model::DescOp::kMove);
+  const bool elt = op == uint32_t(model::DescOp::kEltwise);
+  const uint32_t move_dst = move ? model::DecodeMoveDesc(cd).dst : 0;
   const uint32_t out = uint32_t(arch::Region::kOut);
+  // The table SRAM: its lanes take both ports of every copy, so a LOAD and a STORE wait alike.
+  if (sram == uint32_t(arch::Region::kLut)) {
+    if (gemm && model::GemmCommandOf(cd).lut()) return kGemmLutRead;
+    if (elt && model::DecodeEltwiseDesc(cd).has_lookup()) return kEltLutRead;
+    return -1;
+  }
+  if (elt && sram == out) return store ? kEltOutRead : kEltOutWrite;
   if (store && gemm) {  // the GEMM reads A, B, bias and rq and writes out (17.6)
     switch (arch::Region(sram)) {
       case arch::Region::kA:
@@ -410,9 +464,9 @@ int RuleCoverage::PortUse() const {
         break;
     }
   }
-  if (store && !gemm && sram == out) return kMoveOutRead;
+  if (store && move && sram == out) return kMoveOutRead;
   if (!store && gemm && sram == out) return kGemmOutWrite;
-  if (!store && !gemm && sram == move_dst) {
+  if (!store && move && sram == move_dst) {
     if (sram == uint32_t(arch::Region::kA)) return kMoveAWrite;
     if (sram == uint32_t(arch::Region::kB)) return kMoveBWrite;
   }

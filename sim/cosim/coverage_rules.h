@@ -42,6 +42,10 @@ class RuleCoverage {
   // The program's verdict: the first STATUS read with DONE after the RUN.
   void OnVerdict(uint32_t status);
 
+  // The descriptor the compute engine started in the cycle last sampled, as fetched; nullptr when
+  // it started none (or the view lost the RTL).
+  const std::array<uint32_t, 16>* compute_started() const { return compute_started_; }
+
   // The checks of an opcode's validation, in the spec's order, that `d` fails (every one, not only
   // the first). Public for its unit test.
   static std::vector<arch::ErrCode> FailingChecks(const arch::ArchConfig& config,
@@ -97,6 +101,7 @@ class RuleCoverage {
   std::map<uint32_t, Words> descriptors_;  // as fetched, by index
   std::deque<uint32_t> fetched_;           // fetched, not yet pushed
   EngineView engines_[2];
+  const Words* compute_started_ = nullptr;
   bool busy_seen_ = false;
   int64_t max_retired_index_ = -1;
   uint32_t retired_ = 0;

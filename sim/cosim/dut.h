@@ -49,6 +49,16 @@ struct MoveSample {
   bool idle_zero = true;         // the fields of an access the cycle does not have are 0 (18)
 };
 
+// A command unit's out SRAM accesses of one cycle (mon_out_acc_*_o: ELTWISE's).
+struct OutAccessSample {
+  bool re = false;
+  uint32_t raddr = 0;
+  bool we = false;
+  uint32_t waddr = 0;
+  uint8_t wdata[4 * kMaxCols] = {};  // a whole out word
+  bool idle_zero = true;             // the fields of an access the cycle does not have are 0 (18)
+};
+
 // The row beat of one beat unit in one cycle (mon_beat_*_o[u], units.md 21.2). Lanes are filled
 // only with valid.
 struct BeatSample {
@@ -85,6 +95,7 @@ struct RtlSample {
   uint32_t queue_port[kQueuePortWords] = {};  // mon_q_o's words, of which `queue` is the decoding
   DmaSramSample dma;
   MoveSample move;
+  OutAccessSample out_acc;
   model::AxiMasterOut axi;    // the memory port's master outputs (15.1)
   model::AxiSlaveOut axi_in;  // and its inputs: the testbench memory's outputs the RTL received
 };

@@ -132,6 +132,16 @@ void SampleOutputs(const VTop& top, int rows, int cols, RtlSample& s) {
     s.move.waddr = top.mon_move_waddr_o;
     PortBytes(top.mon_move_wdata_o, rows > cols ? rows : cols, s.move.wdata);
   }
+  s.out_acc.re = top.mon_out_acc_re_o;
+  s.out_acc.raddr = top.mon_out_acc_raddr_o;
+  s.out_acc.we = top.mon_out_acc_we_o;
+  s.out_acc.idle_zero =
+      (s.out_acc.re || s.out_acc.raddr == 0) &&
+      (s.out_acc.we || (top.mon_out_acc_waddr_o == 0 && PortIsZero(top.mon_out_acc_wdata_o)));
+  if (s.out_acc.we) {
+    s.out_acc.waddr = top.mon_out_acc_waddr_o;
+    PortBytes(top.mon_out_acc_wdata_o, 4 * cols, s.out_acc.wdata);
+  }
 }
 
 }  // namespace qacc::cosim

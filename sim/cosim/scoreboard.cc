@@ -376,6 +376,7 @@ void Scoreboard::CheckProgramCycle(int64_t cycle, const RtlSample& s,
   CheckQueue(cycle, s.queue, e);
   CheckDmaSram(cycle, s.dma, e.dma_sram);
   CheckMove(cycle, s.move, e.move_read, e.move_write);
+  CheckOutAccess(cycle, s.out_acc, e.out_access);
 }
 
 void Scoreboard::CheckMemPort(int64_t cycle, const model::AxiMasterOut& r,
@@ -515,6 +516,33 @@ void Scoreboard::CheckMove(int64_t cycle, const MoveSample& r, const model::Move
     if (r.wdata[j] == write.data[size_t(j)]) continue;
     Report(CheckUnit::kMove, cycle, fmt::format("MOVE write data byte {}", j),
            fmt::format("{:#04x}", write.data[size_t(j)]), fmt::format("{:#04x}", r.wdata[j]));
+    return;
+  }
+}
+
+void Scoreboard::CheckOutAccess(int64_t cycle, const OutAccessSample& r,
+                                const model::OutAccess& e) {
+  constexpr CheckUnit kUnit = CheckUnit::kEltwise;
+  if (r.re != e.read || (e.read && r.raddr != e.raddr)) {
+    Report(kUnit, cycle, "ELTWISE out read",
+           e.read ? fmt::format("word {:#x}", e.raddr) : "no read",
+           r.re ? fmt::format("word {:#x}", r.raddr) : "no read");
+  }
+  if (r.we != e.write || (e.write && r.waddr != e.waddr)) {
+    Report(kUnit, cycle, "ELTWISE out write",
+           e.write ? fmt::format("word {:#x}", e.waddr) : "no write",
+           r.we ? fmt::format("word {:#x}", r.waddr) : "no write");
+    return;
+  }
+  if (!r.idle_zero) {
+    Report(kUnit, cycle, "ELTWISE fields of an access the cycle does not have (18: 0)", "0",
+           "not 0");
+  }
+  if (!e.write) return;
+  for (int j = 0; j < e.bytes; ++j) {
+    if (r.wdata[j] == e.data[size_t(j)]) continue;
+    Report(kUnit, cycle, fmt::format("ELTWISE write data byte {}", j),
+           fmt::format("{:#04x}", e.data[size_t(j)]), fmt::format("{:#04x}", r.wdata[j]));
     return;
   }
 }

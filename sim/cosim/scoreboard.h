@@ -47,6 +47,7 @@ enum class CheckUnit : uint8_t {
   kQueue,     // mon_q_o: token counters, queue occupancies, Q_RETIRED, start/retire pulses
   kDmaSram,   // mon_dma_*: the DMA's SRAM access of each cycle
   kMove,      // mon_move_*: MOVE's out read and destination write of each cycle
+  kEltwise,   // mon_out_acc_*: ELTWISE's out reads and writes of each cycle (lut.md 10.5)
   kSram,      // every SRAM of RTL and model, whole, after each command
   kOutput,    // the result read back vs golden (RTL and model)
   kExtMem,    // the external memory image of RTL and model, whole, after each program
@@ -72,6 +73,7 @@ inline constexpr CheckUnitInfo kCheckUnits[kNumCheckUnits] = {
     {CheckUnit::kQueue, "queue"},
     {CheckUnit::kDmaSram, "dma_sram"},
     {CheckUnit::kMove, "move"},
+    {CheckUnit::kEltwise, "eltwise"},
     {CheckUnit::kSram, "sram"},
     {CheckUnit::kOutput, "output"},
     {CheckUnit::kExtMem, "ext_mem"},
@@ -177,6 +179,7 @@ class Scoreboard {
   void CheckDmaSram(int64_t cycle, const DmaSramSample& rtl, const model::DmaSramAccess& model);
   void CheckMove(int64_t cycle, const MoveSample& rtl, const model::MoveRead& read,
                  const model::MoveWrite& write);
+  void CheckOutAccess(int64_t cycle, const OutAccessSample& rtl, const model::OutAccess& expected);
   // Records a mismatch of `unit` in `cycle` (built only when there is one: the checks run every
   // cycle).
   void Report(CheckUnit unit, int64_t cycle, std::string what, std::string expected,

@@ -88,8 +88,9 @@ struct Context {
     int ops[1 << arch::kOpBits] = {};
     for (uint32_t i = 0; i < count && i < p.size(); ++i) ++ops[golden::DecodeHeader(p[i]).op];
     const auto n = [&ops](Op op) { return ops[size_t(op)]; };
-    return fmt::format("{}: {} descriptors ({} LOAD, {} STORE, {} GEMM, {} MOVE)", what, count,
-                       n(Op::kLoad), n(Op::kStore), n(Op::kGemm), n(Op::kMove));
+    return fmt::format("{}: {} descriptors ({} LOAD, {} STORE, {} GEMM, {} MOVE, {} ELTWISE)", what,
+                       count, n(Op::kLoad), n(Op::kStore), n(Op::kGemm), n(Op::kMove),
+                       n(Op::kEltwise));
   }
 
   // Writes the program at `base` (q_base by default) and runs it with every end-of-program check.

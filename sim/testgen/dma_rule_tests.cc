@@ -210,6 +210,82 @@ std::vector<Breaker<golden::GemmFields>> LutBreakers(Context& c) {
   return breakers;
 }
 
+// A legal ELTWISE of OP `op` whose every check applies: a lookup's fields legal, an add's from
+// RandomEltwiseAdd, the result apart from both sources; two words or more, so that a result one
+// word into a source overlaps it.
+golden::EltwiseFields EltwiseBase(Context& c, golden::EltwiseOp op) {
+  golden::EltwiseFields f;
+  f.op = uint32_t(op);
+  f.count = uint32_t(c.rng.Uniform(2, 8));
+  f.lut = {uint32_t(c.rng.Uniform(0, c.g.lut_slots - 1)),
+           uint32_t(c.rng.Uniform(arch::kLutMinInBits, arch::kLutMaxInBits)),
+           c.rng.Pick<uint32_t>({8, 16})};
+  f.src_a = 0;
+  f.src_b = 64;
+  f.dst = 128;
+  if (f.has_add()) RandomEltwiseAdd(c.rng, f);
+  return f;
+}
+
+// ELTWISE's checks in their order (lut.md 10.5), each on its own field: BAD_SHAPE (COUNT 0 or
+// OP 3), OUT_RANGE (SRC_B past the end), ELT_OVERLAP (DST one word into SRC_A), the lookup's
+// fields, then BAD_ADD (the clamp reversed, or a field of the form one past its range).
+std::vector<Breaker<golden::EltwiseFields>> EltwiseBreakers(Context& c, bool lookup) {
+  Rng& rng = c.rng;
+  using F = golden::EltwiseFields;
+  std::vector<Breaker<F>> breakers = {
+      {ErrCode::kBadShape, [](F& f) { f.count = 0; }},
+      {ErrCode::kOutRange, [&c](F& f) { f.src_b = PastEnd(c.g.out_depth, c.rng); }},
+      {ErrCode::kEltOverlap, [](F& f) { f.dst = f.src_a + 1; }},
+  };
+  if (lookup) {
+    if (c.g.lut_slots < (1 << arch::kLutSlotBits)) {
+      breakers.push_back({ErrCode::kLutSlot, [&rng, &c](F& f) {
+                            f.lut.slot = uint32_t(rng.Uniform(c.g.lut_slots, 15));
+                          }});
+    }
+    breakers.push_back({ErrCode::kLutInBits, [&rng](F& f) {
+                          f.lut.in_bits = rng.Pick<uint32_t>({0, 1, 9, 15});
+                        }});
+    breakers.push_back({ErrCode::kLutEntryBits, [&rng](F& f) {
+                          f.lut.entry_bits = rng.Pick<uint32_t>({0, 7, 9, 15, 17, 31});
+                        }});
+  }
+  breakers.push_back({ErrCode::kBadAdd, [&rng](F& f) {
+                        const bool seed = f.form == golden::kEltwiseFormSeed;
+                        const int32_t lo = f.y_unsigned ? 0 : -128, hi = f.y_unsigned ? 255 : 127;
+                        switch (rng.Uniform(0, 3)) {
+                          case 0:  // reversed inside the type
+                            f.clamp_min = lo + 1, f.clamp_max = lo;
+                            break;
+                          case 1:  // one past the type
+                            if (rng.Chance(50)) {
+                              f.clamp_max = hi + 1;
+                            } else {
+                              f.clamp_min = lo - 1;
+                            }
+                            break;
+                          case 2:  // a multiplier one past its range
+                            if (seed) {
+                              (rng.Chance(50) ? f.mult_a : f.mult_b) = 128;
+                            } else {
+                              f.mult_y = (1u << 30) - 1;
+                            }
+                            break;
+                          default:  // a shift one past its range
+                            if (seed) {
+                              f.rshift = 63;
+                            } else if (rng.Chance(50)) {
+                              f.left_shift = 21;
+                            } else {
+                              f.shift_y = 1;
+                            }
+                            break;
+                        }
+                      }});
+  return breakers;
+}
+
 // BAD_SHAPE of a LOAD, STORE or MOVE: count `zero` (0, 1, 2: COUNT0, COUNT1, COUNT2) set to 0.
 template <typename F>
 Breaker<F> ZeroCount(int zero) {
@@ -512,6 +588,63 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
                 +any);
     }
   }
+  // ELTWISE (lut.md 10.5): every adjacent pair on ADD_LUT (every check applies), and on ADD
+  // (ELT_OVERLAP then BAD_ADD, no lookup between).
+  for (const golden::EltwiseOp op : {golden::EltwiseOp::kAddLut, golden::EltwiseOp::kAdd}) {
+    auto breakers = EltwiseBreakers(c, op == golden::EltwiseOp::kAddLut);
+    if (op == golden::EltwiseOp::kAdd) breakers.erase(breakers.begin(), breakers.begin() + 2);
+    add_pairs("ELTWISE", breakers, EltwiseBase(c, op),
+              std::function<Descriptor(const golden::EltwiseFields&)>(
+                  [](const golden::EltwiseFields& f) { return golden::EncodeEltwise(f, {}); }),
+              +any);
+  }
+  // ELTWISE one check at a time where the rule has a corner: OP 3; a result of 16-bit entries one
+  // word past the end (2 COUNT words) and in place (twice its source: never in place), each with a
+  // field of the lookup also illegal or not (the size counts whatever the other fields); the
+  // result in place on b; an ADD whose junk LUT_ENTRY_BITS = 16 must not double its size.
+  {
+    golden::EltwiseFields f = EltwiseBase(c, golden::EltwiseOp::kLut);
+    f.op = 3;
+    bad.push_back(
+        {golden::EncodeEltwise(f, {}), ErrCode::kBadShape, "ELTWISE of OP 3 failing BAD_SHAPE"});
+    f = EltwiseBase(c, golden::EltwiseOp::kLut);
+    f.lut.entry_bits = 16;
+    f.dst = c.g.out_depth - 2 * f.count + 1;
+    bad.push_back({golden::EncodeEltwise(f, {}), ErrCode::kOutRange,
+                   "ELTWISE of 16-bit entries one word past the end failing OUT_RANGE"});
+    f.lut.in_bits = rng.Pick<uint32_t>({1, 9});
+    bad.push_back({golden::EncodeEltwise(f, {}), ErrCode::kOutRange,
+                   "ELTWISE of 16-bit entries and a bad LUT_IN_BITS one word past the end failing "
+                   "OUT_RANGE"});
+    f = EltwiseBase(c, golden::EltwiseOp::kAddLut);
+    f.lut.entry_bits = 16;
+    f.dst = rng.Chance(50) ? f.src_a : f.src_b;
+    bad.push_back({golden::EncodeEltwise(f, {}), ErrCode::kEltOverlap,
+                   "ELTWISE of 16-bit entries in place failing ELT_OVERLAP"});
+    f = EltwiseBase(c, golden::EltwiseOp::kAdd);
+    f.count = std::max<uint32_t>(f.count, 2);
+    f.dst = f.src_b - 1;  // its last COUNT - 1 words are b's first
+    bad.push_back({golden::EncodeEltwise(f, {}), ErrCode::kEltOverlap,
+                   "ELTWISE ADD with DST one word before SRC_B failing ELT_OVERLAP"});
+    // BAD_ADD alone, in each form: the last check, reached only when every other passes.
+    for (const uint32_t form : {golden::kEltwiseFormTflite, golden::kEltwiseFormSeed}) {
+      for (int tries = 0;; ++tries) {
+        f = EltwiseBase(c, rng.Chance(50) ? golden::EltwiseOp::kAdd : golden::EltwiseOp::kAddLut);
+        if (f.form == form || tries > 64) break;
+      }
+      EltwiseBreakers(c, false).back().apply(f);
+      bad.push_back(
+          {golden::EncodeEltwise(f, {}), ErrCode::kBadAdd,
+           fmt::format("ELTWISE {} add failing BAD_ADD",
+                       f.form == golden::kEltwiseFormSeed ? "seed-symmetric" : "tflite")});
+    }
+    f = EltwiseBase(c, golden::EltwiseOp::kAdd);
+    f.lut.entry_bits = 16;  // ignored without a lookup: the result is COUNT words
+    f.dst = c.g.out_depth - f.count + 1;
+    bad.push_back(
+        {golden::EncodeEltwise(f, {}), ErrCode::kOutRange,
+         "ELTWISE ADD one word past the end (LUT_ENTRY_BITS 16 ignored) failing OUT_RANGE"});
+  }
   // BAD_SRAM comes before the range check whatever the other fields say (12): a bad id with an
   // SRAM_BASE past the end of every SRAM. A checker that took some SRAM's depth for a bad id would
   // report that SRAM's range code here.
@@ -588,7 +721,7 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
   // BAD_OPCODE at both ends of OP's illegal values (11), on a legal GEMM's words: the first value
   // past the last opcode, the top of the field, and GEMM's code with the field's high bit set (a
   // decoder that dropped that bit would run the GEMM).
-  for (const uint32_t op : {uint32_t(arch::Opcode::kSet) + 1, (1u << arch::kOpBits) - 1,
+  for (const uint32_t op : {arch::kNumDescOpcodes, (1u << arch::kOpBits) - 1,
                             uint32_t(arch::Opcode::kGemm) | 1u << (arch::kOpBits - 1)}) {
     Descriptor d = golden::EncodeGemm(gemm, {});
     arch::desc::Put(d, arch::desc::header::kOp, op);
@@ -793,6 +926,30 @@ Program GenPortStalls(Rng& rng, const arch::ArchConfig& config) {
     c.Emit({golden::EncodeGemm(f, {}), Rows(c, rng.Chance(50) ? Op::kLoad : Op::kStore, lut, false,
                                             other * slot_words, int(slot_words))},
            "a LOAD into or a STORE from the LUT table waits for a fused GEMM's lookups");
+  }
+  // ELTWISE (lut.md 10.5) over 100 words (400 cycles): a STORE from its sources' words waits for
+  // its reads, a LOAD into words past its result for its writes, and a LOAD into or a STORE from
+  // another table slot for its lookups.
+  for (int use = 0; use < 3; ++use) {
+    if (use == 2 && g.lut_slots < 2) break;
+    golden::EltwiseFields f = EltwiseBase(c, golden::EltwiseOp::kAddLut);
+    f.count = 100;
+    f.src_a = 0, f.src_b = 100, f.dst = 200;
+    f.lut.entry_bits = 8;
+    const golden::Descriptor elt = golden::EncodeEltwise(f, {});
+    const int rows = int(rng.Uniform(100, 300));
+    const uint32_t lut = uint32_t(arch::Region::kLut), slot_words = arch::kLutSlotWords;
+    const uint32_t other = (f.lut.slot + uint32_t(rng.Uniform(1, std::max(1, g.lut_slots - 1)))) %
+                           uint32_t(g.lut_slots);
+    const golden::Descriptor dma =
+        use == 0   ? Rows(c, Op::kStore, kSramOut, false, 0, rows)       // entries of words 0..199
+        : use == 1 ? Rows(c, Op::kLoad, kSramOut, false, 4 * 400, rows)  // entries past the result
+                   : Rows(c, rng.Chance(50) ? Op::kLoad : Op::kStore, lut, false,
+                          other * slot_words, int(slot_words));
+    c.Emit({elt, dma}, use == 0   ? "a STORE from out waits for an ELTWISE's reads"
+                       : use == 1 ? "a LOAD into out waits for an ELTWISE's writes"
+                                  : "a LOAD into or a STORE from the LUT table waits for an "
+                                    "ELTWISE's lookups");
   }
   return c.b.Take();
 }

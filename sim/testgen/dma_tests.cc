@@ -287,7 +287,7 @@ Descriptor IllegalDescriptor(Context& c, ErrCode code) {
     case ErrCode::kBadOpcode: {
       Descriptor d = RandomGemm(rng, c.g);
       arch::desc::Put(d, arch::desc::header::kOp,
-                      uint32_t(rng.Uniform(int(arch::Opcode::kSet) + 1,
+                      uint32_t(rng.Uniform(int(arch::kNumDescOpcodes),
                                            (1 << arch::kOpBits) - 1)));  // above the last opcode
       return d;
     }

@@ -10,6 +10,7 @@
 
 #include "golden/elementwise.h"
 #include "golden/lut_unit.h"
+#include "sim/testgen/eltwise_tests.h"
 #include "sim/testgen/gemm_tests.h"
 
 namespace qacc::sim {
@@ -176,6 +177,14 @@ const std::vector<LutTestDef>& Defs() {
         "every code through an 8-bit table in every slot, twice: each address read, each slot "
         "reloaded"},
        GenSweep},
+      {{"lut_eltwise",
+        "random programs of ELTWISE among LOAD, STORE, MOVE and GEMM: every OP, both add forms, "
+        "lookups of every slot and width, in place and disjoint"},
+       GenEltwise},
+      {{"lut_eltwise_chain",
+        "GEMM -> ELTWISE lookup -> MOVE -> GEMM, and two GEMMs -> ELTWISE add (a residual), with "
+        "golden's tables"},
+       GenEltwiseChain},
   };
   return defs;
 }

@@ -258,6 +258,99 @@ Descriptor RandomMove(Rng& rng, const golden::AccelGeometry& g, uint32_t dst) {
   }
 }
 
+void RandomEltwiseAdd(Rng& rng, golden::EltwiseFields& f) {
+  f.form = rng.Chance(50) ? golden::kEltwiseFormSeed : golden::kEltwiseFormTflite;
+  const bool seed = f.form == golden::kEltwiseFormSeed;
+  if (rng.Chance(50)) {  // golden's derivation from specs of random scales and zero points
+    const auto spec = [&] {
+      golden::QuantSpec s;
+      s.is_signed = seed || rng.Chance(60);
+      s.scale = double(rng.Uniform(1, 400)) / 1000.0;
+      if (!seed) s.zero_point = int32_t(rng.Uniform(s.qmin(), s.qmax()));
+      return s;
+    };
+    const golden::QuantSpec a = spec(), b = spec(), y = spec();
+    try {
+      golden::AddParams params = golden::MakeAddParams(
+          a, b, y, seed ? golden::AddForm::kSeedSymmetric : golden::AddForm::kTfliteAsymmetric);
+      params.seed.rounding = golden::kAllRoundingModes[rng.Uniform(0, 4)];
+      params.seed.overflow = rng.Chance(50) ? golden::IntermediateOverflow::kWrap
+                                            : golden::IntermediateOverflow::kSaturate;
+      const golden::EltwiseFields d = golden::EltwiseAddFields(params, golden::EltwiseOp(f.op));
+      const uint32_t count = f.count, src_a = f.src_a, src_b = f.src_b, dst = f.dst;
+      const golden::LutFields lut = f.lut;
+      f = d;
+      f.count = count, f.src_a = src_a, f.src_b = src_b, f.dst = dst, f.lut = lut;
+      return;
+    } catch (const std::invalid_argument&) {
+      // A scale ratio the form cannot hold: the fields below instead.
+    }
+  }
+  f.a_unsigned = rng.Chance(50);
+  f.b_unsigned = rng.Chance(50);
+  f.y_unsigned = rng.Chance(50);
+  const auto q31 = [&] {
+    return rng.Pick<uint32_t>(
+        {0u, 1u << 30, 0x7FFFFFFFu, uint32_t(rng.Uniform(1 << 30, 0x7FFFFFFF))});
+  };
+  const auto shift = [&] { return int32_t(rng.Pick<int64_t>({0, -31, rng.Uniform(-31, 0)})); };
+  if (seed) {
+    f.mult_a = uint32_t(rng.Pick<int64_t>({0, 127, rng.Uniform(0, 127)}));
+    f.mult_b = uint32_t(rng.Pick<int64_t>({0, 127, rng.Uniform(0, 127)}));
+    f.rshift = uint32_t(rng.Pick<int64_t>({0, 62, rng.Uniform(0, 20)}));
+    f.rounding = uint32_t(rng.Uniform(0, 4));
+    f.wrap = rng.Chance(50);
+  } else {
+    f.zp_a = int32_t(rng.Uniform(-256, 255));
+    f.zp_b = int32_t(rng.Uniform(-256, 255));
+    f.zp_y = int32_t(rng.Uniform(-256, 255));
+    f.left_shift = uint32_t(rng.Pick<int64_t>({0, 20, rng.Uniform(0, 20)}));
+    f.mult_a = q31(), f.mult_b = q31(), f.mult_y = q31();
+    f.shift_a = shift(), f.shift_b = shift(), f.shift_y = shift();
+  }
+  const int32_t lo = f.y_unsigned ? 0 : -128, hi = f.y_unsigned ? 255 : 127;
+  f.clamp_min = lo, f.clamp_max = hi;
+  if (rng.Chance(40)) {
+    f.clamp_min = int32_t(rng.Uniform(lo, hi));
+    f.clamp_max = int32_t(rng.Uniform(f.clamp_min, hi));
+  }
+}
+
+Descriptor RandomEltwise(Rng& rng, const golden::AccelGeometry& g, int op, uint32_t max_count) {
+  golden::EltwiseFields f;
+  f.op = uint32_t(op >= 0 ? op : rng.Uniform(0, 2));
+  // At most a quarter of the out SRAM: a result and its disjoint sources always fit.
+  max_count = std::min<uint32_t>(max_count, g.out_depth / 4);
+  f.count = uint32_t(rng.Chance(20) ? 1 : rng.Uniform(1, max_count));
+  if (f.has_lookup()) {
+    f.lut.slot = uint32_t(rng.Uniform(0, g.lut_slots - 1));
+    f.lut.in_bits = uint32_t(rng.Uniform(arch::kLutMinInBits, arch::kLutMaxInBits));
+    f.lut.entry_bits = rng.Chance(50) ? 8 : 16;
+  }
+  const uint64_t depth = g.out_depth, count = f.count, result = f.result_words();
+  // The result anywhere; each source in place (int8 output) or anywhere outside it. The sources
+  // may share words with each other.
+  f.dst = uint32_t(rng.Uniform(0, int64_t(depth - result)));
+  const auto outside = [&] {
+    for (;;) {
+      const uint64_t s = uint64_t(rng.Uniform(0, int64_t(depth - count)));
+      if (s + count <= f.dst || s >= f.dst + result) return uint32_t(s);
+    }
+  };
+  const auto source = [&] { return result == count && rng.Chance(25) ? f.dst : outside(); };
+  f.src_a = source();
+  f.src_b = f.has_add() && rng.Chance(20) ? f.src_a : source();
+  if (f.has_add()) RandomEltwiseAdd(rng, f);
+  const Descriptor d = golden::EncodeEltwise(f, golden::Header{});
+  const golden::ProgramError error = golden::Validate(g, d);
+  if (error != golden::ProgramError::kNone) {
+    throw std::logic_error(fmt::format("RandomEltwise drew an illegal ELTWISE ({}): {}",
+                                       golden::ProgramErrorName(error),
+                                       golden::DescribeDescriptor(g, d)));
+  }
+  return d;
+}
+
 Descriptor RandomGemm(Rng& rng, const golden::AccelGeometry& g) {
   golden::GemmFields f;
   f.m = uint32_t(rng.Uniform(1, 20));
@@ -315,7 +408,7 @@ void AddTokens(std::vector<Descriptor>& program, Rng& rng, const golden::AccelGe
 
 std::vector<Descriptor> RandomProgram(Rng& rng, const golden::AccelGeometry& geometry, int n,
                                       const ProgramKnobs& knobs) {
-  const int total = knobs.load + knobs.store + knobs.move + knobs.gemm;
+  const int total = knobs.load + knobs.store + knobs.move + knobs.gemm + knobs.eltwise;
   std::vector<Descriptor> p;
   for (int i = 0; i < n; ++i) {
     int r = int(rng.Uniform(0, total - 1));
@@ -325,6 +418,8 @@ std::vector<Descriptor> RandomProgram(Rng& rng, const golden::AccelGeometry& geo
       p.push_back(RandomDma(rng, geometry, Op::kStore, knobs.dma));
     } else if ((r -= knobs.move) < 0) {
       p.push_back(RandomMove(rng, geometry));
+    } else if ((r -= knobs.eltwise) < 0) {
+      p.push_back(RandomEltwise(rng, geometry));
     } else {
       p.push_back(RandomGemm(rng, geometry));
     }

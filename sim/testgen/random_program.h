@@ -71,6 +71,17 @@ golden::Descriptor RandomDma(Rng& rng, const golden::AccelGeometry& geometry, go
 // A legal MOVE into `dst` (1 A, 2 B; 0: either), up to 3 x 2 tiles.
 golden::Descriptor RandomMove(Rng& rng, const golden::AccelGeometry& geometry, uint32_t dst = 0);
 
+// The add fields of a legal ELTWISE add (lut.md 10.5) into `f`: half the time golden's own
+// derivation from random 8-bit specs (MakeAddParams, either form), else every field drawn over
+// its legal range with its extremes; the clamp sometimes narrower than the result's type.
+void RandomEltwiseAdd(Rng& rng, golden::EltwiseFields& f);
+
+// A legal ELTWISE (lut.md 10.5): OP `op` (0 LUT, 1 ADD, 2 ADD_LUT; -1 any), 1..max_count words,
+// the lookup's fields over their legal ranges (slot, 2..8 input bits, 8- or 16-bit entries), the
+// result in place a quarter of the time (int8 output), else disjoint from its sources.
+golden::Descriptor RandomEltwise(Rng& rng, const golden::AccelGeometry& geometry, int op = -1,
+                                 uint32_t max_count = 24);
+
 // A small legal GEMM (M, N <= 20, K <= 24) at random bases; per-channel only with OUT_RAW (the rq
 // SRAM holds random, possibly illegal multipliers, whose requant result the spec leaves
 // undefined).
@@ -86,7 +97,7 @@ void AddTokens(std::vector<golden::Descriptor>& program, Rng& rng,
 
 // Knobs of RandomProgram: the weights of each opcode (relative), the data window of the DMA.
 struct ProgramKnobs {
-  int load = 3, store = 3, move = 2, gemm = 2;
+  int load = 3, store = 3, move = 2, gemm = 2, eltwise = 0;
   int extra_tokens = 20;  // AddTokens' `extra`
   DmaKnobs dma;           // sram, out_int32, edges and the windows of every LOAD / STORE
 };

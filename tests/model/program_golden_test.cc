@@ -48,7 +48,7 @@ class Generator {
   Images MakeImages() {
     Images im(c_, kExtBytes);
     for (uint64_t i = 0; i < im.ext.size(); ++i) im.ext[i] = uint8_t(rng_());
-    for (auto* image : {&im.a, &im.b, &im.bias, &im.out}) {
+    for (auto* image : {&im.a, &im.b, &im.bias, &im.out, &im.lut}) {
       for (uint8_t& byte : *image) byte = uint8_t(rng_());
     }
     auto rq_lane = [&](uint8_t* lane) {
@@ -173,6 +173,38 @@ class Generator {
     return golden::EncodeGemm(f, {});
   }
 
+  // An ELTWISE of random fields, drawn until golden calls it legal: any OP, both add forms with
+  // their fields anywhere in range (the values are golden's and the model's shared arithmetic; the
+  // placement, the table read and the timing are what this compares), in place or apart.
+  Descriptor Eltwise() {
+    const golden::AccelGeometry g = GeometryOf(c_);
+    for (;;) {
+      golden::EltwiseFields f;
+      f.op = uint32_t(Pick(0, 2));
+      f.count = uint32_t(Pick(1, 20));
+      f.lut = {uint32_t(Pick(0, c_.lut_slots - 1)), uint32_t(Pick(2, 8)), Chance(50) ? 8u : 16u};
+      f.dst = uint32_t(Pick64(0, c_.out_depth - 2 * f.count));
+      f.src_a = Chance(30) ? f.dst : uint32_t(Pick64(0, c_.out_depth - f.count));
+      f.src_b = Chance(30) ? f.dst : uint32_t(Pick64(0, c_.out_depth - f.count));
+      f.form = uint32_t(Pick(0, 1));
+      f.a_unsigned = Chance(50), f.b_unsigned = Chance(50), f.y_unsigned = Chance(50);
+      f.zp_a = Pick(-256, 255), f.zp_b = Pick(-256, 255), f.zp_y = Pick(-256, 255);
+      f.left_shift = uint32_t(Pick(0, 20));
+      const auto q31 = [&] { return uint32_t(Pick64(uint64_t{1} << 30, (uint64_t{1} << 31) - 1)); };
+      f.mult_a = f.form ? uint32_t(Pick(0, 127)) : q31();
+      f.mult_b = f.form ? uint32_t(Pick(0, 127)) : q31();
+      f.mult_y = q31();
+      f.shift_a = Pick(-31, 0), f.shift_b = Pick(-31, 0), f.shift_y = Pick(-31, 0);
+      f.rshift = uint32_t(Pick(0, 62));
+      f.rounding = uint32_t(Pick(0, 4));
+      f.wrap = Chance(50);
+      f.clamp_min = f.y_unsigned ? Pick(0, 100) : Pick(-128, 0);
+      f.clamp_max = f.y_unsigned ? Pick(100, 255) : Pick(0, 127);
+      const Descriptor d = golden::EncodeEltwise(f, {});
+      if (golden::Validate(g, d) == ProgramError::kNone) return d;
+    }
+  }
+
   // `count` random descriptors, tokens derived so that no two descriptors of different engines
   // that touch the same bytes (one writing) are unordered, plus random extra tokens when they keep
   // the program race free. `faults`: a few LOADs/STOREs reach past the memory.
@@ -184,10 +216,12 @@ class Generator {
         p.push_back(Dma(true, faults && Chance(8)));
       } else if (kind < 60) {
         p.push_back(Dma(false, faults && Chance(8)));
-      } else if (kind < 80) {
+      } else if (kind < 75) {
         p.push_back(Gemm());
-      } else {
+      } else if (kind < 88) {
         p.push_back(Move());
+      } else {
+        p.push_back(Eltwise());
       }
     }
     AddTokens(p);
@@ -329,7 +363,8 @@ TEST(ProgramGolden, RandomValidationErrors) {
     Descriptor& bad = program[size_t(gen.Pick(0, int(program.size()) - 1))];
     switch (gen.Pick(0, 3)) {
       case 0:
-        bad[15] = (bad[15] & ~0xFu) | uint32_t(gen.Pick(4, 15));  // a reserved opcode
+        bad[15] = (bad[15] & ~0xFu) |
+                  uint32_t(gen.Pick(int(arch::kNumDescOpcodes), 15));  // a reserved opcode
         break;
       case 1:
         bad[0] = 0;  // a count (or M) of 0

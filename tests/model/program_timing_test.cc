@@ -356,6 +356,98 @@ TEST(ProgramTiming, MoveIntoB) {
   }
 }
 
+// ---- ELTWISE (lut.md 10.5) ---------------------------------------------------------------------
+
+// The bytes of source word `w` run through golden's code and lookup (the oracle), in the layout of
+// 10.6: one out word of int8 results, or two of int16.
+std::vector<uint8_t> EltwiseWords(const golden::EltwiseFields& f, const Images& in, int cols,
+                                  uint32_t w) {
+  const size_t word = 4 * size_t(cols);
+  const golden::AddParams add = f.has_add() ? golden::EltwiseAddParams(f) : golden::AddParams{};
+  const bool int16 = f.has_lookup() && f.lut.entry_bits == 16;
+  std::vector<uint8_t> out(int16 ? 2 * word : word);
+  for (size_t i = 0; i < word; ++i) {
+    const int32_t code = golden::EltwiseCode(f, add, in.out[(f.src_a + w) * word + i],
+                                             in.out[(f.src_b + w) * word + i]);
+    const uint32_t v = f.has_lookup() ? golden::LutRead(in.lut, f.lut, code) : uint32_t(code);
+    if (!int16) {
+      out[i] = uint8_t(v);
+      continue;
+    }
+    const size_t row = i / size_t(cols), lane = i % size_t(cols);
+    const size_t at = (row / 2) * word + 2 * ((row % 2) * size_t(cols) + lane);
+    out[at] = uint8_t(v), out[at + 1] = uint8_t(v >> 8);
+  }
+  return out;
+}
+
+Images WithTables(Images images, uint32_t seed) {
+  for (uint8_t& byte : images.lut) {
+    seed = seed * 1103515245u + 12345u;
+    byte = uint8_t(seed >> 16);
+  }
+  return images;
+}
+
+// ADD_LUT of 2 words, 16-bit entries (int16 output: 4 words). Started at s = 26: a read at s, b at
+// s + 1 for each word (26, 27, 30, 31); the result words at s + 9, s + 11 for word 0 and
+// s + 13, s + 15 for word 1 (35, 37, 39, 41 = e = s + 4 COUNT + 7); PERF_CYCLES e + 2 = 43.
+TEST(ProgramTiming, EltwiseAddLutInt16) {
+  const arch::ArchConfig config = PortConfig(16, 4);
+  const Images in = WithTables(Filled(config, 9), 9);
+  golden::EltwiseFields f;
+  f.op = uint32_t(golden::EltwiseOp::kAddLut);
+  f.count = 2;
+  f.src_a = 10, f.src_b = 20, f.dst = 30;
+  f.lut = {3, 7, 16};
+  f.form = golden::kEltwiseFormSeed;
+  f.mult_a = 90, f.mult_b = 45, f.rshift = 6, f.rounding = 1;
+  const ModelOutcome o = RunTwice(config, in, {golden::EncodeEltwise(f, {})});
+  EXPECT_EQ(o.result.perf.cycles, 43u);
+  EXPECT_EQ(o.result.perf.compute_busy, 16u);
+  EXPECT_EQ(Cycles(o.trace, [](const ProgramCycle& c) { return c.out_access.read; }),
+            (std::vector<uint64_t>{26, 27, 30, 31}));
+  EXPECT_EQ(o.trace[27].out_access.raddr, 20u);
+  EXPECT_EQ(o.trace[30].out_access.raddr, 11u);
+  EXPECT_EQ(Cycles(o.trace, [](const ProgramCycle& c) { return c.out_access.write; }),
+            (std::vector<uint64_t>{35, 37, 39, 41}));
+  const size_t word = 32;
+  for (uint32_t w = 0; w < 2; ++w) {
+    const std::vector<uint8_t> want = EltwiseWords(f, in, 8, w);
+    for (uint32_t h = 0; h < 2; ++h) {
+      const OutAccess& a = o.trace[size_t(35 + 4 * w + 2 * h)].out_access;
+      EXPECT_EQ(a.waddr, 30 + 2 * w + h);
+      for (size_t b = 0; b < word; ++b) {
+        EXPECT_EQ(a.data[b], want[h * word + b]) << w << " " << h << " " << b;
+        EXPECT_EQ(o.images.out[(30 + 2 * w + h) * word + b], want[h * word + b]);
+      }
+    }
+  }
+}
+
+// LUT in place over 2 words (int8 output): reads 26 and 30 only, writes at s + 11 and s + 15 (37,
+// 41 = e), each word read 11 cycles before it is written.
+TEST(ProgramTiming, EltwiseLutInPlace) {
+  const arch::ArchConfig config = PortConfig(16, 4);
+  const Images in = WithTables(Filled(config, 10), 10);
+  golden::EltwiseFields f;
+  f.op = uint32_t(golden::EltwiseOp::kLut);
+  f.count = 2;
+  f.src_a = f.dst = 5;
+  f.src_b = 900;  // not read without an add
+  f.lut = {0, 5, 8};
+  const ModelOutcome o = RunTwice(config, in, {golden::EncodeEltwise(f, {})});
+  EXPECT_EQ(o.result.perf.cycles, 43u);
+  EXPECT_EQ(Cycles(o.trace, [](const ProgramCycle& c) { return c.out_access.read; }),
+            (std::vector<uint64_t>{26, 30}));
+  EXPECT_EQ(Cycles(o.trace, [](const ProgramCycle& c) { return c.out_access.write; }),
+            (std::vector<uint64_t>{37, 41}));
+  for (uint32_t w = 0; w < 2; ++w) {
+    const std::vector<uint8_t> want = EltwiseWords(f, in, 8, w);
+    for (size_t b = 0; b < 32; ++b) EXPECT_EQ(o.images.out[(5 + w) * 32 + b], want[b]);
+  }
+}
+
 // GEMM 8 x 8 x 8 on 8 x 8: E = K + R + C + 8 = 32 (architecture.md 7); started at 26 it completes
 // at 26 + 32 - 1 = 57; quiet 58, PERF_CYCLES 59. mon_cmd shows it from its start cycle.
 TEST(ProgramTiming, GemmCompletesAtStartPlusEMinusOne) {

@@ -414,7 +414,7 @@ TEST(ProgramValidateGemmTest, ReservedOpcodesComeFirst) {
     for (const GemmFields& f : {LegalGemm(), bad}) {
       Descriptor d = EncodeGemm(f, Flags(true, true));
       d[15] |= op;
-      if (op >= 5) {
+      if (op >= arch::kNumDescOpcodes) {
         EXPECT_EQ(Validate(g, d), ProgramError::kBadOpcode) << op;
       } else if (op == 0) {
         EXPECT_EQ(Validate(g, d), f.m == 0 ? ProgramError::kBadShape : ProgramError::kNone);
@@ -640,7 +640,7 @@ void ExpectEarliestOfEverySubset(const AccelGeometry& g, const GemmFields& base,
 TEST(ProgramValidateGemmTest, CheckOrderOverAllCombinations) {
   const AccelGeometry g = Small(8, 8);
   const std::vector<GemmBreaker> breakers = {
-      {ProgramError::kBadOpcode, [](Descriptor& d) { d[15] = 5; }},
+      {ProgramError::kBadOpcode, [](Descriptor& d) { d[15] = arch::kNumDescOpcodes; }},
       {ProgramError::kBadShape, [](Descriptor& d) { d[2] = 0; }},
       {ProgramError::kARange, [&](Descriptor& d) { d[3] = g.a_depth; }},
       {ProgramError::kBRange, [&](Descriptor& d) { d[4] = g.b_depth; }},
