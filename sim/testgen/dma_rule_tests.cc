@@ -220,9 +220,11 @@ golden::EltwiseFields EltwiseBase(Context& c, golden::EltwiseOp op) {
   f.lut = {uint32_t(c.rng.Uniform(0, c.g.lut_slots - 1)),
            uint32_t(c.rng.Uniform(arch::kLutMinInBits, arch::kLutMaxInBits)),
            c.rng.Pick<uint32_t>({8, 16})};
+  // Out words (DST names a word here, not an SRAM): a, b and the result 64 words apart.
+  constexpr uint32_t kApart = 64;
   f.src_a = 0;
-  f.src_b = 64;
-  f.dst = 128;
+  f.src_b = kApart;
+  f.dst = 2 * kApart;
   if (f.has_add()) RandomEltwiseAdd(c.rng, f);
   return f;
 }
@@ -934,7 +936,7 @@ Program GenPortStalls(Rng& rng, const arch::ArchConfig& config) {
     if (use == 2 && g.lut_slots < 2) break;
     golden::EltwiseFields f = EltwiseBase(c, golden::EltwiseOp::kAddLut);
     f.count = 100;
-    f.src_a = 0, f.src_b = 100, f.dst = 200;
+    f.src_a = 0, f.src_b = f.count, f.dst = 2 * f.count;
     f.lut.entry_bits = 8;
     const golden::Descriptor elt = golden::EncodeEltwise(f, {});
     const int rows = int(rng.Uniform(100, 300));

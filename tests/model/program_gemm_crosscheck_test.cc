@@ -230,8 +230,9 @@ TEST_P(ProgramGemmCrosscheck, ValidationAgreesOnRawCommands) {
                               cmd.op};
     std::copy(std::begin(words), std::end(words), d.begin());
     const int model = static_cast<int>(arch::ValidateCommand(config, cmd));
-    // The model's registers know only GEMM: a descriptor opcode 1..4 is LOAD/STORE/MOVE/SET.
-    if (cmd.Op() >= 1 && cmd.Op() <= uint32_t(arch::Opcode::kSet)) {
+    // The model's registers know only GEMM: a descriptor opcode 1..5 is
+    // LOAD/STORE/MOVE/SET/ELTWISE.
+    if (cmd.Op() >= 1 && cmd.Op() < arch::kNumDescOpcodes) {
       EXPECT_EQ(model, static_cast<int>(ProgramError::kBadOpcode));
       continue;
     }

@@ -257,9 +257,10 @@ class GenSpecTest(unittest.TestCase):
     def test_a_spec_change_reaches_every_file(self):
         def bump(doc):
             next(c for c in doc["constants"] if c["name"] == "VERSION_MINOR")["value"] = 2
-            doc["descriptors"]["layouts"][1]["fields"][0]["desc"] = "units per row"  # data_movement.md
-            doc["descriptors"]["layouts"][3]["fields"][2]["desc"] = "registers"  # units.md (SET)
-            doc["descriptors"]["layouts"][3]["fields"][2]["bits"] = "20:16"  # qacc_desc_fields.sv (SET's COUNT)
+            layouts = {layout["name"]: layout for layout in doc["descriptors"]["layouts"]}
+            layouts["dma"]["fields"][0]["desc"] = "units per row"  # data_movement.md
+            layouts["set"]["fields"][2]["desc"] = "registers"  # units.md (SET)
+            layouts["set"]["fields"][2]["bits"] = "20:16"  # qacc_desc_fields.sv (SET's COUNT)
 
         result = self.check("--spec", self.spec_with(bump))
         self.assertEqual(result.returncode, 1)
