@@ -16,6 +16,8 @@ const char* FaultName(Fault fault) {
       return "requant-value";
     case Fault::kLutValue:
       return "lut-value";
+    case Fault::kEltValue:
+      return "elt-value";
     case Fault::kStartLost:
       return "start-lost";
     case Fault::kRequantLatency:

@@ -34,13 +34,15 @@ enum class Fault : uint8_t {
   kMacLate,
   kRequantValue,
   kLutValue,
+  kEltValue,
   kStartLost,
   kRequantLatency
 };
-inline constexpr Fault kAllFaults[] = {Fault::kNone,          Fault::kMacValue, Fault::kMacLate,
-                                       Fault::kRequantValue,  Fault::kLutValue, Fault::kStartLost,
-                                       Fault::kRequantLatency};
-// "none", "mac-value", "mac-late", "requant-value", "lut-value", "start-lost", "requant-latency"
+inline constexpr Fault kAllFaults[] = {
+    Fault::kNone,     Fault::kMacValue, Fault::kMacLate,   Fault::kRequantValue,
+    Fault::kLutValue, Fault::kEltValue, Fault::kStartLost, Fault::kRequantLatency};
+// "none", "mac-value", "mac-late", "requant-value", "lut-value", "elt-value", "start-lost",
+// "requant-latency"
 const char* FaultName(Fault fault);
 // Every fault name, comma separated.
 std::string FaultNames();

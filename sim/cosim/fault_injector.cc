@@ -27,6 +27,12 @@ void FaultInjector::Apply(RtlSample& sample) {
         injected_ = true;
       }
       break;
+    case Fault::kEltValue:  // byte 5 of the first ELTWISE out write off by one (lut.md 10.5)
+      if (!injected_ && sample.out_acc.we) {
+        sample.out_acc.wdata[5 % (4 * cols_)] ^= 1;
+        injected_ = true;
+      }
+      break;
     case Fault::kMacLate:  // the last MAC beat of tile 0 one cycle late
       if (delayed_) {
         mac = delayed_beat_;

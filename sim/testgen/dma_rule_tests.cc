@@ -623,6 +623,14 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
     f.dst = rng.Chance(50) ? f.src_a : f.src_b;
     bad.push_back({golden::EncodeEltwise(f, {}), ErrCode::kEltOverlap,
                    "ELTWISE of 16-bit entries in place failing ELT_OVERLAP"});
+    // A source that starts in the second half of a 16-bit result (COUNT words past DST): only a
+    // result of 2 COUNT words overlaps it.
+    f = EltwiseBase(c, golden::EltwiseOp::kLut);
+    f.lut.entry_bits = 16;
+    f.src_a = f.dst + f.count + uint32_t(rng.Uniform(0, f.count - 1));
+    bad.push_back({golden::EncodeEltwise(f, {}), ErrCode::kEltOverlap,
+                   "ELTWISE of 16-bit entries with SRC_A in the result's second half failing "
+                   "ELT_OVERLAP"});
     f = EltwiseBase(c, golden::EltwiseOp::kAdd);
     f.count = std::max<uint32_t>(f.count, 2);
     f.dst = f.src_b - 1;  // its last COUNT - 1 words are b's first

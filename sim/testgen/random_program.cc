@@ -326,12 +326,22 @@ Descriptor RandomEltwise(Rng& rng, const golden::AccelGeometry& g, int op, uint3
     f.lut.slot = uint32_t(rng.Uniform(0, g.lut_slots - 1));
     f.lut.in_bits = uint32_t(rng.Uniform(arch::kLutMinInBits, arch::kLutMaxInBits));
     f.lut.entry_bits = rng.Chance(50) ? 8 : 16;
+  } else {  // ignored without a lookup: any bits, 16-bit entries often (the size must not double)
+    f.lut.slot = uint32_t(rng.Uniform(0, 15));
+    f.lut.in_bits = uint32_t(rng.Uniform(0, 15));
+    f.lut.entry_bits = uint32_t(rng.Chance(50) ? 16 : rng.Uniform(0, 31));
   }
   const uint64_t depth = g.out_depth, count = f.count, result = f.result_words();
-  // The result anywhere; each source in place (int8 output) or anywhere outside it. The sources
+  // The result anywhere, at times at either end of the SRAM; each source in place (int8 output),
+  // right before or right after it (the overlap rule's edges), or anywhere outside it. The sources
   // may share words with each other.
-  f.dst = uint32_t(rng.Uniform(0, int64_t(depth - result)));
+  const int64_t last_dst = int64_t(depth - result);
+  f.dst = uint32_t(rng.Chance(15) ? last_dst : rng.Chance(10) ? 0 : rng.Uniform(0, last_dst));
   const auto outside = [&] {
+    if (rng.Chance(40)) {
+      if (rng.Chance(50) && f.dst + result + count <= depth) return uint32_t(f.dst + result);
+      if (f.dst >= count) return uint32_t(f.dst - count);
+    }
     for (;;) {
       const uint64_t s = uint64_t(rng.Uniform(0, int64_t(depth - count)));
       if (s + count <= f.dst || s >= f.dst + result) return uint32_t(s);

@@ -303,6 +303,19 @@ TEST(CosimFault, LutBeatValue) {
   EXPECT_EQ(j["mismatches"]["out_write"], 0);
 }
 
+// ELTWISE's writes are checked byte by byte on mon_out_acc_* (lut.md 10.5): one flipped bit of the
+// first one is one mismatch of unit eltwise, naming byte 5, and nothing else (the SRAM holds what
+// the RTL wrote, which the model also wrote).
+TEST(CosimFault, EltwiseWriteValue) {
+  const Json j = RunCosimJson("--test lut_eltwise_chain --seed 1 --inject-fault elt-value", 1);
+  const Json& f = j["first_mismatch"];
+  EXPECT_EQ(f["unit"], "eltwise");
+  EXPECT_EQ(f["what"], "ELTWISE write data byte 5");
+  EXPECT_EQ(j["mismatches"]["eltwise"], 1);
+  EXPECT_EQ(j["mismatches"]["sram"], 0);
+  EXPECT_EQ(j["mismatches"]["program"], 0);
+}
+
 TEST(CosimFault, MacBeatOneCycleLate) {
   const Json j = RunCosimJson("--test gemm_relu6 --seed 1 --inject-fault mac-late", 1);
   const Json& f = j["first_mismatch"];
