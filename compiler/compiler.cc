@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "compiler/residual.h"
 #include "golden/lut_unit.h"
 
 namespace qacc::compiler {
@@ -160,13 +161,19 @@ struct LayerContext {
   uint32_t w_addr = 0, w_pitch = 0;  // column panels, pitch K * C
   uint32_t bias_addr = 0, rq_addr = 0;
   uint32_t table_addr = 0;  // with an activation: its table's slot image
+  // A later layer adds this output (16.4): its tiles are stored into <name>.res at this address.
+  std::optional<uint32_t> res_store_addr;
+  // A residual of its own: the earlier layer's <from>.res, the add's parameters and, with a table
+  // after the add, the table's slot image and its LUT slot.
+  std::optional<uint32_t> res_load_addr;
+  golden::AddParams res_params;
+  uint32_t res_table_addr = 0, res_slot = 0;
 };
 
 class LayerCompiler {
  public:
-  LayerCompiler(const arch::ArchConfig& config, const CompileOptions& options, Emitter& emitter,
-                CompiledProgram& program)
-      : config_(config), options_(options), e_(emitter), program_(program) {}
+  LayerCompiler(const arch::ArchConfig& config, const CompileOptions& options, Emitter& emitter)
+      : config_(config), options_(options), e_(emitter) {}
 
   // Chooses chunk sizes for the layer with two slots per streamed operand and output
   // (`double_buffer`) or one; throws CompileError naming the limit when nothing fits.
@@ -191,6 +198,8 @@ class LayerCompiler {
     }
     const bool scratch = ctx.route == OutputRoute::kExtIntermediate;
     const uint32_t out_words_per_tile = uint32_t(arch::OutWords(1, r, l.out_layout()));
+    // A residual's earlier output is loaded beside each output slot: a slot of the same size.
+    const uint64_t out_slots_per_stream = l.has_residual() ? 2 : 1;
 
     Chunking ch;
     ch.so = streams;
@@ -222,7 +231,8 @@ class LayerCompiler {
       return slots + scr;
     };
     auto out_fits = [&](int ma, int nbc) {
-      return uint64_t(ma) * nbc * out_words_per_tile * ch.so <= config_.out_depth;
+      return uint64_t(ma) * nbc * out_words_per_tile * ch.so * out_slots_per_stream <=
+             config_.out_depth;
     };
     if (ctx.a_in) {
       ch.a_resident = true;
@@ -268,10 +278,12 @@ class LayerCompiler {
       // Name the limit that one panel and one column of tiles exceed.
       auto plural = [](int n) { return n == 1 ? "" : "s"; };
       if (!out_fits(1, 1)) {
-        throw CompileError(
-            fmt::format("{}: {} output slot{} of one tile do not fit: each needs {} output words "
-                        "(out depth {})",
-                        who, ch.so, plural(ch.so), out_words_per_tile, config_.out_depth));
+        throw CompileError(fmt::format(
+            "{}: {} output slot{}{} of one tile do not fit: each needs {} output words (out depth "
+            "{})",
+            who, ch.so, plural(ch.so),
+            l.has_residual() ? fmt::format(" and {} residual slot{}", ch.so, plural(ch.so)) : "",
+            out_words_per_tile, config_.out_depth));
       }
       std::string need;
       if (!ctx.a_in) {
@@ -305,15 +317,17 @@ class LayerCompiler {
     plan.b_resident = ch.b_resident;
     plan.input_on_chip = ctx.a_in.has_value();
     plan.output_on_chip = ctx.route == OutputRoute::kChain;
+    plan.residual_from = l.residual.from;
     plan.a_slots = ch.sa;
     plan.b_slots = ch.sb;
     plan.out_slots = ch.so;
 
-    // On-chip buffers: A slots then scratch slots in a_space; B/bias/rq slots; output slots.
+    // On-chip buffers: A slots then scratch slots in a_space; B/bias/rq slots; output slots, then
+    // as many residual slots (16.4).
     const uint32_t a_slot_words = uint32_t(ch.ma) * k;
     const uint32_t scratch_words = uint32_t(ch.ma) * uint32_t(ch.nbc) * uint32_t(c);
-    const uint32_t out_slot_words =
-        uint32_t(ch.ma) * uint32_t(ch.nbc) * uint32_t(arch::OutWords(1, r, l.out_layout()));
+    const uint32_t tile_out_words = uint32_t(arch::OutWords(1, r, l.out_layout()));
+    const uint32_t out_slot_words = uint32_t(ch.ma) * uint32_t(ch.nbc) * tile_out_words;
     const uint32_t scratch_base = ctx.a_space.base + a_slot_words * uint32_t(ch.sa);
 
     // The activation's table (lut.md 10.4): loaded into slot layer mod S before the first GEMM;
@@ -334,10 +348,23 @@ class LayerCompiler {
                  uint32_t(arch::kLutMaxInBits) << arch::kModeLutInBitsLsb |  // as ActivationTable
                  uint32_t(l.activation.out_bits) << arch::kModeLutEntryBitsLsb;
     }
+    // The residual's table, likewise in its own slot (Compile chose it).
+    std::optional<Range> res_table;
+    if (l.has_residual() && l.residual.has_activation()) {
+      const uint32_t words = uint32_t(arch::kLutSlotWords);
+      res_table =
+          Range{Sram::kLut, uint64_t(ctx.res_slot) * words, uint64_t(ctx.res_slot + 1) * words};
+      golden::DmaFields f;
+      f.sram = uint32_t(Sram::kLut);
+      f.count0 = words;
+      f.sram_base = ctx.res_slot * words;
+      f.ext_addr = ctx.res_table_addr;
+      Dma(Op::kLoad, f, {}, {*res_table});
+    }
 
     int step = 0, b_loads = 0;
     int last_a = -1, last_b = -1;
-    std::vector<std::function<void()>> deferred;  // the previous step's store
+    std::vector<std::function<void()>> deferred;  // the previous step's stores
     for (int ai = 0; ai < a_chunks; ++ai) {
       const int mb0 = ai * ch.ma;
       const int ma_eff = std::min(ch.ma, ctx.mb - mb0);
@@ -366,9 +393,21 @@ class LayerCompiler {
         }
         for (const Range& b : BSlotRanges(ch, b_slot, l)) gemm_reads.push_back(b);
         if (table) gemm_reads.push_back(*table);
-        // The GEMM.
         const int o = step % ch.so;
         const uint32_t out_base = uint32_t(o) * out_slot_words;
+        const TileBlock tiles{mb0, ma_eff, nb0, nbc_eff, out_base};
+        const uint32_t block_words = uint32_t(ma_eff * nbc_eff) * tile_out_words;
+        // The residual's earlier output, the same tiles, into the residual slot beside this one.
+        std::optional<Range> res_range;
+        if (ctx.res_load_addr) {
+          const uint32_t res_base = (uint32_t(ch.so) + uint32_t(o)) * out_slot_words;
+          res_range = Range{Sram::kOut, res_base, res_base + uint64_t(block_words)};
+          TileBlock from = tiles;
+          from.out_word = res_base;
+          Dma(Op::kLoad, ResidualTileCopy(r, c, ctx.nb, from, *ctx.res_load_addr), {},
+              {*res_range});
+        }
+        // The GEMM.
         golden::GemmFields g;
         g.m = uint32_t(std::min(ma_eff * r, l.m - mb0 * r));
         g.n = uint32_t(std::min(nbc_eff * c, l.n - nb0 * c));
@@ -389,7 +428,15 @@ class LayerCompiler {
         g.shift = uint32_t(l.shift) & 0x3Fu;
         const Range out_range{Sram::kOut, out_base, out_base + out_slot_words};
         e_.Add(Engine::kCompute, golden::EncodeGemm(g, {}), gemm_reads, {out_range});
-        ++program_.gemms;
+        // The residual add, in place: the block is then moved or stored as without one.
+        if (res_range) {
+          const golden::EltwiseFields f =
+              ResidualEltwise(ctx.res_params, res_table.has_value(), ctx.res_slot, out_base,
+                              uint32_t(res_range->begin), block_words);
+          std::vector<Range> reads = {out_range, *res_range};
+          if (res_table) reads.push_back(*res_table);
+          e_.Add(Engine::kCompute, golden::EncodeEltwise(f, {}), reads, {out_range});
+        }
         // The output: moved on chip now; stored after the next step's GEMM when double buffering.
         const uint32_t scratch0 = scratch_base + uint32_t(o) * scratch_words;
         const Block block{mb0,      ma_eff,
@@ -405,14 +452,25 @@ class LayerCompiler {
           // Into the scratch slot: panel p holds this block's nbc * C columns.
           MoveToA(ctx, block, block.scratch_base, uint32_t(nbc_eff * c), block.scratch_range);
         }
+        // The stores: the output, unless chained, and the tiles a later residual adds.
+        std::vector<std::function<void()>> stores;
         if (ctx.route != OutputRoute::kChain) {
+          stores.push_back([this, ctx, block]() { Store(ctx, block); });
+        }
+        if (ctx.res_store_addr) {
+          stores.push_back([this, ctx, tiles, out_range]() {
+            Dma(Op::kStore,
+                ResidualTileCopy(config_.rows, config_.cols, ctx.nb, tiles, *ctx.res_store_addr),
+                {out_range}, {});
+          });
+        }
+        if (!stores.empty()) {
           for (auto& f : deferred) f();
           deferred.clear();
-          auto store = [this, ctx, block]() { Store(ctx, block); };
           if (ch.so > 1) {
-            deferred.push_back(store);
+            deferred = std::move(stores);
           } else {
-            store();
+            for (auto& f : stores) f();
           }
         }
       }
@@ -440,15 +498,6 @@ class LayerCompiler {
 
   void Dma(Op op, const golden::DmaFields& f, std::vector<Range> reads, std::vector<Range> writes) {
     e_.Add(Engine::kDma, golden::EncodeDma(op, f, {}), std::move(reads), std::move(writes));
-    const uint64_t bytes = uint64_t(f.count0) * f.count1 * f.count2 *
-                           golden::UnitBytes(GeometryOf(config_), f.sram, f.out_int32, f.out_int16);
-    if (op == Op::kLoad) {
-      ++program_.loads;
-      program_.bytes_loaded += bytes;
-    } else {
-      ++program_.stores;
-      program_.bytes_stored += bytes;
-    }
   }
 
   // A panels mb0 .. mb0 + ma - 1 of the input in row panels (16.1): panel p is K contiguous units
@@ -518,7 +567,6 @@ class LayerCompiler {
       m.dst_stride1 = uint32_t(c);
       m.dst_stride2 = panel_words;
       e_.Add(Engine::kCompute, golden::EncodeMove(m, {}), {b.out_range}, {dst_range});
-      ++program_.moves;
     };
     if (full > 0) move(full, 0, c);
     if (full < b.nbc) move(1, b.nbc - 1, n_last);
@@ -571,8 +619,37 @@ class LayerCompiler {
   const arch::ArchConfig& config_;
   const CompileOptions& options_;
   Emitter& e_;
-  CompiledProgram& program_;
 };
+
+// The report's counts, from the descriptors themselves.
+void Count(const golden::AccelGeometry& geometry, CompiledProgram& p) {
+  for (const Descriptor& d : p.descriptors) {
+    const auto op = static_cast<arch::Opcode>(golden::DecodeHeader(d).op);
+    switch (op) {
+      case arch::Opcode::kLoad:
+      case arch::Opcode::kStore: {
+        const golden::DmaFields f = golden::DecodeDma(d);
+        const uint64_t bytes = uint64_t(f.count0) * f.count1 * f.count2 *
+                               golden::UnitBytes(geometry, f.sram, f.out_int32, f.out_int16);
+        const bool load = op == arch::Opcode::kLoad;
+        ++(load ? p.loads : p.stores);
+        (load ? p.bytes_loaded : p.bytes_stored) += bytes;
+        break;
+      }
+      case arch::Opcode::kGemm:
+        ++p.gemms;
+        break;
+      case arch::Opcode::kMove:
+        ++p.moves;
+        break;
+      case arch::Opcode::kEltwise:  // residual adds (16.4)
+        ++p.eltwises;
+        break;
+      case arch::Opcode::kSet:  // the compiler writes none
+        break;
+    }
+  }
+}
 
 TensorPlacement Place(ExtAllocator& ext, std::string name, TensorPlacement::Kind kind,
                       TensorPlacement::Layout layout, int layer, int rows, int cols,
@@ -636,6 +713,7 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
   uint32_t x_addr = program.tensors.back().addr, x_pitch = program.tensors.back().pitch;
 
   std::optional<WordRange> a_in;
+  std::vector<uint32_t> residual_addr(size_t(layers), 0);  // <name>.res of residual sources
   for (int i = 0; i < layers; ++i) {
     const GemmLayer& l = network.layers[size_t(i)];
     const bool last = i + 1 == layers;
@@ -670,10 +748,39 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
                                       golden::kLutSlotBytes));
       ctx.table_addr = program.tensors.back().addr;
     }
+    // A residual (16.4): the earlier layer's tiles, stored when it ran, and the add's fields.
+    if (l.has_residual()) {
+      ctx.res_load_addr = residual_addr[size_t(ResidualFrom(network, size_t(i)))];
+      ctx.res_params = ResidualAddParams(network, size_t(i));
+      if (l.residual.has_activation()) {
+        // The slot the layer's own table would take, or the next one beside it: both are read by
+        // every block.
+        if (l.has_activation() && config.lut_slots < 2) {
+          throw CompileError(fmt::format(
+              "layer '{}': its activation and its residual's need two LUT slots at once (lut.slots "
+              "= {})",
+              l.name, config.lut_slots));
+        }
+        ctx.res_slot = uint32_t((i + (l.has_activation() ? 1 : 0)) % config.lut_slots);
+        program.tensors.push_back(Place(ext, l.name + ".res_act", Kind::kTable,
+                                        Layout::kPackedWords, i, 1, golden::kLutSlotEntries,
+                                        golden::kLutEntryBytes, 0, golden::kLutSlotBytes));
+        ctx.res_table_addr = program.tensors.back().addr;
+      }
+    }
+    // A later layer's residual adds this output: it is kept tile by tile, whatever its route.
+    if (IsResidualSource(network, size_t(i))) {
+      const uint32_t tile_bytes = uint32_t(r) * uint32_t(c);
+      program.tensors.push_back(Place(ext, l.name + ".res", Kind::kResidual, Layout::kTiles, i, l.m,
+                                      l.n, 1, uint32_t(ctx.nb) * tile_bytes,
+                                      uint64_t(ctx.mb) * uint64_t(ctx.nb) * tile_bytes,
+                                      uint32_t(r)));
+      ctx.res_store_addr = residual_addr[size_t(i)] = program.tensors.back().addr;
+    }
 
     // Where the A operand and the output go in the A SRAM: an on-chip input occupies its range; the
     // next layer's input (chaining) is placed in the other end.
-    LayerCompiler lc(config, options, emitter, program);
+    LayerCompiler lc(config, options, emitter);
     const uint32_t next_words = last ? 0 : uint32_t(ctx.mb) * uint32_t(l.n);
     auto space_without = [&](std::optional<WordRange> next) {
       uint32_t lo = 0, hi = config.a_depth;
@@ -754,6 +861,7 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
         "descriptors per launch: {} is out of range, allowed 1..{}", max_launch, arch::kMaxQCount));
   }
   program.descriptors = emitter.Finish(max_launch);
+  Count(GeometryOf(config), program);
   for (size_t begin = 0; begin < program.descriptors.size(); begin += max_launch) {
     program.launches.push_back(
         {uint32_t(begin),

@@ -1,8 +1,8 @@
 // The layer compiler (docs/data_movement.md 16): lowers a chain of GEMM layers into one program of
-// LOAD, GEMM, MOVE and STORE descriptors for a config's SRAM capacities, double-buffers where it
-// can, keeps intermediates on chip where they fit, places every tensor in external memory and sets
-// the WAIT/SIGNAL tokens so that the program is race free. It is the one place where layers are
-// tiled over the SRAMs.
+// LOAD, GEMM, MOVE, ELTWISE (residual adds) and STORE descriptors for a config's SRAM capacities,
+// double-buffers where it can, keeps intermediates on chip where they fit, places every tensor in
+// external memory and sets the WAIT/SIGNAL tokens so that the program is race free. It is the one
+// place where layers are tiled over the SRAMs.
 #ifndef QACC_COMPILER_COMPILER_H_
 #define QACC_COMPILER_COMPILER_H_
 
@@ -36,7 +36,16 @@ struct CompileOptions {
 
 // Where a tensor lives in external memory (16.1).
 struct TensorPlacement {
-  enum class Kind : uint8_t { kInput, kWeights, kBias, kRq, kTable, kIntermediate, kOutput };
+  enum class Kind : uint8_t {
+    kInput,
+    kWeights,
+    kBias,
+    kRq,
+    kTable,
+    kIntermediate,
+    kOutput,
+    kResidual,  // a layer's output kept for a later layer's residual add (16.4)
+  };
   enum class Layout : uint8_t {
     // Activations (the A operand), in panels of `panel` rows, one panel every `pitch` bytes:
     // element (r, c) at (r / panel) * pitch + c * panel + r % panel.
@@ -47,9 +56,14 @@ struct TensorPlacement {
     kRowMajor,     // element (r, c) at r * pitch + c * element_bytes
     kPackedWords,  // bias (int32 per column), rq (8 bytes per column), padded to whole words, or
                    // a LUT table slot (lut.md 10.1)
+    // Output tiles of `panel` rows and C columns, each row-major (as the out SRAM holds its int8
+    // rows), one row of tiles every `pitch` bytes: element (r, c) at (r / panel) * pitch +
+    // (c / C) * panel * C + (r % panel) * C + c % C.
+    kTiles,
   };
   // "x", "fc1.w", "fc1.bias", "fc1.rq", "fc1.act" (an activation's table slot image, 512
-  // bytes), "fc1.y" (intermediate), "y"
+  // bytes), "fc1.y" (intermediate), "fc1.res" (fc1's output for a residual, in tiles),
+  // "fc3.res_act" (fc3's residual's table), "y"
   std::string name;
   Kind kind = Kind::kInput;
   Layout layout = Layout::kRowMajor;
@@ -71,6 +85,7 @@ struct LayerPlan {
   bool b_resident = false;
   bool input_on_chip = false;   // A came from the previous layer by MOVE
   bool output_on_chip = false;  // the output went to the next layer by MOVE
+  std::string residual_from;    // the earlier layer its residual adds (an ELTWISE per GEMM)
   int a_slots = 0, b_slots = 0, out_slots = 0;
   // Not empty when double buffering was asked for but this layer fits only with one slot per
   // operand: why two do not fit (the compiler's message for that plan).
@@ -87,7 +102,7 @@ struct CompiledProgram {
   std::vector<TensorPlacement> tensors;
   std::vector<LayerPlan> layers;
   // Counts for reports.
-  int64_t loads = 0, stores = 0, gemms = 0, moves = 0;
+  int64_t loads = 0, stores = 0, gemms = 0, moves = 0, eltwises = 0;
   uint64_t bytes_loaded = 0, bytes_stored = 0;
 
   const TensorPlacement& tensor(const std::string& name) const;  // throws std::out_of_range

@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "compiler/residual.h"
 #include "golden/lut_unit.h"
 
 namespace qacc::compiler {
@@ -87,6 +88,11 @@ void WriteInputs(const CompiledProgram& program, const Network& network,
     if (l.has_activation()) {  // the table's slot image, built from the layer (lut.md 10.1)
       const TensorPlacement& t = program.tensor(l.name + ".act");
       const std::vector<uint8_t> image = golden::LutSlotImage(ActivationTable(l));
+      for (size_t b = 0; b < image.size(); ++b) state.ext.at(t.addr + b) = image[b];
+    }
+    if (l.has_residual() && l.residual.has_activation()) {  // the residual's table, likewise
+      const TensorPlacement& t = program.tensor(l.name + ".res_act");
+      const std::vector<uint8_t> image = golden::LutSlotImage(ResidualActivationTable(l));
       for (size_t b = 0; b < image.size(); ++b) state.ext.at(t.addr + b) = image[b];
     }
   }

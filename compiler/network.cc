@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "compiler/residual.h"
 #include "golden/gemm.h"
 #include "golden/requant.h"
 #include "model/arch.h"
@@ -77,33 +78,117 @@ Activation ParseActivation(const nlohmann::json& j, const std::string& at,
     }
   }
   if (a.function.empty()) throw fail(at + ".function is missing");
-  if (!j.contains("in_scale")) throw fail(at + ".in_scale is missing (the requant code's scale)");
   return a;
+}
+
+// "residual": {"from": "fc1", "scale": 0.05, "from_scale": 0.04, "out_scale": 0.08, "out_zp": 0,
+// "out_unsigned": false, "form": "tflite", "rounding": "half_up", "overflow": "saturate",
+// "activation": {...}}; rounding and overflow with form seed-symmetric only.
+Residual ParseResidual(const nlohmann::json& j, const std::string& at,
+                       const std::function<std::invalid_argument(const std::string&)>& fail) {
+  if (!j.is_object()) throw fail(at + " must be an object");
+  Residual r;
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    const std::string& key = it.key();
+    const nlohmann::json& value = it.value();
+    const std::string where = at + "." + key;
+    auto number = [&]() {
+      if (!value.is_number()) throw fail(where + " must be a number");
+      return value.get<double>();
+    };
+    auto name = [&]() {
+      if (!value.is_string()) throw fail(where + " must be a string");
+      return value.get<std::string>();
+    };
+    if (key == "from") {
+      r.from = name();
+      if (r.from.empty()) throw fail(where + " must name an earlier layer");
+    } else if (key == "scale") {
+      r.scale = number();
+    } else if (key == "from_scale") {
+      r.from_scale = number();
+    } else if (key == "out_scale") {
+      r.out_scale = number();
+    } else if (key == "out_zp") {
+      if (!value.is_number_integer()) throw fail(where + " must be an integer");
+      const int64_t v = value.get<int64_t>();
+      if (v < -128 || v > 255) throw fail(fmt::format("{} = {} is outside -128..255", where, v));
+      r.out_zp = int32_t(v);
+    } else if (key == "out_unsigned") {
+      if (!value.is_boolean()) throw fail(where + " must be true or false");
+      r.out_unsigned = value.get<bool>();
+    } else if (key == "form") {
+      const std::optional<golden::AddForm> form = golden::ParseAddForm(name());
+      if (!form) {
+        throw fail(fmt::format("{} = '{}' is not one of {}", where, value.get<std::string>(),
+                               golden::AddFormChoices()));
+      }
+      r.form = *form;
+    } else if (key == "rounding") {
+      const std::optional<golden::RoundingMode> mode = golden::ParseRoundingMode(name());
+      if (!mode) {
+        throw fail(fmt::format("{} = '{}' is not one of {}", where, value.get<std::string>(),
+                               golden::RoundingModeChoices()));
+      }
+      r.rounding = *mode;
+    } else if (key == "overflow") {
+      const std::string v = name();
+      if (v == golden::IntermediateOverflowName(golden::IntermediateOverflow::kSaturate)) {
+        r.overflow = golden::IntermediateOverflow::kSaturate;
+      } else if (v == golden::IntermediateOverflowName(golden::IntermediateOverflow::kWrap)) {
+        r.overflow = golden::IntermediateOverflow::kWrap;
+      } else {
+        throw fail(fmt::format("{} = '{}' is not one of saturate|wrap", where, v));
+      }
+    } else if (key == "activation") {
+      if (value.is_object() && value.contains("in_scale")) {
+        throw fail(where +
+                   ".in_scale is not used: the table's input is the sum, of scale "
+                   "residual.out_scale");
+      }
+      r.activation = ParseActivation(value, where, fail);
+    } else {
+      throw fail(
+          fmt::format("unknown key '{}' (expected from, scale, from_scale, out_scale, out_zp, "
+                      "out_unsigned, form, rounding, overflow, activation)",
+                      where));
+    }
+  }
+  for (const char* key : {"from", "scale", "from_scale", "out_scale"}) {
+    if (!j.contains(key)) throw fail(fmt::format("{}.{} is missing", at, key));
+  }
+  // The seed form's own fields: refused with the other, which has no such choice.
+  if (r.form != golden::AddForm::kSeedSymmetric) {
+    for (const char* key : {"rounding", "overflow"}) {
+      if (j.contains(key)) {
+        throw fail(fmt::format("{}.{} is for form {} only", at, key,
+                               golden::AddFormName(golden::AddForm::kSeedSymmetric)));
+      }
+    }
+  }
+  return r;
 }
 
 }  // namespace
 
-golden::Lut ActivationTable(const GemmLayer& l) {
-  const Activation& a = l.activation;
-  if (!l.has_activation()) Fail(l, "has no activation");
+golden::Lut ActivationTable(const GemmLayer& l, const Activation& a, const std::string& field,
+                            const golden::QuantSpec& in) {
   const std::optional<golden::Elementwise> f = golden::FindElementwise(a.function, a.alpha);
   if (!f) {
-    Fail(l, fmt::format("activation.function = '{}' is not one of {}", a.function,
+    Fail(l, fmt::format("{}.function = '{}' is not one of {}", field, a.function,
                         golden::ElementwiseChoices()));
   }
-  if (!(a.in_scale > 0) || !std::isfinite(a.in_scale)) {
-    Fail(l, fmt::format("activation.in_scale = {} must be positive and finite", a.in_scale));
+  if (!(in.scale > 0) || !std::isfinite(in.scale)) {
+    Fail(l, fmt::format("{}.in_scale = {} must be positive and finite", field, in.scale));
   }
   if (!(a.out_scale >= 0) || !std::isfinite(a.out_scale)) {
-    Fail(l, fmt::format("activation.out_scale = {} must be 0 (derived) or positive", a.out_scale));
+    Fail(l, fmt::format("{}.out_scale = {} must be 0 (derived) or positive", field, a.out_scale));
   }
   golden::LutSpec spec;
-  spec.in.bits = arch::kLutMaxInBits;  // the requant code's 8 bits, all of them address the table
-  spec.in.is_signed = l.clamp_min < 0;
-  spec.in.scale = a.in_scale;
-  spec.in.zero_point = l.zp_out;
+  spec.in = in;
+  spec.in.bits = arch::kLutMaxInBits;  // the 8-bit code, all of its bits address the table
   if (a.out_bits != 8 && a.out_bits != 16) {
-    Fail(l, fmt::format("activation.out_bits = {} is not 8 or 16", a.out_bits));
+    Fail(l, fmt::format("{}.out_bits = {} is not 8 or 16", field, a.out_bits));
   }
   spec.out.bits = a.out_bits;
   spec.out.is_signed = !a.out_unsigned;
@@ -111,23 +196,32 @@ golden::Lut ActivationTable(const GemmLayer& l) {
   spec.out.zero_point = a.out_zp;
   spec.derive_out = a.out_scale == 0;
   if (spec.derive_out && a.out_zp != 0) {
-    Fail(l, "activation.out_zp must be 0 with a derived out_scale (symmetric)");
+    Fail(l, field + ".out_zp must be 0 with a derived out_scale (symmetric)");
   }
+  try {
+    return golden::BuildLut(*f, spec);
+  } catch (const std::invalid_argument& e) {
+    Fail(l, fmt::format("{}: {}", field, e.what()));
+  }
+}
+
+golden::Lut ActivationTable(const GemmLayer& l) {
+  if (!l.has_activation()) Fail(l, "has no activation");
+  golden::QuantSpec in;
+  in.is_signed = l.clamp_min < 0;
+  in.scale = l.activation.in_scale;
+  in.zero_point = l.zp_out;
   // The table reads the requant code as an 8-bit code of one signedness: the clamp keeps it there.
-  const int32_t lo = spec.in.is_signed ? -128 : 0, hi = spec.in.is_signed ? 127 : 255;
+  const int32_t lo = in.is_signed ? -128 : 0, hi = in.is_signed ? 127 : 255;
   if (l.clamp_max > hi) {
     Fail(l, fmt::format("clamp_max = {} is above {}: the activation's input is an {} code",
-                        l.clamp_max, hi, spec.in.is_signed ? "int8" : "uint8"));
+                        l.clamp_max, hi, in.is_signed ? "int8" : "uint8"));
   }
   if (l.zp_out < lo || l.zp_out > hi) {
     Fail(l, fmt::format("zp_out = {} is outside {}..{}: the activation's input zero point",
                         l.zp_out, lo, hi));
   }
-  try {
-    return golden::BuildLut(*f, spec);
-  } catch (const std::invalid_argument& e) {
-    Fail(l, fmt::format("activation: {}", e.what()));
-  }
+  return ActivationTable(l, l.activation, "activation", in);
 }
 
 Network GemmNetwork(int m, int n, int k) {
@@ -168,6 +262,7 @@ void ValidateNetwork(const Network& network) {
       if (i + 1 != network.layers.size()) {
         Fail(l, "out_int32 is allowed on the last layer only (the next layer reads int8)");
       }
+      if (l.has_residual()) Fail(l, "residual: not with out_int32 (the add takes int8 codes)");
       if (l.has_activation()) Fail(l, "an activation takes a requant code, not out_int32");
       continue;  // no requantization
     }
@@ -188,6 +283,7 @@ void ValidateNetwork(const Network& network) {
              "int8)");
       }
     }
+    if (l.has_residual()) ValidateResidual(network, i);
   }
 }
 
@@ -298,11 +394,16 @@ Network ParseNetwork(std::string_view json_text, std::string_view source) {
         l.clamp_max = int32_t(integer(INT32_MIN, INT32_MAX));
       } else if (key == "activation") {
         l.activation = ParseActivation(value, at, fail);
+        if (!value.contains("in_scale")) {
+          throw fail(at + ".in_scale is missing (the requant code's scale)");
+        }
+      } else if (key == "residual") {
+        l.residual = ParseResidual(value, at, fail);
       } else {
         throw fail(fmt::format(
             "unknown key '{}' (expected name, m, n, k, a_unsigned, b_unsigned, a_zp, b_zp, bias, "
             "per_channel, single_rounding, out_int32, mult, shift, scale, zp_out, clamp_min, "
-            "clamp_max, activation)",
+            "clamp_max, activation, residual)",
             at));
       }
     }

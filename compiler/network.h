@@ -1,7 +1,8 @@
 // What the compiler lowers (docs/data_movement.md 16): a chain of GEMM / fully connected layers,
-// each with an optional activation fused after its requant (lut.md 10.4). Layer i + 1 takes layer
-// i's int8 output as its A operand (its M is layer i's M, its K layer i's N). Shapes and
-// quantization parameters only; the tensors' values live in LayerData.
+// each with an optional activation fused after its requant (lut.md 10.4) and an optional residual
+// add of an earlier layer's output (ELTWISE, lut.md 10.5). Layer i + 1 takes layer i's int8 output
+// as its A operand (its M is layer i's M, its K layer i's N). Shapes and quantization parameters
+// only; the tensors' values live in LayerData.
 #ifndef QACC_COMPILER_NETWORK_H_
 #define QACC_COMPILER_NETWORK_H_
 
@@ -10,8 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "golden/add.h"
 #include "golden/elementwise.h"
 #include "golden/lut.h"
+#include "golden/quant.h"
 #include "model/arch.h"
 
 namespace qacc::compiler {
@@ -32,6 +35,27 @@ struct Activation {
   int out_bits = 8;  // 8, or 16 on the last layer: int16 codes in the int16 layout (lut.md 10.6)
 };
 
+// A residual (skip) connection (lut.md 10.5): y = clamp(golden::Add(q, q_from)) of the layer's
+// output code q and the output code q_from of an earlier layer of the same M x N, then optionally
+// a table. The codes' zero points and signedness are the layers' own; the real scales are given
+// here, as the add needs them and the layers do not carry them.
+struct Residual {
+  std::string from;       // the earlier layer's name; empty: no residual
+  double scale = 0;       // real scale of this layer's output codes (the add's a), > 0
+  double from_scale = 0;  // real scale of `from`'s output codes (b), > 0
+  double out_scale = 0;   // real scale of the sum's codes (y), > 0
+  int32_t out_zp = 0;     // the sum's zero point
+  bool out_unsigned = false;
+  golden::AddForm form = golden::AddForm::kTfliteAsymmetric;
+  golden::RoundingMode rounding = golden::RoundingMode::kHalfUp;  // seed-symmetric's final shift
+  golden::IntermediateOverflow overflow = golden::IntermediateOverflow::kSaturate;  // seed's sum
+  // A table after the add (ELTWISE ADD_LUT), 8-bit output only; function empty: none. Its input is
+  // the sum's code, so its in_scale is out_scale (the field is not used).
+  Activation activation;
+
+  bool has_activation() const { return !activation.function.empty(); }
+};
+
 struct GemmLayer {
   std::string name = "gemm";
   int m = 1, n = 1, k = 1;  // M x K input times K x N weights
@@ -46,10 +70,24 @@ struct GemmLayer {
   int32_t zp_out = 0;
   int32_t clamp_min = -128, clamp_max = 127;
   Activation activation;  // function empty: the requant code is the output
+  Residual residual;      // from empty: none
 
   bool has_activation() const { return !activation.function.empty(); }
-  // The output codes are unsigned (else signed): the activation's, or the clamp's range.
-  bool out_unsigned() const { return has_activation() ? activation.out_unsigned : clamp_min >= 0; }
+  bool has_residual() const { return !residual.from.empty(); }
+  // The codes the layer's GEMMs write, before a residual: unsigned (else signed) as the
+  // activation's output or the clamp's range, and their zero point.
+  bool code_unsigned() const { return has_activation() ? activation.out_unsigned : clamp_min >= 0; }
+  int32_t code_zero_point() const { return has_activation() ? activation.out_zp : zp_out; }
+  // The output codes (what the next layer reads and the network outputs): the residual's sum or
+  // its table's when the layer has one, else the GEMMs' codes.
+  bool out_unsigned() const {
+    if (!has_residual()) return code_unsigned();
+    return residual.has_activation() ? residual.activation.out_unsigned : residual.out_unsigned;
+  }
+  int32_t out_zero_point() const {
+    if (!has_residual()) return code_zero_point();
+    return residual.has_activation() ? residual.activation.out_zp : residual.out_zp;
+  }
   // The out SRAM layout the layer's GEMMs write (6.3, lut.md 10.6), and the bytes of one stored
   // output element in it: 4 (out_int32), 2 (a 16-bit activation), 1.
   arch::OutLayout out_layout() const {
@@ -63,6 +101,10 @@ struct GemmLayer {
 // The table of a layer's activation (golden::BuildLut, exact mode, half-to-even rounding). Throws
 // std::invalid_argument naming the field for a layer without one or with illegal fields.
 golden::Lut ActivationTable(const GemmLayer& layer);
+// The table of `activation` read by 8-bit codes of `in` (its signedness, scale and zero point), as
+// above; the messages name `layer` and the activation's key as `field` ("residual.activation").
+golden::Lut ActivationTable(const GemmLayer& layer, const Activation& activation,
+                            const std::string& field, const golden::QuantSpec& in);
 
 struct Network {
   std::string name = "network";
@@ -75,8 +117,9 @@ struct Network {
 Network GemmNetwork(int m, int n, int k);
 
 // Checks the chain (shapes agree, dimensions and quantization fields in their legal ranges, only
-// the last layer in int32). Throws std::invalid_argument naming the layer and the field:
-// "layer 'fc2': k = 700 does not match the previous layer's n = 768".
+// the last layer in int32, residuals from earlier layers of the same shape: residual.h). Throws
+// std::invalid_argument naming the layer and the field: "layer 'fc2': k = 700 does not match the
+// previous layer's n = 768".
 void ValidateNetwork(const Network& network);
 
 // Parses the JSON form (docs/compiler.md):

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <random>
 
+#include "compiler/residual.h"
+#include "golden/add.h"
 #include "golden/elementwise.h"
 #include "golden/gemm.h"
 #include "golden/progress.h"
@@ -34,6 +36,7 @@ std::vector<int32_t> ReferenceOutput(const Network& network, const std::vector<u
                                      const std::vector<LayerData>& data) {
   std::vector<uint8_t> a = x;
   std::vector<int32_t> y;
+  std::vector<std::vector<int32_t>> kept(network.layers.size());  // outputs a residual adds
   for (size_t i = 0; i < network.layers.size(); ++i) {
     golden::ReportProgress("reference", "layers", i, network.layers.size());  // a sign of life
     const GemmLayer& l = network.layers[i];
@@ -68,11 +71,30 @@ std::vector<int32_t> ReferenceOutput(const Network& network, const std::vector<u
       if (l.out_bytes() == 2) break;  // int16 codes: the last layer's output as they are
     }
     // The stored byte, read back as the next layer's operand code or as the output.
-    a.resize(y.size());
-    for (size_t j = 0; j < y.size(); ++j) {
-      a[j] = uint8_t(uint32_t(y[j]));
-      y[j] = l.out_unsigned() ? int32_t(a[j]) : int32_t(int8_t(a[j]));
+    auto store = [&](bool is_unsigned) {
+      a.resize(y.size());
+      for (size_t j = 0; j < y.size(); ++j) {
+        a[j] = uint8_t(uint32_t(y[j]));
+        y[j] = is_unsigned ? int32_t(a[j]) : int32_t(int8_t(a[j]));
+      }
+    };
+    store(l.code_unsigned());
+    // The residual: golden's Add of the two layers' codes, clamped to the sum's codes (what the
+    // ELTWISE's clamp holds), then its table.
+    if (l.has_residual()) {
+      const golden::AddParams params = ResidualAddParams(network, i);
+      const std::vector<int32_t>& from = kept[size_t(ResidualFrom(network, i))];
+      const int32_t lo = int32_t(params.y.qmin()), hi = int32_t(params.y.qmax());
+      for (size_t j = 0; j < y.size(); ++j) {
+        y[j] = std::clamp(golden::Add(y[j], from[j], params), lo, hi);
+      }
+      if (l.residual.has_activation()) {
+        const golden::Lut table = ResidualActivationTable(l);
+        for (int32_t& v : y) v = table.Lookup(v);
+      }
+      store(l.out_unsigned());
     }
+    if (IsResidualSource(network, i)) kept[i] = y;
   }
   return y;
 }
@@ -137,6 +159,39 @@ GemmLayer RandomLayer(std::mt19937& rng, const std::string& name, int m, int n, 
     }
   }
   return l;
+}
+
+void RandomResidual(const std::function<int(int, int)>& pick, GemmLayer& from, GemmLayer& layer) {
+  for (GemmLayer* l : {&from, &layer}) {
+    if (!l->has_activation() && l->clamp_min >= 0) l->zp_out = std::max(l->zp_out, 0);
+  }
+  Residual& r = layer.residual;
+  r = Residual{};
+  r.from = from.name;
+  r.form = from.out_zero_point() == 0 && pick(0, 1) ? golden::AddForm::kSeedSymmetric
+                                                    : golden::AddForm::kTfliteAsymmetric;
+  const bool seed = r.form == golden::AddForm::kSeedSymmetric;
+  if (seed) {  // every zero point 0 (golden::MakeAddParams)
+    (layer.has_activation() ? layer.activation.out_zp : layer.zp_out) = 0;
+    r.rounding = golden::kAllRoundingModes[size_t(pick(0, 4))];
+    r.overflow =
+        pick(0, 1) ? golden::IntermediateOverflow::kWrap : golden::IntermediateOverflow::kSaturate;
+  }
+  r.scale = pick(1, 8) / 64.0;
+  r.from_scale = pick(1, 8) / 64.0;
+  // About the sum's range: some sums saturate, few round to one code.
+  r.out_scale = (r.scale + r.from_scale) * pick(70, 200) / 100.0;
+  r.out_unsigned = pick(0, 3) == 0;
+  if (!seed) r.out_zp = r.out_unsigned ? pick(0, 64) : pick(-16, 16);
+  if (pick(0, 2) == 0) {
+    const std::vector<std::string>& names = golden::ElementwiseNames();
+    r.activation.function = names[size_t(pick(0, int(names.size()) - 1))];
+    r.activation.out_unsigned = pick(0, 1);
+    if (pick(0, 1)) {
+      r.activation.out_scale = 4.0 / pick(16, 127);
+      r.activation.out_zp = r.activation.out_unsigned ? pick(0, 64) : pick(-16, 16);
+    }
+  }
 }
 
 }  // namespace qacc::compiler

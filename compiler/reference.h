@@ -5,6 +5,7 @@
 #define QACC_COMPILER_REFERENCE_H_
 
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -30,6 +31,14 @@ RandomValues MakeRandomValues(const Network& network, uint64_t seed);
 // A random layer of the given shape for tests: legal, non-degenerate quantization (zero points,
 // bias, per-channel, rounding, ReLU clamps drawn from `rng`); int32 output only when `last`.
 GemmLayer RandomLayer(std::mt19937& rng, const std::string& name, int m, int n, int k, bool last);
+
+// A legal random residual on `layer`, adding the output of `from` (an earlier layer of the same
+// M x N with int8 output), drawn by `pick(lo, hi)` (inclusive): tflite, or seed-symmetric where
+// `from`'s output zero point is 0 (then `layer`'s own is made 0 too); scales that keep the sums
+// neither all 0 nor all saturated; a table after the add on a third of them. A uint8 requant code's
+// zero point below 0 (a ReLU layer's zp_out, legal for the requant) is raised to 0 in either layer:
+// the add reads it as a uint8 code.
+void RandomResidual(const std::function<int(int, int)>& pick, GemmLayer& from, GemmLayer& layer);
 
 }  // namespace qacc::compiler
 

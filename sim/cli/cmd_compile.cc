@@ -1,4 +1,4 @@
-// qacc compile: lowers a chain of GEMM layers into a program of LOAD, GEMM, MOVE and STORE
+// qacc compile: lowers a chain of GEMM layers into a program of LOAD, GEMM, MOVE, ELTWISE and STORE
 // descriptors for a config (docs/data_movement.md 16), prints the plan, writes the program, and
 // with --check runs it on the golden executor with random values against the layers computed on
 // whole matrices. With --timing it runs the program on the cycle-level model (the program engine
@@ -116,6 +116,8 @@ const char* KindName(compiler::TensorPlacement::Kind kind) {
       return "intermediate";
     case Kind::kOutput:
       return "output";
+    case Kind::kResidual:
+      return "residual";
   }
   return "?";
 }
@@ -131,6 +133,8 @@ const char* LayoutName(compiler::TensorPlacement::Layout layout) {
       return "row-major";
     case Layout::kPackedWords:
       return "packed";
+    case Layout::kTiles:
+      return "tiles";
   }
   return "?";
 }
@@ -219,14 +223,18 @@ void RunCompile(const CompileCliOptions& o) {
   json["stores"] = program.stores;
   json["gemms"] = program.gemms;
   json["moves"] = program.moves;
+  json["eltwises"] = program.eltwises;
   json["bytes_loaded"] = program.bytes_loaded;
   json["bytes_stored"] = program.bytes_stored;
+  // ELTWISE only where there is one (residual adds), so that other summaries read as before.
   std::string human = fmt::format(
-      "{} on {}: {} descriptors ({} LOAD, {} GEMM, {} MOVE, {} STORE), {} bytes loaded, {} "
+      "{} on {}: {} descriptors ({} LOAD, {} GEMM, {} MOVE, {}{} STORE), {} bytes loaded, {} "
       "stored; double buffering {}, chaining {}\n",
       network.name, arch::DescribeArchConfig(config), program.descriptors.size(), program.loads,
-      program.gemms, program.moves, program.stores, program.bytes_loaded, program.bytes_stored,
-      copts.double_buffer ? "on" : "off", copts.chain_on_chip ? "on" : "off");
+      program.gemms, program.moves,
+      program.eltwises ? fmt::format("{} ELTWISE, ", program.eltwises) : "", program.stores,
+      program.bytes_loaded, program.bytes_stored, copts.double_buffer ? "on" : "off",
+      copts.chain_on_chip ? "on" : "off");
   nlohmann::json layers = nlohmann::json::array();
   for (const compiler::LayerPlan& p : program.layers) {
     layers.push_back(
@@ -240,6 +248,8 @@ void RunCompile(const CompileCliOptions& o) {
          {"b_resident", p.b_resident},
          {"input_on_chip", p.input_on_chip},
          {"output_on_chip", p.output_on_chip},
+         {"residual_from",
+          p.residual_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.residual_from)},
          {"slots", {{"a", p.a_slots}, {"b", p.b_slots}, {"out", p.out_slots}}},
          {"double_buffer", copts.double_buffer && p.single_buffered_because.empty()},
          {"single_buffered_because", p.single_buffered_because.empty()
@@ -247,9 +257,10 @@ void RunCompile(const CompileCliOptions& o) {
                                          : nlohmann::json(p.single_buffered_because)}});
     human += fmt::format(
         "  layer {}: {} GEMM commands ({} A chunks of {} panels{}, {} B chunks of {} panels{}); "
-        "input {}, output {}\n",
+        "{}input {}, output {}\n",
         p.name, p.steps, p.a_chunks, p.a_panels_per_chunk, p.a_resident ? ", resident" : "",
         p.b_chunks, p.b_panels_per_chunk, p.b_resident ? ", resident" : "",
+        p.residual_from.empty() ? "" : fmt::format("plus {}'s output (ELTWISE); ", p.residual_from),
         p.input_on_chip ? "on chip" : "from external memory",
         p.output_on_chip ? "kept on chip (MOVE)" : "to external memory");
     if (!p.single_buffered_because.empty()) {

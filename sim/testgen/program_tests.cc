@@ -856,7 +856,8 @@ compiler::GemmLayer RandomLayerOf(Rng& rng, const std::string& name, int m, int 
 
 // A chain of 1-3 layers (M up to 3 R). Half the networks start with a layer whose weights do not
 // fit the B SRAM (NB * K above its depth), so that B is streamed in chunks and double buffering
-// has loads to overlap; the others are small enough to stay resident.
+// has loads to overlap; the others are small enough to stay resident. A third of the later layers
+// add an earlier layer's output (a residual: ELTWISE, lut.md 10.5), whose N they take.
 compiler::Network RandomNetwork(Rng& rng, const arch::ArchConfig& config) {
   compiler::Network net;
   net.name = "prog_layers";
@@ -870,7 +871,14 @@ compiler::Network RandomNetwork(Rng& rng, const arch::ArchConfig& config) {
       const int64_t nb = int64_t(config.b_depth) / k + rng.Uniform(1, 3);
       n = int(nb * config.cols - rng.Uniform(0, config.cols - 1));
     }
+    const int from = i > 0 && rng.Chance(33) ? int(rng.Uniform(0, i - 1)) : -1;
+    if (from >= 0) n = net.layers[size_t(from)].n;
     net.layers.push_back(RandomLayerOf(rng, "l" + std::to_string(i), m, n, k, i + 1 == layers));
+    if (from >= 0) {
+      net.layers.back().out_int32 = false;  // the add takes int8 codes
+      compiler::RandomResidual([&rng](int lo, int hi) { return int(rng.Uniform(lo, hi)); },
+                               net.layers[size_t(from)], net.layers.back());
+    }
     k = n;
   }
   return net;
@@ -905,12 +913,11 @@ Program GenLayers(Rng& rng, const arch::ArchConfig& config) {
       for (const compiler::LayerPlan& plan : p.layers) b_chunks = std::max(b_chunks, plan.b_chunks);
       const std::string what = fmt::format(
           "{} layers M={} (N {}), chaining {}, double buffering {}: {} descriptors in {} launch{} "
-          "({} LOAD, {} STORE, {} GEMM, {} MOVE), B in up to {} chunks",
+          "({} LOAD, {} STORE, {} GEMM, {} MOVE), B in up to {} chunks{}",
           net.layers.size(), net.layers[0].m, net.layers.back().n, chain ? "on" : "off",
           double_buffer ? "on" : "off", p.descriptors.size(), p.launches.size(),
-          p.launches.size() == 1 ? "" : "es", p.loads,
-          p.stores, p.gemms, p.moves,
-          b_chunks);
+          p.launches.size() == 1 ? "" : "es", p.loads, p.stores, p.gemms, p.moves, b_chunks,
+          p.eltwises ? fmt::format(", {} ELTWISE (residual adds)", p.eltwises) : "");
       b.WriteExt(0, checked.image);
       RunCompiled(b, p, what, rng.Chance(50));
     }
@@ -956,7 +963,8 @@ const std::vector<ProgramTestDef>& Defs() {
        GenLaunchAfterReset},
       {{"prog_layers",
         "a random chain of 1-3 GEMM layers (half of them with weights streamed through the B "
-        "SRAM in chunks) compiled with on-chip chaining and double buffering each on and off; "
+        "SRAM in chunks, a third of the later ones adding an earlier one's output by ELTWISE) "
+        "compiled with on-chip chaining and double buffering each on and off; "
         "each program run with CTRL.RUN on the same input, its output equal to the reference "
         "network (checked with golden at generation) and every memory to golden's"},
        GenLayers},

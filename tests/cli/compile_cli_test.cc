@@ -48,13 +48,17 @@ TEST(CompileCli, ChainFromANetworkFileStaysOnChip) {
   std::filesystem::remove_all(dir);
 }
 
-// docs/compiler.md's example network is the file it names, and compiles into a program that
-// passes its golden check.
-TEST(CompileCli, TheDocumentedExampleNetworkCompilesAndPassesItsCheck) {
-  const std::string path = "docs/examples/networks/mlp.json";
+// docs/compiler.md's example network `name` is the file it links to (the ```json block after the
+// link), and compiles into a program that passes its golden check, with the output the page shows,
+// and its check on the model.
+void ExpectDocumentedExample(const std::string& name) {
+  const std::string path = "docs/examples/networks/" + name;
   const std::string doc = ReadWholeFile(std::string(QACC_SOURCE_DIR) + "/docs/compiler.md");
-  const size_t open = doc.find("```json\n");
-  ASSERT_NE(open, std::string::npos) << "docs/compiler.md has no ```json block";
+  const std::string link = "(examples/networks/" + name + ")";
+  const size_t linked = doc.find(link);
+  ASSERT_NE(linked, std::string::npos) << "docs/compiler.md does not link " << link;
+  const size_t open = doc.find("```json\n", linked);
+  ASSERT_NE(open, std::string::npos) << "docs/compiler.md has no ```json block after " << link;
   const size_t close = doc.find("```", open + 8);
   ASSERT_NE(close, std::string::npos);
   EXPECT_EQ(doc.substr(open + 8, close - open - 8),
@@ -71,6 +75,45 @@ TEST(CompileCli, TheDocumentedExampleNetworkCompilesAndPassesItsCheck) {
   const CliResult r = RunQacc("compile " + path + " --timing --check", QACC_SOURCE_DIR);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("model check: PASS"), std::string::npos) << r.out;
+}
+
+TEST(CompileCli, TheDocumentedExampleNetworkCompilesAndPassesItsCheck) {
+  ExpectDocumentedExample("mlp.json");
+}
+
+// The residual example (docs/compiler.md "A residual"): ELTWISE in the summary, the tensors of
+// tiles and the residual's table in external memory.
+TEST(CompileCli, TheDocumentedResidualNetworkCompilesAndPassesItsCheck) {
+  ExpectDocumentedExample("residual.json");
+  const nlohmann::json j = nlohmann::json::parse(
+      RunQacc("compile docs/examples/networks/residual.json --json", QACC_SOURCE_DIR).out);
+  EXPECT_EQ(j["eltwises"], 2);
+  EXPECT_EQ(nlohmann::json::parse(
+                RunQacc("compile docs/examples/networks/mlp.json --json", QACC_SOURCE_DIR)
+                    .out)["eltwises"],
+            0);
+}
+
+// A residual that names no earlier layer is exit 2 naming the layer and the field, and no file.
+TEST(CompileCli, ABadResidualIsExitTwoNamingTheField) {
+  const auto dir = ScratchDir("compile_residual");
+  const auto net = dir / "net.json";
+  const auto program = dir / "p.bin";
+  {
+    std::ofstream out(net);
+    out << R"({"layers": [
+      {"name": "fc1", "m": 8, "n": 8, "k": 8,
+       "residual": {"from": "fc2", "scale": 0.1, "from_scale": 0.1, "out_scale": 0.2}},
+      {"name": "fc2", "n": 8}]})";
+  }
+  const CliResult r = RunQacc("compile " + net.string() + " --program " + program.string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("layer 'fc1': residual.from = 'fc2' is a later layer: a residual adds an "
+                       "earlier layer's output"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(std::filesystem::exists(program));
+  std::filesystem::remove_all(dir);
 }
 
 // Issue 37, item 1: a program longer than Q_COUNT holds (67 765 descriptors) ran its count

@@ -29,6 +29,7 @@ using compiler::CompiledProgram;
 using compiler::GemmLayer;
 using compiler::Network;
 using compiler::RandomLayer;
+using compiler::RandomResidual;
 
 // Small SRAMs: every layer of a few dozen rows and columns is chunked (compiler_test.cc).
 arch::ArchConfig Tiny(int rows, int cols, int data_bytes, int max_outstanding) {
@@ -199,6 +200,37 @@ TEST(ProgramCompiled, ChainsOnChipAndThroughExternalMemory) {
       }
     }
   }
+}
+
+// Residual adds (ELTWISE, lut.md 10.5; data_movement.md 16.4): a chain whose later layers add an
+// earlier layer's output, of either form, some with a table after the add.
+TEST(ProgramCompiled, ResidualAdds) {
+  std::mt19937 rng(1005);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Counts counts;
+  int eltwises = 0;
+  for (const arch::ArchConfig& config :
+       {LoadConfig("default"), LoadConfig("rect_4x16"), Tiny(4, 4, 16, 4), Tiny(8, 4, 8, 2)}) {
+    for (int trial = 0; trial < 3; ++trial) {
+      Network net;
+      const int m = 1 + int(rng() % 40), n = 1 + int(rng() % 30);
+      int k = 1 + int(rng() % 30);
+      for (int i = 0; i < 3; ++i) {
+        net.layers.push_back(RandomLayer(rng, "l" + std::to_string(i), m, n, k, false));
+        if (i > 0) RandomResidual(pick, net.layers[size_t(pick(0, i - 1))], net.layers.back());
+        k = n;
+      }
+      for (bool chain : {true, false}) {
+        const CompiledProgram program = compiler::Compile(config, net, {true, chain});
+        eltwises += int(program.eltwises);
+        CheckNetwork(config, net, {true, chain}, rng(),
+                     config.name + " residual " + std::to_string(trial) + (chain ? " on-chip" : ""),
+                     counts);
+        if (HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(eltwises, 0);
 }
 
 // Programs cut into launches of a few descriptors (data_movement.md 14.4) leave every memory as

@@ -17,6 +17,9 @@
 #include "compiler/ext_image.h"
 #include "compiler/network.h"
 #include "compiler/reference.h"
+#include "compiler/residual.h"
+#include "golden/add.h"
+#include "golden/lut_unit.h"
 #include "golden/program.h"
 #include "model/arch.h"
 #include "sim/build_paths.h"
@@ -78,6 +81,16 @@ arch::ArchConfig Tiny(int rows, int cols) {
   c.rq_depth = 4;
   c.out_depth = 16;
   return c;
+}
+
+// ParseNetwork's message for `text` (source "net.json"), or "no error".
+std::string ParseError(const std::string& text) {
+  try {
+    ParseNetwork(text, "net.json");
+  } catch (const std::invalid_argument& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
 }
 
 TEST(Compiler, OneLayerOnEveryConfigMatchesGolden) {
@@ -298,6 +311,275 @@ TEST(Compiler, RefusalsNameTheLimitOfOneSlot) {
               "layer 'gemm': 1 output slot of one tile do not fit: each needs 2 output words (out "
               "depth 1)");
   }
+}
+
+// ---- Residual adds (lut.md 10.5, data_movement.md 16.4)
+
+// Every output zero point of `l` 0, as the seed-symmetric form needs (golden::MakeAddParams).
+void ZeroOutputZeroPoints(GemmLayer& l) {
+  l.zp_out = 0;
+  l.activation.out_zp = 0;
+  l.residual.out_zp = 0;
+  l.residual.activation.out_zp = 0;
+}
+
+// A residual of `form` on `layer` adding `from`'s output, with a table after the add when
+// `lookup`; the other fields drawn as RandomResidual draws them.
+void SetResidual(std::mt19937& rng, GemmLayer& from, GemmLayer& layer, golden::AddForm form,
+                 bool lookup) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  RandomResidual(pick, from, layer);
+  Residual& r = layer.residual;
+  r.form = form;
+  if (form == golden::AddForm::kSeedSymmetric) {
+    ZeroOutputZeroPoints(from);
+    ZeroOutputZeroPoints(layer);
+    r.rounding = golden::kAllRoundingModes[size_t(pick(0, 4))];
+    r.overflow =
+        pick(0, 1) ? golden::IntermediateOverflow::kWrap : golden::IntermediateOverflow::kSaturate;
+  }
+  if (!lookup) {
+    r.activation = Activation{};
+  } else if (!r.has_activation()) {
+    r.activation.function = "tanh";
+  }
+}
+
+// fc1 -> fc2 -> fc3 (+ fc1) -> fc4 (+ fc3): a skip over one layer and one from the layer just
+// before, of M x N; fc4's residual of the other form, without a table.
+Network ResidualNetwork(std::mt19937& rng, int m, int n, int k, golden::AddForm form, bool lookup) {
+  Network net;
+  net.name = "residual";
+  const int n2 = 1 + int(rng() % 30);
+  net.layers.push_back(RandomLayer(rng, "fc1", m, n, k, false));
+  net.layers.push_back(RandomLayer(rng, "fc2", m, n2, n, false));
+  net.layers.push_back(RandomLayer(rng, "fc3", m, n, n2, false));
+  net.layers.push_back(RandomLayer(rng, "fc4", m, n, n, true));
+  net.layers[3].out_int32 = false;
+  net.layers[3].activation.out_bits = 8;
+  SetResidual(rng, net.layers[0], net.layers[2], form, lookup);
+  const golden::AddForm other = form == golden::AddForm::kSeedSymmetric
+                                    ? golden::AddForm::kTfliteAsymmetric
+                                    : golden::AddForm::kSeedSymmetric;
+  SetResidual(rng, net.layers[2], net.layers[3], other, false);
+  return net;
+}
+
+// Both forms, with and without the table after the add, on every config (and one LUT slot,
+// which every table is reloaded into), chained and through external memory, double-buffered
+// and not, in launches of any length: golden's run equals the reference element for element and
+// is race free. Each residual layer has one in-place ELTWISE per GEMM and its source a tensor of
+// tiles.
+TEST(Compiler, ResidualAddsMatchTheReference) {
+  std::mt19937 rng(1005);
+  int eltwises = 0;
+  for (const char* name : {"default", "rect_4x16", "tall_16x4"}) {
+    for (int slots : {4, 1}) {
+      arch::ArchConfig config = Config(name);
+      config.lut_slots = slots;
+      for (golden::AddForm form : golden::kAllAddForms) {
+        for (bool lookup : {false, true}) {
+          Network net = ResidualNetwork(rng, 1 + int(rng() % 40), 1 + int(rng() % 40),
+                                        1 + int(rng() % 30), form, lookup);
+          if (slots == 1) {  // one table per layer (ResidualRefusalsNameTheLimit)
+            GemmLayer& l = net.layers[2];
+            l.activation = Activation{};
+            if (l.clamp_min >= 0) l.zp_out = std::max(l.zp_out, 0);
+          }
+          for (bool chain : {true, false}) {
+            for (bool db : {true, false}) {
+              CompileOptions options{db, chain};
+              if (!db) options.max_launch_descriptors = 1 + uint32_t(rng() % 8);
+              const std::string what = std::string(name) + " " + std::to_string(slots) + " slots " +
+                                       std::string(golden::AddFormName(form)) +
+                                       (lookup ? " lookup" : "") + (chain ? " chain" : "") +
+                                       (db ? " db" : "");
+              const Outcome o = CompileAndRun(config, net, options, rng);
+              ExpectCorrect(o, what);
+              int gemms_with_residual = 0;
+              for (const LayerPlan& p : o.program.layers) {
+                gemms_with_residual += p.name == "fc3" || p.name == "fc4" ? p.steps : 0;
+              }
+              EXPECT_EQ(o.program.eltwises, gemms_with_residual) << what;
+              for (const golden::Descriptor& d : o.program.descriptors) {
+                if (golden::DecodeHeader(d).op != uint32_t(golden::Op::kEltwise)) continue;
+                const golden::EltwiseFields f = golden::DecodeEltwise(d);
+                EXPECT_EQ(f.dst, f.src_a) << what;  // in place
+              }
+              EXPECT_EQ(o.program.tensor("fc1.res").kind, TensorPlacement::Kind::kResidual);
+              EXPECT_EQ(o.program.tensor("fc3.res").layout, TensorPlacement::Layout::kTiles);
+              EXPECT_EQ(lookup, std::any_of(o.program.tensors.begin(), o.program.tensors.end(),
+                                            [](const TensorPlacement& t) {
+                                              return t.name == "fc3.res_act";
+                                            }))
+                  << what;
+              eltwises += int(o.program.eltwises);
+              if (::testing::Test::HasFailure()) return;
+            }
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GT(eltwises, 100);
+}
+
+// On SRAMs a few tiles deep, the residual layer's blocks (two out slots per stream: its own and the
+// earlier output's) are chunked otherwise than its source's, whose tiles it reads by (mb, nb).
+TEST(Compiler, ResidualTilesMatchAcrossDifferentChunkings) {
+  std::mt19937 rng(1006);
+  int differ = 0;
+  for (auto [r, c] : {std::pair{4, 4}, std::pair{8, 4}, std::pair{4, 8}}) {
+    const arch::ArchConfig config = Tiny(r, c);
+    for (int trial = 0; trial < 8; ++trial) {
+      const golden::AddForm form = golden::kAllAddForms[size_t(trial % 2)];
+      const Network net = ResidualNetwork(rng, 1 + int(rng() % 50), 1 + int(rng() % 50),
+                                          1 + int(rng() % 30), form, trial % 4 < 2);
+      for (bool db : {true, false}) {
+        const Outcome o = CompileAndRun(config, net, {db, true}, rng);
+        ExpectCorrect(o, "tiny " + std::to_string(r) + "x" + std::to_string(c) + " trial " +
+                             std::to_string(trial) + (db ? " db" : ""));
+        const LayerPlan& from = o.program.layers[0];
+        const LayerPlan& with = o.program.layers[2];
+        differ += from.a_panels_per_chunk != with.a_panels_per_chunk ||
+                  from.b_panels_per_chunk != with.b_panels_per_chunk;
+        if (::testing::Test::HasFailure()) return;
+      }
+    }
+  }
+  EXPECT_GT(differ, 10);
+}
+
+// The compiler's own limits: a table after the add beside the layer's own needs two LUT slots;
+// an output tile with its residual slot must fit the out SRAM.
+TEST(Compiler, ResidualRefusalsNameTheLimit) {
+  std::mt19937 rng(1007);
+  Network net = ResidualNetwork(rng, 8, 8, 8, golden::AddForm::kTfliteAsymmetric, true);
+  net.layers[2].activation.function = "gelu";
+  net.layers[2].activation.in_scale = 0.05;
+  net.layers[2].activation.out_zp = 0;
+  net.layers[2].zp_out = 0;
+  net.layers[2].clamp_min = -128;
+  net.layers[2].clamp_max = 127;
+  arch::ArchConfig config = Config("default");
+  config.lut_slots = 1;
+  try {
+    Compile(config, net);
+    FAIL() << "two tables in one slot compiled";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "layer 'fc3': its activation and its residual's need two LUT slots at once "
+              "(lut.slots = 1)");
+  }
+  config.lut_slots = 2;
+  EXPECT_NO_THROW(Compile(config, net));
+  config = Tiny(8, 8);
+  config.out_depth = 2;  // one int8 tile: R / 4 = 2 words, no room for the earlier output's
+  try {
+    Compile(config, net);
+    FAIL() << "compiled with out depth 2";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "layer 'fc3': 1 output slot and 1 residual slot of one tile do not fit: each needs "
+              "2 output words (out depth 2)");
+  }
+}
+
+TEST(Network, ResidualParsesAndNamesTheField) {
+  const Network net = ParseNetwork(
+      R"({"layers": [{"name": "fc1", "m": 4, "n": 6, "k": 5, "zp_out": 2},
+                     {"name": "fc2", "n": 6, "clamp_min": 0, "clamp_max": 255},
+                     {"name": "fc3", "n": 6,
+                      "residual": {"from": "fc1", "scale": 0.05, "from_scale": 0.04,
+                                   "out_scale": 0.08, "out_zp": 3, "out_unsigned": true,
+                                   "activation": {"function": "gelu", "out_scale": 0.02}}},
+                     {"name": "fc4", "n": 6,
+                      "residual": {"from": "fc3", "scale": 0.1, "from_scale": 0.02,
+                                   "out_scale": 0.1, "form": "seed-symmetric",
+                                   "rounding": "floor", "overflow": "wrap"}}]})");
+  const Residual& r = net.layers[2].residual;
+  EXPECT_EQ(r.from, "fc1");
+  EXPECT_EQ(r.form, golden::AddForm::kTfliteAsymmetric);
+  EXPECT_EQ(r.out_zp, 3);
+  EXPECT_TRUE(net.layers[2].out_unsigned() == false);  // the table's output, int8
+  EXPECT_FALSE(net.layers[2].code_unsigned());
+  EXPECT_EQ(ResidualFrom(net, 2), 0);
+  const golden::AddParams p = ResidualAddParams(net, 2);
+  EXPECT_EQ(p.a.zero_point, 0);  // fc3's own requant codes
+  EXPECT_EQ(p.b.zero_point, 2);  // fc1's
+  EXPECT_FALSE(p.y.is_signed);
+  EXPECT_EQ(ResidualActivationTable(net.layers[2]).in().zero_point, 3);
+  const Residual& s = net.layers[3].residual;
+  EXPECT_EQ(s.form, golden::AddForm::kSeedSymmetric);
+  EXPECT_EQ(s.rounding, golden::RoundingMode::kFloor);
+  EXPECT_EQ(s.overflow, golden::IntermediateOverflow::kWrap);
+  EXPECT_EQ(ResidualAddParams(net, 3).seed.rounding, golden::RoundingMode::kFloor);
+
+  auto error = [](const std::string& residual, const std::string& more = "") {
+    return ParseError(R"({"layers": [{"name": "a", "m": 4, "n": 6, "k": 5},
+                                      {"name": "b", "n": 6)" +
+                      more + R"(, "residual": )" + residual + R"(}]})");
+  };
+  const std::string ok = R"("scale": 0.05, "from_scale": 0.05, "out_scale": 0.1)";
+  EXPECT_EQ(error(R"({"from": "a", )" + ok + "}"), "no error");
+  EXPECT_EQ(error(R"({"from": "z", )" + ok + "}"),
+            "net.json: layer 'b': residual.from = 'z' is not a layer of the network");
+  EXPECT_EQ(error(R"({"from": "b", )" + ok + "}"),
+            "net.json: layer 'b': residual.from = 'b' is this layer: a residual adds an earlier "
+            "layer's output");
+  EXPECT_EQ(ParseError(R"({"layers": [{"name": "a", "m": 4, "n": 6, "k": 5,
+                                       "residual": {"from": "b", )" +
+                       ok + R"(}}, {"name": "b", "n": 6}]})"),
+            "net.json: layer 'a': residual.from = 'b' is a later layer: a residual adds an "
+            "earlier layer's output");
+  EXPECT_EQ(ParseError(R"({"layers": [{"name": "a", "m": 4, "n": 6, "k": 5},
+                                       {"name": "b", "n": 7, "residual": {"from": "a", )" +
+                       ok + R"(}}]})"),
+            "net.json: layer 'b': residual.from = 'a': its output is 4 x 6, this layer's 4 x 7 "
+            "(the add is elementwise)");
+  EXPECT_EQ(error(R"({"from": "a", )" + ok + "}", R"(, "out_int32": true)"),
+            "net.json: layer 'b': residual: not with out_int32 (the add takes int8 codes)");
+  EXPECT_EQ(error(R"({"from": "a", )" + ok + "}",
+                  R"(, "activation": {"function": "tanh", "in_scale": 1, "out_bits": 16})"),
+            "net.json: layer 'b': residual: not with activation.out_bits = 16 (the add takes "
+            "int8 codes)");
+  EXPECT_EQ(error(R"({"from": "a", "form": "seed-symmetric", )" + ok + "}", R"(, "zp_out": 4)"),
+            "net.json: layer 'b': residual.form = seed-symmetric needs zero points 0: this "
+            "layer's output zero point (zp_out) is 4");
+  EXPECT_EQ(error(R"({"from": "a", "form": "seed-symmetric", "out_zp": 1, )" + ok + "}"),
+            "net.json: layer 'b': residual.form = seed-symmetric needs residual.out_zp = 0, not 1");
+  EXPECT_EQ(error(R"({"from": "a", "scale": 0, "from_scale": 0.05, "out_scale": 0.1})"),
+            "net.json: layer 'b': residual.scale = 0 must be positive and finite");
+  EXPECT_EQ(error(R"({"from": "a", "scale": 0.05, "from_scale": -1, "out_scale": 0.1})"),
+            "net.json: layer 'b': residual.from_scale = -1 must be positive and finite");
+  EXPECT_EQ(error(R"({"from": "a", "scale": 0.05, "from_scale": 0.05})"),
+            "net.json: layers[1].residual.out_scale is missing");
+  EXPECT_EQ(error(R"({"from": "a", "out_zp": 200, )" + ok + "}"),
+            "net.json: layer 'b': residual.out_zp = 200 is outside the sum's int8 codes' "
+            "-128..127");
+  EXPECT_EQ(error(R"({"from": "a", "form": "sum", )" + ok + "}"),
+            "net.json: layers[1].residual.form = 'sum' is not one of seed-symmetric|tflite");
+  EXPECT_EQ(error(R"({"from": "a", "rounding": "floor", )" + ok + "}"),
+            "net.json: layers[1].residual.rounding is for form seed-symmetric only");
+  EXPECT_EQ(error(R"({"from": "a", "form": "seed-symmetric", "overflow": "clip", )" + ok + "}"),
+            "net.json: layers[1].residual.overflow = 'clip' is not one of saturate|wrap");
+  EXPECT_EQ(error(R"({"from": "a", "form": "seed-symmetric", "scale": 20, "from_scale": 0.05,
+                      "out_scale": 0.1})")
+                .substr(0, 75),
+            "net.json: layer 'b': residual: a.scale / y.scale: scale: 200 is out of rang");
+  EXPECT_EQ(
+      error(R"({"from": "a", "scale": 0.05, "from_scale": 0.05, "out_scale": 1e-9})").substr(0, 44),
+      "net.json: layer 'b': residual: y.scale: 1e-0");
+  EXPECT_EQ(
+      error(R"({"from": "a", "activation": {"function": "tanh", "in_scale": 1}, )" + ok + "}"),
+      "net.json: layers[1].residual.activation.in_scale is not used: the table's input is "
+      "the sum, of scale residual.out_scale");
+  EXPECT_EQ(
+      error(R"({"from": "a", "activation": {"function": "tanh", "out_bits": 16}, )" + ok + "}"),
+      "net.json: layer 'b': residual.activation.out_bits = 16 is not 8: the table's codes "
+      "replace the sum in place (int8)");
+  EXPECT_EQ(error(R"({"from": "a", "tile": 1, )" + ok + "}").substr(0, 50),
+            "net.json: unknown key 'layers[1].residual.tile' (e");
 }
 
 // ---- Launches (data_movement.md 14.4)

@@ -587,8 +587,10 @@ TEST(ProgramSuites, RaceFreeAndGoldenVerdictAsMeant) {
 }
 
 // prog_layers reaches what it is for over the default seeds: a chained intermediate (a MOVE with
-// chaining on) and weights streamed through the B SRAM in chunks with double buffering on.
+// chaining on) and weights streamed through the B SRAM in chunks with double buffering on, on
+// every config, and residual adds (ELTWISE) on some.
 TEST(ProgramSuites, LayersChainAndStream) {
+  int residual = 0;
   for (const std::string& cfg : kConfigs) {
     const arch::ArchConfig& config = Config(cfg);
     int chained = 0, streamed = 0;
@@ -599,11 +601,13 @@ TEST(ProgramSuites, LayersChainAndStream) {
         const bool db_on = d.find("double buffering on") != std::string::npos;
         chained += chain_on && d.find(", 0 MOVE)") == std::string::npos;
         streamed += db_on && d.find("B in up to 1 chunks") == std::string::npos;
+        residual += d.find("ELTWISE (residual adds)") != std::string::npos;
       }
     }
     EXPECT_GT(chained, 0) << cfg;
     EXPECT_GT(streamed, 0) << cfg;
   }
+  EXPECT_GT(residual, 0);
 }
 
 }  // namespace
