@@ -259,7 +259,7 @@ package qacc_pkg;
   localparam int unsigned Q_TOKENS_C2D_LSB        = 8;
   localparam int unsigned Q_TOKENS_C2D_W          = 4;
   // Values of the registers fixed by this version.
-  localparam logic [31:0] HW_UNITS_VALUE = 32'h0000_0007;
+  localparam logic [31:0] HW_UNITS_VALUE = 32'h0000_0017;
   localparam logic [31:0] HW_LATENCY_VALUE = 32'h0101_0104;
 
   localparam int unsigned NUM_SRAMS = 6;  // the SRAM regions (3.1)

@@ -341,7 +341,7 @@ inline constexpr int kQTokensC2dLsb = 8;
 inline constexpr uint32_t kQTokensC2dMask = 0xFu << kQTokensC2dLsb;
 
 // Values of the registers fixed by this version.
-inline constexpr uint32_t kHwUnitsValue = 0x7;
+inline constexpr uint32_t kHwUnitsValue = 0x17;
 inline constexpr uint32_t kHwLatencyValue = 0x0101'0104;
 
 // ---- Tables, so that code iterates over the spec instead of listing it by hand
@@ -370,7 +370,7 @@ inline constexpr RegisterInfo kRegisters[] = {
     {reg::kHwBiasDepth, "HW_BIAS_DEPTH", Access::kRO, 0x0, 0x0, "BiasDepth", false, false},
     {reg::kHwRqDepth, "HW_RQ_DEPTH", Access::kRO, 0x0, 0x0, "RqDepth", false, false},
     {reg::kHwOutDepth, "HW_OUT_DEPTH", Access::kRO, 0x0, 0x0, "OutDepth", false, false},
-    {reg::kHwUnits, "HW_UNITS", Access::kRO, 0x0, 0x7, nullptr, false, false},
+    {reg::kHwUnits, "HW_UNITS", Access::kRO, 0x0, 0x17, nullptr, false, false},
     {reg::kHwLatency, "HW_LATENCY", Access::kRO, 0x0, 0x0101'0104, nullptr, false, false},
     {reg::kHwLutSlots, "HW_LUT_SLOTS", Access::kRO, 0x0, 0x0, "LutSlots", false, false},
     {reg::kCtrl, "CTRL", Access::kRW, 0x2, 0x0, nullptr, true, false},
@@ -463,7 +463,7 @@ inline constexpr UnitInfo kUnits[] = {
     {Unit::kOut, "out", true, UnitKind::kFrame, 0},
     {Unit::kLut, "lut", true, UnitKind::kStage, 0},
     {Unit::kSoftmax, "softmax", false, UnitKind::kCommand, 3},
-    {Unit::kEltwise, "eltwise", false, UnitKind::kCommand, 0},
+    {Unit::kEltwise, "eltwise", true, UnitKind::kCommand, 0},
 };
 
 // The present units with a row-beat monitor (valid, row, last, C int32 lanes), in id order: the index of

@@ -488,8 +488,8 @@ class Session {
       case kHwRqDepth: expected = c.rq_depth; break;
       case kHwOutDepth: expected = c.out_depth; break;
       case kHwUnits:
-        expected = 0x7;
-        break;  // MAC, requant, LUT
+        expected = 0x17;
+        break;  // MAC, requant, LUT, ELTWISE
       case kHwLatency: expected = 0x01010104; break;
       case kHwLutSlots:
         expected = uint32_t(c.lut_slots);

@@ -42,7 +42,7 @@ TEST_P(AccelStateTest, IdentificationRegisters) {
   EXPECT_EQ(ReadOk(reg::kHwBiasDepth), config_.bias_depth);
   EXPECT_EQ(ReadOk(reg::kHwRqDepth), config_.rq_depth);
   EXPECT_EQ(ReadOk(reg::kHwOutDepth), config_.out_depth);
-  EXPECT_EQ(ReadOk(reg::kHwUnits), 0x7u);           // MAC, requant, LUT
+  EXPECT_EQ(ReadOk(reg::kHwUnits), 0x17u);          // MAC, requant, LUT, ELTWISE
   EXPECT_EQ(ReadOk(reg::kHwLatency), 0x01010104u);  // Lr=1, Ls=1, Lw=1, Lq=4
 }
 

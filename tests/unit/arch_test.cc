@@ -307,7 +307,7 @@ TEST(ArchMap, Constants) {
   EXPECT_EQ(reg::kCmdShift, 0x0B8u);
   EXPECT_EQ(reg::kCmdOp, 0x0BCu);
   EXPECT_EQ(kVersion, 0x00020000u);       // spec 2.0
-  EXPECT_EQ(kHwUnitsValue, 0x7u);         // MAC, requant and LUT
+  EXPECT_EQ(kHwUnitsValue, 0x17u);        // MAC, requant, LUT and ELTWISE
   EXPECT_EQ(kStatusErrCodeMask, 0xFF00u);  // [15:8] (units.md 19.5)
   EXPECT_EQ(kModeActMask, 0xF00u);
   EXPECT_EQ(kHwLatencyV1, 0x01010104u);  // Lr 1, Ls 1, Lw 1, Lq 4
