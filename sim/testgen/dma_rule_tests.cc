@@ -636,17 +636,53 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
     f.dst = f.src_b - 1;  // its last COUNT - 1 words are b's first
     bad.push_back({golden::EncodeEltwise(f, {}), ErrCode::kEltOverlap,
                    "ELTWISE ADD with DST one word before SRC_B failing ELT_OVERLAP"});
-    // BAD_ADD alone, in each form: the last check, reached only when every other passes.
-    for (const uint32_t form : {golden::kEltwiseFormTflite, golden::kEltwiseFormSeed}) {
-      for (int tries = 0;; ++tries) {
-        f = EltwiseBase(c, rng.Chance(50) ? golden::EltwiseOp::kAdd : golden::EltwiseOp::kAddLut);
-        if (f.form == form || tries > 64) break;
+    // BAD_ADD alone, each field of each form one past its range (lut.md 10.5), on an add whose
+    // other fields are legal: the last check, reached only when every other passes.
+    using F = golden::EltwiseFields;
+    struct AddBound {
+      uint32_t form;
+      const char* what;
+      std::function<void(F&)> apply;
+    };
+    const uint32_t tflite = golden::kEltwiseFormTflite, seed = golden::kEltwiseFormSeed;
+    const AddBound bounds[] = {
+        {seed, "MULT_A 128", [](F& e) { e.mult_a = 128; }},
+        {seed, "MULT_B 128", [](F& e) { e.mult_b = 128; }},
+        {seed, "RSHIFT 63", [](F& e) { e.rshift = 63; }},
+        {seed, "ROUNDING 5", [](F& e) { e.rounding = 5; }},
+        {tflite, "MULT_A 2^30 - 1", [](F& e) { e.mult_a = (1u << 30) - 1; }},
+        {tflite, "MULT_B 2^31", [](F& e) { e.mult_b = 1u << 31; }},
+        {tflite, "MULT_Y 2^30 - 1", [](F& e) { e.mult_y = (1u << 30) - 1; }},
+        {tflite, "SHIFT_A 1", [](F& e) { e.shift_a = 1; }},
+        {tflite, "SHIFT_B -32", [](F& e) { e.shift_b = -32; }},
+        {tflite, "SHIFT_Y 1", [](F& e) { e.shift_y = 1; }},
+        {tflite, "SHIFT_Y -32", [](F& e) { e.shift_y = -32; }},
+        {tflite, "LEFT_SHIFT 21", [](F& e) { e.left_shift = 21; }},
+    };
+    const auto add_base = [&](uint32_t form) {
+      for (;;) {
+        F e = EltwiseBase(c, rng.Chance(50) ? golden::EltwiseOp::kAdd : golden::EltwiseOp::kAddLut);
+        if (e.form == form) return e;
       }
-      EltwiseBreakers(c, false).back().apply(f);
-      bad.push_back(
-          {golden::EncodeEltwise(f, {}), ErrCode::kBadAdd,
-           fmt::format("ELTWISE {} add failing BAD_ADD",
-                       f.form == golden::kEltwiseFormSeed ? "seed-symmetric" : "tflite")});
+    };
+    for (const AddBound& b : bounds) {
+      f = add_base(b.form);
+      b.apply(f);
+      bad.push_back({golden::EncodeEltwise(f, {}), ErrCode::kBadAdd,
+                     fmt::format("ELTWISE add with {} failing BAD_ADD", b.what)});
+    }
+    // The clamp in either form and type: one below the type, one above it, reversed by one.
+    for (const bool y_unsigned : {false, true}) {
+      const int32_t lo = y_unsigned ? 0 : -128, hi = y_unsigned ? 255 : 127;
+      for (int which = 0; which < 3; ++which) {
+        f = add_base(rng.Chance(50) ? tflite : seed);
+        f.y_unsigned = y_unsigned;
+        f.clamp_min = which == 0 ? lo - 1 : which == 1 ? lo : hi;
+        f.clamp_max = which == 0 ? hi : which == 1 ? hi + 1 : hi - 1;
+        bad.push_back({golden::EncodeEltwise(f, {}), ErrCode::kBadAdd,
+                       fmt::format("ELTWISE add of {} with the clamp [{}, {}] failing BAD_ADD",
+                                   y_unsigned ? "uint8" : "int8", f.clamp_min, f.clamp_max)});
+      }
     }
     f = EltwiseBase(c, golden::EltwiseOp::kAdd);
     f.lut.entry_bits = 16;  // ignored without a lookup: the result is COUNT words
@@ -942,7 +978,10 @@ Program GenPortStalls(Rng& rng, const arch::ArchConfig& config) {
   // another table slot for its lookups.
   for (int use = 0; use < 3; ++use) {
     if (use == 2 && g.lut_slots < 2) break;
-    golden::EltwiseFields f = EltwiseBase(c, golden::EltwiseOp::kAddLut);
+    // Any OP: without an add the read port is free in the cycle after each read, and the STORE's
+    // reads there change what the port returns (an operand word must come from its own read).
+    golden::EltwiseFields f = EltwiseBase(
+        c, use == 2 ? golden::EltwiseOp::kAddLut : golden::EltwiseOp(rng.Uniform(0, 2)));
     f.count = 100;
     f.src_a = 0, f.src_b = f.count, f.dst = 2 * f.count;
     f.lut.entry_bits = 8;

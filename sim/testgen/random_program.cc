@@ -312,9 +312,29 @@ void RandomEltwiseAdd(Rng& rng, golden::EltwiseFields& f) {
   f.clamp_min = lo, f.clamp_max = hi;
   if (rng.Chance(40)) {
     f.clamp_min = int32_t(rng.Uniform(lo, hi));
-    f.clamp_max = int32_t(rng.Uniform(f.clamp_min, hi));
+    f.clamp_max = rng.Chance(25) ? f.clamp_min : int32_t(rng.Uniform(f.clamp_min, hi));
   }
 }
+
+namespace {
+
+// The add's fields of an ELTWISE without an add: any bits, legal or not (they are ignored).
+void JunkAddFields(Rng& rng, golden::EltwiseFields& f) {
+  f.form = uint32_t(rng.Uniform(0, 1));
+  f.a_unsigned = rng.Chance(50), f.b_unsigned = rng.Chance(50), f.y_unsigned = rng.Chance(50);
+  f.rounding = uint32_t(rng.Uniform(0, 7));
+  f.wrap = rng.Chance(50);
+  f.zp_a = int32_t(rng.Uniform(-256, 255)), f.zp_b = int32_t(rng.Uniform(-256, 255));
+  f.zp_y = int32_t(rng.Uniform(-256, 255));
+  f.left_shift = uint32_t(rng.Uniform(0, 31));
+  f.clamp_min = int32_t(rng.Uniform(-256, 255)), f.clamp_max = int32_t(rng.Uniform(-256, 255));
+  f.mult_a = uint32_t(rng.Next()), f.mult_b = uint32_t(rng.Next()), f.mult_y = uint32_t(rng.Next());
+  f.shift_a = int32_t(rng.Uniform(-32, 31)), f.shift_b = int32_t(rng.Uniform(-32, 31));
+  f.shift_y = int32_t(rng.Uniform(-32, 31));
+  f.rshift = uint32_t(rng.Uniform(0, 63));
+}
+
+}  // namespace
 
 Descriptor RandomEltwise(Rng& rng, const golden::AccelGeometry& g, int op, uint32_t max_count) {
   golden::EltwiseFields f;
@@ -342,6 +362,7 @@ Descriptor RandomEltwise(Rng& rng, const golden::AccelGeometry& g, int op, uint3
       if (rng.Chance(50) && f.dst + result + count <= depth) return uint32_t(f.dst + result);
       if (f.dst >= count) return uint32_t(f.dst - count);
     }
+    if (rng.Chance(15) && f.dst + result <= depth - count) return uint32_t(depth - count);
     for (;;) {
       const uint64_t s = uint64_t(rng.Uniform(0, int64_t(depth - count)));
       if (s + count <= f.dst || s >= f.dst + result) return uint32_t(s);
@@ -350,7 +371,14 @@ Descriptor RandomEltwise(Rng& rng, const golden::AccelGeometry& g, int op, uint3
   const auto source = [&] { return result == count && rng.Chance(25) ? f.dst : outside(); };
   f.src_a = source();
   f.src_b = f.has_add() && rng.Chance(20) ? f.src_a : source();
-  if (f.has_add()) RandomEltwiseAdd(rng, f);
+  if (f.has_add()) {
+    RandomEltwiseAdd(rng, f);
+  } else {
+    JunkAddFields(rng, f);
+    // SRC_B is not read: any word, past the end or inside the result at times.
+    if (rng.Chance(30)) f.src_b = uint32_t(rng.Uniform(0, (1 << arch::kBaseBits) - 1));
+    if (rng.Chance(20)) f.src_b = f.dst + uint32_t(rng.Uniform(0, int64_t(result) - 1));
+  }
   const Descriptor d = golden::EncodeEltwise(f, golden::Header{});
   const golden::ProgramError error = golden::Validate(g, d);
   if (error != golden::ProgramError::kNone) {
