@@ -11,8 +11,9 @@
 //   x + 9       int16 output (a lookup of 16-bit entries, 10.6): write word DST + 2w (rows 0, 1)
 //   x + 11      int8 output: write word DST + w; int16 output: word DST + 2w + 1 (rows 2, 3)
 // The last write, at t = 4 COUNT + 7, is done_o; the next command may start in the cycle after it. Every step is a
-// function of the one counter t, so the unit has no other state than t and the running bit (the words and
-// pipelines beside them are data).
+// function of the one counter t_q (0 when idle, so 0 in the start cycle), so the unit has no other state than it
+// and the running bit (the words and pipelines beside them are data). Each step compares t_q itself, not a copy
+// shifted by its offset: two counters that differ by a multiple of 4 would agree in the low bits that pick rows.
 //
 // In place (DST = SRC_A, or SRC_B with an add; int8 output only, the one overlap validation allows): the only write
 // to source word w is its own result, at 4w + 11, after its reads at 4w (a) and 4w + 1 (b); the writes before it are
@@ -23,7 +24,9 @@
 module qacc_eltwise
   import qacc_pkg::*;
 #(
-  parameter int unsigned NumCols = 8
+  parameter int unsigned NumCols  = 8,
+  parameter int unsigned OutDepth = 8192,
+  localparam int unsigned AW      = $clog2(OutDepth)  // an out word index: COUNT <= OutDepth (validation)
 ) (
   input  logic                         clk_i,
   input  logic                         rst_ni,
@@ -49,7 +52,8 @@ module qacc_eltwise
 
   // OP (lut.md 10.5): 0 LUT, 1 ADD, 2 ADD_LUT (3 fails validation).
   localparam logic [1:0] EltLut = 2'd0, EltAdd = 2'd1, EltAddLut = 2'd2;
-  localparam int unsigned TW = DIM_W + 3;  // t up to 4 COUNT + 7 < 2^(DIM_W + 3)
+  localparam int unsigned TW = AW + 3;     // t up to 4 COUNT + 7 < 8 OutDepth
+  localparam int unsigned DW = DIM_W + 3;  // 4 COUNT + 11 of any COUNT field: no compare below wraps
   // The schedule's offsets from x (above).
   localparam int unsigned LaneAt    = 2;                          // row 0 enters the lanes
   localparam int unsigned CodeAt    = LaneAt + ADD_LANE_LATENCY;  // 5: its code
@@ -60,31 +64,30 @@ module qacc_eltwise
   typedef logic [NumCols-1:0][7:0] row_t;  // a row of the int8 layout: lane c in byte c
 
   logic          run_q, active, has_add, lookup, int16;
-  logic [TW-1:0] t, t_q, words4;  // words4 = 4 COUNT: the reads' cycles
-  logic [TW-1:0] tc, tw;          // t - CodeAt, t - Write16At: the LUT beats' and the writes' own counts from 0
-  logic [1:0]    lane_row;        // the row entering the lanes: (t - LaneAt) mod 4
+  logic [TW-1:0] t_q;
+  logic [DW-1:0] t, words4;    // t_q widened; words4 = 4 COUNT: the reads' cycles
+  logic [1:0]    lane_row;     // the row entering the lanes: (t - LaneAt) mod 4
 
-  assign active  = start_i || run_q;
-  assign t       = start_i ? '0 : t_q;
-  assign has_add = desc_i.op == EltAdd || desc_i.op == EltAddLut;
-  assign lookup  = desc_i.op == EltLut || desc_i.op == EltAddLut;
-  assign int16   = lookup && desc_i.lut_entry_bits == ELTWISE_LUT_ENTRY_BITS_W'(16);
-  assign words4  = {1'b0, desc_i.count, 2'b00};
-  // Before its offset (at most 9) a count wraps to 2^TW - 9 or more, above 4 COUNT: "< words4" alone bounds a window.
-  assign tc       = t - TW'(CodeAt);
-  assign tw       = t - TW'(Write16At);
-  assign lane_row = 2'(t - TW'(LaneAt));
+  assign active   = start_i || run_q;
+  assign has_add  = desc_i.op == EltAdd || desc_i.op == EltAddLut;
+  assign lookup   = desc_i.op == EltLut || desc_i.op == EltAddLut;
+  assign int16    = lookup && desc_i.lut_entry_bits == ELTWISE_LUT_ENTRY_BITS_W'(16);
+  // While idle the compute queue's head may be any descriptor: a COUNT field of any value must not make a step of
+  // t = 0 true (only the read needs `active`: it is the one step at t = 0).
+  assign t        = DW'(t_q);
+  assign words4   = {1'b0, desc_i.count, 2'b00};
+  assign lane_row = t_q[1:0] ^ 2'(LaneAt);  // - 2 mod 4
 
   // ---- Reads: a at x, b at x + 1 ----------------------------------------------------------------------------------
-  assign re_o    = active && t < words4 && (t[1:0] == 2'd0 || (t[1:0] == 2'd1 && has_add));
-  assign raddr_o = (t[0] ? desc_i.src_b : desc_i.src_a) + CMD_BASE_W'(t[TW-1:2]);
+  assign re_o    = active && t < words4 && (t_q[1:0] == 2'd0 || (t_q[1:0] == 2'd1 && has_add));
+  assign raddr_o = (t_q[0] ? desc_i.src_b : desc_i.src_a) + CMD_BASE_W'(t_q[2 +: AW]);
 
   // The operand words, loaded in the cycle their read returns (data, not reset: each is loaded in the command
   // before it is used).
   logic [3:0] [NumCols-1:0][7:0] a_q, b_q;
   always_ff @(posedge clk_i) begin
-    if (t[1:0] == 2'd1) a_q <= rdata_i;
-    if (t[1:0] == 2'd2) b_q <= rdata_i;
+    if (t_q[1:0] == 2'd1) a_q <= rdata_i;
+    if (t_q[1:0] == 2'd2) b_q <= rdata_i;
   end
 
   // ---- The add lanes: row lane_row of both operands ---------------------------------------------------------------
@@ -124,68 +127,78 @@ module qacc_eltwise
   // ---- Codes, then results ----------------------------------------------------------------------------------------
   // Operand a delayed as long as the add lanes take (OP = LUT), and the code as long as the LUT unit (OP = ADD): the
   // pipeline's length is the same for every OP. Data, not reset.
-  row_t [ADD_LANE_LATENCY-1:0] a_dly_q;
-  row_t [LUT_LATENCY-1:0]      code_dly_q;
-  row_t                        code;
-  logic [NumCols-1:0][15:0]    res;
+  row_t a_d1_q, a_d2_q, a_d3_q, code, code_d1_q, code_d2_q;
 
   always_comb begin
-    for (int c = 0; c < int'(NumCols); c++) begin
-      code[c] = has_add ? y[c][7:0] : a_dly_q[ADD_LANE_LATENCY-1][c];
-      res[c]  = lookup ? lut_entry_i[c] : {8'd0, code_dly_q[LUT_LATENCY-1][c]};
-    end
+    for (int c = 0; c < int'(NumCols); c++) code[c] = has_add ? y[c][7:0] : a_d3_q[c];
   end
 
   always_ff @(posedge clk_i) begin
-    a_dly_q    <= {a_dly_q[ADD_LANE_LATENCY-2:0], a_row};
-    code_dly_q <= {code_dly_q[LUT_LATENCY-2:0], code};
+    a_d1_q    <= a_row;
+    a_d2_q    <= a_d1_q;
+    a_d3_q    <= a_d2_q;
+    code_d1_q <= code;
+    code_d2_q <= code_d1_q;
   end
 
-  assign lut_valid_o = active && lookup && tc < words4;
+  assign lut_valid_o = lookup && t >= DW'(CodeAt) && t < words4 + DW'(CodeAt);
   assign lut_code_o  = code;
 
   // ---- The write buffer and the writes ----------------------------------------------------------------------------
-  // Row r of word w loads at the end of x + 7 + r ((t - ResultAt) mod 4 = r); a word's writes read it before its next
-  // word's row 0 replaces row 0 (at the end of x + 11). Data, not reset.
-  logic [3:0][NumCols-1:0][15:0] wbuf_q;
+  // Row r of word w loads at the end of x + 7 + r ((t + 1) mod 4 = r); a word's writes read it before its next
+  // word's row 0 replaces row 0 (at the end of x + 11). The low bytes: the entry with a lookup, else the code; the
+  // high bytes the entry's (read only in the int16 layout, which needs a lookup). Data, not reset.
+  logic [3:0][NumCols-1:0][7:0] wbuf_lo_q, wbuf_hi_q;
+  logic [1:0]                   buf_row;
+  assign buf_row = 2'(t_q[1:0] + 2'(4 - ResultAt % 4));  // - 7 mod 4
   always_ff @(posedge clk_i) begin
-    wbuf_q[2'(t - TW'(ResultAt))] <= res;
+    for (int c = 0; c < int'(NumCols); c++) begin
+      wbuf_lo_q[buf_row][c] <= lookup ? lut_entry_i[c][7:0] : code_d2_q[c];
+      wbuf_hi_q[buf_row][c] <= lut_entry_i[c][15:8];
+    end
   end
 
-  // tw = t - 9: word w's writes at tw = x + 2 (int8; int16 rows 2, 3) and tw = x (int16 rows 0, 1).
-  assign we_o    = active && tw < words4 && !tw[0] && (tw[1] || int16);
-  assign waddr_o = desc_i.dst + (int16 ? CMD_BASE_W'(tw[TW-1:1]) : CMD_BASE_W'(tw[TW-1:2]));
-  assign done_o  = active && t == words4 + TW'(LastAt - 4);
+  // The result word written at t (odd, in the write window): t - 9 in halves of a word (int16) or in words (int8).
+  // A function, not a signal: a second counter offset by 9 would agree with t_q in the bits that pick rows.
+  function automatic logic [AW-1:0] written(logic [TW-1:0] t_now, logic halves);
+    logic [TW-1:0] n;
+    n = t_now - TW'(Write16At);
+    return halves ? AW'(n >> 1) : AW'(n >> 2);
+  endfunction
 
-  // int8: row r lane c's low byte at byte r C + c; int16 (rows 2h, 2h + 1 with h = tw[1]): row 2h + q lane c's
+  // Word w's writes: t = x + 11 (int8; int16 rows 2, 3) and t = x + 9 (int16 rows 0, 1), so t odd in the window
+  // [9, 9 + 4 COUNT); the word address counts from DST by t - 9 (four cycles a word, two a half).
+  assign we_o    = t >= DW'(Write16At) && t < words4 + DW'(Write16At) && t_q[0] && (t_q[1] || int16);
+  assign waddr_o = desc_i.dst + CMD_BASE_W'(written(t_q, int16));
+  assign done_o  = t == words4 + DW'(LastAt - 4);
+
+  // int8: row r lane c's low byte at byte r C + c; int16 (rows 2h, 2h + 1 with h = t[1]): row 2h + q lane c's
   // entry at bytes 2 (q C + c) .. +1, little-endian.
   always_comb begin
     for (int r = 0; r < 4; r++) begin
       for (int c = 0; c < int'(NumCols); c++) begin
-        wdata_o[8*(r*int'(NumCols) + c) +: 8] = wbuf_q[r][c][7:0];
+        wdata_o[8*(r*int'(NumCols) + c) +: 8] = wbuf_lo_q[r][c];
       end
     end
     if (int16) begin
       for (int q = 0; q < 2; q++) begin
         for (int c = 0; c < int'(NumCols); c++) begin
-          wdata_o[16*(q*int'(NumCols) + c) +: 16] = wbuf_q[{tw[1], 1'(q)}][c];
+          wdata_o[16*(q*int'(NumCols) + c) +: 16] = {wbuf_hi_q[{t_q[1], 1'(q)}][c], wbuf_lo_q[{t_q[1], 1'(q)}][c]};
         end
       end
     end
   end
 
   // ---- Control: the counter and the running bit -------------------------------------------------------------------
+  // t_q counts from the start cycle (0) to the last write and returns to 0 with it, so it is 0 at every start.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       run_q <= 1'b0;
+      t_q   <= '0;
     end else begin
       run_q <= active && !done_o;
+      t_q   <= active && !done_o ? t_q + 1'b1 : '0;
     end
-  end
-
-  // Read only while active; loaded with t + 1 in every cycle (not reset, spec 10).
-  always_ff @(posedge clk_i) begin
-    t_q <= t + 1'b1;
   end
 
   assign busy_o = run_q;
@@ -198,9 +211,11 @@ module qacc_eltwise
   end
 
 `ifndef SYNTHESIS
-  // C a power of two as every array size; the delay lines above slice [L - 2:0] of each latency L.
+  // C a power of two as every array size; the delay lines above are ADD_LANE_LATENCY and LUT_LATENCY long.
   Params_A: assert property (@(posedge clk_i) NumCols >= 4 && (NumCols & (NumCols - 1)) == 0 &&
-      ADD_LANE_LATENCY >= 2 && LUT_LATENCY >= 2);
+      ADD_LANE_LATENCY == 3 && LUT_LATENCY == 2 && TW <= DW);
+  // The counter is 0 at every start (it returns to 0 with the last write).
+  Start0_A: assert property (@(posedge clk_i) disable iff (!rst_ni) start_i |-> t_q == '0);
   // One ELTWISE at a time: the compute engine starts one only when the last is done.
   Idle_A: assert property (@(posedge clk_i) disable iff (!rst_ni) start_i |-> !run_q);
   // The last write comes after the start cycle, in the command that runs.

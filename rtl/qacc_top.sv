@@ -721,7 +721,8 @@ module qacc_top
 
   // ---- ELTWISE (lut.md 10.5): the out SRAM through the add lanes and the LUT unit, back into the out SRAM ---------
   qacc_eltwise #(
-    .NumCols (NumCols)
+    .NumCols  (NumCols),
+    .OutDepth (OutDepth)
   ) u_elt (
     .clk_i,
     .rst_ni,

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -158,6 +159,36 @@ Program GenEltwise(Rng& rng, const arch::ArchConfig& config) {
   for (int i = int(rng.Uniform(1, 2)); i > 0; --i) {
     c.Emit(RandomProgram(rng, c.g, int(rng.Uniform(4, 12)), k), "ELTWISE among other commands");
   }
+  return c.b.Take();
+}
+
+Program GenEltwiseWhole(Rng& rng, const arch::ArchConfig& config) {
+  Context c(rng, config);
+  c.Setup();
+  const uint32_t depth = std::min<uint32_t>(c.g.out_depth, (1u << arch::kDimBits) - 1);
+  const auto lookup = [&](golden::EltwiseFields& f, uint32_t entry_bits) {
+    f.lut = {uint32_t(rng.Uniform(0, c.g.lut_slots - 1)),
+             uint32_t(rng.Uniform(arch::kLutMinInBits, arch::kLutMaxInBits)), entry_bits};
+  };
+  std::vector<Descriptor> p;
+  golden::EltwiseFields whole;  // a lookup over every word, in place
+  whole.op = uint32_t(golden::EltwiseOp::kLut);
+  whole.count = depth;
+  lookup(whole, 8);
+  p.push_back(Legal(c, golden::EncodeEltwise(whole, {})));
+  golden::EltwiseFields halves;  // the first half plus the second, into the first
+  halves.op = uint32_t(golden::EltwiseOp::kAdd);
+  halves.count = depth / 2;
+  halves.src_b = depth / 2;
+  RandomEltwiseAdd(rng, halves);
+  p.push_back(Legal(c, golden::EncodeEltwise(halves, {})));
+  golden::EltwiseFields wide;  // 16-bit entries of the top third into the two thirds below it
+  wide.op = uint32_t(golden::EltwiseOp::kLut);
+  wide.count = depth / 3;
+  wide.src_a = depth - wide.count;
+  lookup(wide, 16);
+  p.push_back(Legal(c, golden::EncodeEltwise(wide, {})));
+  c.Emit(p, "ELTWISE over the whole out SRAM, its halves and its thirds");
   return c.b.Take();
 }
 

@@ -8,6 +8,9 @@
 //                      and disjoint, over random SRAM contents (random table entries of 16 bits)
 //   lut_eltwise_chain  GEMM -> ELTWISE (lookup) -> MOVE -> GEMM, and two GEMMs -> ELTWISE (add,
 //                      the residual connection), with real tables of golden's functions
+//   lut_eltwise_whole  ELTWISE over the whole out SRAM in place, its first half plus its second,
+//                      and 16-bit entries of its top third into the rest: the word counters' and
+//                      addresses' top bits
 #ifndef QACC_SIM_TESTGEN_ELTWISE_TESTS_H_
 #define QACC_SIM_TESTGEN_ELTWISE_TESTS_H_
 
@@ -19,6 +22,7 @@ namespace qacc::sim {
 
 Program GenEltwise(Rng& rng, const arch::ArchConfig& config);
 Program GenEltwiseChain(Rng& rng, const arch::ArchConfig& config);
+Program GenEltwiseWhole(Rng& rng, const arch::ArchConfig& config);
 
 }  // namespace qacc::sim
 

@@ -185,6 +185,10 @@ const std::vector<LutTestDef>& Defs() {
         "GEMM -> ELTWISE lookup -> MOVE -> GEMM, and two GEMMs -> ELTWISE add (a residual), with "
         "golden's tables"},
        GenEltwiseChain},
+      {{"lut_eltwise_whole",
+        "ELTWISE over the whole out SRAM in place, its halves added, 16-bit entries of its top "
+        "third into the rest"},
+       GenEltwiseWhole},
   };
   return defs;
 }
