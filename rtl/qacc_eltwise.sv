@@ -166,9 +166,10 @@ module qacc_eltwise
     return halves ? AW'(n >> 1) : AW'(n >> 2);
   endfunction
 
-  // Word w's writes: t = x + 11 (int8; int16 rows 2, 3) and t = x + 9 (int16 rows 0, 1), so t odd in the window
-  // [9, 9 + 4 COUNT); the word address counts from DST by t - 9 (four cycles a word, two a half).
-  assign we_o    = t >= DW'(Write16At) && t < words4 + DW'(Write16At) && t_q[0] && (t_q[1] || int16);
+  // Word w's writes: t = x + 11 (int8; int16 rows 2, 3) and t = x + 9 (int16 rows 0, 1), so t odd from 9 on (the
+  // command ends with its last write, t = 4 COUNT + 7, when t_q returns to 0); the word address counts from DST by
+  // t - 9 (four cycles a word, two a half).
+  assign we_o    = t >= DW'(Write16At) && t_q[0] && (t_q[1] || int16);
   assign waddr_o = desc_i.dst + CMD_BASE_W'(written(t_q, int16));
   assign done_o  = t == words4 + DW'(LastAt - 4);
 

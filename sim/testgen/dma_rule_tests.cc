@@ -653,6 +653,7 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
         {tflite, "MULT_A 2^30 - 1", [](F& e) { e.mult_a = (1u << 30) - 1; }},
         {tflite, "MULT_B 2^31", [](F& e) { e.mult_b = 1u << 31; }},
         {tflite, "MULT_Y 2^30 - 1", [](F& e) { e.mult_y = (1u << 30) - 1; }},
+        {tflite, "MULT_Y 2^32 - 1", [](F& e) { e.mult_y = ~0u; }},  // bits 31 and 30 both set
         {tflite, "SHIFT_A 1", [](F& e) { e.shift_a = 1; }},
         {tflite, "SHIFT_B -32", [](F& e) { e.shift_b = -32; }},
         {tflite, "SHIFT_Y 1", [](F& e) { e.shift_y = 1; }},
@@ -684,6 +685,11 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
                                    y_unsigned ? "uint8" : "int8", f.clamp_min, f.clamp_max)});
       }
     }
+    // SRC_A one word past the end, the other fields legal (the pairs move SRC_B).
+    f = EltwiseBase(c, golden::EltwiseOp(rng.Uniform(0, 2)));
+    f.src_a = c.g.out_depth - f.count + 1;
+    bad.push_back({golden::EncodeEltwise(f, {}), ErrCode::kOutRange,
+                   "ELTWISE with SRC_A one word past the end failing OUT_RANGE"});
     f = EltwiseBase(c, golden::EltwiseOp::kAdd);
     f.lut.entry_bits = 16;  // ignored without a lookup: the result is COUNT words
     f.dst = c.g.out_depth - f.count + 1;
@@ -973,32 +979,35 @@ Program GenPortStalls(Rng& rng, const arch::ArchConfig& config) {
                                             other * slot_words, int(slot_words))},
            "a LOAD into or a STORE from the LUT table waits for a fused GEMM's lookups");
   }
-  // ELTWISE (lut.md 10.5) over 100 words (400 cycles): a STORE from its sources' words waits for
-  // its reads, a LOAD into words past its result for its writes, and a LOAD into or a STORE from
-  // another table slot for its lookups.
-  for (int use = 0; use < 3; ++use) {
-    if (use == 2 && g.lut_slots < 2) break;
-    // Any OP: without an add the read port is free in the cycle after each read, and the STORE's
-    // reads there change what the port returns (an operand word must come from its own read).
-    golden::EltwiseFields f = EltwiseBase(
-        c, use == 2 ? golden::EltwiseOp::kAddLut : golden::EltwiseOp(rng.Uniform(0, 2)));
-    f.count = 100;
-    f.src_a = 0, f.src_b = f.count, f.dst = 2 * f.count;
-    f.lut.entry_bits = 8;
-    const golden::Descriptor elt = golden::EncodeEltwise(f, {});
-    const int rows = int(rng.Uniform(100, 300));
-    const uint32_t lut = uint32_t(arch::Region::kLut), slot_words = arch::kLutSlotWords;
-    const uint32_t other = (f.lut.slot + uint32_t(rng.Uniform(1, std::max(1, g.lut_slots - 1)))) %
-                           uint32_t(g.lut_slots);
-    const golden::Descriptor dma =
-        use == 0   ? Rows(c, Op::kStore, kSramOut, false, 0, rows)       // entries of words 0..199
-        : use == 1 ? Rows(c, Op::kLoad, kSramOut, false, 4 * 400, rows)  // entries past the result
-                   : Rows(c, rng.Chance(50) ? Op::kLoad : Op::kStore, lut, false,
-                          other * slot_words, int(slot_words));
-    c.Emit({elt, dma}, use == 0   ? "a STORE from out waits for an ELTWISE's reads"
-                       : use == 1 ? "a LOAD into out waits for an ELTWISE's writes"
-                                  : "a LOAD into or a STORE from the LUT table waits for an "
-                                    "ELTWISE's lookups");
+  // ELTWISE (lut.md 10.5) over 100 words (400 cycles), each OP: a STORE from its sources' words
+  // waits for its reads, a LOAD into words past its result for its writes, and a LOAD into and a
+  // STORE from another table slot for its lookups (ADD_LUT). The DMA command comes first, so that
+  // it runs from the ELTWISE's first cycle on. Without an add the read port is free in the cycle
+  // after each read: the STORE's reads there change what the port returns, and each operand word
+  // must come from its own read.
+  const uint32_t lut = uint32_t(arch::Region::kLut), slot_words = arch::kLutSlotWords;
+  for (int use = 0; use < 4; ++use) {
+    if (use >= 2 && g.lut_slots < 2) break;
+    for (uint32_t op = use < 2 ? 0 : 2; op <= 2; ++op) {
+      golden::EltwiseFields f = EltwiseBase(c, golden::EltwiseOp(op));
+      f.count = 100;
+      f.src_a = 0, f.src_b = f.count, f.dst = 2 * f.count;
+      f.lut.entry_bits = 8;
+      const uint32_t other = (f.lut.slot + uint32_t(rng.Uniform(1, std::max(1, g.lut_slots - 1)))) %
+                             uint32_t(g.lut_slots);
+      const int rows = int(rng.Uniform(100, 300));
+      const golden::Descriptor dma =
+          use == 0 ? Rows(c, Op::kStore, kSramOut, false, 0, rows)  // entries of words 0..199
+          : use == 1
+              ? Rows(c, Op::kLoad, kSramOut, false, 4 * 400, rows)  // entries past the result
+              : Rows(c, use == 2 ? Op::kLoad : Op::kStore, lut, false, other * slot_words,
+                     int(slot_words));
+      c.Emit({dma, golden::EncodeEltwise(f, {})},
+             use == 0 ? "a STORE from out waits for an ELTWISE's reads"
+             : use == 1
+                 ? "a LOAD into out waits for an ELTWISE's writes"
+                 : "a LOAD into or a STORE from the LUT table waits for an ELTWISE's lookups");
+    }
   }
   return c.b.Take();
 }

@@ -188,7 +188,15 @@ Program GenEltwiseWhole(Rng& rng, const arch::ArchConfig& config) {
   wide.src_a = depth - wide.count;
   lookup(wide, 16);
   p.push_back(Legal(c, golden::EncodeEltwise(wide, {})));
-  c.Emit(p, "ELTWISE over the whole out SRAM, its halves and its thirds");
+  golden::EltwiseFields edge;  // an add of 16-bit entries whose b ends at the last word
+  edge.op = uint32_t(golden::EltwiseOp::kAddLut);
+  edge.count = depth / 4;
+  edge.src_b = depth - edge.count;
+  edge.dst = edge.count;
+  lookup(edge, 16);
+  RandomEltwiseAdd(rng, edge);
+  p.push_back(Legal(c, golden::EncodeEltwise(edge, {})));
+  c.Emit(p, "ELTWISE over the whole out SRAM, its halves, its thirds and its last quarter");
   return c.b.Take();
 }
 

@@ -9,8 +9,8 @@
 //   lut_eltwise_chain  GEMM -> ELTWISE (lookup) -> MOVE -> GEMM, and two GEMMs -> ELTWISE (add,
 //                      the residual connection), with real tables of golden's functions
 //   lut_eltwise_whole  ELTWISE over the whole out SRAM in place, its first half plus its second,
-//                      and 16-bit entries of its top third into the rest: the word counters' and
-//                      addresses' top bits
+//                      16-bit entries of its top third into the rest, an add of 16-bit entries
+//                      whose b ends at the last word: the word counters' and addresses' top bits
 #ifndef QACC_SIM_TESTGEN_ELTWISE_TESTS_H_
 #define QACC_SIM_TESTGEN_ELTWISE_TESTS_H_
 
