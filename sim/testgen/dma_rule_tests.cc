@@ -910,6 +910,36 @@ Program GenStopPhases(Rng& rng, const arch::ArchConfig& config) {
              ErrCode::kExtFault, -1, count, base);
     }
   }
+  // A LOAD's fault while the fetcher holds a GEMM for a full compute queue (17.7): the fetcher
+  // stops with the DMA, the compute engine runs its queue to the end and retires it, and the held
+  // GEMM is never pushed, though the queue then has room. The LOAD's last row faults; its length is
+  // grown until the model shows the fault well after the queue filled (the held GEMM fetched by
+  // then).
+  {
+    bool met = false;
+    for (int rows = 4; rows <= int(c.g.bias_depth) && !met; rows *= 2) {
+      golden::DmaFields f = golden::DecodeDma(Rows(c, Op::kLoad, kSramBias, false, 0, rows));
+      f.ext_addr = uint32_t(c.ext_size - uint64_t(rows - 1) * f.ext_stride1);
+      std::vector<Descriptor> p = {golden::EncodeDma(Op::kLoad, f, {})};
+      for (int i = 0; i <= golden::kQueueDepth; ++i) p.push_back(LongGemm(c, 2, 2, 64));
+      int64_t full_since = -1;
+      ModelShows(c, p, [&](const model::ProgramCycle& o) {
+        const bool full = o.compute_queue == golden::kQueueDepth;
+        if (!full) full_since = -1;
+        if (full && full_since < 0) full_since = int64_t(o.cycle);
+        met = met || (o.dma_error && full && int64_t(o.cycle) >= full_since + 64);
+        return false;
+      });
+      if (met) {
+        c.Emit(p,
+               fmt::format("a LOAD of {} rows faults while the fetcher holds a GEMM for a full "
+                           "compute queue",
+                           rows),
+               ErrCode::kExtFault);
+      }
+    }
+    if (!met) throw std::logic_error("dma_stop_phases: no LOAD faulted while the fetcher held");
+  }
   return c.b.Take();
 }
 
