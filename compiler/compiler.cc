@@ -425,7 +425,7 @@ class LayerCompiler {
         g.clamp_min = l.clamp_min;
         g.clamp_max = l.clamp_max;
         g.mult = l.mult;
-        g.shift = uint32_t(l.shift) & 0x3Fu;
+        g.shift = uint32_t(l.shift) & ((1u << arch::kShiftBits) - 1);
         const Range out_range{Sram::kOut, out_base, out_base + out_slot_words};
         e_.Add(Engine::kCompute, golden::EncodeGemm(g, {}), gemm_reads, {out_range});
         // The residual add, in place: the block is then moved or stored as without one.

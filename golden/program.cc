@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <iterator>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -52,6 +53,31 @@ constexpr int32_t SignExtend(uint32_t value, int bits) {
 }
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// ---- The requant form fields of CMD_MODE (requant.md 6.1) ---------------------------------------
+
+bool TpuMlirForm(uint32_t mode) { return mode & arch::kModeRqForm; }
+uint32_t RshiftRoundCode(uint32_t mode) {
+  return (mode & arch::kModeRshiftRoundMask) >> arch::kModeRshiftRoundLsb;
+}
+uint32_t MultWidthCode(uint32_t mode) {
+  return (mode & arch::kModeMultWidthMask) >> arch::kModeMultWidthLsb;
+}
+// MULT_WIDTH 0, 1, 2: 8, 16, 32 bits.
+int MultWidthBits(uint32_t code) { return 8 << code; }
+bool FitsSigned(int64_t value, int bits) {
+  const int64_t half = int64_t{1} << (bits - 1);
+  return value >= -half && value < half;
+}
+// The low `bits` bits of `word`, sign-extended (bits 1..32).
+int32_t LowBitsSigned(uint32_t word, int bits) {
+  const uint64_t sign = uint64_t{1} << (bits - 1);
+  const uint64_t v = uint64_t{word} & ((sign << 1) - 1);
+  return static_cast<int32_t>(static_cast<int64_t>(v ^ sign) - static_cast<int64_t>(sign));
+}
+// TPU-MLIR's mode of RSHIFT_ROUND's code 0..6: the field numbers the modes in
+// golden::tpu_mlir::kAllRoundings order.
+tpu_mlir::Rounding RshiftRounding(uint32_t code) { return tpu_mlir::kAllRoundings[code]; }
 
 bool IsValidOp(uint32_t op) { return op < arch::kNumDescOpcodes; }
 
@@ -138,15 +164,30 @@ ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
     return ProgramError::kOutRange;
   }
   if (!out_raw) {
-    // The per-tensor SHIFT is checked with PER_CHANNEL too: the table's condition does not
-    // depend on it (and the model does the same).
-    const int32_t shift = SignExtend(f.shift, kShiftBits);
-    const bool bad_shift = shift < kMinQuantizedShift || shift > kMaxQuantizedShift;
-    const bool bad_mult = !per_channel && f.mult != 0 && f.mult < kMinNonzeroMult;
+    const bool tpu = TpuMlirForm(f.mode);
+    bool bad_form = false;
+    if (tpu) {
+      // Encodings that name no width or mode.
+      bad_form = MultWidthCode(f.mode) >= std::size(kMultiplierRshiftBits) ||
+                 RshiftRoundCode(f.mode) >= std::size(tpu_mlir::kAllRoundings);
+    } else {
+      // The per-tensor SHIFT is checked with PER_CHANNEL too: the table's condition does not
+      // depend on it (and the model does the same).
+      const int32_t shift = SignExtend(f.shift, kShiftBits);
+      const bool bad_shift = shift < kMinQuantizedShift || shift > kMaxQuantizedShift;
+      const bool bad_mult = !per_channel && f.mult != 0 && f.mult < kMinNonzeroMult;
+      bad_form = bad_shift || bad_mult;
+    }
     const bool bad_order = f.clamp_min > f.clamp_max;
     const bool bad_bound = f.clamp_min < kMinInt8ModeClamp || f.clamp_min > kMaxInt8ModeClamp ||
                            f.clamp_max < kMinInt8ModeClamp || f.clamp_max > kMaxInt8ModeClamp;
-    if (bad_shift || bad_mult || bad_order || bad_bound) return ProgramError::kBadRequant;
+    if (bad_form || bad_order || bad_bound) return ProgramError::kBadRequant;
+    if (tpu && !per_channel) {
+      if (!FitsSigned(int64_t{f.mult}, MultWidthBits(MultWidthCode(f.mode)))) {
+        return ProgramError::kMultWidth;
+      }
+      if ((f.shift & kShiftMask) > uint32_t{kMaxRequantRshift}) return ProgramError::kRshiftRange;
+    }
   }
   const int32_t a_zp = SignExtend(f.zp_ab, kZpBits), b_zp = SignExtend(f.zp_ab >> kZpBLsb, kZpBits);
   if (a_zp < kMinOperandZeroPoint || a_zp > kMaxOperandZeroPoint || b_zp < kMinOperandZeroPoint ||
@@ -286,6 +327,53 @@ void ExecuteMove(const AccelGeometry& geometry, const MoveFields& f, MachineStat
   }
 }
 
+// The requant parameters of lane c of column tile nb (architecture.md 5.2, requant.md 6.1): the
+// command's, or with PER_CHANNEL its rq SRAM entry's. Throws std::domain_error for an entry the
+// spec gives no result for (per-channel words are not checked at fetch).
+RequantParams LaneRequant(const GemmFields& f, const MachineState& state, int64_t nb, int64_t c,
+                          int64_t cols) {
+  RequantParams params;
+  params.output_zero_point = f.zp_out;
+  params.clamp_min = f.clamp_min;
+  params.clamp_max = f.clamp_max;
+  uint32_t mult_word = static_cast<uint32_t>(f.mult), shift_byte = f.shift & kShiftMask;
+  const bool per_channel = f.mode & kModePerChannel;
+  const uint64_t entry =
+      ((uint64_t{f.rq_base} + uint64_t(nb)) * uint64_t(cols) + uint64_t(c)) * kRqLaneBytes;
+  if (per_channel) {
+    mult_word = Load32(state.rq, entry);
+    shift_byte = state.rq[entry + kRqShiftOffset];
+  }
+  if (TpuMlirForm(f.mode)) {
+    params.form = RequantForm::kTpuMlir;
+    params.mult_bits = MultWidthBits(MultWidthCode(f.mode));
+    params.rshift_rounding = RshiftRounding(RshiftRoundCode(f.mode));
+    params.multiplier = LowBitsSigned(mult_word, params.mult_bits);
+    params.shift = static_cast<int>(shift_byte);
+    if (per_channel &&
+        (params.multiplier != WrapToInt32(mult_word) || params.shift > kMaxRequantRshift)) {
+      throw std::domain_error(fmt::format(
+          "rq: word {} lane {} holds (multiplier {}, rshift {}), not a {}-bit multiplier and an "
+          "rshift 0..{}; the spec defines no result",
+          f.rq_base + nb, c, WrapToInt32(mult_word), shift_byte, params.mult_bits,
+          kMaxRequantRshift));
+    }
+    return params;
+  }
+  params.rounding = (f.mode & kModeSingleRounding) ? RequantRounding::kSingleRounding
+                                                   : RequantRounding::kDoubleRounding;
+  params.multiplier = WrapToInt32(mult_word);
+  params.shift = SignExtend(shift_byte, kShiftBits);
+  if (per_channel && ((params.multiplier != 0 && params.multiplier < kMinNonzeroMult) ||
+                      params.shift < kMinQuantizedShift || params.shift > kMaxQuantizedShift)) {
+    throw std::domain_error(fmt::format(
+        "rq: word {} lane {} holds (multiplier {}, shift {}), outside 0 or 2^30..2^31-1 "
+        "and -31..30; the spec defines no result",
+        f.rq_base + nb, c, params.multiplier, params.shift));
+  }
+  return params;
+}
+
 // Architecture.md 5 and 6 on the SRAM images: panels unpacked (6.1), padded lanes factor 0 (6.2),
 // accumulators mod 2^32, bias, requant, output layout (6.3). Only rows i < m_valid and lanes
 // c < n_valid are written.
@@ -296,8 +384,6 @@ void ExecuteGemm(const AccelGeometry& geometry, const GemmFields& f, MachineStat
   const int32_t a_zp = SignExtend(f.zp_ab, kZpBits), b_zp = SignExtend(f.zp_ab >> kZpBLsb, kZpBits);
   const bool a_unsigned = f.mode & kModeAUnsigned, b_unsigned = f.mode & kModeBUnsigned;
   const bool out_raw = f.mode & kModeOutRaw, bias_en = f.mode & kModeBiasEn;
-  const bool per_channel = f.mode & kModePerChannel;
-  const bool single_rounding = f.mode & kModeSingleRounding;
   const bool lut = GemmHasLut(f.mode);
   const LutFields lut_fields = GemmLutFields(f.mode);
   auto operand = [](uint8_t code, bool is_unsigned) {
@@ -336,20 +422,7 @@ void ExecuteGemm(const AccelGeometry& geometry, const GemmFields& f, MachineStat
       for (int64_t c = 0; c < n_valid; ++c) {
         const uint64_t lane = (uint64_t{f.bias_base} + nb) * cols + c;
         const int32_t bias = bias_en ? WrapToInt32(Load32(state.bias, lane * 4)) : 0;
-        int32_t multiplier = f.mult;
-        int shift = SignExtend(f.shift, kShiftBits);
-        if (per_channel && !out_raw) {
-          const uint64_t entry = ((uint64_t{f.rq_base} + nb) * cols + c) * kRqLaneBytes;
-          multiplier = WrapToInt32(Load32(state.rq, entry));
-          shift = SignExtend(state.rq[entry + kRqShiftOffset], kShiftBits);
-          if ((multiplier != 0 && multiplier < kMinNonzeroMult) || shift < kMinQuantizedShift ||
-              shift > kMaxQuantizedShift) {
-            throw std::domain_error(fmt::format(
-                "rq: word {} lane {} holds (multiplier {}, shift {}), outside 0 or 2^30..2^31-1 "
-                "and -31..30; the spec defines no result",
-                f.rq_base + nb, c, multiplier, shift));
-          }
-        }
+        const RequantParams params = out_raw ? RequantParams{} : LaneRequant(f, state, nb, c, cols);
         const int16_t* b_col = &b_factor[size_t((nb * cols + c) * k)];
         for (int64_t i = 0; i < m_valid; ++i) {
           const int16_t* a_row = &a_factor[size_t((mb * rows + i) * k)];
@@ -363,10 +436,7 @@ void ExecuteGemm(const AccelGeometry& geometry, const GemmFields& f, MachineStat
             Store32(state.out, (f.out_base + e) * out_word_bytes + 4 * c, static_cast<uint32_t>(x));
             continue;
           }
-          const int32_t v = single_rounding
-                                ? MultiplyByQuantizedMultiplierSingleRounding(x, multiplier, shift)
-                                : MultiplyByQuantizedMultiplierDoubleRounding(x, multiplier, shift);
-          const int64_t y = std::clamp<int64_t>(int64_t{v} + f.zp_out, f.clamp_min, f.clamp_max);
+          const int64_t y = RequantizeAccumulator(x, params);
           if (!lut) {
             state.out[(f.out_base + e / 4) * out_word_bytes + (e % 4) * cols + c] =
                 static_cast<uint8_t>(static_cast<uint64_t>(y) & 0xFF);

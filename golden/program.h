@@ -76,13 +76,14 @@ struct GemmFields {
   uint32_t m = 1, n = 1, k = 1;
   uint32_t a_base = 0, b_base = 0, bias_base = 0, rq_base = 0, out_base = 0;
   uint32_t mode = 0;   // CMD_MODE: bit0 ROUNDING (1 single), bit1 PER_CHANNEL, bit2 OUT_RAW,
-                       // bit3 BIAS_EN, bit4 A_UNSIGNED, bit5 B_UNSIGNED, [11:8] ACT,
-                       // [15:12] LUT_SLOT, [19:16] LUT_IN_BITS, [24:20] LUT_ENTRY_BITS
+                       // bit3 BIAS_EN, bit4 A_UNSIGNED, bit5 B_UNSIGNED, bit6 RQ_FORM,
+                       // [11:8] ACT, [15:12] LUT_SLOT, [19:16] LUT_IN_BITS,
+                       // [24:20] LUT_ENTRY_BITS, [27:25] RSHIFT_ROUND, [29:28] MULT_WIDTH
   uint32_t zp_ab = 0;  // CMD_ZP_AB: [8:0] a_zp, [24:16] b_zp, 9-bit two's complement
   int32_t zp_out = 0;
   int32_t clamp_min = -128, clamp_max = 127;
   int32_t mult = 1 << 30;
-  uint32_t shift = 0;  // [5:0] two's complement
+  uint32_t shift = 0;  // [7:0]: TFLite form two's complement, TPU-MLIR form the rshift, unsigned
 };
 
 // SET (units.md 19.4): registers REG .. REG + COUNT - 1 of a unit's register block get VALUE[0 ..].

@@ -229,13 +229,27 @@ std::string RequantRoundingChoices() {
   return out;
 }
 
+std::string_view RequantFormName(RequantForm form) {
+  return form == RequantForm::kTflite ? "tflite" : "tpu-mlir";
+}
+
 void ValidateRequantParams(const RequantParams& params) {
-  constexpr int64_t kMinNormalized = int64_t{1} << (kQ31FractionBits - 1);
-  if (params.multiplier != 0 && params.multiplier < kMinNormalized) {
-    throw std::invalid_argument(fmt::format("multiplier: {} is out of range, allowed 0 or {}..{}",
-                                            params.multiplier, kMinNormalized, kInt32Max));
+  if (params.form == RequantForm::kTpuMlir) {
+    if (params.mult_bits != 8 && params.mult_bits != 16 && params.mult_bits != 32) {
+      throw std::invalid_argument(fmt::format(
+          "mult_bits: {} is not a multiplier width, allowed 8, 16 or 32", params.mult_bits));
+    }
+    const int64_t max = (int64_t{1} << (params.mult_bits - 1)) - 1;
+    CheckRange("multiplier", params.multiplier, -max - 1, max);
+    CheckRange("shift", params.shift, 0, kMaxRequantRshift);
+  } else {
+    constexpr int64_t kMinNormalized = int64_t{1} << (kQ31FractionBits - 1);
+    if (params.multiplier != 0 && params.multiplier < kMinNormalized) {
+      throw std::invalid_argument(fmt::format("multiplier: {} is out of range, allowed 0 or {}..{}",
+                                              params.multiplier, kMinNormalized, kInt32Max));
+    }
+    CheckRange("shift", params.shift, kMinQuantizedShift, kMaxQuantizedShift);
   }
-  CheckRange("shift", params.shift, kMinQuantizedShift, kMaxQuantizedShift);
   if (params.clamp_min > params.clamp_max) {
     throw std::invalid_argument(fmt::format("clamp_min: {} must not exceed clamp_max {}",
                                             params.clamp_min, params.clamp_max));
@@ -246,11 +260,19 @@ void ValidateRequantParams(const RequantParams& params) {
 // scheme -> + zero point (in int64, cannot wrap) -> clamp to [clamp_min, clamp_max].
 int32_t RequantizeAccumulator(int32_t acc, const RequantParams& params) {
   ValidateRequantParams(params);
-  const int32_t scaled =
-      params.rounding == RequantRounding::kDoubleRounding
-          ? MultiplyByQuantizedMultiplierDoubleRounding(acc, params.multiplier, params.shift)
-          : MultiplyByQuantizedMultiplierSingleRounding(acc, params.multiplier, params.shift);
-  const int64_t shifted = int64_t{scaled} + params.output_zero_point;
+  int64_t scaled = 0;
+  if (params.form == RequantForm::kTpuMlir) {
+    // |acc * multiplier| <= 2^62: the int64 product is exact.
+    scaled = tpu_mlir::RightShiftRound(int64_t{acc} * params.multiplier, params.shift,
+                                       params.rshift_rounding);
+  } else {
+    scaled =
+        params.rounding == RequantRounding::kDoubleRounding
+            ? MultiplyByQuantizedMultiplierDoubleRounding(acc, params.multiplier, params.shift)
+            : MultiplyByQuantizedMultiplierSingleRounding(acc, params.multiplier, params.shift);
+  }
+  // |scaled| <= 2^62 and |zero point| < 2^31: the int64 sum cannot wrap.
+  const int64_t shifted = scaled + params.output_zero_point;
   return static_cast<int32_t>(std::clamp<int64_t>(shifted, params.clamp_min, params.clamp_max));
 }
 

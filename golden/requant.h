@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "golden/quant.h"
+#include "golden/tpu_mlir.h"
 
 namespace qacc::golden {
 
@@ -111,23 +112,41 @@ inline constexpr RequantRounding kAllRequantRoundings[] = {RequantRounding::kDou
 // "double|single", for error messages and --help.
 std::string RequantRoundingChoices();
 
+// The requant unit's two forms (docs/requant.md 6.1).
+enum class RequantForm {
+  kTflite,   // Q31 multiplier, signed shift, double or single rounding
+  kTpuMlir,  // signed multiplier of 8, 16 or 32 bits, rshift 0..63, TPU-MLIR's RightShiftRound
+};
+std::string_view RequantFormName(RequantForm form);  // "tflite", "tpu-mlir"
+
+// Largest rshift of the TPU-MLIR form (the hardware's shift amount is 6 bits).
+inline constexpr int kMaxRequantRshift = 63;
+
 // Everything one output lane needs to turn an int32 accumulator into an output code.
 struct RequantParams {
-  int32_t multiplier = 1 << 30;  // Q31 (TFLite convention)
-  int shift = 1;                 // -31..30
-  RequantRounding rounding = RequantRounding::kDoubleRounding;
+  int32_t multiplier = 1 << 30;  // kTflite: Q31; kTpuMlir: signed, fits mult_bits
+  int shift = 1;                 // kTflite: -31..30; kTpuMlir: the rshift, 0..kMaxRequantRshift
+  RequantRounding rounding = RequantRounding::kDoubleRounding;  // kTflite only
   int32_t output_zero_point = 0;
   int32_t clamp_min = -128;      // also fuses ReLU / ReLU6 (see ActivationClamp in golden/activation.h)
   int32_t clamp_max = 127;
+  RequantForm form = RequantForm::kTflite;
+  int mult_bits = 32;                                                // kTpuMlir only: 8, 16 or 32
+  tpu_mlir::Rounding rshift_rounding = tpu_mlir::Rounding::kHalfUp;  // kTpuMlir only
 };
 
-// Throws std::invalid_argument naming the field: multiplier must be 0 or in [2^30, 2^31), shift -31..30,
-// clamp_min <= clamp_max.
+// Throws std::invalid_argument naming the field. kTflite: multiplier 0 or in [2^30, 2^31), shift
+// -31..30. kTpuMlir: mult_bits 8, 16 or 32, multiplier within its signed range, shift (the rshift)
+// 0..63. Both: clamp_min <= clamp_max.
 void ValidateRequantParams(const RequantParams& params);
 
-// clamp(MultiplyByQuantizedMultiplier(acc, multiplier, shift) + output_zero_point, clamp_min, clamp_max).
-// The bias, if any, is already in acc (the MAC array adds it before requant). The sum with the zero point is
-// done in int64, so it cannot wrap.
+// kTflite: clamp(MultiplyByQuantizedMultiplier(acc, multiplier, shift) + output_zero_point,
+// clamp_min, clamp_max).
+// kTpuMlir: clamp(tpu_mlir::RightShiftRound(int64(acc) * multiplier, shift, rshift_rounding) +
+// output_zero_point, clamp_min, clamp_max): TPU-MLIR's applyMultiplierAndRShift and its callers'
+// saturation to the output type, with no int32 saturation in between (docs/requant.md 6.1).
+// The bias, if any, is already in acc (the MAC array adds it before requant). The sum with the zero
+// point is done in int64, so it cannot wrap.
 int32_t RequantizeAccumulator(int32_t acc, const RequantParams& params);
 
 }  // namespace qacc::golden

@@ -317,13 +317,26 @@ ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd) {
     return ErrCode::kOutRange;
   }
   if (!cmd.out_raw()) {
-    const int32_t shift = ShiftValue(cmd.shift);
-    const bool bad_shift = shift < kMinShift || shift > kMaxShift;
-    const bool bad_mult = !cmd.per_channel() && cmd.mult != 0 && cmd.mult < kMinNonzeroMult;
+    bool bad_form = false;
+    if (cmd.tpu_mlir_form()) {
+      bad_form = cmd.mult_width() > static_cast<uint32_t>(MultWidth::kW32) ||
+                 cmd.rshift_round() > static_cast<uint32_t>(RshiftRound::kDown);
+    } else {
+      const int32_t shift = ShiftValue(cmd.shift);
+      bad_form = shift < kMinShift || shift > kMaxShift ||
+                 (!cmd.per_channel() && cmd.mult != 0 && cmd.mult < kMinNonzeroMult);
+    }
     const bool bad_order = cmd.clamp_min > cmd.clamp_max;
     const bool bad_int8 = cmd.clamp_min < kMinInt8ModeClamp || cmd.clamp_min > kMaxInt8ModeClamp ||
                           cmd.clamp_max < kMinInt8ModeClamp || cmd.clamp_max > kMaxInt8ModeClamp;
-    if (bad_shift || bad_mult || bad_order || bad_int8) return ErrCode::kBadRequant;
+    if (bad_form || bad_order || bad_int8) return ErrCode::kBadRequant;
+    if (cmd.tpu_mlir_form() && !cmd.per_channel()) {
+      const int bits = MultWidthBits(cmd.mult_width());
+      if (LowBitsSigned(static_cast<uint32_t>(cmd.mult), bits) != cmd.mult) {
+        return ErrCode::kMultWidth;
+      }
+      if (RshiftValue(cmd.shift) > uint32_t(kMaxRqRshift)) return ErrCode::kRshiftRange;
+    }
   }
   const int32_t a_zp = ZpA(cmd.zp_ab), b_zp = ZpB(cmd.zp_ab);
   if (a_zp < kMinOperandZp || a_zp > kMaxOperandZp || b_zp < kMinOperandZp ||

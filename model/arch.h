@@ -128,7 +128,7 @@ struct Command {
   int32_t clamp_min = -128;  // CMD_CLAMP_MIN
   int32_t clamp_max = 127;   // CMD_CLAMP_MAX
   int32_t mult = 1 << 30;    // CMD_MULT
-  uint32_t shift = 0;        // CMD_SHIFT raw [5:0]
+  uint32_t shift = 0;        // CMD_SHIFT raw [7:0]
 
   uint32_t Op() const { return op & ((uint32_t{1} << kOpBits) - 1); }
   uint32_t M() const { return m & kMaxDim; }
@@ -145,6 +145,11 @@ struct Command {
   uint32_t lut_slot() const { return (mode & kModeLutSlotMask) >> kModeLutSlotLsb; }
   uint32_t lut_in_bits() const { return (mode & kModeLutInBitsMask) >> kModeLutInBitsLsb; }
   uint32_t lut_entry_bits() const { return (mode & kModeLutEntryBitsMask) >> kModeLutEntryBitsLsb; }
+  // The requant form (requant.md 6.1): RQ_FORM = TPU-MLIR, and its RSHIFT_ROUND and MULT_WIDTH
+  // codes.
+  bool tpu_mlir_form() const { return mode & kModeRqForm; }
+  uint32_t rshift_round() const { return (mode & kModeRshiftRoundMask) >> kModeRshiftRoundLsb; }
+  uint32_t mult_width() const { return (mode & kModeMultWidthMask) >> kModeMultWidthLsb; }
 };
 
 // The out SRAM layout a command writes (6.3, lut.md 10.6): int32 with OUT_RAW, int16 with ACT = LUT
@@ -173,6 +178,18 @@ inline constexpr uint32_t PackZpAb(int32_t a_zp, int32_t b_zp) {
 }
 inline constexpr int32_t ShiftValue(uint32_t shift_reg) {
   return SignExtend(shift_reg, kShiftBits);
+}
+// The TPU-MLIR form's rshift: the shift field read unsigned (requant.md 6.1).
+inline constexpr uint32_t RshiftValue(uint32_t shift_reg) {
+  return shift_reg & ((uint32_t{1} << kShiftBits) - 1);
+}
+// MULT_WIDTH's code 0, 1, 2: a multiplier of 8, 16, 32 bits.
+inline constexpr int MultWidthBits(uint32_t code) { return 8 << code; }
+// The low `bits` bits of `word` (1..32), sign-extended: the multiplier a TPU-MLIR lane takes.
+inline constexpr int32_t LowBitsSigned(uint32_t word, int bits) {
+  const uint64_t sign = uint64_t{1} << (bits - 1);
+  const uint64_t v = uint64_t{word} & ((sign << 1) - 1);
+  return static_cast<int32_t>(static_cast<int64_t>(v ^ sign) - static_cast<int64_t>(sign));
 }
 
 // ---- Tiling and timing (4, 6, 7)

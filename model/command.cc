@@ -25,10 +25,21 @@ LaunchDecision DecodeCommand(const arch::ArchConfig& config, const arch::Command
   cmd.per_channel = raw.per_channel();
   cmd.out_raw = raw.out_raw();
   cmd.bias_en = raw.bias_en();
-  cmd.requant.multiplier = raw.mult;
-  cmd.requant.shift = arch::ShiftValue(raw.shift);
-  cmd.requant.rounding = raw.single_rounding() ? golden::RequantRounding::kSingleRounding
-                                               : golden::RequantRounding::kDoubleRounding;
+  if (raw.tpu_mlir_form()) {
+    // requant.md 6.1: the multiplier's low MULT_WIDTH bits, the shift field read unsigned, and
+    // RSHIFT_ROUND's mode in golden::tpu_mlir::kAllRoundings order (validated: each in range).
+    cmd.requant.form = golden::RequantForm::kTpuMlir;
+    cmd.requant.mult_bits = arch::MultWidthBits(raw.mult_width());
+    cmd.requant.multiplier =
+        arch::LowBitsSigned(static_cast<uint32_t>(raw.mult), cmd.requant.mult_bits);
+    cmd.requant.shift = static_cast<int>(arch::RshiftValue(raw.shift));
+    cmd.requant.rshift_rounding = golden::tpu_mlir::kAllRoundings[raw.rshift_round()];
+  } else {
+    cmd.requant.multiplier = raw.mult;
+    cmd.requant.shift = arch::ShiftValue(raw.shift);
+    cmd.requant.rounding = raw.single_rounding() ? golden::RequantRounding::kSingleRounding
+                                                 : golden::RequantRounding::kDoubleRounding;
+  }
   cmd.requant.output_zero_point = raw.zp_out;
   cmd.requant.clamp_min = raw.clamp_min;
   cmd.requant.clamp_max = raw.clamp_max;

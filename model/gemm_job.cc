@@ -1,5 +1,7 @@
 #include "model/gemm_job.h"
 
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
 #include <type_traits>
 
@@ -90,6 +92,17 @@ arch::Command ToCommand(const GemmJob& job) {
   cmd.zp_out = job.requant.output_zero_point;
   cmd.clamp_min = job.requant.clamp_min;
   cmd.clamp_max = job.requant.clamp_max;
+  // The requant form (requant.md 6.1). Each form ignores the other's fields, which hold the job's
+  // values whatever the form.
+  const auto& roundings = golden::tpu_mlir::kAllRoundings;
+  const uint32_t round_code = static_cast<uint32_t>(
+      std::find(std::begin(roundings), std::end(roundings), job.requant.rshift_rounding) -
+      std::begin(roundings));
+  const uint32_t width_code = job.requant.mult_bits == 8    ? 0u
+                              : job.requant.mult_bits == 16 ? 1u
+                                                            : 2u;
+  cmd.mode |= (job.requant.form == golden::RequantForm::kTpuMlir ? arch::kModeRqForm : 0u) |
+              round_code << arch::kModeRshiftRoundLsb | width_code << arch::kModeMultWidthLsb;
   cmd.mult = job.requant.multiplier;
   cmd.shift = static_cast<uint32_t>(job.requant.shift) & ((1u << arch::kShiftBits) - 1);
   return cmd;

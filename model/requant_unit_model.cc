@@ -30,16 +30,23 @@ RequantLaneInputs RequantUnitModel::ReadLaneInputs(int64_t nb) const {
   for (int c = 0; c < cols_; ++c) {
     if (command_.bias_en) inputs.bias[c] = srams_.bias(bias_word, c);
     golden::RequantParams& params = inputs.params[c];
+    const bool tpu = params.form == golden::RequantForm::kTpuMlir;
     if (command_.per_channel && !command_.out_raw) {
       params.multiplier = srams_.rq_mult(rq_word, c);
       params.shift = srams_.rq_shift(rq_word, c);
+      if (tpu) {
+        params.multiplier =
+            arch::LowBitsSigned(static_cast<uint32_t>(params.multiplier), params.mult_bits);
+        params.shift = static_cast<int>(arch::RshiftValue(static_cast<uint32_t>(params.shift)) &
+                                        uint32_t(arch::kMaxRqRshift));
+      }
     }
     // Per-tensor values passed validation (section 4); per-channel ones did not.
-    const bool known =
-        command_.out_raw || (params.shift >= arch::kMinShift && params.shift <= arch::kMaxShift);
+    const bool known = command_.out_raw || tpu ||
+                       (params.shift >= arch::kMinShift && params.shift <= arch::kMaxShift);
     if (known) inputs.known_lanes |= uint64_t{1} << c;
     inputs.legal_mult[c] =
-        params.multiplier == 0 || int64_t{params.multiplier} >= arch::kMinNonzeroMult;
+        tpu || params.multiplier == 0 || int64_t{params.multiplier} >= arch::kMinNonzeroMult;
   }
   return inputs;
 }

@@ -21,8 +21,10 @@ struct RequantLaneInputs {
   std::vector<int32_t> bias;                  // C lanes: bias[c], or 0 without BIAS_EN
   std::vector<golden::RequantParams> params;  // C lanes: CMD_* values, (mult, shift) per lane with
                                               // PER_CHANNEL
-  // Bit c set when lane c has a defined result. Clear only with PER_CHANNEL (and not OUT_RAW) and
-  // an rq shift of -32 or 31 in lane c: the 6-bit field allows them, section 5.2 defines no result.
+  // Bit c set when lane c has a defined result. Clear only with PER_CHANNEL (and not OUT_RAW), the
+  // TFLite form and an rq shift outside -31..30 in lane c: the 8-bit field allows them, section 5.2
+  // defines no result. The TPU-MLIR form's lanes take the low bits of the multiplier word and of
+  // the rshift (requant.md 6.1), which the model does too: every lane of it is known.
   uint64_t known_lanes = 0;
   std::vector<uint8_t> legal_mult;  // C lanes: multiplier 0 or in [2^30, 2^31) (golden's range)
 };

@@ -26,10 +26,13 @@ module qacc_gemm_cmd
   assign fields_o.bias_en        = desc_i.w[8][3];
   assign fields_o.a_unsigned     = desc_i.w[8][4];
   assign fields_o.b_unsigned     = desc_i.w[8][5];
+  assign fields_o.rq_form        = rq_form_e'(desc_i.w[8][6]);
   assign fields_o.act            = act_sel_e'(desc_i.w[8][11:8]);
   assign fields_o.lut_slot       = desc_i.w[8][15:12];
   assign fields_o.lut_in_bits    = desc_i.w[8][19:16];
   assign fields_o.lut_entry_bits = desc_i.w[8][24:20];
+  assign fields_o.rshift_round   = rshift_round_e'(desc_i.w[8][27:25]);
+  assign fields_o.mult_width     = mult_width_e'(desc_i.w[8][29:28]);
   assign fields_o.a_zp           = desc_i.w[9][ZP_W-1:0];
   assign fields_o.b_zp           = desc_i.w[9][16+ZP_W-1:16];
   assign fields_o.zp_out         = desc_i.w[10];

@@ -72,11 +72,25 @@ module qacc_gemm_check
   endfunction
 
   always_comb begin
-    logic shift_bad, mult_bad, clamp_bad;
-    shift_bad = (cmd_i.shift < SHIFT_W'(MIN_SHIFT)) || (cmd_i.shift > SHIFT_W'(MAX_SHIFT));
-    mult_bad  = !cmd_i.per_channel && (cmd_i.mult != '0) && (cmd_i.mult[MULT_W-1:MULT_W-2] != 2'b01);
+    logic tpu, form_bad, clamp_bad, tpu_tensor, mult_fits;
+    tpu = cmd_i.rq_form == RqFormTpuMlir;
+    // TFLite: the shift and the per-tensor Q31 multiplier; TPU-MLIR: the width and mode encodings.
+    if (!tpu) begin
+      form_bad = (cmd_i.shift < SHIFT_W'(MIN_SHIFT)) || (cmd_i.shift > SHIFT_W'(MAX_SHIFT)) ||
+                 (!cmd_i.per_channel && (cmd_i.mult != '0) && (cmd_i.mult[MULT_W-1:MULT_W-2] != 2'b01));
+    end else begin
+      form_bad = (cmd_i.mult_width == 2'd3) || (cmd_i.rshift_round == 3'd7);
+    end
     clamp_bad = (cmd_i.clamp_min > cmd_i.clamp_max) || !clamp_in_int8_mode(cmd_i.clamp_min) ||
                 !clamp_in_int8_mode(cmd_i.clamp_max);
+    // The per-tensor checks of the TPU-MLIR form (MULT_WIDTH, RSHIFT_RANGE). The multiplier fits MULT_WIDTH
+    // signed bits when the bits above its sign bit are copies of it (requant.md 6.1); a 32-bit one always fits.
+    tpu_tensor = !cmd_i.out_raw && tpu && !cmd_i.per_channel;
+    unique case (cmd_i.mult_width)
+      MultW8:  mult_fits = (cmd_i.mult[MULT_W-1:7] == '0) || (cmd_i.mult[MULT_W-1:7] == '1);
+      MultW16: mult_fits = (cmd_i.mult[MULT_W-1:15] == '0) || (cmd_i.mult[MULT_W-1:15] == '1);
+      default: mult_fits = 1'b1;
+    endcase
     if (cmd_i.op != OpGemm) begin
       err_code_o = ErrBadOpcode;  // first: the checks below read the fields of a GEMM
     end else if (cmd_i.m == '0 || cmd_i.n == '0 || cmd_i.k == '0 || (lut && cmd_i.out_raw)) begin
@@ -91,8 +105,12 @@ module qacc_gemm_check
       err_code_o = ErrRqRange;
     end else if (out_need > WideW'(OutDepth)) begin
       err_code_o = ErrOutRange;
-    end else if (!cmd_i.out_raw && (shift_bad || mult_bad || clamp_bad)) begin
+    end else if (!cmd_i.out_raw && (form_bad || clamp_bad)) begin
       err_code_o = ErrBadRequant;
+    end else if (tpu_tensor && !mult_fits) begin
+      err_code_o = ErrMultWidth;
+    end else if (tpu_tensor && $unsigned(cmd_i.shift) > SHIFT_W'(MAX_RQ_RSHIFT)) begin
+      err_code_o = ErrRshiftRange;
     end else if (!zp_legal(cmd_i.a_zp) || !zp_legal(cmd_i.b_zp)) begin
       err_code_o = ErrBadZp;
     end else begin

@@ -5,20 +5,22 @@
 package qacc_pkg;
 
   // BEGIN GENERATED spec: by scripts/gen_spec.py from docs/spec/qacc_spec.json, do not edit
-  // Spec v2.0.
+  // Spec v2.1.
 
   // ---- Constants (1, 3, 4, 5) -------------------------------------------------------------------------------------
   localparam int unsigned VERSION_MAJOR       = 2;              // spec major version (VERSION[31:16])
-  localparam int unsigned VERSION_MINOR       = 0;              // spec minor version (VERSION[15:0])
+  localparam int unsigned VERSION_MINOR       = 1;              // spec minor version (VERSION[15:0])
   localparam logic [31:0] QACC_ID             = 32'h5141_4343;  // ID register: "QACC" in ASCII
-  localparam logic [31:0] QACC_VERSION        = 32'h0002_0000;  // VERSION register
+  localparam logic [31:0] QACC_VERSION        = 32'h0002_0001;  // VERSION register
   localparam int unsigned OPERAND_W           = 8;              // int8 / uint8 operands
   localparam int unsigned ZP_W                = 9;              // operand zero point, two's complement
   localparam int unsigned FACTOR_W            = 10;             // operand - zero point: -383..383
   localparam int unsigned PROD_W              = 20;             // one product: |p| <= 383^2
   localparam int unsigned ACC_W               = 32;             // accumulator width; wraps modulo 2^32
   localparam int unsigned MULT_W              = 32;             // Q31 requant multiplier
-  localparam int unsigned SHIFT_W             = 6;              // requant shift field, two's complement
+  // requant shift field: a two's complement shift (TFLite form) or an rshift (TPU-MLIR form)
+  localparam int unsigned SHIFT_W             = 8;
+  localparam int          MAX_RQ_RSHIFT       = 63;             // TPU-MLIR form: largest legal rshift
   localparam int unsigned Q31_FRAC_BITS       = 31;             // fraction bits of the Q31 multiplier
   localparam int unsigned DIM_W               = 16;             // CMD_M/N/K field
   localparam int unsigned CMD_BASE_W          = 20;             // CMD_*_BASE field: an SRAM word index
@@ -100,6 +102,27 @@ package qacc_pkg;
     RqRoundDouble = 1'd0,
     RqRoundSingle = 1'd1
   } rq_rounding_e;
+  // CMD_MODE.RQ_FORM: the requant form (requant.md 6)
+  typedef enum logic {
+    RqFormTflite  = 1'd0,
+    RqFormTpuMlir = 1'd1
+  } rq_form_e;
+  // CMD_MODE.RSHIFT_ROUND: TPU-MLIR's RightShiftRound modes (requant.md 5)
+  typedef enum logic [2:0] {
+    RshRoundHalfAwayFromZero = 3'd0,
+    RshRoundHalfUp           = 3'd1,
+    RshRoundHalfDown         = 3'd2,
+    RshRoundHalfToEven       = 3'd3,
+    RshRoundTowardsZero      = 3'd4,
+    RshRoundUp               = 3'd5,
+    RshRoundDown             = 3'd6
+  } rshift_round_e;
+  // CMD_MODE.MULT_WIDTH: the TPU-MLIR form's multiplier width
+  typedef enum logic [1:0] {
+    MultW8  = 2'd0,
+    MultW16 = 2'd1,
+    MultW32 = 2'd2
+  } mult_width_e;
   // STATUS.ERR_CODE (4)
   typedef enum logic [7:0] {
     ErrNone         = 8'd0,
@@ -124,7 +147,9 @@ package qacc_pkg;
     ErrLutEntryBits = 8'd34,
     ErrBadAdd       = 8'd35,
     ErrEltOverlap   = 8'd36,
-    ErrLutRange     = 8'd37
+    ErrLutRange     = 8'd37,
+    ErrMultWidth    = 8'd38,
+    ErrRshiftRange  = 8'd39
   } err_code_e;
   // Unit ids (2) used by monitors, perf counters and reports
   typedef enum logic [2:0] {
@@ -242,6 +267,7 @@ package qacc_pkg;
   localparam int unsigned MODE_BIAS_EN_BIT        = 3;
   localparam int unsigned MODE_A_UNSIGNED_BIT     = 4;
   localparam int unsigned MODE_B_UNSIGNED_BIT     = 5;
+  localparam int unsigned MODE_RQ_FORM_BIT        = 6;
   localparam int unsigned MODE_ACT_LSB            = 8;
   localparam int unsigned MODE_ACT_W              = 4;
   localparam int unsigned MODE_LUT_SLOT_LSB       = 12;
@@ -250,6 +276,10 @@ package qacc_pkg;
   localparam int unsigned MODE_LUT_IN_BITS_W      = 4;
   localparam int unsigned MODE_LUT_ENTRY_BITS_LSB = 20;
   localparam int unsigned MODE_LUT_ENTRY_BITS_W   = 5;
+  localparam int unsigned MODE_RSHIFT_ROUND_LSB   = 25;
+  localparam int unsigned MODE_RSHIFT_ROUND_W     = 3;
+  localparam int unsigned MODE_MULT_WIDTH_LSB     = 28;
+  localparam int unsigned MODE_MULT_WIDTH_W       = 2;
   localparam int unsigned ZP_A_LSB                = 0;
   localparam int unsigned ZP_A_W                  = 9;
   localparam int unsigned ZP_B_LSB                = 16;
@@ -345,10 +375,13 @@ package qacc_pkg;
     logic                      bias_en;
     logic                      a_unsigned;
     logic                      b_unsigned;
+    rq_form_e                  rq_form;
     act_sel_e                  act;
     logic [3:0]                lut_slot;
     logic [3:0]                lut_in_bits;
     logic [4:0]                lut_entry_bits;
+    rshift_round_e             rshift_round;
+    mult_width_e               mult_width;
     logic signed [ZP_W-1:0]    a_zp;
     logic signed [8:0]         b_zp;
     logic signed [31:0]        zp_out;

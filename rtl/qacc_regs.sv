@@ -239,10 +239,13 @@ module qacc_regs
           cmd_d.bias_en     = apb_pwdata_i[MODE_BIAS_EN_BIT];
           cmd_d.a_unsigned  = apb_pwdata_i[MODE_A_UNSIGNED_BIT];
           cmd_d.b_unsigned  = apb_pwdata_i[MODE_B_UNSIGNED_BIT];
+          cmd_d.rq_form     = rq_form_e'(apb_pwdata_i[MODE_RQ_FORM_BIT]);
           cmd_d.act         = act_sel_e'(apb_pwdata_i[MODE_ACT_LSB +: MODE_ACT_W]);
           cmd_d.lut_slot       = apb_pwdata_i[MODE_LUT_SLOT_LSB +: MODE_LUT_SLOT_W];
           cmd_d.lut_in_bits    = apb_pwdata_i[MODE_LUT_IN_BITS_LSB +: MODE_LUT_IN_BITS_W];
           cmd_d.lut_entry_bits = apb_pwdata_i[MODE_LUT_ENTRY_BITS_LSB +: MODE_LUT_ENTRY_BITS_W];
+          cmd_d.rshift_round   = rshift_round_e'(apb_pwdata_i[MODE_RSHIFT_ROUND_LSB +: MODE_RSHIFT_ROUND_W]);
+          cmd_d.mult_width     = mult_width_e'(apb_pwdata_i[MODE_MULT_WIDTH_LSB +: MODE_MULT_WIDTH_W]);
         end
         REG_CMD_ZP_AB: begin
           cmd_d.a_zp = apb_pwdata_i[ZP_A_LSB +: ZP_A_W];
@@ -334,10 +337,13 @@ module qacc_regs
         reg_rdata[MODE_BIAS_EN_BIT]     = cmd_o.bias_en;
         reg_rdata[MODE_A_UNSIGNED_BIT]  = cmd_o.a_unsigned;
         reg_rdata[MODE_B_UNSIGNED_BIT]  = cmd_o.b_unsigned;
+        reg_rdata[MODE_RQ_FORM_BIT]     = cmd_o.rq_form;
         reg_rdata[MODE_ACT_LSB +: MODE_ACT_W] = cmd_o.act;
         reg_rdata[MODE_LUT_SLOT_LSB +: MODE_LUT_SLOT_W]             = cmd_o.lut_slot;
         reg_rdata[MODE_LUT_IN_BITS_LSB +: MODE_LUT_IN_BITS_W]       = cmd_o.lut_in_bits;
         reg_rdata[MODE_LUT_ENTRY_BITS_LSB +: MODE_LUT_ENTRY_BITS_W] = cmd_o.lut_entry_bits;
+        reg_rdata[MODE_RSHIFT_ROUND_LSB +: MODE_RSHIFT_ROUND_W]     = cmd_o.rshift_round;
+        reg_rdata[MODE_MULT_WIDTH_LSB +: MODE_MULT_WIDTH_W]         = cmd_o.mult_width;
       end
       REG_CMD_ZP_AB: begin
         reg_rdata[ZP_A_LSB +: ZP_A_W] = cmd_o.a_zp;

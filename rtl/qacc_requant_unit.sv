@@ -1,6 +1,7 @@
-// Requant unit: one qacc_requant_lane per array column (spec 5.2, 8). A beat is one array row of NumCols
-// accumulators; it leaves REQUANT_LATENCY cycles later with its row index. Per-tensor or per-channel
-// multiplier and shift are selected per command; the bias word is masked when the command has no bias.
+// Requant unit: one qacc_requant_lane per array column (spec 5.2, 8; requant.md 6.1). A beat is one array row
+// of NumCols accumulators; it leaves REQUANT_LATENCY cycles later with its row index. The form and per-tensor or
+// per-channel multiplier and shift are selected per command; the bias word is masked when the command has no
+// bias.
 module qacc_requant_unit
   import qacc_pkg::*;
 #(
@@ -17,16 +18,19 @@ module qacc_requant_unit
   input  logic                                   in_last_i,
   input  logic [NumCols-1:0][ACC_W-1:0]          in_acc_i,
   input  logic [NumCols-1:0][ACC_W-1:0]          in_bias_i,
-  input  logic [NumCols-1:0][Q31_FRAC_BITS-1:0]  in_mult_i,     // legal: 0 or 2^30..2^31-1
-  input  logic [NumCols-1:0][SHIFT_W-1:0]        in_shift_i,
+  input  logic [NumCols-1:0][MULT_W-1:0]         in_mult_i,     // the rq lanes' multiplier words
+  input  logic [NumCols-1:0][SHIFT_W-1:0]        in_shift_i,    // and their shift bytes
 
   // Command-static fields (stable while the unit holds beats).
   input  logic                                   per_channel_i,
   input  logic                                   bias_en_i,
+  input  rq_form_e                               form_i,
   input  rq_rounding_e                           rounding_i,
+  input  rshift_round_e                          rshift_round_i,
+  input  mult_width_e                            mult_width_i,
   input  logic                                   out_raw_i,
-  input  logic [Q31_FRAC_BITS-1:0]               mult_i,
-  input  logic signed [SHIFT_W-1:0]              shift_i,
+  input  logic [MULT_W-1:0]                      mult_i,
+  input  logic [SHIFT_W-1:0]                     shift_i,
   input  logic signed [31:0]                     zp_out_i,
   input  logic signed [31:0]                     clamp_min_i,
   input  logic signed [31:0]                     clamp_max_i,
@@ -40,12 +44,12 @@ module qacc_requant_unit
 
   for (genvar c = 0; c < NumCols; c++) begin : g_lane
     logic signed [ACC_W-1:0]   lane_bias;
-    logic [Q31_FRAC_BITS-1:0]  lane_mult;
-    logic signed [SHIFT_W-1:0] lane_shift;
+    logic [MULT_W-1:0]         lane_mult;
+    logic [SHIFT_W-1:0]        lane_shift;
 
     assign lane_bias  = bias_en_i ? signed'(in_bias_i[c]) : '0;
     assign lane_mult  = per_channel_i ? in_mult_i[c] : mult_i;
-    assign lane_shift = per_channel_i ? signed'(in_shift_i[c]) : shift_i;
+    assign lane_shift = per_channel_i ? in_shift_i[c] : shift_i;
 
     qacc_requant_lane u_lane (
       .clk_i,
@@ -55,7 +59,10 @@ module qacc_requant_unit
       .bias_i      (lane_bias),
       .mult_i      (lane_mult),
       .shift_i     (lane_shift),
+      .form_i,
       .rounding_i,
+      .rshift_round_i,
+      .mult_width_i,
       .out_raw_i,
       .zp_out_i,
       .clamp_min_i,

@@ -566,10 +566,13 @@ module qacc_top
     logic                            b_unsigned;
     logic                            per_channel;
     logic                            bias_en;
+    rq_form_e                        rq_form;
     rq_rounding_e                    rounding;
+    rshift_round_e                   rshift_round;
+    mult_width_e                     mult_width;
     logic                            out_raw;
-    logic [Q31_FRAC_BITS-1:0]        mult;
-    logic signed [SHIFT_W-1:0]       shift;
+    logic [MULT_W-1:0]               mult;
+    logic [SHIFT_W-1:0]              shift;
     logic signed [31:0]              zp_out;
     logic signed [31:0]              clamp_min;
     logic signed [31:0]              clamp_max;
@@ -587,9 +590,12 @@ module qacc_top
     unit_cfg.b_unsigned  = cmd.b_unsigned;
     unit_cfg.per_channel = cmd.per_channel;
     unit_cfg.bias_en     = cmd.bias_en;
+    unit_cfg.rq_form     = cmd.rq_form;
     unit_cfg.rounding    = cmd.rounding;
+    unit_cfg.rshift_round = cmd.rshift_round;
+    unit_cfg.mult_width  = cmd.mult_width;
     unit_cfg.out_raw     = cmd.out_raw;
-    unit_cfg.mult        = cmd.mult[Q31_FRAC_BITS-1:0];
+    unit_cfg.mult        = cmd.mult;
     unit_cfg.shift       = cmd.shift;
     unit_cfg.zp_out      = cmd.zp_out;
     unit_cfg.clamp_min   = cmd.clamp_min;
@@ -627,18 +633,18 @@ module qacc_top
     .out_acc_o    (mac_out_acc)
   );
 
-  // A legal multiplier is 0 or 2^30..2^31-1 (spec 4): the lanes take its low 31 bits, and bit 31 of a
-  // per-channel word, which launch does not check, must be 0 when a beat uses it (PerChannelMult_A).
-  logic [NumCols-1:0][Q31_FRAC_BITS-1:0] rq_mult;
-  logic [NumCols-1:0][SHIFT_W-1:0]       rq_shift;
-  logic                                  unused_rq_bits;
+  // An rq lane: the multiplier word and the shift word's low SHIFT_W bits, which the rq SRAM keeps (3.3). The
+  // lanes check per-channel values, which launch does not (MultRange_A and the others of qacc_requant_lane).
+  logic [NumCols-1:0][MULT_W-1:0]  rq_mult;
+  logic [NumCols-1:0][SHIFT_W-1:0] rq_shift;
+  logic                            unused_rq_bits;
 
   always_comb begin
     unused_rq_bits = 1'b0;
     for (int c = 0; c < NumCols; c++) begin
-      rq_mult[c]     = rq_word[c][Q31_FRAC_BITS-1:0];
+      rq_mult[c]     = rq_word[c][MULT_W-1:0];
       rq_shift[c]    = rq_word[c][32 +: SHIFT_W];
-      unused_rq_bits ^= rq_word[c][31] ^ (^rq_word[c][63:32+SHIFT_W]);
+      unused_rq_bits ^= ^rq_word[c][63:32+SHIFT_W];
     end
   end
 
@@ -657,7 +663,10 @@ module qacc_top
     .in_shift_i    (rq_shift),
     .per_channel_i (unit_cfg_q.per_channel),
     .bias_en_i     (unit_cfg_q.bias_en),
+    .form_i        (unit_cfg_q.rq_form),
     .rounding_i    (unit_cfg_q.rounding),
+    .rshift_round_i (unit_cfg_q.rshift_round),
+    .mult_width_i  (unit_cfg_q.mult_width),
     .out_raw_i     (unit_cfg_q.out_raw),
     .mult_i        (unit_cfg_q.mult),
     .shift_i       (unit_cfg_q.shift),
@@ -793,15 +802,6 @@ module qacc_top
   assign unused_top = ^{dma_addr, move_raddr, move_waddr, move_wdata, elt_raddr, elt_waddr};
 
 `ifndef SYNTHESIS
-  // Bit 31 of a per-channel multiplier that a beat uses is 0 (the lanes' MultRange_A checks the other bits).
-  logic [NumCols-1:0] rq_mult_bit31;
-  always_comb begin
-    for (int c = 0; c < NumCols; c++) begin
-      rq_mult_bit31[c] = rq_word[c][31];
-    end
-  end
-  PerChannelMult_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      mac_out_valid && unit_cfg_q.per_channel && !unit_cfg_q.out_raw |-> rq_mult_bit31 == '0);
   UnitCfg_A: assert property (@(posedge clk_i) disable iff (!rst_ni) ctrl_busy |-> unit_cfg_q == unit_cfg);
   // One compute command at a time: no GEMM beat comes to the LUT unit while it is an ELTWISE's.
   EltLut_A: assert property (@(posedge clk_i) disable iff (!rst_ni) elt_busy |-> !rq_out_valid);

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <iterator>
 #include <limits>
+#include <string>
 
 #include "golden/lut_unit.h"
 #include "golden/requant.h"
@@ -97,6 +99,22 @@ Coverage::Coverage(const arch::ArchConfig& config)
   hot_.sat_high = &bins_["requant.saturate_high"];
   hot_.sat_low = &bins_["requant.saturate_low"];
   hot_.sat_zp = &bins_["requant.saturate_with_zero_point"];
+  // The TPU-MLIR form (requant.md 6.1): each form, width and mode, per channel, and the lane's
+  // corners.
+  for (const char* bin : {"mode.rq_form.tflite", "mode.rq_form.tpu_mlir", "tpu.width.8",
+                          "tpu.width.16", "tpu.width.32", "tpu.per_channel", "tpu.rshift.0",
+                          "tpu.rshift.63", "tpu.quotient_beyond_int32", "tpu.saturate_33"}) {
+    bins_[bin] = 0;
+  }
+  for (size_t i = 0; i < std::size(golden::tpu_mlir::kAllRoundings); ++i) {
+    const std::string name(golden::tpu_mlir::RoundingName(golden::tpu_mlir::kAllRoundings[i]));
+    bins_["tpu.round." + name] = 0;
+    hot_.tpu_tie[i] = &bins_["tpu.tie." + name];
+  }
+  hot_.tpu_rshift_0 = &bins_["tpu.rshift.0"];
+  hot_.tpu_rshift_63 = &bins_["tpu.rshift.63"];
+  hot_.tpu_beyond_int32 = &bins_["tpu.quotient_beyond_int32"];
+  hot_.tpu_sat33 = &bins_["tpu.saturate_33"];
 
   // Programs. Bins that the config cannot reach are not registered (a hole would be no test's):
   // the unit / beat relations of its SRAM units, the out layout when a step's bytes tell it
@@ -290,22 +308,44 @@ int Coverage::RuleBoundary(arch::ErrCode rule) const {
     case arch::ErrCode::kBadRequant: {
       if (c.out_raw()) return 0;
       const int32_t s = arch::ShiftValue(c.shift);
-      if (s == arch::kMinShift - 1 || s == arch::kMaxShift + 1) return -1;
-      if (!c.per_channel() && (c.mult == arch::kMinNonzeroMult - 1 || c.mult == 1 ||
-                               c.mult == kInt32Min)) {
+      const bool tpu = c.tpu_mlir_form();
+      if (!tpu && (s == arch::kMinShift - 1 || s == arch::kMaxShift + 1)) return -1;
+      if (!tpu && !c.per_channel() &&
+          (c.mult == arch::kMinNonzeroMult - 1 || c.mult == 1 || c.mult == kInt32Min)) {
         return -1;
       }
+      // The TPU-MLIR form's encodings: the code after the last width and the last mode.
+      const uint32_t last_width = uint32_t(arch::MultWidth::kW32);
+      const uint32_t last_mode = uint32_t(arch::RshiftRound::kDown);
+      if (tpu && (c.mult_width() == last_width + 1 || c.rshift_round() == last_mode + 1)) return -1;
       if (c.clamp_min == int64_t{c.clamp_max} + 1 || c.clamp_min == arch::kMinInt8ModeClamp - 1 ||
           c.clamp_max == arch::kMaxInt8ModeClamp + 1) {
         return -1;
       }
-      const bool legal_edge = s == arch::kMinShift || s == arch::kMaxShift ||
-                              (!c.per_channel() && (c.mult == arch::kMinNonzeroMult ||
-                                                    c.mult == 0 || c.mult == kInt32Max)) ||
-                              c.clamp_min == c.clamp_max ||
-                              c.clamp_min == arch::kMinInt8ModeClamp ||
-                              c.clamp_max == arch::kMaxInt8ModeClamp;
+      const bool legal_edge =
+          (!tpu && (s == arch::kMinShift || s == arch::kMaxShift)) ||
+          (!tpu && !c.per_channel() &&
+           (c.mult == arch::kMinNonzeroMult || c.mult == 0 || c.mult == kInt32Max)) ||
+          (tpu && (c.mult_width() == last_width || c.rshift_round() == last_mode)) ||
+          c.clamp_min == c.clamp_max || c.clamp_min == arch::kMinInt8ModeClamp ||
+          c.clamp_max == arch::kMaxInt8ModeClamp;
       return legal_edge ? 1 : 0;
+    }
+    case arch::ErrCode::kMultWidth: {  // the width's extremes and one beyond each
+      if (c.out_raw() || !c.tpu_mlir_form() || c.per_channel() ||
+          c.mult_width() > uint32_t(arch::MultWidth::kW32)) {
+        return 0;
+      }
+      const int bits = arch::MultWidthBits(c.mult_width());
+      if (bits == 32) return c.mult == kInt32Min || c.mult == kInt32Max ? 1 : 0;
+      const int64_t half = int64_t{1} << (bits - 1);
+      if (c.mult == half || c.mult == -half - 1) return -1;
+      return c.mult == half - 1 || c.mult == -half ? 1 : 0;
+    }
+    case arch::ErrCode::kRshiftRange: {
+      if (c.out_raw() || !c.tpu_mlir_form() || c.per_channel()) return 0;
+      const uint32_t r = arch::RshiftValue(c.shift);
+      return r == uint32_t(arch::kMaxRqRshift) ? 1 : r == uint32_t(arch::kMaxRqRshift) + 1 ? -1 : 0;
     }
     case arch::ErrCode::kBadZp: {
       int result = 0;
@@ -369,7 +409,16 @@ void Coverage::OnVerdict(uint32_t status) {
   if (!c.lut()) Hit(c.out_raw() ? "mode.int32_out" : "mode.int8_out");
   if (!c.out_raw()) {
     Hit(c.per_channel() ? "mode.per_channel" : "mode.per_tensor");
-    Hit(c.single_rounding() ? "mode.single_rounding" : "mode.double_rounding");
+    if (c.tpu_mlir_form()) {
+      Hit("mode.rq_form.tpu_mlir");
+      Hit(fmt::format("tpu.width.{}", arch::MultWidthBits(c.mult_width())));
+      Hit(fmt::format("tpu.round.{}", golden::tpu_mlir::RoundingName(
+                                          golden::tpu_mlir::kAllRoundings[c.rshift_round()])));
+      if (c.per_channel()) Hit("tpu.per_channel");
+    } else {
+      Hit("mode.rq_form.tflite");
+      Hit(c.single_rounding() ? "mode.single_rounding" : "mode.double_rounding");
+    }
     if (c.zp_out == kInt32Max) Hit("requant.zero_point_int32_max");
     if (c.zp_out == kInt32Min) Hit("requant.zero_point_int32_min");
     if (c.clamp_min == arch::kMinInt8ModeClamp) Hit("requant.clamp_min_-128");
@@ -460,6 +509,11 @@ void Coverage::OnMacBeat(const BeatSample& s) {
     }
     if (c.out_raw()) continue;
     const bool per_channel = c.per_channel() && word < config_.rq_depth;
+    if (c.tpu_mlir_form()) {
+      OnTpuLane(x, per_channel ? uint32_t(shadow_.rq_mult(word, lane)) : uint32_t(c.mult),
+                per_channel ? uint32_t(shadow_.rq_shift(word, lane)) : c.shift);
+      continue;
+    }
     const int32_t mult = per_channel ? shadow_.rq_mult(word, lane) : c.mult;
     const int shift = per_channel ? shadow_.rq_shift(word, lane) : arch::ShiftValue(c.shift);
     if (shift < arch::kMinShift || shift > arch::kMaxShift) continue;
@@ -482,6 +536,34 @@ void Coverage::OnMacBeat(const BeatSample& s) {
       ++*(y > c.clamp_max ? hot_.sat_high : hot_.sat_low);
       if (c.zp_out != 0) ++*hot_.sat_zp;
     }
+  }
+}
+
+void Coverage::OnTpuLane(int32_t x, uint32_t mult_word, uint32_t shift_byte) {
+  const arch::Command& c = cmd_.cmd;
+  const int64_t m = arch::LowBitsSigned(mult_word, arch::MultWidthBits(c.mult_width()));
+  const int rshift = int(arch::RshiftValue(shift_byte) & uint32_t(arch::kMaxRqRshift));
+  if (rshift == 0) ++*hot_.tpu_rshift_0;
+  if (rshift == arch::kMaxRqRshift) ++*hot_.tpu_rshift_63;
+  const int64_t p = int64_t{x} * m;
+  // A tie: the discarded bits are exactly one half (IsTie stops at 62 bits; rshift 63's half is
+  // 2^62, reached only by p = +-2^62).
+  const bool tie =
+      rshift == 63 ? (p == (int64_t{1} << 62) || p == -(int64_t{1} << 62)) : IsTie(p, rshift);
+  if (tie) ++*hot_.tpu_tie[c.rshift_round()];
+  const int64_t q = golden::tpu_mlir::RightShiftRound(
+      p, rshift, golden::tpu_mlir::kAllRoundings[c.rshift_round()]);
+  if (q > kInt32Max || q < kInt32Min) {
+    const int64_t y = q + c.zp_out;
+    // The zero point brings it back into int32, where TFLite's int32 quotient would have been
+    // saturated first.
+    if (y <= kInt32Max && y >= kInt32Min) ++*hot_.tpu_beyond_int32;
+    if (q >= (int64_t{1} << 32) || q < -(int64_t{1} << 32)) ++*hot_.tpu_sat33;
+  }
+  const int64_t y = q + c.zp_out;
+  if (y > c.clamp_max || y < c.clamp_min) {
+    ++*(y > c.clamp_max ? hot_.sat_high : hot_.sat_low);
+    if (c.zp_out != 0) ++*hot_.sat_zp;
   }
 }
 

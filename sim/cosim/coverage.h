@@ -139,7 +139,15 @@ class Coverage {
     int64_t *bias_wrap = nullptr, *tie_single = nullptr, *tie_first = nullptr,
             *tie_second = nullptr, *sat32 = nullptr, *sat_high = nullptr, *sat_low = nullptr,
             *sat_zp = nullptr;
+    // The TPU-MLIR form (requant.md 6.1): a tie of each RSHIFT_ROUND mode, rshift 0 and 63, a
+    // quotient beyond int32 that the zero point brings back, and the 33-bit saturation.
+    int64_t* tpu_tie[7] = {};
+    int64_t *tpu_rshift_0 = nullptr, *tpu_rshift_63 = nullptr, *tpu_beyond_int32 = nullptr,
+            *tpu_sat33 = nullptr;
   } hot_;
+  // One lane of the TPU-MLIR form, from the biased accumulator and the lane's multiplier word and
+  // shift byte.
+  void OnTpuLane(int32_t x, uint32_t mult_word, uint32_t shift_byte);
 };
 
 }  // namespace qacc::cosim

@@ -64,11 +64,22 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
     const int64_t m = c.M(), n = c.N(), k = c.K();
     const int64_t mb = arch::CeilDiv(m, cfg.rows), nb = arch::CeilDiv(n, cfg.cols);
     const int32_t shift = arch::ShiftValue(c.shift);
-    const bool bad_requant =
-        !c.out_raw() && (shift < arch::kMinShift || shift > arch::kMaxShift ||
-                         (!c.per_channel() && c.mult != 0 && c.mult < arch::kMinNonzeroMult) ||
-                         c.clamp_min > c.clamp_max || c.clamp_min < arch::kMinInt8ModeClamp ||
-                         c.clamp_max > arch::kMaxInt8ModeClamp);
+    const bool tpu = c.tpu_mlir_form();
+    // requant.md 6.1: each form's own fields, then the clamp of both.
+    const bool bad_form =
+        tpu ? c.mult_width() > uint32_t(arch::MultWidth::kW32) ||
+                  c.rshift_round() > uint32_t(arch::RshiftRound::kDown)
+            : shift < arch::kMinShift || shift > arch::kMaxShift ||
+                  (!c.per_channel() && c.mult != 0 && c.mult < arch::kMinNonzeroMult);
+    const bool bad_requant = !c.out_raw() && (bad_form || c.clamp_min > c.clamp_max ||
+                                              c.clamp_min < arch::kMinInt8ModeClamp ||
+                                              c.clamp_max > arch::kMaxInt8ModeClamp);
+    // The TPU-MLIR form's per-tensor checks; a width code of 3 leaves MULT_WIDTH undefined.
+    const bool tpu_tensor = !c.out_raw() && tpu && !c.per_channel();
+    const bool bad_width =
+        tpu_tensor && c.mult_width() <= uint32_t(arch::MultWidth::kW32) &&
+        arch::LowBitsSigned(uint32_t(c.mult), arch::MultWidthBits(c.mult_width())) != c.mult;
+    const bool bad_rshift = tpu_tensor && arch::RshiftValue(c.shift) > uint32_t(arch::kMaxRqRshift);
     auto bad_zp = [](int32_t zp) { return zp < arch::kMinOperandZp || zp > arch::kMaxOperandZp; };
     const bool lut = c.lut();
     checks = {
@@ -81,6 +92,8 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
          int64_t{c.out_base} + arch::OutWords(mb * nb, cfg.rows, arch::OutLayoutOf(c)) >
              int64_t{cfg.out_depth}},
         {ErrCode::kBadRequant, bad_requant},
+        {ErrCode::kMultWidth, bad_width},
+        {ErrCode::kRshiftRange, bad_rshift},
         {ErrCode::kBadZp, bad_zp(arch::ZpA(c.zp_ab)) || bad_zp(arch::ZpB(c.zp_ab))},
     };
     // UNIT_ABSENT and the LUT checks exclude each other (lut.md 10.4): a descriptor meets one
@@ -230,8 +243,8 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
   std::vector<std::pair<std::string, std::vector<ErrCode>>> chains = {
       {"GEMM",
        {ErrCode::kBadShape, ErrCode::kARange, ErrCode::kBRange, ErrCode::kBiasRange,
-        ErrCode::kRqRange, ErrCode::kOutRange, ErrCode::kBadRequant, ErrCode::kBadZp,
-        ErrCode::kUnitAbsent}},
+        ErrCode::kRqRange, ErrCode::kOutRange, ErrCode::kBadRequant, ErrCode::kMultWidth,
+        ErrCode::kRshiftRange, ErrCode::kBadZp, ErrCode::kUnitAbsent}},
       // UNIT_ABSENT and the LUT checks exclude each other (ACT = LUT or not): the LUT chain
       // follows BAD_ZP (ChecksOf). LUT_SLOT has no illegal value with 16 slots.
       {"GEMM", lut_chain},

@@ -36,7 +36,7 @@ Descriptor LongGemm(Context& c, int mb, int nb, int k) {
   }
   f.zp_ab = uint32_t(c.rng.Uniform(-128, 255) & 0x1FF);
   f.mult = int32_t(c.rng.Uniform(int64_t{1} << 30, (int64_t{1} << 31) - 1));
-  f.shift = uint32_t(c.rng.Uniform(-16, -4)) & 0x3F;
+  f.shift = uint32_t(c.rng.Uniform(-16, -4)) & ((1u << arch::kShiftBits) - 1);
   return golden::EncodeGemm(f, golden::Header{});
 }
 

@@ -171,7 +171,7 @@ std::vector<Breaker<golden::GemmFields>> GemmBreakers(Context& c, int zero) {
       {ErrCode::kBadRequant,
        [&rng](F& f) {
          if (rng.Chance(50)) {
-           f.shift = uint32_t(arch::kMaxShift + 1) & 0x3F;
+           f.shift = uint32_t(arch::kMaxShift + 1) & ((1u << arch::kShiftBits) - 1);
          } else {
            f.clamp_min = 10;
            f.clamp_max = 9;
@@ -180,6 +180,38 @@ std::vector<Breaker<golden::GemmFields>> GemmBreakers(Context& c, int zero) {
       {ErrCode::kBadZp, [&rng](F& f) { f.zp_ab = rng.Chance(50) ? 0x100u : 0x100u << 16; }},
       {ErrCode::kUnitAbsent,
        [&rng](F& f) { f.mode |= uint32_t(rng.Uniform(2, 15)) << arch::kModeActLsb; }},
+  };
+}
+
+// The TPU-MLIR form's checks (requant.md 6.1) from BAD_REQUANT to BAD_ZP, on a per-tensor base of
+// that form whose multiplier and rshift are legal: BAD_REQUANT by the clamp or the mode's code 7
+// (a width code of 3 would leave MULT_WIDTH without a width), MULT_WIDTH by a multiplier one past
+// either end of an 8- or 16-bit width, RSHIFT_RANGE by 64..255.
+std::vector<Breaker<golden::GemmFields>> TpuMlirBreakers(Context& c) {
+  Rng& rng = c.rng;
+  using F = golden::GemmFields;
+  return {
+      {ErrCode::kBadRequant,
+       [&rng](F& f) {
+         if (rng.Chance(50)) {
+           f.mode |= arch::kModeRshiftRoundMask;
+         } else {
+           f.clamp_min = 10;
+           f.clamp_max = 9;
+         }
+       }},
+      {ErrCode::kMultWidth,
+       [&rng](F& f) {
+         const uint32_t code = uint32_t(rng.Uniform(0, 1));  // 8 or 16 bits
+         f.mode = (f.mode & ~arch::kModeMultWidthMask) | code << arch::kModeMultWidthLsb;
+         const int32_t half = int32_t{1} << (arch::MultWidthBits(code) - 1);
+         f.mult = rng.Chance(50) ? half : -half - 1;
+       }},
+      {ErrCode::kRshiftRange,
+       [&rng](F& f) {
+         f.shift = uint32_t(rng.Pick<int64_t>({64, 65, 128, 255}));
+       }},
+      {ErrCode::kBadZp, [&rng](F& f) { f.zp_ab = rng.Chance(50) ? 0x100u : 0x100u << 16; }},
   };
 }
 
@@ -393,7 +425,7 @@ Descriptor LegalRqWords(Context& c, int rows) {
     const uint32_t mult =
         c.rng.Chance(10) ? 0 : uint32_t(c.rng.Uniform(int64_t{1} << 30, (int64_t{1} << 31) - 1));
     const uint32_t shift =
-        (uint32_t(c.rng.Next()) & ~0x3Fu) | (uint32_t(c.rng.Uniform(-31, 30)) & 0x3F);
+        (uint32_t(c.rng.Next()) & ~0xFFu) | (uint32_t(c.rng.Uniform(-31, 30)) & 0xFF);
     for (int i = 0; i < 4; ++i) {
       bytes[at + size_t(i)] = uint8_t(mult >> (8 * i));
       bytes[at + 4 + size_t(i)] = uint8_t(shift >> (8 * i));
@@ -541,6 +573,20 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
                     << arch::kModeLutInBitsLsb |
                 rng.Pick<uint32_t>({8, 16}) << arch::kModeLutEntryBitsLsb;
     add_pairs("GEMM", LutBreakers(c), lut,
+              std::function<Descriptor(const golden::GemmFields&)>(
+                  [](const golden::GemmFields& f) { return golden::EncodeGemm(f, {}); }),
+              +any);
+  }
+  {
+    // The TPU-MLIR form, per tensor: a 32-bit multiplier and rshift 0..63 (legal at any width the
+    // breaker leaves).
+    golden::GemmFields tpu = gemm;
+    tpu.mode = arch::kModeBiasEn | arch::kModeRqForm |
+               uint32_t(rng.Uniform(0, 6)) << arch::kModeRshiftRoundLsb |
+               uint32_t(arch::MultWidth::kW32) << arch::kModeMultWidthLsb;
+    tpu.mult = int32_t(rng.Uniform(-100, 100));
+    tpu.shift = uint32_t(rng.Uniform(0, arch::kMaxRqRshift));
+    add_pairs("GEMM", TpuMlirBreakers(c), tpu,
               std::function<Descriptor(const golden::GemmFields&)>(
                   [](const golden::GemmFields& f) { return golden::EncodeGemm(f, {}); }),
               +any);

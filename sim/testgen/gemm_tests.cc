@@ -214,8 +214,62 @@ std::vector<int64_t> ColumnMaxAbs(const model::GemmJob& job) {
   return max_abs;
 }
 
+// ---- The TPU-MLIR form (requant.md 6.1)
+// ----------------------------------------------------------
+
+// A multiplier of `bits` signed bits: 0, the width's extremes and +-1 now and then, else a random
+// magnitude of a random bit length (log-uniform) and sign.
+int32_t RandomTpuMult(Rng& rng, int bits) {
+  const int64_t half = int64_t{1} << (bits - 1);
+  const int64_t r = rng.Uniform(0, 99);
+  if (r < 4) return 0;
+  if (r < 16) return int32_t(rng.Pick<int64_t>({-half, half - 1, 1, -1}));
+  const int length = int(rng.Uniform(1, bits - 1));
+  const int64_t magnitude = rng.Uniform(int64_t{1} << (length - 1), (int64_t{1} << length) - 1);
+  return int32_t(rng.Chance(50) ? -magnitude : magnitude);
+}
+
+// The rshift that maps the largest |x * m| to roughly 2^7, jittered by -2..+1, in 0..63.
+int TpuRshift(Rng& rng, int64_t max_abs, int32_t mult) {
+  const int r = BitLength(max_abs) + BitLength(mult) - 8 + int(rng.Uniform(-2, 1));
+  return std::clamp(r, 0, golden::kMaxRequantRshift);
+}
+
+// The TPU-MLIR form's multiplier and rshift scaled to the data, per tensor or per column.
+void SetTpuScales(Rng& rng, model::GemmJob& job) {
+  const std::vector<int64_t> max_abs = ColumnMaxAbs(job);
+  const int64_t overall = *std::max_element(max_abs.begin(), max_abs.end());
+  const int bits = job.requant.mult_bits;
+  job.requant.multiplier = RandomTpuMult(rng, bits);
+  job.requant.shift = TpuRshift(rng, overall, job.requant.multiplier);
+  job.channel_mult.clear();
+  job.channel_shift.clear();
+  if (!job.per_channel) return;
+  for (int n = 0; n < job.n; ++n) {
+    job.channel_mult.push_back(RandomTpuMult(rng, bits));
+    job.channel_shift.push_back(TpuRshift(rng, max_abs[size_t(n)], job.channel_mult.back()));
+  }
+  // CMD_MULT and the rshift are not checked with PER_CHANNEL: often values that per tensor would
+  // be MULT_WIDTH or RSHIFT_RANGE.
+  if (rng.Chance(50)) job.requant.multiplier = int32_t(rng.Next());
+  if (rng.Chance(50)) job.requant.shift = int(rng.Uniform(0, 255));
+}
+
+// The TPU-MLIR form's fields of the job, any width and mode; the TFLite form's fields they leave
+// unused keep whatever they hold.
+void DrawTpuMlirForm(Rng& rng, model::GemmJob& job) {
+  job.requant.form = golden::RequantForm::kTpuMlir;
+  job.requant.mult_bits = int(rng.Pick<int64_t>({8, 16, 32}));
+  job.requant.rshift_rounding = golden::tpu_mlir::kAllRoundings[rng.Uniform(0, 6)];
+  SetTpuScales(rng, job);
+}
+
 // Multipliers and shifts scaled to the data (per tensor, or one per column with per_channel).
 void SetScales(Rng& rng, model::GemmJob& job) {
+  if (job.requant.form == golden::RequantForm::kTpuMlir) {
+    SetTpuScales(rng, job);
+    return;
+  }
   const std::vector<int64_t> max_abs = ColumnMaxAbs(job);
   const int64_t overall = *std::max_element(max_abs.begin(), max_abs.end());
   job.requant.multiplier = RandomMult(rng);
@@ -263,6 +317,7 @@ struct Plan {
   bool per_channel = false;
   bool out_raw = false;
   golden::RequantRounding rounding = golden::RequantRounding::kDoubleRounding;
+  golden::RequantForm form = golden::RequantForm::kTflite;
   ClampKind clamp = ClampKind::kRandom;
   bool random_bases = true;
   bool fit = true;  // shrink the shape into the SRAMs
@@ -303,6 +358,10 @@ void Build(Rng& rng, const arch::ArchConfig& config, const Plan& plan, model::Ge
   }
   job.requant = golden::RequantParams{};
   job.requant.rounding = plan.rounding;
+  // The other form's fields: each form ignores them (requant.md 6.1).
+  job.requant.form = plan.form;
+  job.requant.mult_bits = int(rng.Pick<int64_t>({8, 16, 32}));
+  job.requant.rshift_rounding = golden::tpu_mlir::kAllRoundings[rng.Uniform(0, 6)];
   SetOutputStage(rng, plan.clamp, job.requant);
   SetScales(rng, job);
   job.pad_byte = Code(int(rng.Uniform(0, 255)));
@@ -323,7 +382,97 @@ struct TestDef {
 
 void GenRandom(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
   RandomShape(rng, config, job);
-  Build(rng, config, RandomPlan(rng), job);
+  Plan plan = RandomPlan(rng);
+  if (rng.Chance(30)) plan.form = golden::RequantForm::kTpuMlir;
+  Build(rng, config, plan, job);
+}
+
+// The TPU-MLIR form's corners, x from the bias (A all 0), per channel, the command's mode drawn:
+//  - ties: lane n's product x m = (2q + 1) 2^(r-1) with m = +-2^u (u up to the width's top bit), so
+//    the quotient q + 1/2 sits on a tie of rshift r, q small enough for the int8 output to show
+//    which way it went; one lane has x = m = -2^31 (32-bit width) at rshift 63, the largest
+//    product 2^62 whose quotient 1/2 is a tie;
+//  - extremes: rshift 0 and 63, the width's extreme multipliers, and quotients beyond int32 that
+//    the zero point -2^31 + 50 brings back into the clamp range (TPU-MLIR adds the zero point to
+//    the unsaturated quotient).
+void GenTpuCorners(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job, bool ties) {
+  job.m = int(rng.Uniform(1, config.rows));
+  job.n = int(rng.Uniform(8, 3 * config.cols));
+  job.k = int(rng.Uniform(1, 8));
+  Plan plan = RandomPlan(rng);
+  plan.a_unsigned = false;
+  plan.a_zp = 0;
+  plan.bias = true;
+  plan.per_channel = true;
+  plan.out_raw = false;
+  plan.clamp = ClampKind::kInt8;
+  plan.form = golden::RequantForm::kTpuMlir;
+  Build(rng, config, plan, job);
+  std::fill(job.a.begin(), job.a.end(), Code(0));
+  DrawTpuMlirForm(rng, job);
+  job.requant.clamp_min = -128;
+  job.requant.clamp_max = 127;
+  const int bits = job.requant.mult_bits;
+  const int64_t half = int64_t{1} << (bits - 1);
+  if (ties) {
+    job.requant.output_zero_point = int32_t(rng.Uniform(-20, 20));
+    for (int n = 0; n < job.n; ++n) {
+      int64_t x = 0, m = 0;
+      int r = 0;
+      if (n == 0 && bits == 32) {
+        x = kInt32Min, m = kInt32Min, r = golden::kMaxRequantRshift;
+      } else {
+        // (2q + 1) 2^(r-1) = x m with m = +-2^u: x = (2q + 1) 2^(r-1-u), |2q + 1| < 2^7.
+        const int u = int(rng.Uniform(0, bits - 1));
+        m = (u == bits - 1 || rng.Chance(50)) ? -(int64_t{1} << u) : (int64_t{1} << u);
+        const int64_t odd = 2 * rng.Uniform(-60, 59) + 1;
+        const int t = int(rng.Uniform(0, 31 - 7));  // x = odd 2^t fits int32
+        x = odd * (int64_t{1} << t);
+        r = t + u + 1;
+        if (r > golden::kMaxRequantRshift) r = golden::kMaxRequantRshift;  // then not a tie
+        if (rng.Chance(15)) x += rng.Pick<int64_t>({-1, 1});               // next to the tie
+      }
+      job.bias[size_t(n)] = int32_t(x);
+      job.channel_mult[size_t(n)] = int32_t(m);
+      job.channel_shift[size_t(n)] = r;
+    }
+    return;
+  }
+  // Extremes. Lane 1: rshift 63 (only the largest products leave anything); lanes 4 and 5: a
+  // quotient of 2^(32 + j) and -2^(32 + j) - 1, beyond the lane's 33 bits (the clamp's bounds,
+  // 2^32 itself among them). Every other lane: a
+  // quotient q = x m / 2^r of about 2^31, beyond int32 or just inside, shown through the zero point
+  // -2^31 + 50: lane 0 with m = +-1 and rshift 0, lanes 2 and 3 with the width's extreme
+  // multipliers, the rest random.
+  job.requant.output_zero_point = kInt32Min + 50;
+  for (int n = 0; n < job.n; ++n) {
+    int64_t x = 0, m = 0;
+    int r = 0;
+    if (n == 1) {
+      m = -half;
+      x = rng.Pick<int64_t>({kInt32Min, kInt32Max, 1});
+      r = golden::kMaxRequantRshift;
+    } else if (n == 4 || n == 5) {
+      // x m = -+2^(32 + j) with m = -2^(w-1): x = -+2^(33 + j - w), j in 0..min(w - 2, 29); lane 5
+      // one further, -2^(32 + j) - 2^(w-1) (x one larger).
+      m = -half;
+      const int j = int(rng.Uniform(0, std::min(bits - 2, 29)));
+      x = (n == 4 ? -1 : 1) * (int64_t{1} << (33 + j - bits)) + (n == 5 ? 1 : 0);
+      r = 0;
+    } else {
+      m = n == 0   ? rng.Pick<int64_t>({1, -1})
+          : n == 2 ? half - 1
+          : n == 3 ? -half
+                   : RandomTpuMult(rng, bits);
+      if (m == 0 || m == 1 || m == -1) m = n == 0 ? m : 2;
+      r = n == 0 ? 0 : int(rng.Uniform(0, BitLength(m) - 1));
+      // x = (2^31 + j) 2^r / m, j in -60..200: y = q - 2^31 + 50 in about -10..250.
+      x = (((int64_t{1} << 31) + rng.Uniform(-60, 200)) << r) / m;
+    }
+    job.bias[size_t(n)] = int32_t(std::clamp<int64_t>(x, kInt32Min, kInt32Max));
+    job.channel_mult[size_t(n)] = int32_t(m);
+    job.channel_shift[size_t(n)] = std::clamp(r, 0, golden::kMaxRequantRshift);
+  }
 }
 
 // One dimension (m, n or k) forced to 1, the others random.
@@ -511,6 +660,7 @@ void GenRequantCorners(Rng& rng, const arch::ArchConfig& config, model::GemmJob&
   job.n = int(rng.Uniform(1, 3 * config.cols));
   job.k = int(rng.Uniform(1, 8));
   Plan plan = RandomPlan(rng);
+  plan.form = golden::RequantForm::kTflite;
   plan.a_unsigned = false;
   plan.a_zp = 0;
   plan.bias = true;
@@ -707,6 +857,25 @@ const std::vector<TestDef>& TestDefs() {
         [](Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
           GenRequantCorners(rng, config, job, /*ties=*/false);
         });
+    add("gemm_tpu_mlir",
+        "the TPU-MLIR requant form (requant.md 6.1): a signed multiplier of 8, 16 or 32 bits, an "
+        "rshift 0..63 scaled to the data, any of its seven roundings, per tensor or per channel",
+        WithPlan([](Rng&, Plan& plan) {
+          plan.form = golden::RequantForm::kTpuMlir;
+          plan.out_raw = false;
+        }));
+    add("gemm_tpu_mlir_ties",
+        "TPU-MLIR form, x from the bias (A all 0), per channel: products on a rounding tie of "
+        "their rshift (and next to one) in the command's mode, x = m = -2^31 at rshift 63",
+        [](Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
+          GenTpuCorners(rng, config, job, /*ties=*/true);
+        });
+    add("gemm_tpu_mlir_extremes",
+        "TPU-MLIR form, x from the bias (A all 0), per channel: rshift 0 and 63, the width's "
+        "extreme multipliers, quotients beyond int32 brought back by the zero point -2^31 + 50",
+        [](Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
+          GenTpuCorners(rng, config, job, /*ties=*/false);
+        });
     add("gemm_per_channel", "per-channel multipliers and shifts from the rq SRAM, with bias",
         WithPlan([](Rng&, Plan& plan) {
           plan.per_channel = true;
@@ -808,6 +977,22 @@ model::GemmJob RandomJobOfShape(uint64_t seed, const arch::ArchConfig& config, i
   model::GemmJob job;
   job.m = m, job.n = n, job.k = k;
   Build(rng, config, plan, job);
+  return job;
+}
+
+void DrawTpuMlirForm(uint64_t seed, model::GemmJob& job) {
+  Rng rng(HashName("draw_tpu_mlir_form") ^ seed);
+  DrawTpuMlirForm(rng, job);
+}
+
+model::GemmJob TpuMlirCornerJob(uint64_t seed, const arch::ArchConfig& config, bool ties,
+                                golden::tpu_mlir::Rounding mode) {
+  const std::string_view name = ties ? "gemm_tpu_mlir_ties" : "gemm_tpu_mlir_extremes";
+  Rng rng(HashName(name) ^ seed);
+  model::GemmJob job;
+  GenTpuCorners(rng, config, job, ties);
+  job.requant.rshift_rounding = mode;
+  CheckLegal(name, seed, config, job);
   return job;
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "golden/conv.h"
+#include "golden/tpu_mlir.h"
 #include "model/arch.h"
 #include "model/gemm_job.h"
 
@@ -32,6 +33,14 @@ model::GemmJob MakeGemmTest(std::string_view name, uint64_t seed, const arch::Ar
 // A random job of exactly this shape (operands, zero points, bias, scales, clamp, rounding, as the
 // gemm_random test draws them), every SRAM base 0; legal when the shape fits the SRAMs.
 model::GemmJob RandomJobOfShape(uint64_t seed, const arch::ArchConfig& config, int m, int n, int k);
+
+// The TPU-MLIR requant form (requant.md 6.1) on a job whose operands and bias are set: a width, a
+// mode and the multipliers and rshifts scaled to its data, per tensor or per channel as the job is.
+void DrawTpuMlirForm(uint64_t seed, model::GemmJob& job);
+
+// The job of gemm_tpu_mlir_ties (ties = true) or gemm_tpu_mlir_extremes, with the given mode.
+model::GemmJob TpuMlirCornerJob(uint64_t seed, const arch::ArchConfig& config, bool ties,
+                                golden::tpu_mlir::Rounding mode);
 
 // The convolution behind the `conv_im2col` test, kept so that tests can check the lowering against
 // a direct convolution: input NHWC uint8 codes (zero point params.input_zero_point), filter HWIO

@@ -54,8 +54,9 @@ model::GemmJob SmallJob(Rng& rng, const arch::ArchConfig& config) {
                           int(rng.Uniform(1, 2 * config.cols + 1)), int(rng.Uniform(1, 2 * p + 1)));
 }
 
-// Forces a per-tensor, int8-output job (the requant registers matter).
+// Forces a per-tensor, int8-output job of the TFLite form (the requant registers matter).
 void MakePerTensorInt8(model::GemmJob& job) {
+  job.requant.form = golden::RequantForm::kTflite;
   job.out_raw = false;
   job.per_channel = false;
   job.channel_mult.clear();
@@ -135,6 +136,8 @@ Program GenChain(Rng& rng, const arch::ArchConfig& config) {
       }
     }
     next.out_raw = link + 1 == links && rng.Chance(30);
+    // The TPU-MLIR requant form on a third of the links (requant.md 6.1), scaled to their data.
+    if (rng.Chance(33)) DrawTpuMlirForm(rng.Next(), next);
     const arch::Timing timing(config.rows, config.cols, next.m, next.n, next.k);
     next.a_base = uint32_t(rng.Uniform(0, config.a_depth - timing.MB() * next.k));
     next.b_base = uint32_t(rng.Uniform(0, config.b_depth - timing.NB() * next.k));
@@ -239,6 +242,7 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
     off.per_channel = false;
     off.channel_mult.clear();
     off.channel_shift.clear();
+    off.requant.form = golden::RequantForm::kTflite;
     off.requant.multiplier =
         int32_t(arch::kMinNonzeroMult);  // legal per tensor (a per-channel job's
     off.requant.shift = -8;              // CMD_MULT need not be)
@@ -253,6 +257,7 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
     raw.per_channel = false;
     raw.channel_mult.clear();
     raw.channel_shift.clear();
+    raw.requant.form = golden::RequantForm::kTflite;
     raw.requant.shift = arch::kMaxShift + 1;
     raw.requant.multiplier = 1;
     raw.requant.clamp_min = 5;
@@ -278,7 +283,7 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
   };
   requant_pair(
       "shift -31 / -32", [](model::GemmJob& j) { j.requant.shift = -31; },
-      [](arch::Command& c) { c.shift = 0x20; });
+      [](arch::Command& c) { c.shift = uint32_t(-32) & ((1u << arch::kShiftBits) - 1); });
   requant_pair(
       "shift 30 / 31", [](model::GemmJob& j) { j.requant.shift = 30; },
       [](arch::Command& c) { c.shift = 31; });
@@ -308,6 +313,59 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
   requant_pair(
       "clamp_max 255 / 256", [](model::GemmJob& j) { j.requant.clamp_max = 255; },
       [](arch::Command& c) { c.clamp_max = 256; });
+  // The TPU-MLIR form (requant.md 6.1): its encodings (BAD_REQUANT), each width's multiplier at
+  // both ends (MULT_WIDTH) and the rshift (RSHIFT_RANGE), per tensor; with PER_CHANNEL neither
+  // register is checked.
+  auto tpu_job = [&](int bits, int32_t mult, int rshift, golden::tpu_mlir::Rounding mode) {
+    model::GemmJob job = small();
+    MakePerTensorInt8(job);
+    job.requant.form = golden::RequantForm::kTpuMlir;
+    job.requant.mult_bits = bits;
+    job.requant.multiplier = mult;
+    job.requant.shift = rshift;
+    job.requant.rshift_rounding = mode;
+    return job;
+  };
+  auto set_mode_field = [](uint32_t mask, int lsb, uint32_t value) {
+    return [mask, lsb, value](arch::Command& c) { c.mode = (c.mode & ~mask) | value << lsb; };
+  };
+  {
+    using golden::tpu_mlir::Rounding;
+    AddPair(cases, "BAD_REQUANT MULT_WIDTH 2 / 3", tpu_job(32, -5, 9, Rounding::kUp),
+            set_mode_field(arch::kModeMultWidthMask, arch::kModeMultWidthLsb, 3),
+            ErrCode::kBadRequant);
+    AddPair(cases, "BAD_REQUANT RSHIFT_ROUND 6 / 7", tpu_job(16, 77, 4, Rounding::kDown),
+            set_mode_field(arch::kModeRshiftRoundMask, arch::kModeRshiftRoundLsb, 7),
+            ErrCode::kBadRequant);
+    for (int bits : {8, 16}) {
+      const int32_t half = int32_t{1} << (bits - 1);
+      AddPair(
+          cases, fmt::format("MULT_WIDTH {} bits: {} / {}", bits, half - 1, half),
+          tpu_job(bits, half - 1, int(rng.Uniform(bits, bits + 8)), Rounding::kHalfUp),
+          [half](arch::Command& c) { c.mult = half; }, ErrCode::kMultWidth);
+      AddPair(
+          cases, fmt::format("MULT_WIDTH {} bits: {} / {}", bits, -half, -half - 1),
+          tpu_job(bits, -half, int(rng.Uniform(bits, bits + 8)), Rounding::kHalfToEven),
+          [half](arch::Command& c) { c.mult = -half - 1; }, ErrCode::kMultWidth);
+    }
+    AddPair(
+        cases, "RSHIFT_RANGE 63 / 64",
+        tpu_job(32, int32_t(rng.Pick<int64_t>({kInt32Min, kInt32Max})), 63,
+                Rounding::kHalfAwayFromZero),
+        [](arch::Command& c) { c.shift = 64; }, ErrCode::kRshiftRange);
+    model::GemmJob top = tpu_job(8, 3, 0, Rounding::kTowardsZero);
+    cases.push_back({"RSHIFT_RANGE 255", top, false, model::ToCommand(top), ErrCode::kRshiftRange});
+    cases.back().illegal.shift = 255;
+    // Per channel: CMD_MULT past its width and the rshift 255 are legal (not checked).
+    model::GemmJob channel = small();
+    channel.out_raw = false;
+    channel.per_channel = true;
+    DrawTpuMlirForm(rng.Next(), channel);
+    channel.requant.multiplier = 1 << 20;  // past 8 and 16 bits
+    channel.requant.shift = 255;
+    cases.push_back(
+        {"MULT_WIDTH and RSHIFT_RANGE off with PER_CHANNEL", channel, true, {}, ErrCode::kNone});
+  }
   {
     // With OUT_RAW the requant registers are not checked: shift 31 and MULT 1 are legal.
     model::GemmJob job = small();
@@ -925,6 +983,22 @@ Program GenLayers(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
+// ---- prog_requant_forms
+// ------------------------------------------------------------------------
+
+// The TPU-MLIR requant form's corners in every mode (requant.md 6.1): one gemm_tpu_mlir_ties job
+// per RSHIFT_ROUND mode, then one gemm_tpu_mlir_extremes job, each run whole.
+Program GenRequantForms(Rng& rng, const arch::ArchConfig& config) {
+  ProgramBuilder b(config);
+  for (golden::tpu_mlir::Rounding mode : golden::tpu_mlir::kAllRoundings) {
+    RunJob(b, TpuMlirCornerJob(rng.Next(), config, /*ties=*/true, mode), rng.Chance(30));
+    MaybeAcknowledge(rng, b);
+  }
+  const golden::tpu_mlir::Rounding mode = golden::tpu_mlir::kAllRoundings[rng.Uniform(0, 6)];
+  RunJob(b, TpuMlirCornerJob(rng.Next(), config, /*ties=*/false, mode), rng.Chance(30));
+  return b.Take();
+}
+
 struct ProgramTestDef {
   TestInfo info;
   std::function<Program(Rng&, const arch::ArchConfig&)> generate;
@@ -954,6 +1028,11 @@ const std::vector<ProgramTestDef>& Defs() {
         "in both rounding stages, saturation with zero points, bias wrap-around, K = 1 and the "
         "largest K, M = 1, N = 1"},
        GenCorners},
+      {{"prog_requant_forms",
+        "the TPU-MLIR requant form's ties in each of its seven roundings (one command per mode, "
+        "per channel, x from the bias), then rshift 0 and 63, the width's extreme multipliers and "
+        "quotients beyond int32 brought back by the zero point"},
+       GenRequantForms},
       {{"prog_launch_after_reset",
         "a command launched about 12 cycles after reset (one bias word and M, N, K, MODE written, "
         "the "

@@ -182,8 +182,7 @@ golden::MachineState RandomState(Rng& rng, const golden::AccelGeometry& geometry
   s.bias = RandomBytes(rng, s.bias.size());
   s.rq = RandomBytes(rng, s.rq.size());
   for (size_t lane = 0; lane < s.rq.size(); lane += 8) {
-    s.rq[lane + 4] &= 0x3F;
-    s.rq[lane + 5] = s.rq[lane + 6] = s.rq[lane + 7] = 0;
+    s.rq[lane + 5] = s.rq[lane + 6] = s.rq[lane + 7] = 0;  // a shift word keeps bits [7:0]
   }
   s.out = RandomBytes(rng, s.out.size());
   const std::vector<uint8_t> data = RandomBytes(rng, size_t(data_bytes));
@@ -410,8 +409,21 @@ Descriptor RandomGemm(Rng& rng, const golden::AccelGeometry& g) {
   f.clamp_min = rng.Chance(50) ? -128 : 0;
   f.clamp_max = f.clamp_min == 0 ? 255 : 127;
   f.mult = int32_t(rng.Uniform(int64_t{1} << 30, (int64_t{1} << 31) - 1));
-  f.shift = uint32_t(rng.Uniform(-16, 0)) & 0x3F;
+  f.shift = uint32_t(rng.Uniform(-16, 0)) & ((1u << arch::kShiftBits) - 1);
+  MaybeTpuMlirRequant(f);
   return golden::EncodeGemm(f, golden::Header{});
+}
+
+void MaybeTpuMlirRequant(golden::GemmFields& f) {
+  Rng rng(uint64_t{f.m} << 40 ^ uint64_t{f.n} << 20 ^ f.k ^ uint64_t{f.out_base} << 44 ^
+          uint64_t{f.a_base} * 0x9E3779B97F4A7C15ull);
+  if (!rng.Chance(33)) return;
+  const uint32_t width = uint32_t(rng.Uniform(0, 2));
+  f.mode |= arch::kModeRqForm | uint32_t(rng.Uniform(0, 6)) << arch::kModeRshiftRoundLsb |
+            width << arch::kModeMultWidthLsb;
+  const int64_t half = int64_t{1} << (arch::MultWidthBits(width) - 1);
+  f.mult = int32_t(rng.Uniform(-half, half - 1));
+  f.shift = uint32_t(rng.Uniform(8, 30));
 }
 
 void AddTokens(std::vector<Descriptor>& program, Rng& rng, const golden::AccelGeometry& g,

@@ -87,6 +87,12 @@ golden::Descriptor RandomEltwise(Rng& rng, const golden::AccelGeometry& geometry
 // undefined).
 golden::Descriptor RandomGemm(Rng& rng, const golden::AccelGeometry& geometry);
 
+// One GEMM in three: the per-tensor requant fields of the TPU-MLIR form (requant.md 6.1), any
+// width and mode, a multiplier of the width and an rshift of 8..30; otherwise `f` is unchanged.
+// Drawn from the GEMM's own fields, not from a generator's stream: the programs drawn before
+// the form existed stay the same.
+void MaybeTpuMlirRequant(golden::GemmFields& f);
+
 // Orders the program with WAIT/SIGNAL pairs so that it is race free: a descriptor that touches what
 // an unordered earlier descriptor of the other engine touches (one of them writing) waits for a
 // token from the latest descriptor of that engine. `extra` percent of the descriptors get a pair

@@ -48,12 +48,14 @@ Descriptor RandomGemmNearEdges(sim::Rng& rng, const arch::ArchConfig& c) {
   f.bias_base = base(c.bias_depth, nb);
   f.rq_base = base(c.rq_depth, nb);
   f.out_base = base(c.out_depth, mb * nb * uint64_t(c.rows) / (rng.Chance(50) ? 1 : 4));
-  f.mode = uint32_t(rng.Uniform(0, 63)) | (rng.Chance(15) ? uint32_t(rng.Uniform(1, 15)) << 8 : 0);
+  f.mode = uint32_t(rng.Uniform(0, 127)) |
+           (rng.Chance(15) ? uint32_t(rng.Uniform(1, 15)) << 8 : 0) |
+           uint32_t(rng.Uniform(0, 31)) << 25;  // RQ_FORM (bit 6), RSHIFT_ROUND, MULT_WIDTH
   auto zp = [&] {
     return uint32_t(rng.Pick<int64_t>({-129, -128, 255, 256, rng.Uniform(-256, 255)})) & 0x1FF;
   };
   f.zp_ab = zp() | zp() << 16;
-  f.shift = uint32_t(rng.Pick<int64_t>({-32, -31, 30, 31, rng.Uniform(-32, 31)})) & 0x3F;
+  f.shift = uint32_t(rng.Pick<int64_t>({-32, -31, 30, 31, 63, 64, rng.Uniform(-128, 127)})) & 0xFF;
   f.mult = int32_t(rng.Pick<int64_t>(
       {0, 1, (int64_t{1} << 30) - 1, int64_t{1} << 30, -1, rng.Uniform(INT32_MIN, INT32_MAX)}));
   f.clamp_min = int32_t(rng.Pick<int64_t>({-129, -128, 0, 255, 256}));

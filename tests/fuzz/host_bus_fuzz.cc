@@ -16,7 +16,7 @@
 //  * read data: the register values of 3.2 (ID, VERSION, HW_*, CTRL, STATUS with BUSY / DONE /
 //    ERROR / ERR_CODE on the command timeline, CMD_* as stored with their field masks, the perf
 //    counters of the last command), SRAM bytes as written with the byte enables (rq shift words:
-//    bits [5:0], read back sign-extended), 0 for reserved offsets and for every refused read;
+//    bits [7:0], read back sign-extended), 0 for reserved offsets and for every refused read;
 //  * the model stays consistent: a refused access changes nothing, a command rejected by section
 //    4's checks (computed here, in their order) touches no SRAM, a legal one writes only its output
 //    words, BUSY lasts E cycles (section 7), DONE / ERROR / ERR_CODE and PERF_CMD_COUNT follow, and
@@ -119,9 +119,10 @@ uint32_t CmdMask(uint32_t offset) {
     case kCmdABase: case kCmdBBase: case kCmdBiasBase: case kCmdRqBase: case kCmdOutBase:
       return 0xFFFFF;
     case kCmdMode:
-      return 0x1FFFF3F;                   // bits 0..5, ACT [11:8], LUT fields [24:12]
+      return 0x3FFFFF7F;                  // bits 0..6, ACT [11:8], LUT fields [24:12], [29:25]
     case kCmdZpAb: return 0x01FF01FF;     // ZP_A [8:0], ZP_B [24:16]
-    case kCmdShift: return 0x3F;          // [5:0], read back sign-extended
+    case kCmdShift:
+      return 0xFF;  // [7:0], read back sign-extended
     case kCmdOp: return 0xF;
     default: return 0xFFFFFFFF;           // ZP_OUT, CLAMP_MIN, CLAMP_MAX, MULT
   }
@@ -235,12 +236,18 @@ struct Expected {
                                                 : t * config.rows / 4;
     if (out_base + out_words > config.out_depth) return 6;
     if (!out_raw) {
-      const int64_t shift = SignExtend(cmd[14], 6);
+      // Bit 6: the TPU-MLIR form (requant.md 6.1), its rounding [27:25] and width [29:28].
+      const bool tpu = mode & 0x40;
+      const uint32_t round = (mode >> 25) & 7, width = (mode >> 28) & 3;
+      const int64_t shift = SignExtend(cmd[14], 8);
       const auto mult = int32_t(cmd[13]), lo = int32_t(cmd[11]), hi = int32_t(cmd[12]);
       const bool bad_mult = !per_channel && mult != 0 && mult < (int32_t{1} << 30);
-      if (shift < -31 || shift > 30 || bad_mult || lo > hi || lo < -128 || lo > 255 ||
-          hi < -128 || hi > 255) {
-        return 7;
+      const bool bad_form = tpu ? width == 3 || round == 7 : shift < -31 || shift > 30 || bad_mult;
+      if (bad_form || lo > hi || lo < -128 || lo > 255 || hi < -128 || hi > 255) return 7;
+      if (tpu && !per_channel) {
+        const int64_t limit = int64_t{1} << ((8 << width) - 1);
+        if (mult < -limit || mult >= limit) return 38;
+        if ((cmd[14] & 0xFF) > 63) return 39;
       }
     }
     const int64_t a_zp = SignExtend(cmd[9], 9), b_zp = SignExtend(cmd[9] >> 16, 9);
@@ -447,7 +454,7 @@ class Session {
     const bool shift_word = region == 4 && offset % 8 == 4;
     if (!read) {
       if (shift_word) {
-        if (strobe & 1) bytes[offset] = uint8_t(data & 0x3F), known[offset] = 1;
+        if (strobe & 1) bytes[offset] = uint8_t(data & 0xFF), known[offset] = 1;
         return;
       }
       for (int b = 0; b < 4; ++b) {
@@ -456,9 +463,9 @@ class Session {
       return;
     }
     if (shift_word) {
-      FUZZ_CHECK(value == uint32_t(SignExtend(bytes[offset], 6)),
+      FUZZ_CHECK(value == uint32_t(SignExtend(bytes[offset], 8)),
                  "{}: shift word 0x{:x}, expected 0x{:x}", what, value,
-                 uint32_t(SignExtend(bytes[offset], 6)));
+                 uint32_t(SignExtend(bytes[offset], 8)));
       return;
     }
     for (int b = 0; b < 4; ++b) {
@@ -478,8 +485,8 @@ class Session {
     switch (offset) {
       case kId: expected = 0x51414343; break;
       case kVersion:
-        expected = 0x00020000;
-        break;  // 2.0
+        expected = 0x00020001;
+        break;  // 2.1
       case kHwRows: expected = uint32_t(c.rows); break;
       case kHwCols: expected = uint32_t(c.cols); break;
       case kHwADepth: expected = c.a_depth; break;
@@ -504,7 +511,7 @@ class Session {
       default:
         if (IsCmd(offset)) {
           expected = x_.Cmd(offset);
-          if (offset == kCmdShift) expected = uint32_t(SignExtend(expected, 6));
+          if (offset == kCmdShift) expected = uint32_t(SignExtend(expected, 8));
         } else if (offset >= kPerfCycles && offset <= kPerfCmdCount) {
           if (!x_.PerfAt(offset, cycle, &expected)) {  // counting: up to its final value
             FUZZ_CHECK(value <= expected, "{}: perf counter {} while counting, final {}", what,

@@ -34,7 +34,7 @@ class AccelStateTest : public ::testing::TestWithParam<std::string> {
 
 TEST_P(AccelStateTest, IdentificationRegisters) {
   EXPECT_EQ(ReadOk(reg::kId), 0x51414343u);
-  EXPECT_EQ(ReadOk(reg::kVersion), 0x00020000u);  // spec 2.0
+  EXPECT_EQ(ReadOk(reg::kVersion), 0x00020001u);  // spec 2.1
   EXPECT_EQ(ReadOk(reg::kHwRows), uint32_t(config_.rows));
   EXPECT_EQ(ReadOk(reg::kHwCols), uint32_t(config_.cols));
   EXPECT_EQ(ReadOk(reg::kHwADepth), config_.a_depth);
@@ -99,13 +99,14 @@ TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
       {reg::kCmdBiasBase, 0x00100001, 0x00001},
       {reg::kCmdRqBase, 0x3, 0x3},
       {reg::kCmdOutBase, 0xABCDE, 0xABCDE},
-      {reg::kCmdMode, 0xFFFFFFFF, 0x1FFFF3F},
+      {reg::kCmdMode, 0xFFFFFFFF, 0x3FFFFF7F},
       {reg::kCmdZpAb, 0xFFFFFFFF, 0x01FF01FF},
       {reg::kCmdZpOut, 0x80000001, 0x80000001},
       {reg::kCmdClampMin, 0xFFFFFF80, 0xFFFFFF80},
       {reg::kCmdClampMax, 0x7F, 0x7F},
       {reg::kCmdMult, 0x7FFFFFFF, 0x7FFFFFFF},
-      {reg::kCmdShift, 0x21, 0xFFFFFFE1},  // 6-bit two's complement, read sign-extended: -31
+      {reg::kCmdShift, 0xE1, 0xFFFFFFE1},  // 8-bit two's complement, read sign-extended: -31
+      {reg::kCmdShift, 0x121, 0x21},       // 33 (bits [7:0])
       {reg::kCmdShift, 0xFFFFFF1E, 0x1E},  // +30
       {reg::kCmdOp, 0xFFFFFFF1, 0x1},      // [3:0]
       {reg::kCmdOp, 0x10, 0x0},
@@ -158,18 +159,20 @@ TEST_P(AccelStateTest, SramWindowsRoundTripWithStrobes) {
   }
 }
 
-TEST_P(AccelStateTest, RqShiftIsSixBitsSignExtended) {
+TEST_P(AccelStateTest, RqShiftIsEightBitsSignExtended) {
   const uint32_t shift_addr = arch::kRqBase + 8 * uint32_t(config_.cols) + 4;  // word 1, lane 0
   EXPECT_EQ(host_.Write(shift_addr, 0xFFFFFFE1), BusStatus::kOk);
   EXPECT_EQ(ReadOk(shift_addr), 0xFFFFFFE1u);  // -31
   EXPECT_EQ(state_.srams().rq_shift(1, 0), -31);
-  EXPECT_EQ(host_.Write(shift_addr, 0xFFFFFF1F), BusStatus::kOk);
-  EXPECT_EQ(ReadOk(shift_addr), 0x1Fu);  // 31: bit 5 clear
-  EXPECT_EQ(host_.Write(shift_addr, 0x3F, 0b1110),
+  EXPECT_EQ(host_.Write(shift_addr, 0xFFFFFF3F), BusStatus::kOk);
+  EXPECT_EQ(ReadOk(shift_addr), 0x3Fu);  // 63 (a TPU-MLIR rshift): bit 7 clear
+  EXPECT_EQ(host_.Write(shift_addr, 0xFF, 0b1110),
             BusStatus::kOk);  // byte 0 not enabled: unchanged
-  EXPECT_EQ(ReadOk(shift_addr), 0x1Fu);
-  EXPECT_EQ(host_.Write(shift_addr, 0x3F, 0b0001), BusStatus::kOk);
+  EXPECT_EQ(ReadOk(shift_addr), 0x3Fu);
+  EXPECT_EQ(host_.Write(shift_addr, 0xFF, 0b0001), BusStatus::kOk);
   EXPECT_EQ(ReadOk(shift_addr), 0xFFFFFFFFu);  // -1
+  EXPECT_EQ(host_.Write(shift_addr, 0x80), BusStatus::kOk);
+  EXPECT_EQ(ReadOk(shift_addr), 0xFFFFFF80u);  // -128: bit 7 is the sign
 }
 
 // An M = N = K = 8 command (E = 32 on 8x8) launched through the bus: BUSY exactly in command cycles

@@ -54,8 +54,10 @@ TEST(Accelerator, RegistersAndBusErrors) {
 
   acc.WriteRegister(0x0C0, 5);  // reserved: ignored without error
   EXPECT_EQ(acc.ReadRegister(0x0C0), 0u);
-  acc.WriteRegister(reg::kCmdShift, 0x3F);
+  acc.WriteRegister(reg::kCmdShift, 0x1FF);
   EXPECT_EQ(acc.ReadRegister(reg::kCmdShift), 0xFFFFFFFFu) << "read back sign-extended";
+  acc.WriteRegister(reg::kCmdShift, 0x13F);
+  EXPECT_EQ(acc.ReadRegister(reg::kCmdShift), 0x3Fu) << "bits [7:0] only";
   const int64_t before_idle = acc.cycle();
   acc.Idle(10);
   EXPECT_EQ(acc.cycle(), before_idle + 10);
@@ -76,8 +78,8 @@ TEST(Accelerator, MemoryLoadAndDump) {
   EXPECT_EQ(acc.cycle(), 3 * 2 + 3 * 3) << "an SRAM read: one wait state";
   EXPECT_EQ(acc.Read(arch::kBBase + 4).data, 0x05040302u);
 
-  // The rq window keeps bits [5:0] of a shift word and reads them back sign-extended.
-  acc.LoadMemory(arch::Region::kRq, 4, {0x3E, 0x12, 0x34, 0x56});
+  // The rq window keeps bits [7:0] of a shift word and reads them back sign-extended.
+  acc.LoadMemory(arch::Region::kRq, 4, {0xFE, 0x12, 0x34, 0x56});
   EXPECT_EQ(acc.DumpMemory(arch::Region::kRq, 4, 4),
             (std::vector<uint8_t>{0xFE, 0xFF, 0xFF, 0xFF}));
 

@@ -26,7 +26,7 @@ TEST(CommandValidation, LegalCommandDecodes) {
   arch::Command cmd = Legal();
   cmd.mode = arch::kModeRounding | arch::kModeBiasEn | arch::kModeAUnsigned;
   cmd.zp_ab = arch::PackZpAb(-128, 255);
-  cmd.shift = 0x21;  // -31
+  cmd.shift = 0xE1;  // -31
   cmd.a_base = 7;
   const LaunchDecision decision = DecodeCommand(testing::Config("default"), cmd);
   ASSERT_EQ(decision.error, ErrCode::kNone);
@@ -74,7 +74,9 @@ TEST(CommandValidation, EachErrorCode) {
   // Requant: shift, per-tensor multiplier, clamp order and int8 clamp range; none checked with
   // OUT_RAW.
   EXPECT_EQ(with([](arch::Command& c) { c.shift = 0x1F; }), ErrCode::kBadRequant);  // 31
-  EXPECT_EQ(with([](arch::Command& c) { c.shift = 0x20; }), ErrCode::kBadRequant);  // -32
+  EXPECT_EQ(with([](arch::Command& c) { c.shift = 0xE0; }), ErrCode::kBadRequant);  // -32
+  EXPECT_EQ(with([](arch::Command& c) { c.shift = 0xE1; }), ErrCode::kNone);        // -31
+  EXPECT_EQ(with([](arch::Command& c) { c.shift = 0x20; }), ErrCode::kBadRequant);  // 32
   EXPECT_EQ(with([](arch::Command& c) { c.shift = 0x1E; }), ErrCode::kNone);        // 30
   EXPECT_EQ(with([](arch::Command& c) { c.mult = (1 << 30) - 1; }), ErrCode::kBadRequant);
   EXPECT_EQ(with([](arch::Command& c) { c.mult = -5; }), ErrCode::kBadRequant);
@@ -90,6 +92,34 @@ TEST(CommandValidation, EachErrorCode) {
               c.clamp_max = 256, c.mult = 3, c.shift = 0x20, c.mode = arch::kModeOutRaw;
             }),
             ErrCode::kNone);
+  // The TPU-MLIR form (requant.md 6.1): the width's and the mode's encodings, the multiplier in its
+  // width and the rshift 0..63 per tensor; the TFLite form's shift and multiplier rules do not
+  // apply.
+  auto tpu = [&](uint32_t width, uint32_t round, int32_t mult, uint32_t shift, uint32_t more = 0) {
+    return with([=](arch::Command& c) {
+      c.mode = arch::kModeRqForm | width << arch::kModeMultWidthLsb |
+               round << arch::kModeRshiftRoundLsb | more;
+      c.mult = mult;
+      c.shift = shift;
+    });
+  };
+  EXPECT_EQ(tpu(0, 0, 127, 63), ErrCode::kNone);
+  EXPECT_EQ(tpu(0, 6, -128, 0), ErrCode::kNone);
+  EXPECT_EQ(tpu(0, 0, 128, 0), ErrCode::kMultWidth);
+  EXPECT_EQ(tpu(0, 0, -129, 0), ErrCode::kMultWidth);
+  EXPECT_EQ(tpu(1, 0, 32767, 0), ErrCode::kNone);
+  EXPECT_EQ(tpu(1, 0, -32769, 0), ErrCode::kMultWidth);
+  EXPECT_EQ(tpu(2, 0, std::numeric_limits<int32_t>::min(), 0), ErrCode::kNone);
+  EXPECT_EQ(tpu(2, 0, 5, 64), ErrCode::kRshiftRange);
+  EXPECT_EQ(tpu(2, 0, 5, 255), ErrCode::kRshiftRange);
+  EXPECT_EQ(tpu(3, 0, 5, 0), ErrCode::kBadRequant);
+  EXPECT_EQ(tpu(2, 7, 5, 0), ErrCode::kBadRequant);
+  // BAD_REQUANT before MULT_WIDTH before RSHIFT_RANGE.
+  EXPECT_EQ(tpu(0, 7, 128, 64), ErrCode::kBadRequant);
+  EXPECT_EQ(tpu(0, 0, 128, 64), ErrCode::kMultWidth);
+  // Per channel the registers are not checked; with OUT_RAW nothing of the form is.
+  EXPECT_EQ(tpu(0, 0, 128, 64, arch::kModePerChannel), ErrCode::kNone);
+  EXPECT_EQ(tpu(3, 7, 128, 64, arch::kModeOutRaw), ErrCode::kNone);
   // Zero points: 9-bit fields, legal -128..255.
   EXPECT_EQ(with([](arch::Command& c) { c.zp_ab = arch::PackZpAb(-129, 0); }), ErrCode::kBadZp);
   EXPECT_EQ(with([](arch::Command& c) { c.zp_ab = arch::PackZpAb(0, -256); }), ErrCode::kBadZp);

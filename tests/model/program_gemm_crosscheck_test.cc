@@ -53,13 +53,20 @@ golden::GemmFields FieldsOf(const GemmJob& job) {
   f.mode = (job.requant.rounding == golden::RequantRounding::kSingleRounding ? 1u : 0u) |
            (job.per_channel ? 2u : 0u) | (job.out_raw ? 4u : 0u) | (job.bias.empty() ? 0u : 8u) |
            (job.a_unsigned ? 16u : 0u) | (job.b_unsigned ? 32u : 0u);
+  // The TPU-MLIR form (requant.md 6.1): bit 6, its mode's code [27:25] (golden's kAllRoundings
+  // order) and its width's [29:28], written whatever the form (the TFLite form ignores them).
+  uint32_t round = 0;
+  while (golden::tpu_mlir::kAllRoundings[round] != job.requant.rshift_rounding) ++round;
+  const uint32_t width = job.requant.mult_bits == 8 ? 0u : job.requant.mult_bits == 16 ? 1u : 2u;
+  f.mode |= round << 25 | width << 28;
+  if (job.requant.form == golden::RequantForm::kTpuMlir) f.mode |= 1u << 6;
   f.zp_ab = (static_cast<uint32_t>(job.a_zp) & 0x1FF) | (static_cast<uint32_t>(job.b_zp) & 0x1FF)
                                                             << 16;
   f.zp_out = job.requant.output_zero_point;
   f.clamp_min = job.requant.clamp_min;
   f.clamp_max = job.requant.clamp_max;
   f.mult = job.requant.multiplier;
-  f.shift = static_cast<uint32_t>(job.requant.shift);  // EncodeGemm keeps [5:0]
+  f.shift = static_cast<uint32_t>(job.requant.shift);  // EncodeGemm keeps [7:0]
   return f;
 }
 
@@ -80,7 +87,7 @@ void PlaceJob(const arch::ArchConfig& config, GemmJob& job, std::mt19937& rng) {
 }
 
 // Random bytes in every SRAM as the host windows could have left them: the rq shift words hold
-// only bits [5:0].
+// only bits [7:0].
 void FillSrams(Srams& srams, std::mt19937& rng) {
   for (arch::Region region : {arch::Region::kA, arch::Region::kB, arch::Region::kBias,
                               arch::Region::kRq, arch::Region::kOut}) {
@@ -89,7 +96,6 @@ void FillSrams(Srams& srams, std::mt19937& rng) {
   }
   std::vector<uint8_t>& rq = srams.image(arch::Region::kRq);
   for (size_t shift = 4; shift < rq.size(); shift += 8) {
-    rq[shift] &= 0x3F;
     rq[shift + 1] = rq[shift + 2] = rq[shift + 3] = 0;
   }
 }
@@ -243,7 +249,7 @@ TEST_P(ProgramGemmCrosscheck, ValidationAgreesOnRawCommands) {
 }
 
 // A LOAD writes the bytes a full-strobe host window write of the same words leaves; a STORE gives
-// the words a host window read returns (the rq shift word: bits [5:0] kept, read sign-extended).
+// the words a host window read returns (the rq shift word: bits [7:0] kept, read sign-extended).
 TEST_P(ProgramGemmCrosscheck, DmaBytesEqualHostWindowAccess) {
   const arch::ArchConfig config = testing::Config(GetParam());
   const AccelGeometry g = GeometryOf(config);

@@ -54,7 +54,7 @@ class Generator {
     auto rq_lane = [&](uint8_t* lane) {
       const uint32_t mult = uint32_t(Pick64(uint64_t{1} << 30, (uint64_t{1} << 31) - 1));
       for (int b = 0; b < 4; ++b) lane[b] = uint8_t(mult >> (8 * b));
-      lane[4] = uint8_t(Pick(-31, 30) & 0x3F);
+      lane[4] = uint8_t(Pick(-31, 30) & 0xFF);
       lane[5] = lane[6] = lane[7] = 0;
     };
     for (size_t i = 0; i < im.rq.size(); i += 8) rq_lane(&im.rq[i]);
@@ -169,7 +169,7 @@ class Generator {
     f.clamp_min = Pick(-128, 0);
     f.clamp_max = Pick(0, 127);
     f.mult = Chance(10) ? 0 : int32_t(Pick64(uint64_t{1} << 30, (uint64_t{1} << 31) - 1));
-    f.shift = uint32_t(Pick(-20, 4) & 0x3F);
+    f.shift = uint32_t(Pick(-20, 4) & 0xFF);
     return golden::EncodeGemm(f, {});
   }
 

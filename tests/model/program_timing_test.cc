@@ -104,7 +104,7 @@ Descriptor Gemm(uint32_t m, uint32_t n, uint32_t k, Header flags = {}, uint32_t 
   f.n = n;
   f.k = k;
   f.out_base = out_base;
-  f.shift = uint32_t(-8) & 0x3F;
+  f.shift = uint32_t(-8) & 0xFF;
   return golden::EncodeGemm(f, flags);
 }
 
@@ -189,7 +189,7 @@ TEST(ProgramTiming, LoadUnitBelowTheBeat) {
 // boundary 0x2000: bursts of 8 (0x1F80) and 12 (0x2000), issued at 26 and 27 (one per cycle;
 // credit 64 >= 8, then 56 >= 12). Beats 46..53, then max(27 + 20, 53 + 1) = 54..65. Steps one
 // beat each, from the cycle after: 47..66 = e; quiet 67, PERF_CYCLES 68. The shift words keep
-// bits [5:0], their other bytes 0.
+// bits [7:0], their other bytes 0.
 TEST(ProgramTiming, LoadUnitAboveTheBeatCutAt4KiB) {
   const arch::ArchConfig config = PortConfig(16, 4);
   const Images in = Filled(config, 3);
@@ -208,7 +208,7 @@ TEST(ProgramTiming, LoadUnitAboveTheBeatCutAt4KiB) {
   for (size_t byte = 0; byte < 5 * 64; ++byte) {
     const uint8_t ext = in.ext[0x1F80 + byte];
     const size_t in_lane = byte % 8;
-    const uint8_t want = in_lane < 4 ? ext : in_lane == 4 ? uint8_t(ext & 0x3F) : uint8_t(0);
+    const uint8_t want = in_lane <= 4 ? ext : uint8_t(0);
     ASSERT_EQ(o.images.rq[2 * 64 + byte], want) << byte;
   }
 }
@@ -237,12 +237,12 @@ TEST(ProgramTiming, LoadWaitsForReadBufferCredit) {
 // the address with the first (26); each beat is complete a cycle after its read and enters the
 // buffer at the end of that cycle: w_valid at 28..31, each accepted at once (Iv 1, address at 26);
 // the response of the last beat at 31 + 20 = 51 = e. Quiet 52, PERF_CYCLES 53. The shift words
-// go out sign-extended from bit 5.
+// go out sign-extended from bit 7.
 TEST(ProgramTiming, StoreUnitAboveTheBeat) {
   const arch::ArchConfig config = PortConfig(16, 4);
   Images in = Filled(config, 5);
   for (size_t lane = 0; lane < size_t(config.rq_depth) * 8; ++lane) {
-    in.rq[lane * 8 + 4] = uint8_t(lane * 7 % 64);  // 6-bit shifts, half of them negative
+    in.rq[lane * 8 + 4] = uint8_t(lane * 37 % 256);  // 8-bit shifts, half of them negative
     for (int b = 5; b < 8; ++b) in.rq[lane * 8 + size_t(b)] = 0;
   }
   const ModelOutcome o = RunTwice(config, in, {Dma(Op::kStore, 4, 1, 3, 0x5000)});
@@ -263,8 +263,8 @@ TEST(ProgramTiming, StoreUnitAboveTheBeat) {
     const size_t lane_byte = byte % 8;
     const uint8_t shift = in.rq[3 * 64 + byte - lane_byte + 4];
     uint8_t want = in.rq[3 * 64 + byte];
-    if (lane_byte == 4) want = (shift & 0x20) ? uint8_t(shift | 0xC0) : shift;
-    if (lane_byte > 4) want = (shift & 0x20) ? 0xFF : 0x00;
+    if (lane_byte == 4) want = shift;
+    if (lane_byte > 4) want = (shift & 0x80) ? 0xFF : 0x00;
     ASSERT_EQ(o.images.ext[0x5000 + byte], want) << byte;
   }
 }

@@ -80,7 +80,7 @@ TEST(QaccTlm, RegisterMapAndErrorResponses) {
     EXPECT_EQ(host.last_delay, 3 * period) << "SRAM read: one wait state";
     EXPECT_EQ(host.Read(arch::kBBase + config.b_depth * config.cols, &status), 0u);
     EXPECT_EQ(status, tlm::TLM_GENERIC_ERROR_RESPONSE) << "beyond the SRAM depth";
-    EXPECT_EQ(host.Write(reg::kCmdShift, 0x3F), tlm::TLM_OK_RESPONSE);
+    EXPECT_EQ(host.Write(reg::kCmdShift, 0x1FF), tlm::TLM_OK_RESPONSE);
     EXPECT_EQ(host.Read(reg::kCmdShift), 0xFFFFFFFFu);
     uint32_t data = 0;
     EXPECT_EQ(host.Transfer(tlm::TLM_READ_COMMAND, reg::kId, data, 0xF, 8),

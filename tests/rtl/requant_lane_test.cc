@@ -1,13 +1,16 @@
-// qacc_requant_lane (Verilated) against golden RequantizeAccumulator, bit-exact, one beat per
-// cycle, and the latency of docs/architecture.md (configs/*.json "latency.requant").
+// qacc_requant_lane (Verilated) against golden RequantizeAccumulator in both forms (TFLite's and
+// TPU-MLIR's, docs/requant.md 6.1), bit-exact, one beat per cycle, and the latency of
+// docs/architecture.md (configs/*.json "latency.requant").
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <deque>
+#include <iterator>
 #include <limits>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -20,15 +23,27 @@
 namespace qacc {
 namespace {
 
+using golden::RequantForm;
 using golden::RequantParams;
 using golden::RequantRounding;
+namespace tpu_mlir = golden::tpu_mlir;
 using rtl_test::MismatchLog;
 
 constexpr int kLatency = QACC_CFG_REQUANT_LATENCY;
 constexpr int32_t kInt32Min = std::numeric_limits<int32_t>::min();
 constexpr int32_t kInt32Max = std::numeric_limits<int32_t>::max();
 constexpr int32_t kQ31Half = int32_t{1} << 30;  // smallest normalised multiplier
-constexpr int kShiftBits = 6;
+constexpr int kShiftBits = 8;
+
+// CMD_MODE's codes of the TPU-MLIR form (docs/requant.md 6.1): the rounding is golden's
+// tpu_mlir::kAllRoundings index, the width 8 << code.
+uint8_t RshiftRoundCode(tpu_mlir::Rounding mode) {
+  for (size_t i = 0; i < std::size(tpu_mlir::kAllRoundings); ++i) {
+    if (tpu_mlir::kAllRoundings[i] == mode) return static_cast<uint8_t>(i);
+  }
+  throw std::logic_error("rounding mode without a code");
+}
+uint8_t MultWidthCode(int bits) { return bits == 8 ? 0 : (bits == 16 ? 1 : 2); }
 
 // One input beat of the lane.
 struct LaneInput {
@@ -39,10 +54,15 @@ struct LaneInput {
 };
 
 std::string Describe(const LaneInput& in) {
-  return fmt::format("acc={} bias={} raw={} mult={} shift={} rounding={} zp={} clamp=[{}, {}]",
-                     in.acc, in.bias, in.raw, in.params.multiplier, in.params.shift,
-                     golden::RequantRoundingName(in.params.rounding), in.params.output_zero_point,
-                     in.params.clamp_min, in.params.clamp_max);
+  const bool tpu = in.params.form == RequantForm::kTpuMlir;
+  return fmt::format(
+      "acc={} bias={} raw={} form={} mult={} shift={} rounding={} zp={} clamp=[{}, {}]", in.acc,
+      in.bias, in.raw, golden::RequantFormName(in.params.form), in.params.multiplier,
+      in.params.shift,
+      tpu ? fmt::format("{} (width {})", tpu_mlir::RoundingName(in.params.rshift_rounding),
+                        in.params.mult_bits)
+          : std::string(golden::RequantRoundingName(in.params.rounding)),
+      in.params.output_zero_point, in.params.clamp_min, in.params.clamp_max);
 }
 
 // The golden result: bias added with the wrapping 32-bit adder of golden Gemm, then
@@ -75,6 +95,9 @@ class LaneBench {
       lane_->mult_i = static_cast<uint32_t>(in->params.multiplier);
       lane_->shift_i = static_cast<uint8_t>(in->params.shift & ((1 << kShiftBits) - 1));
       lane_->rounding_i = in->params.rounding == RequantRounding::kSingleRounding ? 1 : 0;
+      lane_->form_i = in->params.form == RequantForm::kTpuMlir ? 1 : 0;
+      lane_->rshift_round_i = RshiftRoundCode(in->params.rshift_rounding);
+      lane_->mult_width_i = MultWidthCode(in->params.mult_bits);
       lane_->out_raw_i = in->raw;
       lane_->zp_out_i = static_cast<uint32_t>(in->params.output_zero_point);
       lane_->clamp_min_i = static_cast<uint32_t>(in->params.clamp_min);
@@ -195,6 +218,10 @@ class InputGenerator {
         Pick(50) ? RequantRounding::kDoubleRounding : RequantRounding::kSingleRounding;
     in.params.output_zero_point =
         Pick(60) ? Uniform(-128, 127) : (Pick(50) ? 0 : Uniform(kInt32Min, kInt32Max));
+    // The other form's fields hold anything: each form ignores them.
+    in.params.mult_bits = 8 << Uniform(0, 2);
+    in.params.rshift_rounding = tpu_mlir::kAllRoundings[Uniform(0, 6)];
+    if (Pick(40)) TpuMlir(in);
     Clamp(in.params);
     return in;
   }
@@ -221,6 +248,44 @@ class InputGenerator {
     if (kind < 25) return kEdgeMultipliers[Uniform(0, int32_t(kEdgeMultipliers.size()) - 1)];
     if (kind < 35) return kQ31Half + (Uniform(0, 15) << Uniform(0, 26));
     return Uniform(kQ31Half, kInt32Max);
+  }
+
+  // The TPU-MLIR form: a width, a multiplier of it, an rshift 0..63 and a mode. A third of the
+  // beats sit on a rounding tie or next to one: x = +-a 2^t and m = +-b 2^u with a, b odd give a
+  // product whose lowest set bit is t + u, a tie for rshift t + u + 1.
+  void TpuMlir(LaneInput& in) {
+    RequantParams& p = in.params;
+    p.form = RequantForm::kTpuMlir;
+    const int64_t half = int64_t{1} << (p.mult_bits - 1);
+    if (Pick(33)) {
+      const int u = Uniform(0, p.mult_bits - 1), t = Uniform(0, 31);
+      const int shift = t + u + 1;  // 1..63
+      p.multiplier = static_cast<int32_t>(OddTimesPowerOfTwo(u, half));
+      const int64_t x = OddTimesPowerOfTwo(t, int64_t{1} << 31) + Uniform(-1, 1);
+      in.acc = static_cast<int32_t>(std::clamp<int64_t>(x, kInt32Min, kInt32Max));
+      in.bias = 0;
+      p.shift = shift;
+      return;
+    }
+    static const int kEdgeShifts[] = {0, 1, 2, 30, 31, 32, 33, 61, 62, 63};
+    p.shift = Pick(40) ? kEdgeShifts[Uniform(0, 9)] : Uniform(0, golden::kMaxRequantRshift);
+    const int kind = Uniform(0, 99);
+    if (kind < 30) {
+      const int64_t edges[] = {-half, -half + 1, -1, 0, 1, half - 1};
+      p.multiplier = static_cast<int32_t>(edges[Uniform(0, 5)]);
+    } else {
+      p.multiplier =
+          static_cast<int32_t>(std::uniform_int_distribution<int64_t>(-half, half - 1)(rng_));
+    }
+  }
+
+  // +-a 2^k with a odd, in -limit..limit-1 (limit a power of two, 2^k <= limit).
+  int64_t OddTimesPowerOfTwo(int k, int64_t limit) {
+    const int64_t room = limit >> k;  // a < room keeps a 2^k below limit
+    const int64_t a = room > 1 ? ((int64_t{Uniform(0, 1 << 20)} * 2 + 1) % room) | 1 : 1;
+    // a 2^k = limit fits only negative.
+    const bool negative = room == 1 || Pick(50);
+    return (negative ? -1 : 1) * (a << k);
   }
 
   int Shift() {
@@ -313,6 +378,75 @@ TEST(RequantLaneTest, ZeroPointAndClampExtremes) {
           bench.Step(&in);
           count += 2;
         }
+      }
+    }
+  }
+  bench.Drain();
+  ExpectClean(bench, count);
+}
+
+// The TPU-MLIR form: every width x every rshift 0..63 x every mode x the width's edge multipliers
+// x edge accumulators, with the full int32 clamp. x = m = -2^31 gives the largest product, 2^62,
+// and at rshift 63 its quotient 1/2 is a tie of every mode.
+TEST(RequantLaneTest, TpuMlirEdgeGrid) {
+  LaneBench bench;
+  uint64_t count = 0;
+  for (int bits : golden::kMultiplierRshiftBits) {
+    const int64_t half = int64_t{1} << (bits - 1);
+    const int64_t mults[] = {-half, -half + 1, -3, -1, 0, 1, 3, half - 1};
+    for (int shift = 0; shift <= golden::kMaxRequantRshift; ++shift) {
+      for (tpu_mlir::Rounding mode : tpu_mlir::kAllRoundings) {
+        for (int64_t mult : mults) {
+          for (int32_t acc : kEdgeAccumulators) {
+            LaneInput in;
+            in.acc = acc;
+            in.params.form = RequantForm::kTpuMlir;
+            in.params.mult_bits = bits;
+            in.params.multiplier = static_cast<int32_t>(mult);
+            in.params.shift = shift;
+            in.params.rshift_rounding = mode;
+            in.params.clamp_min = kInt32Min;
+            in.params.clamp_max = kInt32Max;
+            bench.Step(&in);
+            ++count;
+          }
+        }
+      }
+    }
+  }
+  bench.Drain();
+  ExpectClean(bench, count);
+}
+
+// The TPU-MLIR form adds the zero point to the unsaturated quotient: 2^31 + 5 with the zero point
+// -2^31 is 5, and every quotient near the 33-bit saturation bounds 2^32 - 1 and -2^32 with the
+// extreme zero points and clamps.
+TEST(RequantLaneTest, TpuMlirUnsaturatedZeroPoint) {
+  LaneBench bench;
+  uint64_t count = 0;
+  const int64_t quotients[] = {
+      int64_t{1} << 31,       (int64_t{1} << 31) + 5,  (int64_t{1} << 32) - 2,
+      (int64_t{1} << 32) - 1, int64_t{1} << 32,        (int64_t{1} << 32) + 1,
+      int64_t{1} << 40,       -(int64_t{1} << 31) - 7, -(int64_t{1} << 32) + 1,
+      -(int64_t{1} << 32),    -(int64_t{1} << 32) - 1, -(int64_t{1} << 40)};
+  for (int64_t quotient : quotients) {
+    // quotient = x * m with m = 2^k: x = quotient / 2^k within int32, rshift 0.
+    int k = 0;
+    while (quotient / (int64_t{1} << k) > kInt32Max || quotient / (int64_t{1} << k) < kInt32Min)
+      ++k;
+    for (int32_t zp : {kInt32Min, kInt32Min + 5, -1, 0, 1, kInt32Max}) {
+      for (bool int8_clamp : {false, true}) {
+        LaneInput in;
+        in.acc = static_cast<int32_t>(quotient / (int64_t{1} << k));
+        in.params.form = RequantForm::kTpuMlir;
+        in.params.mult_bits = 32;
+        in.params.multiplier = 1 << k;
+        in.params.shift = 0;
+        in.params.output_zero_point = zp;
+        in.params.clamp_min = int8_clamp ? -128 : kInt32Min;
+        in.params.clamp_max = int8_clamp ? 255 : kInt32Max;
+        bench.Step(&in);
+        ++count;
       }
     }
   }

@@ -309,7 +309,7 @@ void RunGemm(TopBench& bench, const Gemm& g) {
     for (int n = 0; n < NB * C; ++n) {
       const uint32_t off = (cmd.rq_base * C + n) * 8;
       bench.WriteOk(arch::kRqBase + off, uint32_t(g.mult[size_t(n)]));
-      bench.WriteOk(arch::kRqBase + off + 4, uint32_t(g.shift[size_t(n)]) & 0x3F);
+      bench.WriteOk(arch::kRqBase + off + 4, uint32_t(g.shift[size_t(n)]) & 0xFF);
     }
   }
   bench.ProgramCommand(cmd);
@@ -401,7 +401,7 @@ Gemm RandomGemm(std::mt19937& rng, int M, int N, int K) {
   };
   auto shift = [&]() { return int32_t(uni(0, 7) == 0 ? uni(-31, 30) : uni(-20, 1)); };
   c.mult = mult();
-  c.shift = uint32_t(shift()) & 0x3F;
+  c.shift = uint32_t(shift()) & 0xFF;
   const int padded = int(tm.NB()) * cfg.cols;
   for (int n = 0; n < padded; ++n) {
     g.bias.push_back(int32_t(uni(0, 7) == 0 ? uni(INT32_MIN, INT32_MAX) : uni(-100000, 100000)));
@@ -445,10 +445,12 @@ TEST(Top, IdentificationRegisters) {
   // Fields keep only their bits; CMD_SHIFT and the zero points read back sign-extended / as stored.
   bench.WriteOk(kCmdM, 0xFFFF1234);
   EXPECT_EQ(bench.ReadOk(kCmdM), 0x1234u);
-  bench.WriteOk(kCmdShift, 0x3E);
+  bench.WriteOk(kCmdShift, 0x1FE);
   EXPECT_EQ(bench.ReadOk(kCmdShift), 0xFFFFFFFEu);
+  bench.WriteOk(kCmdShift, 0x13E);
+  EXPECT_EQ(bench.ReadOk(kCmdShift), 0x3Eu);  // 8 bits since version 2.1
   bench.WriteOk(kCmdMode, 0xFFFFFFFF);
-  EXPECT_EQ(bench.ReadOk(kCmdMode), 0x1FFFF3Fu);
+  EXPECT_EQ(bench.ReadOk(kCmdMode), 0x3FFFFF7Fu);
   bench.WriteOk(kCmdZpAb, 0xFFFFFFFF);
   EXPECT_EQ(bench.ReadOk(kCmdZpAb), 0x01FF01FFu);
   bench.WriteOk(kCmdOp, 0xFFFFFFFF);
@@ -680,9 +682,11 @@ TEST(Top, BusErrorsAndWaitStates) {
   // pstrb selects bytes.
   EXPECT_FALSE(bench.Write(arch::kABase, 0xAABBCCDD, 0x5).slverr);
   EXPECT_EQ(bench.Read(arch::kABase).rdata, 0x04BB02DDu);
-  // rq shift word: 6 bits, read back sign-extended.
-  bench.WriteOk(arch::kRqBase + 4, 0x3F);
+  // rq shift word: 8 bits, read back sign-extended.
+  bench.WriteOk(arch::kRqBase + 4, 0x1FF);
   EXPECT_EQ(bench.Read(arch::kRqBase + 4).rdata, 0xFFFFFFFFu);
+  bench.WriteOk(arch::kRqBase + 4, 0x13F);
+  EXPECT_EQ(bench.Read(arch::kRqBase + 4).rdata, 0x3Fu);
   // Reserved offsets and the blocks of absent units (2..15) read 0 and ignore writes, without
   // error.
   for (uint32_t off : {0x030u, 0x0C0u, 0x13Cu, 0x1FCu, 0x200u, 0x3FCu, 0x400u, 0x800u, 0xFFCu}) {

@@ -77,8 +77,8 @@ class GenSpecTest(unittest.TestCase):
         edits = [("spec/arch_spec.h", "inline constexpr uint32_t kCmdOp = 0x0BC;",
                   "inline constexpr uint32_t kCmdOp = 0x0C0;"),
                  ("rtl/qacc_pkg.sv", "REQUANT_LATENCY   = 4;", "REQUANT_LATENCY   = 5;"),
-                 ("docs/architecture.md", "| 10    | 9    | `UNIT_ABSENT`    |",
-                  "| 10    | 11   | `UNIT_ABSENT`    |")]
+                 ("docs/architecture.md", "| 12    | 9    | `UNIT_ABSENT`    |",
+                  "| 12    | 11   | `UNIT_ABSENT`    |")]
         for path, old, new in edits:
             with self.subTest(path=path):
                 self.copy_committed()
@@ -93,7 +93,7 @@ class GenSpecTest(unittest.TestCase):
                     self.assertNotIn(f"gen_spec: {other} is stale", result.stderr)
 
     def test_write_repairs_and_out_dir_receives_the_regenerated_files(self):
-        self.edit("spec/arch_spec.h", "kVersion = 0x0002'0000", "kVersion = 0x0002'0001")
+        self.edit("spec/arch_spec.h", "kVersion = 0x0002'0001", "kVersion = 0x0002'0002")
         out_dir = os.path.join(self.tmp, "out")
         self.assertEqual(self.check("--out-dir", out_dir).returncode, 1)
         with open(os.path.join(ROOT, "spec/arch_spec.h")) as f, \

@@ -3,17 +3,19 @@
 // 6 and 7 checked against the numbers written in the spec text (not recomputed from the code under
 // test).
 #include "model/arch.h"
-#include "sim/build_paths.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <stdexcept>
 #include <string>
+
+#include "sim/build_paths.h"
 
 namespace qacc::arch {
 namespace {
@@ -306,15 +308,21 @@ TEST(ArchMap, Constants) {
   EXPECT_EQ(reg::kPerfCmdCount, 0x11Cu);
   EXPECT_EQ(reg::kCmdShift, 0x0B8u);
   EXPECT_EQ(reg::kCmdOp, 0x0BCu);
-  EXPECT_EQ(kVersion, 0x00020000u);       // spec 2.0
+  EXPECT_EQ(kVersion, 0x00020001u);       // spec 2.1
   EXPECT_EQ(kHwUnitsValue, 0x17u);        // MAC, requant, LUT and ELTWISE
   EXPECT_EQ(kStatusErrCodeMask, 0xFF00u);  // [15:8] (units.md 19.5)
   EXPECT_EQ(kModeActMask, 0xF00u);
   EXPECT_EQ(kHwLatencyV1, 0x01010104u);  // Lr 1, Ls 1, Lw 1, Lq 4
   EXPECT_EQ(ZpA(PackZpAb(-128, 255)), -128);
   EXPECT_EQ(ZpB(PackZpAb(-128, 255)), 255);
-  EXPECT_EQ(ShiftValue(0x3F), -1);
-  EXPECT_EQ(ShiftValue(0x20), -32);
+  EXPECT_EQ(ShiftValue(0xFF), -1);
+  EXPECT_EQ(ShiftValue(0xE0), -32);
+  EXPECT_EQ(ShiftValue(0x3F), 63);  // 8 bits since version 2.1
+  EXPECT_EQ(RshiftValue(0xFF), 255u);
+  EXPECT_EQ(LowBitsSigned(0x80, 8), -128);
+  EXPECT_EQ(LowBitsSigned(0x1234807F, 8), 127);
+  EXPECT_EQ(LowBitsSigned(0xFFFF8000u, 16), -32768);
+  EXPECT_EQ(LowBitsSigned(0x80000000u, 32), std::numeric_limits<int32_t>::min());
   EXPECT_STREQ(ErrCodeName(ErrCode::kUnitAbsent), "UNIT_ABSENT");
   EXPECT_STREQ(UnitName(Unit::kRequant), "requant");
 }
@@ -370,8 +378,8 @@ TEST(ArchValidate, EachCodeInOrder) {
             }),
             ErrCode::kOutRange);
   EXPECT_EQ(with([](Command& c) { c.shift = 31; }), ErrCode::kBadRequant);
-  EXPECT_EQ(with([](Command& c) { c.shift = 0x20; }), ErrCode::kBadRequant);  // -32
-  EXPECT_EQ(with([](Command& c) { c.shift = 0x21; }), ErrCode::kNone);        // -31
+  EXPECT_EQ(with([](Command& c) { c.shift = 0xE0; }), ErrCode::kBadRequant);  // -32
+  EXPECT_EQ(with([](Command& c) { c.shift = 0xE1; }), ErrCode::kNone);        // -31
   EXPECT_EQ(with([](Command& c) { c.mult = (1 << 30) - 1; }), ErrCode::kBadRequant);
   EXPECT_EQ(with([](Command& c) { c.mult = 0; }), ErrCode::kNone);
   EXPECT_EQ(with([](Command& c) {
@@ -494,7 +502,8 @@ TEST(ArchSpecTables, RegistersMatchTheSpecInOffsetOrder) {
   EXPECT_EQ(FindRegister(0x0C0), nullptr);  // reserved
   EXPECT_STREQ(FindRegister(reg::kCmdOp)->name, "CMD_OP");
   EXPECT_EQ(FindRegister(reg::kCmdOp)->rw_mask, 0xFu);
-  EXPECT_EQ(FindRegister(reg::kCmdMode)->rw_mask, 0x1FFFF3Fu);  // with the LUT fields [24:12]
+  // With RQ_FORM (bit 6), the LUT fields [24:12], RSHIFT_ROUND and MULT_WIDTH [29:25].
+  EXPECT_EQ(FindRegister(reg::kCmdMode)->rw_mask, 0x3FFFFF7Fu);
   EXPECT_EQ(FindRegister(reg::kCtrl)->rw_mask, kCtrlIrqEn);  // START is write-only
   EXPECT_STREQ(FindRegister(reg::kHwADepth)->reset_param, "ADepth");
 }
@@ -509,7 +518,7 @@ TEST(ArchSpecTables, ErrorCodesInValidationOrder) {
     EXPECT_STREQ(ErrCodeName(kErrCodes[i].code), kErrCodes[i].name);
     codes.insert(static_cast<int>(kErrCodes[i].code));
   }
-  EXPECT_EQ(codes, (std::set<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 32, 33, 34}));
+  EXPECT_EQ(codes, (std::set<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 32, 33, 34, 38, 39}));
   EXPECT_EQ(kErrCodes[0].code, ErrCode::kBadOpcode);  // checked first
   EXPECT_EQ(static_cast<int>(ErrCode::kBadOpcode), 10);
   EXPECT_STREQ(ErrCodeName(ErrCode::kNone), "NONE");

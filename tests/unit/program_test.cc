@@ -91,12 +91,13 @@ Header Flags(bool wait, bool signal) {
 const Header kNoFlags{};
 
 // CMD_MODE bits, written from the register table (architecture.md 3.2).
+constexpr uint32_t kRqForm = 1u << 6;  // CMD_MODE.RQ_FORM: the TPU-MLIR form
 constexpr uint32_t kSingle = 1, kPerChannel = 2, kOutRaw = 4, kBiasEn = 8, kAUnsigned = 16,
                    kBUnsigned = 32;
 uint32_t ZpAb(int a_zp, int b_zp) {
   return (static_cast<uint32_t>(a_zp) & 0x1FF) | (static_cast<uint32_t>(b_zp) & 0x1FF) << 16;
 }
-uint32_t ShiftField(int shift) { return static_cast<uint32_t>(shift) & 0x3F; }
+uint32_t ShiftField(int shift) { return static_cast<uint32_t>(shift) & 0xFF; }
 
 int64_t Ceil(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -127,8 +128,8 @@ TEST(ProgramEncodeTest, GemmWordsAreTheMaskedCommandRegisters) {
   h.op = 7;  // ignored: a GEMM descriptor's opcode is 0
   h.wait = true;
   const Descriptor expected = {
-      0x2345,    0x0002,     0xFFFF,     0xCDEF1,    0xFFFFF,    0x00000,    0x7,  0x12345,
-      0x1FFFF3F, 0x01FF01FF, 0xFFFFFFFB, 0xFFFFFF80, 0x7FFFFFFF, 0x80000000, 0x21, 0x100};
+      0x2345,     0x0002,     0xFFFF,     0xCDEF1,    0xFFFFF,    0x00000,    0x7,  0x12345,
+      0x3FFFFF7F, 0x01FF01FF, 0xFFFFFFFB, 0xFFFFFF80, 0x7FFFFFFF, 0x80000000, 0xE1, 0x100};
   EXPECT_EQ(EncodeGemm(f, h), expected);
   h.wait = false;
   h.signal = true;
@@ -188,9 +189,9 @@ TEST(ProgramEncodeTest, HeaderDecode) {
 // store (the masks of 3.2, 12 and 13, written out here).
 TEST(ProgramEncodeTest, RandomWordsRoundTripThroughTheFieldMasks) {
   constexpr uint32_t kAll = 0xFFFFFFFF;
-  const Descriptor gemm_mask = {0xFFFF,  0xFFFF,  0xFFFF,    0xFFFFF,   0xFFFFF, 0xFFFFF,
-                                0xFFFFF, 0xFFFFF, 0x1FFFF3F, 0x1FF01FF, kAll,    kAll,
-                                kAll,    kAll,    0x3F,      0x300};
+  const Descriptor gemm_mask = {0xFFFF,  0xFFFF,  0xFFFF,     0xFFFFF,   0xFFFFF, 0xFFFFF,
+                                0xFFFFF, 0xFFFFF, 0x3FFFFF7F, 0x1FF01FF, kAll,    kAll,
+                                kAll,    kAll,    0xFF,       0x300};
   const Descriptor dma_mask = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFFF, 0xFFFFF, 0xFFFFF, kAll, kAll,
                                kAll,   0x3F,   0,      0,       0,       0,       0,    0x300};
   const Descriptor move_mask = {0xFFFF,  0xFFFF,  0xFFFF,  0xFFFFF, 0xFFFFF, 0xFFFFF,
@@ -235,13 +236,13 @@ TEST(ProgramEncodeTest, RandomFieldsRoundTrip) {
     EXPECT_EQ(gd.bias_base, g.bias_base & 0xFFFFF);
     EXPECT_EQ(gd.rq_base, g.rq_base & 0xFFFFF);
     EXPECT_EQ(gd.out_base, g.out_base & 0xFFFFF);
-    EXPECT_EQ(gd.mode, g.mode & 0x1FFFF3F);
+    EXPECT_EQ(gd.mode, g.mode & 0x3FFFFF7F);
     EXPECT_EQ(gd.zp_ab, g.zp_ab & 0x01FF01FF);
     EXPECT_EQ(gd.zp_out, g.zp_out);
     EXPECT_EQ(gd.clamp_min, g.clamp_min);
     EXPECT_EQ(gd.clamp_max, g.clamp_max);
     EXPECT_EQ(gd.mult, g.mult);
-    EXPECT_EQ(gd.shift, g.shift & 0x3F);
+    EXPECT_EQ(gd.shift, g.shift & 0xFF);
 
     DmaFields m;
     m.count0 = Word(rng), m.count1 = Word(rng), m.count2 = Word(rng);
@@ -519,9 +520,9 @@ TEST(ProgramValidateGemmTest, RequantZeroPointAndUnitChecks) {
     return ValidateFields(g, f);
   };
   const ProgramError kOk = ProgramError::kNone, kBad = ProgramError::kBadRequant;
-  // Every value of the 6-bit shift field: -31..30 legal, -32 and 31 not; with PER_CHANNEL too;
+  // Every value of the 8-bit shift field: -31..30 legal, the rest not; with PER_CHANNEL too;
   // never with OUT_RAW.
-  for (int shift = -32; shift <= 31; ++shift) {
+  for (int shift = -128; shift <= 127; ++shift) {
     const bool legal = shift >= -31 && shift <= 30;
     for (uint32_t mode : {0u, kPerChannel, kSingle}) {
       EXPECT_EQ(check([&](GemmFields& f) { f.shift = ShiftField(shift), f.mode = mode; }),
@@ -552,6 +553,38 @@ TEST(ProgramValidateGemmTest, RequantZeroPointAndUnitChecks) {
   EXPECT_EQ(check([&](GemmFields& f) { f.clamp_min = kMin, f.clamp_max = kMax, f.mode = kOutRaw; }),
             kOk);
   EXPECT_EQ(check([](GemmFields& f) { f.clamp_min = 9, f.clamp_max = 1, f.mode = kOutRaw; }), kOk);
+  // The TPU-MLIR form (requant.md 6.1), exhaustively over its encodings and the shift field, per
+  // tensor: BAD_REQUANT for width code 3 or mode 7, then MULT_WIDTH, then RSHIFT_RANGE (64..255).
+  // With PER_CHANNEL only the encodings are checked; with OUT_RAW nothing.
+  for (uint32_t width = 0; width < 4; ++width) {
+    for (uint32_t round = 0; round < 8; ++round) {
+      for (uint32_t shift = 0; shift < 256; shift += (shift < 70 || shift > 250) ? 1 : 37) {
+        const uint32_t mode = kRqForm | round << 25 | width << 28;
+        const int bits = 8 << std::min(width, 2u);
+        for (int64_t mult :
+             {int64_t{0}, -(int64_t{1} << (bits - 1)), (int64_t{1} << (bits - 1)) - 1,
+              int64_t{1} << (bits - 1), -(int64_t{1} << (bits - 1)) - 1}) {
+          if (mult > kMax || mult < kMin) continue;
+          const bool bad_form = width == 3 || round == 7;
+          const bool fits =
+              mult >= -(int64_t{1} << (bits - 1)) && mult < (int64_t{1} << (bits - 1));
+          const ProgramError expected = bad_form     ? kBad
+                                        : !fits      ? ProgramError::kMultWidth
+                                        : shift > 63 ? ProgramError::kRshiftRange
+                                                     : kOk;
+          auto set = [&](uint32_t extra) {
+            return [&, extra](GemmFields& f) {
+              f.mode = mode | extra, f.shift = shift, f.mult = int32_t(mult);
+            };
+          };
+          EXPECT_EQ(check(set(0)), expected)
+              << width << " " << round << " " << shift << " " << mult;
+          EXPECT_EQ(check(set(kPerChannel)), bad_form ? kBad : kOk);
+          EXPECT_EQ(check(set(kOutRaw)), kOk);
+        }
+      }
+    }
+  }
   // Zero points: every 9-bit value, -128..255 legal.
   for (int zp = -256; zp <= 255; ++zp) {
     const ProgramError expected = zp >= -128 ? kOk : ProgramError::kBadZp;
@@ -1009,9 +1042,9 @@ bool ReferenceDma(const AccelGeometry& g, bool load, const DmaFields& f, Machine
         if (f.sram == 4) {
           for (int lane = 0; lane < g.cols; ++lane) {
             const int shift_byte = lane * 8 + 4;
-            // LOAD: the window keeps bits [5:0]; STORE: it reads them back sign-extended.
-            int value = bytes[shift_byte] & 0x3F;
-            if (!load && value >= 32) value -= 64;
+            // LOAD: the window keeps bits [7:0]; STORE: it reads them back sign-extended.
+            int value = bytes[shift_byte];
+            if (!load && value >= 128) value -= 256;
             Put32(bytes, shift_byte, static_cast<uint32_t>(value));
           }
         }
@@ -1206,13 +1239,13 @@ TEST(ProgramDmaTest, LoadThenStoreRoundTrips) {
   }
 }
 
-TEST(ProgramDmaTest, RqShiftWordsKeepSixBitsAndReadBackSignExtended) {
+TEST(ProgramDmaTest, RqShiftWordsKeepEightBitsAndReadBackSignExtended) {
   const AccelGeometry g = Small(4, 4);  // rq word: 4 lanes of 8 bytes
   MachineState state(g, 128);
-  // Lane 0: multiplier 0x11223344, shift word 0x563412E1 -> bits [5:0] = 0x21 = -31.
-  // Lane 1: shift word 0xFFFFFF1F -> 0x1F = 31. Lane 2: 0x00000020 -> -32. Lane 3: 0x0000007F ->
-  // -1.
-  const uint32_t shift_words[] = {0x563412E1, 0xFFFFFF1F, 0x00000020, 0x0000007F};
+  // Lane 0: multiplier 0x11223344, shift word 0x563412E1 -> bits [7:0] = 0xE1 = -31.
+  // Lane 1: shift word 0xFFFFFF1F -> 0x1F = 31. Lane 2: 0x00000080 -> -128. Lane 3: 0x0000017F ->
+  // 127.
+  const uint32_t shift_words[] = {0x563412E1, 0xFFFFFF1F, 0x00000080, 0x0000017F};
   for (int lane = 0; lane < 4; ++lane) {
     Put32(state.ext, lane * 8, 0x11223344u + lane);
     Put32(state.ext, lane * 8 + 4, shift_words[lane]);
@@ -1221,13 +1254,13 @@ TEST(ProgramDmaTest, RqShiftWordsKeepSixBitsAndReadBackSignExtended) {
   f.sram = 4;
   f.sram_base = 2;
   ASSERT_EQ(Execute(g, EncodeDma(Op::kLoad, f, kNoFlags), state), ProgramError::kNone);
-  const uint32_t stored[] = {0x21, 0x1F, 0x20, 0x3F};
-  const uint32_t read_back[] = {0xFFFFFFE1, 0x0000001F, 0xFFFFFFE0, 0xFFFFFFFF};
+  const uint32_t stored[] = {0xE1, 0x1F, 0x80, 0x7F};
+  const uint32_t read_back[] = {0xFFFFFFE1, 0x0000001F, 0xFFFFFF80, 0x0000007F};
   for (int lane = 0; lane < 4; ++lane) {
     EXPECT_EQ(Get32(state.rq, 2 * 32 + lane * 8), 0x11223344u + lane) << lane;
     EXPECT_EQ(Get32(state.rq, 2 * 32 + lane * 8 + 4), stored[lane]) << lane;
   }
-  // Garbage above bit 5 of an image (not a state a window write leaves) is ignored by a STORE.
+  // Garbage above bit 7 of an image (not a state a window write leaves) is ignored by a STORE.
   state.rq[2 * 32 + 4 + 1] = 0xAB;
   f.ext_addr = 64;
   ASSERT_EQ(Execute(g, EncodeDma(Op::kStore, f, kNoFlags), state), ProgramError::kNone);
@@ -1620,6 +1653,42 @@ TEST(ProgramGemmTest, PaddedRowsAndLanesAreNotWritten) {
       }
       ASSERT_EQ(state.out[i], expected) << "out_raw " << out_raw << " byte " << i;
     }
+  }
+}
+
+// The TPU-MLIR form per channel (requant.md 6.1): lane c's word is its multiplier (8 bits here)
+// and its byte 4 the rshift, read unsigned; every element's accumulator is 3 * 2 * 3 = 18.
+TEST(ProgramGemmTest, TpuMlirFormPerChannel) {
+  const AccelGeometry g = GemmGeometry(8, 8);
+  std::mt19937 rng(5);
+  GemmCase c;
+  c.m = 1, c.n = 4, c.k = 3;
+  c.a.assign(3, 3), c.b.assign(12, 2);
+  c.per_channel = true;
+  c.ch_mult = {-3, 127, -128, 1};
+  c.ch_shift = {2, 63, 0, 2};
+  c.zp_out = 5;
+  MachineState state(g, 0);
+  Pack(g, c, state, rng);
+  GemmFields f = FieldsOf(c);
+  // Width 8 (code 0), RSHIFT_ROUND 1 (half_up); CMD_MULT and the rshift are not read.
+  f.mode |= kRqForm | 1u << 25;
+  f.mult = 12345, f.shift = 200;
+  MachineState run = state;
+  ASSERT_EQ(Execute(g, EncodeGemm(f, kNoFlags), run), ProgramError::kNone);
+  // 18 * -3 / 4 = -13.5 -> -13 (half up); 18 * 127 >> 63 = 0; 18 * -128 = -2304 clamps to -128;
+  // 18 / 4 = 4.5 -> 5. Each + 5, clamped to -128..127.
+  const int8_t expected[] = {-8, 5, -128, 10};
+  for (int lane = 0; lane < 4; ++lane) {
+    EXPECT_EQ(int8_t(run.out[size_t(lane)]), expected[lane]) << lane;
+  }
+  // A multiplier word that is not an 8-bit integer, or an rshift above 63, has no defined result.
+  for (const auto& [mult, shift] :
+       std::vector<std::pair<uint32_t, uint32_t>>{{128, 0}, {0xFFFFFF7Fu, 0}, {1, 64}}) {
+    MachineState bad = state;
+    Put32(bad.rq, 8, mult);
+    Put32(bad.rq, 12, shift);
+    EXPECT_THROW(Execute(g, EncodeGemm(f, kNoFlags), bad), std::domain_error) << mult;
   }
 }
 

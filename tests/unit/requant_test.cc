@@ -766,28 +766,152 @@ TEST(RequantizeAccumulator, RandomMatchesGemmlowpComposition) {
   EXPECT_EQ(log.mismatches(), 0) << log.Report();
 }
 
+// ValidateRequantParams' message for p, or "" when it accepts p.
+std::string ValidationMessage(const RequantParams& p) {
+  try {
+    ValidateRequantParams(p);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "";
+}
+
 TEST(ValidateRequantParams, ErrorsNameTheFieldAndRange) {
-  auto message = [](const RequantParams& p) -> std::string {
-    try {
-      ValidateRequantParams(p);
-    } catch (const std::invalid_argument& e) {
-      return e.what();
-    }
-    return "";
-  };
-  EXPECT_EQ(message(RequantParams{}), "");
-  EXPECT_EQ(message(Params(0, 0, 0, -128, 127)), "");
-  EXPECT_EQ(message(Params(kInt32Max, -31, 0, 5, 5)), "");
-  EXPECT_EQ(message(Params(5, 0, 0, -128, 127)),
+  EXPECT_EQ(ValidationMessage(RequantParams{}), "");
+  EXPECT_EQ(ValidationMessage(Params(0, 0, 0, -128, 127)), "");
+  EXPECT_EQ(ValidationMessage(Params(kInt32Max, -31, 0, 5, 5)), "");
+  EXPECT_EQ(ValidationMessage(Params(5, 0, 0, -128, 127)),
             "multiplier: 5 is out of range, allowed 0 or 1073741824..2147483647");
-  EXPECT_EQ(message(Params(kQ31Half - 1, 0, 0, -128, 127)).rfind("multiplier: 1073741823 ", 0), 0u);
-  EXPECT_EQ(message(Params(-kQ31Half, 0, 0, -128, 127)).rfind("multiplier: -1073741824 ", 0), 0u);
-  EXPECT_EQ(message(Params(kQ31Half, 31, 0, -128, 127)),
+  EXPECT_EQ(
+      ValidationMessage(Params(kQ31Half - 1, 0, 0, -128, 127)).rfind("multiplier: 1073741823 ", 0),
+      0u);
+  EXPECT_EQ(
+      ValidationMessage(Params(-kQ31Half, 0, 0, -128, 127)).rfind("multiplier: -1073741824 ", 0),
+      0u);
+  EXPECT_EQ(ValidationMessage(Params(kQ31Half, 31, 0, -128, 127)),
             "shift: 31 is out of range, allowed -31..30");
-  EXPECT_EQ(message(Params(kQ31Half, -32, 0, -128, 127)),
+  EXPECT_EQ(ValidationMessage(Params(kQ31Half, -32, 0, -128, 127)),
             "shift: -32 is out of range, allowed -31..30");
-  EXPECT_EQ(message(Params(kQ31Half, 0, 0, 10, 5)), "clamp_min: 10 must not exceed clamp_max 5");
+  EXPECT_EQ(ValidationMessage(Params(kQ31Half, 0, 0, 10, 5)),
+            "clamp_min: 10 must not exceed clamp_max 5");
   EXPECT_THROW(RequantizeAccumulator(0, Params(5, 0, 0, -128, 127)), std::invalid_argument);
+}
+
+// ---- The TPU-MLIR form of RequantizeAccumulator (docs/requant.md 6.1) ------------------------
+
+RequantParams TpuParams(int bits, int64_t multiplier, int rshift, tpu_mlir::Rounding mode,
+                        int32_t zero_point = 0, int32_t clamp_min = kInt32Min,
+                        int32_t clamp_max = kInt32Max) {
+  RequantParams p;
+  p.form = RequantForm::kTpuMlir;
+  p.mult_bits = bits;
+  p.multiplier = static_cast<int32_t>(multiplier);
+  p.shift = rshift;
+  p.rshift_rounding = mode;
+  p.output_zero_point = zero_point;
+  p.clamp_min = clamp_min;
+  p.clamp_max = clamp_max;
+  return p;
+}
+
+// round(x / 2^shift) under each of TPU-MLIR's modes, from its definition in exact arithmetic
+// (ExactShift for the five modes golden's RoundingMode shares; half down and up here).
+Int128 ExactTpuShift(Int128 x, int shift, tpu_mlir::Rounding mode) {
+  const Int128 d = static_cast<Int128>(1) << shift;
+  switch (mode) {
+    case tpu_mlir::Rounding::kHalfAwayFromZero:
+      return ExactShift(x, shift, RoundingMode::kHalfAwayFromZero);
+    case tpu_mlir::Rounding::kHalfUp:
+      return ExactShift(x, shift, RoundingMode::kHalfUp);
+    case tpu_mlir::Rounding::kHalfDown:
+      return -FloorDiv(-2 * x + d, 2 * d);  // ceil(x/d - 1/2)
+    case tpu_mlir::Rounding::kHalfToEven:
+      return ExactShift(x, shift, RoundingMode::kHalfToEven);
+    case tpu_mlir::Rounding::kTowardsZero:
+      return ExactShift(x, shift, RoundingMode::kTowardZero);
+    case tpu_mlir::Rounding::kUp:
+      return -FloorDiv(-x, d);  // ceil(x/d)
+    case tpu_mlir::Rounding::kDown:
+      return FloorDiv(x, d);
+  }
+  return 0;
+}
+
+TEST(RequantizeAccumulator, TpuMlirFormHandFacts) {
+  using tpu_mlir::Rounding;
+  // x = m = -2^31: the largest product, 2^62; at rshift 63 the quotient 1/2 is a tie.
+  const int32_t x = kInt32Min;
+  const int64_t m = kInt32Min;
+  EXPECT_EQ(RequantizeAccumulator(x, TpuParams(32, m, 63, Rounding::kHalfAwayFromZero)), 1);
+  EXPECT_EQ(RequantizeAccumulator(x, TpuParams(32, m, 63, Rounding::kHalfUp)), 1);
+  EXPECT_EQ(RequantizeAccumulator(x, TpuParams(32, m, 63, Rounding::kHalfDown)), 0);
+  EXPECT_EQ(RequantizeAccumulator(x, TpuParams(32, m, 63, Rounding::kHalfToEven)), 0);
+  EXPECT_EQ(RequantizeAccumulator(x, TpuParams(32, m, 63, Rounding::kTowardsZero)), 0);
+  EXPECT_EQ(RequantizeAccumulator(x, TpuParams(32, m, 63, Rounding::kUp)), 1);
+  EXPECT_EQ(RequantizeAccumulator(x, TpuParams(32, m, 63, Rounding::kDown)), 0);
+  // -5 * 3 = -15, / 2 = -7.5: each mode's tie of a negative value.
+  EXPECT_EQ(RequantizeAccumulator(-5, TpuParams(8, 3, 1, Rounding::kHalfAwayFromZero)), -8);
+  EXPECT_EQ(RequantizeAccumulator(-5, TpuParams(8, 3, 1, Rounding::kHalfUp)), -7);
+  EXPECT_EQ(RequantizeAccumulator(-5, TpuParams(8, 3, 1, Rounding::kHalfDown)), -8);
+  EXPECT_EQ(RequantizeAccumulator(-5, TpuParams(8, 3, 1, Rounding::kHalfToEven)), -8);
+  EXPECT_EQ(RequantizeAccumulator(-5, TpuParams(8, 3, 1, Rounding::kTowardsZero)), -7);
+  EXPECT_EQ(RequantizeAccumulator(-5, TpuParams(8, 3, 1, Rounding::kUp)), -7);
+  EXPECT_EQ(RequantizeAccumulator(-5, TpuParams(8, 3, 1, Rounding::kDown)), -8);
+  // rshift 0 is the product itself, in every mode.
+  EXPECT_EQ(RequantizeAccumulator(-7, TpuParams(16, -300, 0, Rounding::kUp)), 2100);
+  // The zero point is added to the unsaturated quotient (2^32 - 2), not to an int32: TFLite's
+  // form would give INT32_MAX - 2^31 = -1.
+  EXPECT_EQ(RequantizeAccumulator(kInt32Max, TpuParams(32, 2, 0, Rounding::kHalfUp, kInt32Min)),
+            kInt32Max - 1);
+  EXPECT_EQ(RequantizeAccumulator(kInt32Max,
+                                  TpuParams(32, 2, 0, Rounding::kHalfUp, kInt32Min, -128, 127)),
+            127);
+}
+
+TEST(RequantizeAccumulator, TpuMlirFormMatchesExactArithmetic) {
+  std::mt19937_64 rng(0x7075);
+  int mismatches = 0;
+  std::string first;
+  for (int i = 0; i < kRandomCases; ++i) {
+    const int bits = kMultiplierRshiftBits[rng() % 3];
+    const int64_t half = int64_t{1} << (bits - 1);
+    const int64_t m = std::uniform_int_distribution<int64_t>(-half, half - 1)(rng);
+    const int32_t x = RandomInt32(rng);
+    const int rshift = static_cast<int>(rng() % (kMaxRequantRshift + 1));
+    const tpu_mlir::Rounding mode = tpu_mlir::kAllRoundings[rng() % 7];
+    const int32_t zp = (rng() % 2) ? static_cast<int32_t>(rng() % 256) - 128 : RandomInt32(rng);
+    int32_t lo = (rng() % 2) ? -128 : RandomInt32(rng), hi = (rng() % 2) ? 127 : RandomInt32(rng);
+    if (lo > hi) std::swap(lo, hi);
+    const Int128 q = ExactTpuShift(static_cast<Int128>(x) * m, rshift, mode) + zp;
+    const int32_t want = static_cast<int32_t>(std::clamp<Int128>(q, lo, hi));
+    const int32_t got = RequantizeAccumulator(x, TpuParams(bits, m, rshift, mode, zp, lo, hi));
+    if (got != want && mismatches++ == 0) {
+      first = ToString(static_cast<Int128>(x)) + " * " + ToString(m) + " >> " +
+              std::to_string(rshift) + " mode " + std::string(tpu_mlir::RoundingName(mode));
+    }
+  }
+  EXPECT_EQ(mismatches, 0) << "first: " << first;
+}
+
+TEST(ValidateRequantParams, TpuMlirFormErrorsNameTheFieldAndRange) {
+  const tpu_mlir::Rounding up = tpu_mlir::Rounding::kHalfUp;
+  EXPECT_EQ(ValidationMessage(TpuParams(8, -128, 63, up)), "");
+  EXPECT_EQ(ValidationMessage(TpuParams(8, 127, 0, up)), "");
+  EXPECT_EQ(ValidationMessage(TpuParams(8, 128, 0, up)),
+            "multiplier: 128 is out of range, allowed -128..127");
+  EXPECT_EQ(ValidationMessage(TpuParams(16, -32769, 0, up)),
+            "multiplier: -32769 is out of range, allowed -32768..32767");
+  EXPECT_EQ(ValidationMessage(TpuParams(32, kInt32Min, 0, up)), "");
+  EXPECT_EQ(ValidationMessage(TpuParams(32, 1, 64, up)),
+            "shift: 64 is out of range, allowed 0..63");
+  EXPECT_EQ(ValidationMessage(TpuParams(32, 1, -1, up)),
+            "shift: -1 is out of range, allowed 0..63");
+  EXPECT_EQ(ValidationMessage(TpuParams(12, 1, 0, up)),
+            "mult_bits: 12 is not a multiplier width, allowed 8, 16 or 32");
+  // The TFLite form's multiplier range does not apply.
+  EXPECT_EQ(ValidationMessage(TpuParams(8, 5, 3, up)), "");
+  EXPECT_EQ(RequantFormName(RequantForm::kTflite), "tflite");
+  EXPECT_EQ(RequantFormName(RequantForm::kTpuMlir), "tpu-mlir");
 }
 
 TEST(RequantRoundingNames, RoundTrip) {
