@@ -9,17 +9,16 @@
 //                  TPU-MLIR form: m = the low MULT_WIDTH bits of the multiplier word, sign-extended; sh1 = rshift,
 //                  sh2 = 0, mode RSHIFT_ROUND
 //   stage 2  p   = x * m                                         signed 32 x 32 -> 64, |p| <= 2^62
-//   stage 3  r1  = floor(p / 2^sh1) + the mode's increment      TFLite: saturated to int32 (gemmlowp SRDHM or the
-//                                                                single rounding); TPU-MLIR: its low 33 bits, and
-//                                                                whether it lies above or below -2^32..2^32-1
+//   stage 3  r1  = floor(p / 2^sh1) + the mode's increment      saturated to int32 (TFLite: gemmlowp SRDHM or the
+//                                                                single rounding) or to 33 bits (TPU-MLIR)
 //   stage 4  v   = r1 / 2^sh2 rounded half away from zero        gemmlowp RoundingDivideByPOT (sh2 = 0: v = r1)
-//            y   = clamp(v + zp_out, clamp_min, clamp_max)       34-bit sum, cannot wrap; clamp_max or clamp_min
-//                                                                outright for a TPU-MLIR quotient above or below
+//            y   = clamp(v + zp_out, clamp_min, clamp_max)       34-bit sum, cannot wrap
 //            out = out_raw ? x : y
 //
 // TPU-MLIR adds the zero point to the unsaturated int64 quotient: no int32 saturation may sit between. Beyond
-// -2^32..2^32-1 the sum with any int32 zero point lies beyond any int32 clamp bound, so 33 bits and the side a
-// larger quotient lies on give the same code as the int64 quotient.
+// -2^32..2^32-1 the sum with any int32 zero point lies beyond any int32 clamp bound, so the quotient saturated
+// to 33 bits gives the same code as the int64 one. A saturated value is its sign's: all ones or all zeros below
+// the sign bit, never a chosen constant.
 //
 // Latency REQUANT_LATENCY = 4: a beat presented in cycle t is on data_o in cycle t + 4; one beat per cycle. The
 // lane has no valid output: the unit carries one valid pipeline for all its lanes. Every field travels with its
@@ -78,8 +77,6 @@ module qacc_requant_lane
 
   typedef struct packed {
     logic signed [32:0] r1;
-    logic               above;  // TPU-MLIR: the quotient is above 2^32 - 1 (r1 holds its low bits)
-    logic               below;  // TPU-MLIR: the quotient is below -2^32
     logic signed [31:0] x;
     logic [4:0]         sh2;
     logic               raw;
@@ -145,15 +142,13 @@ module qacc_requant_lane
 
   // ---- Stage 3: first rounding shift in the beat's mode, saturation ----------------------------------------------
   // floor(p / 2^sh1) plus one where the discarded bits ask for it: rem is what the floor discards, compared with
-  // the half 2^(sh1-1) (sh1 = 0: the half wraps to 2^63, above rem = 0, and nothing is discarded). |p| <= 2^62, so
-  // the floor and the increment fit 64 bits; the result fits int32 (TFLite) or 33 bits (TPU-MLIR) when its bits
-  // above are copies of its sign.
-  logic signed [63:0] floor_v, rounded;
+  // the half 2^(sh1-1) (sh1 = 0: the half wraps to 2^63, above rem = 0, and nothing is discarded).
+  logic signed [62:0] floor_v, rounded;
   logic [63:0]        rem, half;
   logic               neg, above, tie, inexact, inc, fits32, fits33;
 
   always_comb begin
-    floor_v = s2_q.prod >>> s2_q.sh1;
+    floor_v = 63'(s2_q.prod >>> s2_q.sh1);
     rem     = s2_q.prod & ((64'd1 << s2_q.sh1) - 64'd1);
     half    = 64'd1 << (s2_q.sh1 - 6'd1);
     neg     = s2_q.prod[63];
@@ -169,18 +164,19 @@ module qacc_requant_lane
       RshRoundUp:               inc = inexact;
       default:                  inc = 1'b0;  // down: the floor
     endcase
-    rounded = floor_v + 64'(inc);
-    fits32  = (rounded[63:31] == '0) || (rounded[63:31] == '1);
-    fits33  = (rounded[63:32] == '0) || (rounded[63:32] == '1);
+    rounded = floor_v + 63'(inc);
+    // 63 bits hold every quotient but 2^62 (x = m = -2^31 at rshift 0), which they read as -2^62: both lie beyond
+    // 33 bits, and the saturation takes the product's sign. A value fits when its bits from the range's top down
+    // to the width's sign bit are all equal: the TFLite form's |p| < 2^62 with sh1 >= 1 keeps |rounded| <= 2^61
+    // (bits 62..61 equal but for 2^61 itself, which bit 61 alone rules out).
+    fits32  = (rounded[61:31] == '0) || (rounded[61:31] == '1);
+    fits33  = (rounded[62:32] == '0) || (rounded[62:32] == '1);
 
+    // The quotient's sign is the product's. Saturated: the sign, then its complement (33 or 32 bits).
     if (s2_q.tpu) begin
-      s3_d.r1    = rounded[32:0];
-      s3_d.above = !fits33 && !rounded[63];
-      s3_d.below = !fits33 && rounded[63];
+      s3_d.r1 = fits33 ? rounded[32:0] : {neg, {32{!neg}}};
     end else begin
-      s3_d.r1    = fits32 ? 33'(signed'(rounded[31:0])) : (rounded[63] ? -33'sh8000_0000 : 33'sh7FFF_FFFF);
-      s3_d.above = 1'b0;
-      s3_d.below = 1'b0;
+      s3_d.r1 = fits32 ? 33'(signed'(rounded[31:0])) : {neg, neg, {31{!neg}}};
     end
     s3_d.x    = s2_q.x;
     s3_d.sh2  = s2_q.sh2;
@@ -192,32 +188,28 @@ module qacc_requant_lane
 
   // ---- Stage 4: second rounding shift (half away from zero), zero point, clamp, raw select ----------------------
   // sh2 is not 0 only in the TFLite form, where r1 is an int32.
+  // The remainder has sh2 <= 31 bits: 31 bits of r1 and of the mask. Its sign: r1 is an int32 whenever sh2 is not
+  // 0 (bit 31 is its sign); with sh2 = 0 the remainder is 0 and no sign matters.
   logic signed [32:0] pot_floor, pot_result;
-  logic [31:0]        pot_mask, pot_rem, pot_half;
+  logic [30:0]        pot_mask, pot_rem;
+  logic [31:0]        pot_half;
   logic               pot_inc;
   logic signed [33:0] with_zp;
-  logic signed [31:0] clamped, y;
+  logic signed [31:0] clamped;
 
   always_comb begin
     pot_floor = s3_q.r1 >>> s3_q.sh2;
-    pot_mask  = (32'd1 << s3_q.sh2) - 32'd1;
-    pot_rem   = s3_q.r1[31:0] & pot_mask;
+    pot_mask  = (31'd1 << s3_q.sh2) - 31'd1;  // sh2 = 31: 2^31 wraps to 0, the mask to all ones
+    pot_rem   = s3_q.r1[30:0] & pot_mask;
     // sh2 = 0: sh2 - 1 wraps to 31, a half of 2^31 above the remainder 0, so no increment.
     pot_half  = 32'd1 << (s3_q.sh2 - 5'd1);
     // Half away from zero: a tie rounds up for x >= 0 and down for x < 0.
-    pot_inc   = s3_q.r1[32] ? (pot_rem > pot_half) : (pot_rem >= pot_half);
+    pot_inc   = s3_q.r1[31] ? ({1'b0, pot_rem} > pot_half) : ({1'b0, pot_rem} >= pot_half);
     // floor <= 2^30 whenever sh2 >= 1, so the increment cannot wrap.
     pot_result = pot_floor + (pot_inc ? 33'sd1 : 33'sd0);
 
     with_zp  = 34'(pot_result) + 34'(s3_q.zp);
-    if (s3_q.above) begin
-      y = s3_q.cmax;
-    end else if (s3_q.below) begin
-      y = s3_q.cmin;
-    end else begin
-      y = clamped;
-    end
-    data_d = s3_q.raw ? s3_q.x : y;
+    data_d = s3_q.raw ? s3_q.x : clamped;
   end
 
   qacc_clamp u_clamp (

@@ -397,7 +397,7 @@ void GenRandom(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
 //    the unsaturated quotient).
 void GenTpuCorners(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job, bool ties) {
   job.m = int(rng.Uniform(1, config.rows));
-  job.n = int(rng.Uniform(8, 3 * config.cols));
+  job.n = int(rng.Uniform(9, 3 * config.cols));
   job.k = int(rng.Uniform(1, 8));
   Plan plan = RandomPlan(rng);
   plan.a_unsigned = false;
@@ -410,6 +410,8 @@ void GenTpuCorners(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job
   Build(rng, config, plan, job);
   std::fill(job.a.begin(), job.a.end(), Code(0));
   DrawTpuMlirForm(rng, job);
+  // The extremes of the product need 32-bit multipliers: half the runs.
+  if (!ties && rng.Chance(50)) job.requant.mult_bits = 32;
   job.requant.clamp_min = -128;
   job.requant.clamp_max = 127;
   const int bits = job.requant.mult_bits;
@@ -430,7 +432,9 @@ void GenTpuCorners(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job
         x = odd * (int64_t{1} << t);
         r = t + u + 1;
         if (r > golden::kMaxRequantRshift) r = golden::kMaxRequantRshift;  // then not a tie
-        if (rng.Chance(15)) x += rng.Pick<int64_t>({-1, 1});               // next to the tie
+        const int64_t kind = rng.Uniform(0, 99);
+        if (kind < 15) x += rng.Pick<int64_t>({-1, 1});  // next to the tie
+        if (kind >= 15 && kind < 30) --r;                // exact: no bit discarded
       }
       job.bias[size_t(n)] = int32_t(x);
       job.channel_mult[size_t(n)] = int32_t(m);
@@ -440,7 +444,9 @@ void GenTpuCorners(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job
   }
   // Extremes. Lane 1: rshift 63 (only the largest products leave anything); lanes 4 and 5: a
   // quotient of 2^(32 + j) and -2^(32 + j) - 1, beyond the lane's 33 bits (the clamp's bounds,
-  // 2^32 itself among them). Every other lane: a
+  // 2^32 itself among them); lane 6: 2^33 - 1 at rshift 1, a tie between 2^32 - 1 and 2^32; on
+  // 32-bit widths lane 7: -2^31 (2^31 - 1) = -2^62 + 2^31 and lane 8: (-2^31)^2 = 2^62, the
+  // extremes of the product. Every other lane: a
   // quotient q = x m / 2^r of about 2^31, beyond int32 or just inside, shown through the zero point
   // -2^31 + 50: lane 0 with m = +-1 and rshift 0, lanes 2 and 3 with the width's extreme
   // multipliers, the rest random.
@@ -452,6 +458,11 @@ void GenTpuCorners(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job
       m = -half;
       x = rng.Pick<int64_t>({kInt32Min, kInt32Max, 1});
       r = golden::kMaxRequantRshift;
+    } else if (n == 6) {
+      m = 7, x = 1227133513, r = 1;  // 7 * 1227133513 = 2^33 - 1
+      if (rng.Chance(50)) m = -7, x = -x;
+    } else if (bits == 32 && (n == 7 || n == 8)) {
+      x = kInt32Min, m = n == 7 ? kInt32Max : kInt32Min, r = 0;
     } else if (n == 4 || n == 5) {
       // x m = -+2^(32 + j) with m = -2^(w-1): x = -+2^(33 + j - w), j in 0..min(w - 2, 29); lane 5
       // one further, -2^(32 + j) - 2^(w-1) (x one larger).

@@ -353,6 +353,20 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
         tpu_job(32, int32_t(rng.Pick<int64_t>({kInt32Min, kInt32Max})), 63,
                 Rounding::kHalfAwayFromZero),
         [](arch::Command& c) { c.shift = 64; }, ErrCode::kRshiftRange);
+    // The bits above a width's sign bit all count: -2^31 + 5 is no 8- or 16-bit multiplier.
+    for (int bits : {8, 16}) {
+      model::GemmJob low = tpu_job(bits, -5, 3, Rounding::kUp);
+      cases.push_back({fmt::format("MULT_WIDTH {} bits: -2^31 + 5", bits), low, false,
+                       model::ToCommand(low), ErrCode::kMultWidth});
+      cases.back().illegal.mult = kInt32Min + 5;
+    }
+    // With OUT_RAW the form's registers are not checked either.
+    model::GemmJob raw_tpu = tpu_job(8, 100, 3, Rounding::kDown);
+    raw_tpu.out_raw = true;
+    raw_tpu.requant.multiplier = 1 << 20;
+    raw_tpu.requant.shift = 255;
+    cases.push_back(
+        {"MULT_WIDTH and RSHIFT_RANGE off with OUT_RAW", raw_tpu, true, {}, ErrCode::kNone});
     model::GemmJob top = tpu_job(8, 3, 0, Rounding::kTowardsZero);
     cases.push_back({"RSHIFT_RANGE 255", top, false, model::ToCommand(top), ErrCode::kRshiftRange});
     cases.back().illegal.shift = 255;
