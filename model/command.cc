@@ -25,9 +25,10 @@ LaunchDecision DecodeCommand(const arch::ArchConfig& config, const arch::Command
   cmd.per_channel = raw.per_channel();
   cmd.out_raw = raw.out_raw();
   cmd.bias_en = raw.bias_en();
-  if (raw.tpu_mlir_form()) {
+  if (raw.tpu_mlir_form() && !raw.out_raw()) {
     // requant.md 6.1: the multiplier's low MULT_WIDTH bits, the shift field read unsigned, and
-    // RSHIFT_ROUND's mode in golden::tpu_mlir::kAllRoundings order (validated: each in range).
+    // RSHIFT_ROUND's mode in golden::tpu_mlir::kAllRoundings order (validated: each in range;
+    // with OUT_RAW they are not validated, and not used).
     cmd.requant.form = golden::RequantForm::kTpuMlir;
     cmd.requant.mult_bits = arch::MultWidthBits(raw.mult_width());
     cmd.requant.multiplier =
