@@ -18,6 +18,7 @@
 
 #include "golden/quant.h"
 #include "golden/tpu_mlir.h"
+#include "spec/arch_spec.h"
 
 namespace qacc::golden {
 
@@ -119,8 +120,8 @@ enum class RequantForm {
 };
 std::string_view RequantFormName(RequantForm form);  // "tflite", "tpu-mlir"
 
-// Largest rshift of the TPU-MLIR form (the hardware's shift amount is 6 bits).
-inline constexpr int kMaxRequantRshift = 63;
+// Largest rshift of the TPU-MLIR form: the spec's (the hardware's shift amount is 6 bits).
+inline constexpr int kMaxRequantRshift = arch::kMaxRqRshift;
 
 // Everything one output lane needs to turn an int32 accumulator into an output code.
 struct RequantParams {
