@@ -15,6 +15,7 @@
 #include "golden/lut_unit.h"
 #include "golden/progress.h"
 #include "golden/requant.h"
+#include "golden/slope_stage.h"
 
 namespace qacc::golden {
 
@@ -146,9 +147,10 @@ uint64_t EntriesPerWord(const arch::SramInfo& info, bool out_int32, bool out_int
 // lut.md 10.4. Sums in int64: M, N, K < 2^16 and bases < 2^20, so nothing can wrap.
 ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
   const bool out_raw = f.mode & kModeOutRaw, per_channel = f.mode & kModePerChannel;
-  const bool lut = GemmHasLut(f.mode);
-  // A raw accumulator is not a table's input.
-  if (f.m == 0 || f.n == 0 || f.k == 0 || (lut && out_raw)) return ProgramError::kBadShape;
+  const bool lut = GemmHasLut(f.mode), slope = GemmHasSlope(f.mode);
+  // A raw accumulator is not a table's or a slope's input.
+  if (f.m == 0 || f.n == 0 || f.k == 0 || ((lut || slope) && out_raw))
+    return ProgramError::kBadShape;
   const int64_t mb = CeilDiv(f.m, geometry.rows), nb = CeilDiv(f.n, geometry.cols);
   const int64_t k = f.k;
   if (int64_t{f.a_base} + mb * k > int64_t{geometry.a_depth}) return ProgramError::kARange;
@@ -194,9 +196,13 @@ ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
       b_zp > kMaxOperandZeroPoint) {
     return ProgramError::kBadZp;
   }
-  if ((f.mode & kModeActMask) != 0 && !lut) return ProgramError::kUnitAbsent;
-  return lut ? ErrorOf(CheckLutFields(GemmLutFields(f.mode), geometry.lut_slots))
-             : ProgramError::kNone;
+  if ((f.mode & kModeActMask) != 0 && !lut && !slope) return ProgramError::kUnitAbsent;
+  if (lut) return ErrorOf(CheckLutFields(GemmLutFields(f.mode), geometry.lut_slots));
+  // The slope's input zero point; its registers are ValidateSlopeAtFetch's (requant.md 6.2).
+  const auto zp_out = static_cast<int32_t>(f.zp_out);
+  if (slope && (zp_out < kMinInt8ModeClamp || zp_out > kMaxInt8ModeClamp))
+    return ProgramError::kBadSlope;
+  return ProgramError::kNone;
 }
 
 // Data_movement.md 12, in its order. Every bound in uint64: the last unit is below 2^37 and the
@@ -250,25 +256,36 @@ ProgramError ValidateMove(const AccelGeometry& geometry, const MoveFields& f) {
   return ProgramError::kNone;
 }
 
-// Units.md 19.4, in its order: COUNT, then the registers' block and access. The register region is
-// read from the spec data (blocks of kUnitBlockBytes, each unit's block, the read-only registers).
+// The ten values of a SET into the slope block, in register order.
+SlopeRegisters SlopeValuesOf(const SetFields& f) {
+  SlopeRegisters values{};
+  std::copy_n(f.value.begin(), kSlopeRegisterCount, values.begin());
+  return values;
+}
+
+// Units.md 19.4, in its order: COUNT, then the registers: exactly those of one present unit's block
+// (the registers of the spec data in that block, all of them), then the unit's own check of the
+// values (the slope stage's, requant.md 6.2).
 ProgramError ValidateSet(const SetFields& f) {
   if (f.count == 0 || f.count > uint32_t(arch::kMaxSetCount)) return ProgramError::kBadShape;
-  const uint32_t first = 4 * f.reg, last = 4 * (f.reg + f.count - 1);
-  const uint32_t block = first / arch::kUnitBlockBytes;
-  if (last >= arch::kRegsReservedEnd || last / arch::kUnitBlockBytes != block) {
-    return ProgramError::kBadSet;
-  }
+  const uint32_t first = 4 * f.reg, block = first / arch::kUnitBlockBytes;
   const bool present_unit = std::any_of(
       std::begin(arch::kUnits), std::end(arch::kUnits), [block](const arch::UnitInfo& u) {
         return u.present && u.block != 0 && uint32_t(u.block) == block;
       });
-  if (!present_unit) return ProgramError::kBadSet;
-  const bool read_only = std::any_of(
-      std::begin(arch::kRegisters), std::end(arch::kRegisters), [&](const arch::RegisterInfo& r) {
-        return r.offset >= first && r.offset <= last && r.access == arch::Access::kRO;
-      });
-  return read_only ? ProgramError::kBadSet : ProgramError::kNone;
+  // The unit's registers: those of the spec data in its block (an absent unit's are not generated).
+  std::vector<uint32_t> in_block;
+  for (const arch::RegisterInfo& r : arch::kRegisters) {
+    if (r.offset / arch::kUnitBlockBytes == block && block >= 2) in_block.push_back(r.offset);
+  }
+  if (!present_unit || in_block.empty() || first != in_block.front() ||
+      f.count != in_block.size()) {
+    return ProgramError::kBadSet;
+  }
+  if (first == arch::reg::kSlopePosMult && !SlopeRegistersLegal(SlopeValuesOf(f))) {
+    return ProgramError::kBadSlope;
+  }
+  return ProgramError::kNone;
 }
 
 // ---- Execution --------------------------------------------------------------------------------
@@ -386,6 +403,14 @@ void ExecuteGemm(const AccelGeometry& geometry, const GemmFields& f, MachineStat
   const bool out_raw = f.mode & kModeOutRaw, bias_en = f.mode & kModeBiasEn;
   const bool lut = GemmHasLut(f.mode);
   const LutFields lut_fields = GemmLutFields(f.mode);
+  // The slope stage (requant.md 6.2) on the first stage's code, with the registers as they are now.
+  std::optional<SlopeStageParams> slope;
+  if (GemmHasSlope(f.mode)) {
+    slope = DecodeSlopeRegisters(state.slope_registers());
+    if (!slope)
+      throw std::logic_error(
+          "golden: ACT = SLOPE with registers no form has (ValidateSlopeAtFetch)");
+  }
   auto operand = [](uint8_t code, bool is_unsigned) {
     return is_unsigned ? int32_t{code} : int32_t{static_cast<int8_t>(code)};
   };
@@ -436,7 +461,9 @@ void ExecuteGemm(const AccelGeometry& geometry, const GemmFields& f, MachineStat
             Store32(state.out, (f.out_base + e) * out_word_bytes + 4 * c, static_cast<uint32_t>(x));
             continue;
           }
-          const int64_t y = RequantizeAccumulator(x, params);
+          int64_t y = RequantizeAccumulator(x, params);
+          if (slope)
+            y = SlopeStage(static_cast<int32_t>(y), static_cast<int32_t>(f.zp_out), *slope);
           if (!lut) {
             state.out[(f.out_base + e / 4) * out_word_bytes + (e % 4) * cols + c] =
                 static_cast<uint8_t>(static_cast<uint64_t>(y) & 0xFF);
@@ -538,7 +565,11 @@ Engine Other(Engine engine) { return engine == Engine::kDma ? Engine::kCompute :
 class QueueRun {
  public:
   QueueRun(const AccelGeometry& geometry, uint32_t q_base, uint32_t count, MachineState& state)
-      : geometry_(geometry), q_base_(q_base), count_(count), state_(state) {}
+      : geometry_(geometry),
+        q_base_(q_base),
+        count_(count),
+        state_(state),
+        launch_slope_(state.slope_registers()) {}
 
   ProgramResult Run() {
     ProgramResult result;
@@ -642,7 +673,10 @@ class QueueRun {
       }
       Descriptor d;
       for (int w = 0; w < kDescriptorWords; ++w) d[w] = Load32(state_.ext, address + 4 * w);
-      const ProgramError error = Validate(geometry_, d);
+      ProgramError error = Validate(geometry_, d);
+      if (error == ProgramError::kNone)
+        error = ValidateSlopeAtFetch(d, launch_slope_, slope_set_seen_);
+      slope_set_seen_ = slope_set_seen_ || (error == ProgramError::kNone && SetsSlope(d));
       if (error != ProgramError::kNone) {
         invalid_error_ = error;
         invalid_index_ = static_cast<int>(next_);
@@ -665,6 +699,10 @@ class QueueRun {
   MachineState& state_;
   std::vector<Descriptor> fetched_;  // by index
   bool held_ = false;                // fetched_.back() is read and valid but not yet pushed
+  // Requant.md 6.2: the slope registers at the launch, and whether a SET into them was fetched
+  // since.
+  SlopeRegisters launch_slope_;
+  bool slope_set_seen_ = false;
   uint32_t next_ = 0;                // the next descriptor to push
   EngineState engines_[2];
   int tokens_[2] = {0, 0};
@@ -1019,6 +1057,32 @@ uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32,
   return words * EntriesPerWord(*info, out_int32, out_int16);
 }
 
+bool GemmHasSlope(uint32_t mode) {
+  return ((mode & kModeActMask) >> arch::kModeActLsb) == static_cast<uint32_t>(arch::Act::kSlope);
+}
+
+bool SetsSlope(const Descriptor& d) {
+  return DecodeHeader(d).op == static_cast<uint32_t>(Op::kSet) &&
+         4 * DecodeSet(d).reg == arch::reg::kSlopePosMult;
+}
+
+ProgramError ValidateSlopeAtFetch(const Descriptor& d, const SlopeRegisters& at_launch,
+                                  bool slope_set_seen) {
+  const bool slope_gemm =
+      DecodeHeader(d).op == static_cast<uint32_t>(Op::kGemm) && GemmHasSlope(DecodeGemm(d).mode);
+  return slope_gemm && !slope_set_seen && !SlopeRegistersLegal(at_launch) ? ProgramError::kBadSlope
+                                                                          : ProgramError::kNone;
+}
+
+SlopeRegisters MachineState::slope_registers() const {
+  SlopeRegisters words{};
+  for (int i = 0; i < kSlopeRegisterCount; ++i) {
+    const auto it = unit_registers.find(arch::reg::kSlopePosMult + 4 * uint32_t(i));
+    words[size_t(i)] = it == unit_registers.end() ? 0 : it->second;
+  }
+  return words;
+}
+
 ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d) {
   switch (DecodeHeader(d).op) {
     case static_cast<uint32_t>(Op::kGemm):
@@ -1091,10 +1155,18 @@ ProgramError Execute(const AccelGeometry& geometry, const Descriptor& d, Machine
     case Op::kMove:
       ExecuteMove(geometry, DecodeMove(d), state);
       return ProgramError::kNone;
-    case Op::kSet:
-      // Validate passes a SET only into the block of a present unit, and no present unit has one.
-      // The unit that brings the first block (LUT, issue 41) adds its registers to MachineState.
-      throw std::logic_error("golden: a legal SET, but no unit with registers is modelled");
+    case Op::kSet: {
+      // Each register keeps its fields (units.md 19.4: as a host write of the value would).
+      const SetFields f = DecodeSet(d);
+      for (uint32_t i = 0; i < f.count; ++i) {
+        const uint32_t offset = 4 * (f.reg + i);
+        const auto* info =
+            std::find_if(std::begin(arch::kRegisters), std::end(arch::kRegisters),
+                         [offset](const arch::RegisterInfo& r) { return r.offset == offset; });
+        state.unit_registers[offset] = f.value[i] & info->rw_mask;
+      }
+      return ProgramError::kNone;
+    }
     case Op::kEltwise:
       ExecuteEltwise(DecodeEltwise(d), geometry.cols, state.lut, state.out);
       return ProgramError::kNone;

@@ -12,11 +12,13 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "golden/lut_unit.h"
 #include "golden/memory_image.h"
+#include "golden/slope_stage.h"
 #include "spec/arch_spec.h"
 
 namespace qacc::golden {
@@ -120,11 +122,21 @@ uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32,
                    bool out_int16 = false);
 
 // The checks of 4 (GEMM), 12 (DMA), 13 (MOVE), units.md 19.4 (SET) and lut.md 10.5 (ELTWISE), in
-// their order; kNone when
-// the descriptor is legal. Descriptors with a reserved opcode give kBadOpcode. A SET is legal only
-// into the register block of a present unit: no present unit has one in this version, so every SET
-// fails (BAD_SHAPE or BAD_SET).
+// their order; kNone when the descriptor is legal. Descriptors with a reserved opcode give
+// kBadOpcode. A SET is legal only when it writes exactly the registers of a present unit (the slope
+// stage's ten), with values that the unit accepts (BAD_SLOPE for the slope stage, requant.md 6.2).
+// The one check that depends on the registers is left to ValidateSlopeAtFetch.
 ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d);
+
+// Whether a GEMM's CMD_MODE uses the slope stage (ACT = SLOPE).
+bool GemmHasSlope(uint32_t mode);
+// Whether a (valid) SET writes the slope stage's registers.
+bool SetsSlope(const Descriptor& d);
+// Requant.md 6.2: a GEMM with ACT = SLOPE is BAD_SLOPE when no SET into the slope block was fetched
+// before it since the launch (slope_set_seen) and the registers it will read, those of the launch,
+// are not a legal slope. kNone for every other descriptor.
+ProgramError ValidateSlopeAtFetch(const Descriptor& d, const SlopeRegisters& at_launch,
+                                  bool slope_set_seen);
 
 // Everything a program touches: the five SRAMs as host-window images (architecture.md 3.1: A is
 // a_depth * R bytes, ..., rq 8 bytes per lane with the shift word keeping bits [5:0] in byte 0 and
@@ -133,11 +145,16 @@ ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d);
 struct MachineState {
   std::vector<uint8_t> a, b, bias, rq, out, lut;
   MemoryImage ext;
+  // The unit register blocks (units.md 19.3), by byte offset, as the registers store them; an
+  // offset not here holds its reset value 0.
+  std::map<uint32_t, uint32_t> unit_registers;
 
   // SRAMs of the geometry's sizes, all zero; `ext_bytes` of external memory, all zero.
   MachineState(const AccelGeometry& geometry, size_t ext_bytes);
   std::vector<uint8_t>& sram(Sram id);
   const std::vector<uint8_t>& sram(Sram id) const;
+  // The slope stage's ten registers (requant.md 6.2).
+  SlopeRegisters slope_registers() const;
 };
 
 // Runs one descriptor on `state` (no validation: Validate first). Returns kNone, or kExtFault when

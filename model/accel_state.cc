@@ -35,6 +35,12 @@ bool IsBusyLocked(uint32_t offset) {
   return info != nullptr && info->busy_locked;
 }
 
+// The index of a slope stage register (requant.md 6.2) in arch::Command::slope_regs, or -1.
+int SlopeRegisterIndex(uint32_t offset) {
+  if (offset < arch::reg::kSlopePosMult || offset > arch::reg::kSlopeClampMax) return -1;
+  return int((offset - arch::reg::kSlopePosMult) / 4);
+}
+
 }  // namespace
 
 const char* BusStatusName(BusStatus status) {
@@ -72,6 +78,7 @@ void AccelState::AdvanceTo(int64_t cycle) {
     if (!program_->ended || cycle < program_->done_cycle) return;
     pending_ = false;
     done_ = true;
+    cmd_regs_.slope_regs = engine_->slope_registers();  // the SETs' writes outlive the program
     error_ = program_->result.error != arch::ErrCode::kNone;
     err_code_ = program_->result.error;
     if (error_) q_err_index_ = static_cast<uint32_t>(program_->result.error_index);
@@ -213,7 +220,9 @@ BusResponse AccelState::Read(uint64_t addr, int64_t cycle) {
   const uint32_t offset = arch::WindowOffset(address) & ~uint32_t{3};
   if (region == arch::Region::kRegs) {
     if (offset >= arch::kRegsReservedEnd) return {BusStatus::kAddressError, 0};
-    return {BusStatus::kOk, offset < arch::kRegsSize ? ReadRegister(offset, cycle) : 0};
+    // Blocks 0..1, and the unit blocks' registers (the others read 0, units.md 19.3).
+    const bool mapped = offset < arch::kRegsSize || arch::FindRegister(offset) != nullptr;
+    return {BusStatus::kOk, mapped ? ReadRegister(offset, cycle) : 0};
   }
   if (!Srams::IsSramRegion(region)) return {BusStatus::kAddressError, 0};
   if (Busy(cycle) || !srams_.InRange(region, offset)) return {BusStatus::kGenericError, 0};
@@ -228,7 +237,8 @@ BusStatus AccelState::Write(uint64_t addr, uint32_t data, uint8_t strobe, int64_
   const uint32_t offset = arch::WindowOffset(address) & ~uint32_t{3};
   if (region == arch::Region::kRegs) {
     if (offset >= arch::kRegsReservedEnd) return BusStatus::kAddressError;
-    return offset < arch::kRegsSize ? WriteRegister(offset, data, cycle) : BusStatus::kOk;
+    const bool mapped = offset < arch::kRegsSize || arch::FindRegister(offset) != nullptr;
+    return mapped ? WriteRegister(offset, data, cycle) : BusStatus::kOk;
   }
   if (!Srams::IsSramRegion(region)) return BusStatus::kAddressError;
   if (Busy(cycle) || !srams_.InRange(region, offset)) return BusStatus::kGenericError;
@@ -352,6 +362,11 @@ uint32_t AccelState::ReadRegister(uint32_t offset, int64_t cycle) {
       return uint32_t(values[(offset - reg::kPerfDmaBusy) / 4]);  // wraps modulo 2^32
     }
     default:
+      // The slope stage's registers: a running program's as its SETs wrote them so far.
+      if (const int i = SlopeRegisterIndex(offset); i >= 0) {
+        return pending_ && last_is_program_ ? ProgramRegistersAt(cycle).slope_regs[size_t(i)]
+                                            : cmd_regs_.slope_regs[size_t(i)];
+      }
       // The busy counters of the present beat units; reserved offsets (the busy counters of absent
       // units among them) read 0.
       for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) {
@@ -436,7 +451,10 @@ BusStatus AccelState::WriteRegister(uint32_t offset, uint32_t data, int64_t cycl
     case reg::kCmdOp:
       cmd_regs_.op = data & ((uint32_t{1} << arch::kOpBits) - 1);
       break;
-    default:  // reserved offsets: ignored
+    default:  // the slope stage's registers, each storing its fields; reserved offsets: ignored
+      if (const int i = SlopeRegisterIndex(offset); i >= 0) {
+        cmd_regs_.slope_regs[size_t(i)] = data & arch::FindRegister(offset)->rw_mask;
+      }
       break;
   }
   return BusStatus::kOk;

@@ -295,12 +295,38 @@ std::string DescribeArchConfig(const ArchConfig& c) {
   return os.str();
 }
 
-ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd) {
+bool SlopeRegistersLegal(const std::array<uint32_t, kSlopeRegisterCount>& regs) {
+  // A side is four words from its MULT: MULT, SHIFT, ZP, CFG (requant.md 6.2).
+  auto side_legal = [](const uint32_t* w) {
+    const uint32_t cfg = w[3];
+    const auto mult = static_cast<int32_t>(w[0]);
+    if (cfg & kSlopePosRqForm) {
+      const uint32_t width = (cfg & kSlopePosMultWidthMask) >> kSlopePosMultWidthLsb;
+      const uint32_t round = (cfg & kSlopePosRshiftRoundMask) >> kSlopePosRshiftRoundLsb;
+      if (width > static_cast<uint32_t>(MultWidth::kW32) ||
+          round > static_cast<uint32_t>(RshiftRound::kDown)) {
+        return false;
+      }
+      return LowBitsSigned(w[0], MultWidthBits(width)) == mult &&
+             RshiftValue(w[1]) <= uint32_t(kMaxRqRshift);
+    }
+    const int32_t shift = ShiftValue(w[1]);
+    return (mult == 0 || mult >= kMinNonzeroMult) && shift >= kMinShift && shift <= kMaxShift;
+  };
+  const auto lo = static_cast<int32_t>(regs[8]), hi = static_cast<int32_t>(regs[9]);
+  return side_legal(&regs[0]) && side_legal(&regs[4]) && lo <= hi && lo >= kMinInt8ModeClamp &&
+         hi <= kMaxInt8ModeClamp;
+}
+
+ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd,
+                        bool slope_registers_checked) {
   // The opcode first: the other checks read the fields of a GEMM.
   if (cmd.Op() != static_cast<uint32_t>(Opcode::kGemm)) return ErrCode::kBadOpcode;
   const int64_t m = cmd.M(), n = cmd.N(), k = cmd.K();
   // A table's input is a requant code, never a raw accumulator (lut.md 10.4).
-  if (m == 0 || n == 0 || k == 0 || (cmd.lut() && cmd.out_raw())) return ErrCode::kBadShape;
+  if (m == 0 || n == 0 || k == 0 || ((cmd.lut() || cmd.slope()) && cmd.out_raw())) {
+    return ErrCode::kBadShape;
+  }
   const Timing timing(config.rows, config.cols, m, n, k);
   const int64_t mb = timing.MB(), nb = timing.NB();
   constexpr uint32_t base_mask = (uint32_t{1} << kBaseBits) - 1;
@@ -343,7 +369,13 @@ ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd) {
       b_zp > kMaxOperandZp) {
     return ErrCode::kBadZp;
   }
-  if (cmd.act() != static_cast<uint32_t>(Act::kNone) && !cmd.lut()) return ErrCode::kUnitAbsent;
+  if (cmd.act() != static_cast<uint32_t>(Act::kNone) && !cmd.lut() && !cmd.slope()) {
+    return ErrCode::kUnitAbsent;
+  }
+  if (cmd.slope()) {  // requant.md 6.2: the input zero point, then the registers
+    if (cmd.zp_out < kMinInt8ModeClamp || cmd.zp_out > kMaxInt8ModeClamp) return ErrCode::kBadSlope;
+    if (!slope_registers_checked && !SlopeRegistersLegal(cmd.slope_regs)) return ErrCode::kBadSlope;
+  }
   if (cmd.lut()) {
     if (cmd.lut_slot() >= uint32_t(config.lut_slots)) return ErrCode::kLutSlot;
     if (cmd.lut_in_bits() < uint32_t(kLutMinInBits) ||

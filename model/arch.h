@@ -8,6 +8,7 @@
 #define QACC_MODEL_ARCH_H_
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -118,6 +119,10 @@ std::string DescribeArchConfig(const ArchConfig& config);
 // ---- Command (4)
 // The CMD_* registers as the host writes them (raw register values: the field extraction is part of
 // the spec).
+// The slope stage's registers (requant.md 6.2): SLOPE_POS_MULT .. SLOPE_CLAMP_MAX, contiguous.
+inline constexpr size_t kSlopeRegisterCount = (reg::kSlopeClampMax - reg::kSlopePosMult) / 4 + 1;
+static_assert(kSlopeRegisterCount == 10);
+
 struct Command {
   uint32_t op = 0;                                                            // CMD_OP [3:0]
   uint32_t m = 1, n = 1, k = 1;                                               // CMD_M/N/K [15:0]
@@ -129,6 +134,9 @@ struct Command {
   int32_t clamp_max = 127;   // CMD_CLAMP_MAX
   int32_t mult = 1 << 30;    // CMD_MULT
   uint32_t shift = 0;        // CMD_SHIFT raw [7:0]
+  // The slope stage's registers (block 2, requant.md 6.2) as stored, SLOPE_POS_MULT ..
+  // SLOPE_CLAMP_MAX: command state that a command with ACT = SLOPE reads (units.md 19.3).
+  std::array<uint32_t, kSlopeRegisterCount> slope_regs{};
 
   uint32_t Op() const { return op & ((uint32_t{1} << kOpBits) - 1); }
   uint32_t M() const { return m & kMaxDim; }
@@ -141,7 +149,8 @@ struct Command {
   bool a_unsigned() const { return mode & kModeAUnsigned; }
   bool b_unsigned() const { return mode & kModeBUnsigned; }
   uint32_t act() const { return (mode & kModeActMask) >> kModeActLsb; }
-  bool lut() const { return act() == static_cast<uint32_t>(Act::kLut); }  // ACT = LUT
+  bool lut() const { return act() == static_cast<uint32_t>(Act::kLut); }      // ACT = LUT
+  bool slope() const { return act() == static_cast<uint32_t>(Act::kSlope); }  // ACT = SLOPE
   uint32_t lut_slot() const { return (mode & kModeLutSlotMask) >> kModeLutSlotLsb; }
   uint32_t lut_in_bits() const { return (mode & kModeLutInBitsMask) >> kModeLutInBitsLsb; }
   uint32_t lut_entry_bits() const { return (mode & kModeLutEntryBitsMask) >> kModeLutEntryBitsLsb; }
@@ -207,11 +216,18 @@ struct Timing {
   int64_t rows = 8, cols = 8;   // R, C
   int64_t m = 1, n = 1, k = 1;  // M, N, K
   bool lut = false;             // ACT = LUT: the LUT stage sits between requant and the out writer
+  bool slope = false;           // ACT = SLOPE: the slope stage sits there (requant.md 6.2)
 
   constexpr Timing() = default;
   constexpr Timing(int64_t num_rows, int64_t num_cols, int64_t dim_m, int64_t dim_n, int64_t dim_k,
-                   bool with_lut = false)
-      : rows(num_rows), cols(num_cols), m(dim_m), n(dim_n), k(dim_k), lut(with_lut) {}
+                   bool with_lut = false, bool with_slope = false)
+      : rows(num_rows),
+        cols(num_cols),
+        m(dim_m),
+        n(dim_n),
+        k(dim_k),
+        lut(with_lut),
+        slope(with_slope) {}
 
   // ---- Tiling (section 6)
   constexpr int64_t MB() const { return CeilDiv(m, rows); }  // ceil(M / Rows)
@@ -236,16 +252,18 @@ struct Timing {
   int64_t Q(int64_t t, int64_t i) const;
   // LUT output beat (lut.md 10.4): Q + L_lut.
   int64_t L(int64_t t, int64_t i) const;
+  // Slope stage output beat (requant.md 6.2): Q + L_slope.
+  int64_t S(int64_t t, int64_t i) const;
   // Whether `unit` has row beats in this command: the LUT unit only with ACT = LUT.
   bool Beats(BeatUnit unit) const;
   // Row beat of row i of tile t on the monitor of `unit` (units.md 21.2): O for the MAC array, Q
   // for requant, L for the LUT unit.
   int64_t Beat(BeatUnit unit, int64_t t, int64_t i) const;
   // Output SRAM write of row i (only rows i < MValid(mb) are written): W = Q + Lw, or L + Lw with
-  // ACT = LUT.
+  // ACT = LUT, or S + Lw with ACT = SLOPE.
   int64_t W(int64_t t, int64_t i) const;
   // Command done (BUSY = 0, DONE = 1 visible) = PERF_CYCLES: E = W(T-1, R-1) + 1 = (T-1)*P + K + R
-  // + C + 8, plus L_lut with ACT = LUT.
+  // + C + 8, plus L_lut with ACT = LUT, L_slope with ACT = SLOPE.
   int64_t E() const;
 
   // The input beats of beat unit `unit`, the events of its PERF_<x>_BUSY (units.md 21.2): tile t's
@@ -313,8 +331,16 @@ inline constexpr int64_t OutWindowByte(int64_t out_base, int64_t entry, int64_t 
   return OutWindowByte(out_base, entry, lane, cols, OutLayoutOf(out_raw));
 }
 
-// Validation of section 4 in its order: the first failing check, or ErrCode::kNone.
-ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd);
+// Validation of section 4 in its order: the first failing check, or ErrCode::kNone. With ACT =
+// SLOPE the slope registers of `cmd` must be legal (requant.md 6.2); a program's fetcher, which
+// runs ahead of the SETs, checks them itself (slope_registers_checked: leave them to the caller).
+ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd,
+                        bool slope_registers_checked = false);
+
+// Whether the slope registers hold a legal slope (requant.md 6.2): each side's form rules on its
+// multiplier and shift, the clamp ordered and within the int8 mode's bounds. The model's own
+// reading of the spec, apart from golden's SlopeRegistersLegal.
+bool SlopeRegistersLegal(const std::array<uint32_t, kSlopeRegisterCount>& regs);
 
 }  // namespace qacc::arch
 

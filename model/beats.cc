@@ -33,6 +33,10 @@ RowBeat MakeRowBeat(arch::BeatUnit unit, const DecodedCommand& cmd, const TileRe
       lanes = &tile.lut;
       beat.known_lanes = tile.known_lanes;
       break;
+    case arch::BeatUnit::kSlope:
+      lanes = &tile.slope;
+      beat.known_lanes = tile.known_lanes;
+      break;
   }
   if (lanes == nullptr || lanes->empty())
     throw std::logic_error("MakeRowBeat: a beat unit without lanes in TileResult");

@@ -15,7 +15,10 @@ int64_t Timing::O(int64_t t, int64_t i) const { return I(t, 0) + k + cols + kMac
 int64_t Timing::BiasRead(int64_t t) const { return O(t, 0) - kSramReadLatency; }
 int64_t Timing::Q(int64_t t, int64_t i) const { return O(t, i) + kRequantLatency; }
 int64_t Timing::L(int64_t t, int64_t i) const { return Q(t, i) + kLutLatency; }
-bool Timing::Beats(BeatUnit unit) const { return unit != BeatUnit::kLut || lut; }
+int64_t Timing::S(int64_t t, int64_t i) const { return Q(t, i) + kSlopeLatency; }
+bool Timing::Beats(BeatUnit unit) const {
+  return (unit != BeatUnit::kLut || lut) && (unit != BeatUnit::kSlope || slope);
+}
 int64_t Timing::Beat(BeatUnit unit, int64_t t, int64_t i) const {
   switch (unit) {
     case BeatUnit::kMac:
@@ -24,11 +27,13 @@ int64_t Timing::Beat(BeatUnit unit, int64_t t, int64_t i) const {
       return Q(t, i);
     case BeatUnit::kLut:
       return L(t, i);
+    case BeatUnit::kSlope:
+      return S(t, i);
   }
   throw std::logic_error("Timing::Beat: a beat unit without a cycle");
 }
 int64_t Timing::W(int64_t t, int64_t i) const {
-  return (lut ? L(t, i) : Q(t, i)) + kOutWriteLatency;
+  return (lut ? L(t, i) : slope ? S(t, i) : Q(t, i)) + kOutWriteLatency;
 }
 int64_t Timing::E() const { return W(T() - 1, rows - 1) + 1; }
 
@@ -40,6 +45,8 @@ Timing::InputBeats Timing::In(BeatUnit unit) const {
       return {O(0, 0), rows};
     case BeatUnit::kLut:
       return {Q(0, 0), lut ? rows : 0};
+    case BeatUnit::kSlope:
+      return {Q(0, 0), slope ? rows : 0};
   }
   throw std::logic_error("Timing::In: a beat unit without input beats");
 }

@@ -12,7 +12,8 @@ LaunchDecision DecodeCommand(const arch::ArchConfig& config, const arch::Command
   constexpr uint32_t kBaseMask = (uint32_t{1} << arch::kBaseBits) - 1;
   DecodedCommand& cmd = decision.command;
   cmd.raw = raw;
-  cmd.timing = arch::Timing(config.rows, config.cols, raw.M(), raw.N(), raw.K(), raw.lut());
+  cmd.timing =
+      arch::Timing(config.rows, config.cols, raw.M(), raw.N(), raw.K(), raw.lut(), raw.slope());
   cmd.a_base = raw.a_base & kBaseMask;
   cmd.b_base = raw.b_base & kBaseMask;
   cmd.bias_base = raw.bias_base & kBaseMask;
@@ -47,6 +48,7 @@ LaunchDecision DecodeCommand(const arch::ArchConfig& config, const arch::Command
   cmd.lut = raw.lut();
   cmd.lut_fields = {raw.lut_slot(), raw.lut_in_bits(), raw.lut_entry_bits()};
   cmd.out_layout = arch::OutLayoutOf(raw);
+  if (raw.slope()) cmd.slope = golden::DecodeSlopeRegisters(raw.slope_regs);  // legal: validated
   decision.cycles = cmd.timing.E();
   return decision;
 }

@@ -5,9 +5,11 @@
 #define QACC_MODEL_COMMAND_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "golden/lut_unit.h"
 #include "golden/requant.h"
+#include "golden/slope_stage.h"
 #include "model/arch.h"
 
 namespace qacc::model {
@@ -27,6 +29,8 @@ struct DecodedCommand {
   // ACT = LUT (lut.md 10.4): the LUT stage's fields (legal), and the out layout they give.
   bool lut = false;
   golden::LutFields lut_fields;
+  // ACT = SLOPE (requant.md 6.2): the slope stage's parameters, from the registers at the start.
+  std::optional<golden::SlopeStageParams> slope;
   arch::OutLayout out_layout = arch::OutLayout::kInt8;
 };
 

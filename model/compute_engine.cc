@@ -46,8 +46,13 @@ void ComputeEngine::StartEltwise(const golden::EltwiseFields& fields, uint64_t s
   end_ = eltwise_.end_cycle();
 }
 
+void ComputeEngine::StartSet(uint64_t start_cycle) {
+  kind_ = Kind::kSet;
+  start_ = end_ = start_cycle;
+}
+
 PortUse ComputeEngine::PortsAt(uint64_t cycle) const {
-  if (cycle < start_ || cycle > end_) return {};
+  if (cycle < start_ || cycle > end_ || kind_ == Kind::kSet) return {};
   if (kind_ == Kind::kMove) return move_.PortsAt(cycle);
   if (kind_ == Kind::kEltwise) return eltwise_.PortsAt(cycle);
   PortUse use;

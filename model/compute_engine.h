@@ -30,6 +30,9 @@ class ComputeEngine {
   arch::Timing StartGemm(const arch::Command& command, uint64_t start_cycle);
   void StartMove(const MoveDesc& desc, uint64_t start_cycle);
   void StartEltwise(const golden::EltwiseFields& fields, uint64_t start_cycle);
+  // A SET: no port, no data; it completes at its start (units.md 19.4; its registers are the
+  // program engine's).
+  void StartSet(uint64_t start_cycle);
 
   // MOVE and ELTWISE access their SRAMs in Cycle(), every cycle; a GEMM's data is written at start.
   bool steps_each_cycle() const { return kind_ != Kind::kGemm; }
@@ -44,7 +47,7 @@ class ComputeEngine {
  private:
   const arch::ArchConfig& config_;
   Srams& srams_;
-  enum class Kind : uint8_t { kGemm, kMove, kEltwise };
+  enum class Kind : uint8_t { kGemm, kMove, kEltwise, kSet };
   MoveUnit move_;
   EltwiseUnit eltwise_;
   Kind kind_ = Kind::kGemm;

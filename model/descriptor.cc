@@ -67,17 +67,27 @@ ProgramError ValidateMove(const arch::ArchConfig& config, const MoveDesc& f) {
 
 // Units.md 19.4, in its order. The registers REG .. REG + COUNT - 1 must share one block (the top
 // bits of the register index) owned by a present unit and none may be read-only.
+// Units.md 19.4: COUNT, then exactly the registers of a present unit's block (all of them, from its
+// first), then the unit's check of the values (the slope stage's, requant.md 6.2).
 ProgramError ValidateSet(const Descriptor& d) {
   const uint32_t reg = desc::Get(d, desc::set::kReg), count = desc::Get(d, desc::set::kCount);
   if (count == 0 || count > uint32_t(arch::kMaxSetCount)) return ProgramError::kBadShape;
   constexpr uint32_t kRegsPerBlock = arch::kUnitBlockBytes / 4;
   const uint32_t block = reg / kRegsPerBlock;
-  if ((reg + count - 1) / kRegsPerBlock != block) return ProgramError::kBadSet;
   for (const arch::UnitInfo& unit : arch::kUnits) {
     if (!unit.present || unit.block == 0 || uint32_t(unit.block) != block) continue;
-    for (uint32_t r = reg; r < reg + count; ++r) {
-      const arch::RegisterInfo* info = arch::FindRegister(4 * r);
-      if (info != nullptr && info->access == arch::Access::kRO) return ProgramError::kBadSet;
+    // The unit's registers: a contiguous run from the block's first offset that holds one.
+    uint32_t first = 0, n = 0;
+    for (const arch::RegisterInfo& r : arch::kRegisters) {
+      if (r.offset / arch::kUnitBlockBytes != block) continue;
+      if (n == 0) first = r.offset / 4;
+      ++n;
+    }
+    if (n == 0 || reg != first || count != n) return ProgramError::kBadSet;
+    if (4 * reg == arch::reg::kSlopePosMult) {
+      std::array<uint32_t, arch::kSlopeRegisterCount> values{};
+      for (size_t i = 0; i < values.size(); ++i) values[i] = d[i];
+      if (!arch::SlopeRegistersLegal(values)) return ProgramError::kBadSlope;
     }
     return ProgramError::kNone;
   }
@@ -257,10 +267,21 @@ uint32_t SramWordBytes(const arch::ArchConfig& config, uint8_t sram) {
   return uint32_t(arch::SramWordBytes(*info, config.rows, config.cols));
 }
 
-ProgramError ValidateDescriptor(const arch::ArchConfig& config, const Descriptor& d) {
+bool SetsSlopeRegisters(const Descriptor& d) {
+  return DecodeDescHeader(d).op == uint32_t(DescOp::kSet) &&
+         4 * desc::Get(d, desc::set::kReg) == arch::reg::kSlopePosMult;
+}
+
+ProgramError ValidateDescriptor(const arch::ArchConfig& config, const Descriptor& d,
+                                bool slope_ok) {
   switch (DecodeDescHeader(d).op) {
-    case uint32_t(DescOp::kGemm):
-      return arch::ValidateCommand(config, GemmCommandOf(d));
+    case uint32_t(DescOp::kGemm): {
+      const arch::Command cmd = GemmCommandOf(d);
+      const ProgramError error =
+          arch::ValidateCommand(config, cmd, /*slope_registers_checked=*/true);
+      if (error == ProgramError::kNone && cmd.slope() && !slope_ok) return ProgramError::kBadSlope;
+      return error;
+    }
     case uint32_t(DescOp::kLoad):
     case uint32_t(DescOp::kStore):
       return ValidateDma(config, DecodeDmaDesc(d));

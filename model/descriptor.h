@@ -86,8 +86,12 @@ uint32_t SramWordBytes(const arch::ArchConfig& config, uint8_t sram);
 
 // The checks of architecture.md 4 (GEMM), data_movement.md 12 (LOAD/STORE) and 13 (MOVE), units.md
 // 19.4 (SET) and lut.md 10.5 (ELTWISE), each in its order; kBadOpcode for a reserved opcode; kNone
-// for a legal descriptor.
-ProgramError ValidateDescriptor(const arch::ArchConfig& config, const Descriptor& d);
+// for a legal descriptor. slope_ok: whether the slope registers a GEMM with ACT = SLOPE reads at
+// its start will be legal (the fetcher's rule of requant.md 6.2: a SET into them fetched before it,
+// or the registers legal now).
+ProgramError ValidateDescriptor(const arch::ArchConfig& config, const Descriptor& d, bool slope_ok);
+// Whether a descriptor is a SET into the slope stage's registers.
+bool SetsSlopeRegisters(const Descriptor& d);
 
 }  // namespace qacc::model
 

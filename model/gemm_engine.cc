@@ -12,6 +12,7 @@ GemmEngine::GemmEngine(const arch::ArchConfig& config, const DecodedCommand& com
       mac_array_(config, command, srams),
       requant_unit_(config, command, srams) {
   if (command.lut) lut_unit_.emplace(config.cols, command.lut_fields, srams);
+  if (command.slope) slope_unit_.emplace(config.cols, *command.slope, command.raw.zp_out);
 }
 
 TileResult GemmEngine::ComputeTile(int64_t t) const {
@@ -25,6 +26,7 @@ TileResult GemmEngine::ComputeTile(int64_t t) const {
   mac_array_.ComputeTile(t, tile.acc);
   Requantize(requant_unit_.ReadLaneInputs(tile.nb), tile);
   LookUp(tile);
+  Slope(tile);
   return tile;
 }
 
@@ -51,6 +53,7 @@ void GemmEngine::ForEachTile(const std::function<void(const TileResult&)>& visit
       }
       Requantize(inputs[size_t(nb)], tile);
       LookUp(tile);
+      Slope(tile);
       visit(tile);
     }
   }
@@ -75,6 +78,18 @@ void GemmEngine::LookUp(TileResult& tile) const {
   for (int row = 0; row < rows_; ++row) {
     const size_t first = size_t(row) * cols_;
     lut_unit_->ComputeBeat(tile.known_lanes, &tile.out[first], &tile.lut[first]);
+  }
+}
+
+void GemmEngine::Slope(TileResult& tile) const {
+  if (!slope_unit_) {
+    tile.slope.clear();
+    return;
+  }
+  tile.slope.resize(size_t(rows_) * cols_);
+  for (int row = 0; row < rows_; ++row) {
+    const size_t first = size_t(row) * cols_;
+    slope_unit_->ComputeBeat(tile.known_lanes, &tile.out[first], &tile.slope[first]);
   }
 }
 

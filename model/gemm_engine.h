@@ -16,6 +16,7 @@
 #include "model/lut_unit_model.h"
 #include "model/mac_array_model.h"
 #include "model/requant_unit_model.h"
+#include "model/slope_unit_model.h"
 #include "model/srams.h"
 
 namespace qacc::model {
@@ -39,9 +40,14 @@ struct TileResult {
   // R x C row-major, with ACT = LUT only (empty otherwise). Row i is LUT output beat i (lut.md
   // 10.4): the entries the codes of `out` address, zero-extended; lanes outside known_lanes 0.
   std::vector<int32_t> lut;
+  // R x C row-major, with ACT = SLOPE only (empty otherwise): slope output beat i (requant.md 6.2).
+  std::vector<int32_t> slope;
 
-  // The lanes the out writer takes: `lut` with ACT = LUT, `out` otherwise.
-  const std::vector<int32_t>& written() const { return lut.empty() ? out : lut; }
+  // The lanes the out writer takes: `lut` with ACT = LUT, `slope` with ACT = SLOPE, `out`
+  // otherwise.
+  const std::vector<int32_t>& written() const {
+    return !lut.empty() ? lut : !slope.empty() ? slope : out;
+  }
 };
 
 // Holds references: `srams` must outlive the engine and its A, B, bias and rq contents, and the
@@ -69,12 +75,15 @@ class GemmEngine {
   const MacArrayModel& mac_array() const { return mac_array_; }
   const RequantUnitModel& requant_unit() const { return requant_unit_; }
   const LutUnitModel* lut_unit() const { return lut_unit_ ? &*lut_unit_ : nullptr; }
+  const SlopeUnitModel* slope_unit() const { return slope_unit_ ? &*slope_unit_ : nullptr; }
 
  private:
   // The requant unit on every row of tile.acc -> tile.out and tile.known_lanes.
   void Requantize(const RequantLaneInputs& inputs, TileResult& tile) const;
   // The LUT unit on every row of tile.out -> tile.lut (ACT = LUT only).
   void LookUp(TileResult& tile) const;
+  // The slope stage on every row of tile.out -> tile.slope (ACT = SLOPE only).
+  void Slope(TileResult& tile) const;
 
   int rows_;
   int cols_;
@@ -82,6 +91,7 @@ class GemmEngine {
   MacArrayModel mac_array_;
   RequantUnitModel requant_unit_;
   std::optional<LutUnitModel> lut_unit_;
+  std::optional<SlopeUnitModel> slope_unit_;
 };
 
 }  // namespace qacc::model

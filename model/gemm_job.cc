@@ -105,6 +105,10 @@ arch::Command ToCommand(const GemmJob& job) {
               round_code << arch::kModeRshiftRoundLsb | width_code << arch::kModeMultWidthLsb;
   cmd.mult = job.requant.multiplier;
   cmd.shift = static_cast<uint32_t>(job.requant.shift) & ((1u << arch::kShiftBits) - 1);
+  if (job.slope) {
+    cmd.mode |= uint32_t(arch::Act::kSlope) << arch::kModeActLsb;
+    cmd.slope_regs = golden::EncodeSlopeRegisters(*job.slope);
+  }
   return cmd;
 }
 
@@ -112,22 +116,30 @@ std::vector<BusWrite> CommandWrites(const GemmJob& job) { return CommandWrites(T
 
 std::vector<BusWrite> CommandWrites(const arch::Command& cmd) {
   namespace reg = arch::reg;
-  return {{reg::kCmdOp, cmd.op},
-          {reg::kCmdM, cmd.m},
-          {reg::kCmdN, cmd.n},
-          {reg::kCmdK, cmd.k},
-          {reg::kCmdABase, cmd.a_base},
-          {reg::kCmdBBase, cmd.b_base},
-          {reg::kCmdBiasBase, cmd.bias_base},
-          {reg::kCmdRqBase, cmd.rq_base},
-          {reg::kCmdOutBase, cmd.out_base},
-          {reg::kCmdMode, cmd.mode},
-          {reg::kCmdZpAb, cmd.zp_ab},
-          {reg::kCmdZpOut, static_cast<uint32_t>(cmd.zp_out)},
-          {reg::kCmdClampMin, static_cast<uint32_t>(cmd.clamp_min)},
-          {reg::kCmdClampMax, static_cast<uint32_t>(cmd.clamp_max)},
-          {reg::kCmdMult, static_cast<uint32_t>(cmd.mult)},
-          {reg::kCmdShift, cmd.shift}};
+  std::vector<BusWrite> writes;
+  if (cmd.slope()) {
+    for (size_t i = 0; i < cmd.slope_regs.size(); ++i) {
+      writes.push_back({reg::kSlopePosMult + 4 * uint32_t(i), cmd.slope_regs[i]});
+    }
+  }
+  const std::vector<BusWrite> command = {{reg::kCmdOp, cmd.op},
+                                         {reg::kCmdM, cmd.m},
+                                         {reg::kCmdN, cmd.n},
+                                         {reg::kCmdK, cmd.k},
+                                         {reg::kCmdABase, cmd.a_base},
+                                         {reg::kCmdBBase, cmd.b_base},
+                                         {reg::kCmdBiasBase, cmd.bias_base},
+                                         {reg::kCmdRqBase, cmd.rq_base},
+                                         {reg::kCmdOutBase, cmd.out_base},
+                                         {reg::kCmdMode, cmd.mode},
+                                         {reg::kCmdZpAb, cmd.zp_ab},
+                                         {reg::kCmdZpOut, static_cast<uint32_t>(cmd.zp_out)},
+                                         {reg::kCmdClampMin, static_cast<uint32_t>(cmd.clamp_min)},
+                                         {reg::kCmdClampMax, static_cast<uint32_t>(cmd.clamp_max)},
+                                         {reg::kCmdMult, static_cast<uint32_t>(cmd.mult)},
+                                         {reg::kCmdShift, cmd.shift}};
+  writes.insert(writes.end(), command.begin(), command.end());
+  return writes;
 }
 
 std::vector<BusWrite> PackOperands(const arch::ArchConfig& config, const GemmJob& job) {
@@ -185,7 +197,11 @@ golden::Matrix<int32_t> GoldenOutput(const GemmJob& job) {
     acc = job.b_unsigned ? GoldenGemm<int8_t, uint8_t>(job) : GoldenGemm<int8_t, int8_t>(job);
   }
   if (job.out_raw) return acc;
-  const golden::Matrix<int32_t> codes = Requantize(job, acc);
+  golden::Matrix<int32_t> codes = Requantize(job, acc);
+  if (job.slope) {
+    for (int32_t& q : codes.data)
+      q = golden::SlopeStage(q, job.requant.output_zero_point, *job.slope);
+  }
   if (!job.lut) return codes;
   golden::Matrix<int32_t> out(job.m, job.n);
   const int bits = job.lut->address_bits();
@@ -218,7 +234,8 @@ golden::Matrix<int32_t> UnpackOutput(const arch::ArchConfig& config, const GemmJ
         out.at(m, n) = golden::WrapToInt32(value);
       } else {
         const int code = out_image.at(byte);
-        out.at(m, n) = job.requant.clamp_min >= 0 || code < 128 ? code : code - 256;
+        const int32_t clamp_min = job.slope ? job.slope->clamp_min : job.requant.clamp_min;
+        out.at(m, n) = clamp_min >= 0 || code < 128 ? code : code - 256;
       }
     }
   }

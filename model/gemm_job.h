@@ -13,6 +13,7 @@
 #include "golden/gemm.h"
 #include "golden/lut.h"
 #include "golden/requant.h"
+#include "golden/slope_stage.h"
 #include "model/arch.h"
 
 namespace qacc::model {
@@ -38,6 +39,9 @@ struct GemmJob {
   // Without a LUT: what CMD_MODE's LUT fields hold anyway (bits [24:12], the rest ignored). The
   // hardware ignores them without ACT = LUT (lut.md 10.4); tests write any bits there.
   uint32_t ignored_lut_fields = 0;
+  // ACT = SLOPE (requant.md 6.2): the slope stage after requant, its input zero point the requant's
+  // output_zero_point; its registers are written with the command's (CommandWrites).
+  std::optional<golden::SlopeStageParams> slope;
   uint32_t a_base = 0, b_base = 0, bias_base = 0, rq_base = 0, out_base = 0;  // SRAM words
   // Value written into padding lanes of A and B words (don't-care lanes: any value must give the
   // same result).
@@ -54,7 +58,8 @@ struct BusWrite {
 // The CMD_* register values of the job.
 arch::Command ToCommand(const GemmJob& job);
 // The CMD_* register writes (opcode, M, N, K, bases, mode, zero points, clamp, multiplier, shift),
-// without START: of any register values, or of the job's.
+// without START: of any register values, or of the job's. With ACT = SLOPE the slope registers
+// first (command state, requant.md 6.2).
 std::vector<BusWrite> CommandWrites(const arch::Command& cmd);
 std::vector<BusWrite> CommandWrites(const GemmJob& job);
 // The SRAM window writes that load A, B, bias and rq in the panel layout of 6.1 (whole words:
@@ -64,7 +69,7 @@ std::vector<BusWrite> PackOperands(const arch::ArchConfig& config, const GemmJob
 
 // The golden result: golden::Gemm (with bias) and, unless out_raw, golden::ApplyOutputStage, then
 // with a LUT the table's entry at the code's low address bits (lut.md 10.3: Lut::Lookup for a code
-// of the table's input range).
+// of the table's input range), or with a slope golden::SlopeStage on the code.
 golden::Matrix<int32_t> GoldenOutput(const GemmJob& job);
 // Reads the M x N result from the output window image (Srams::image(kOut)): int32 lanes with
 // out_raw; with a LUT its entries (int8 or int16 layout), signed as the table's output; else one

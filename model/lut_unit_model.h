@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "golden/lut_unit.h"
+#include "model/beat_stage_model.h"
 #include "model/srams.h"
 
 namespace qacc::model {
@@ -16,13 +17,12 @@ namespace qacc::model {
 // Holds the command's lookup fields (legal: validated at fetch) and a reference to the SRAMs:
 // `srams` must outlive the model, and the command's slot must not change while it runs (a LOAD into
 // it is a race, lut.md 10.1).
-class LutUnitModel {
+class LutUnitModel : public BeatStageModel {
  public:
   LutUnitModel(int cols, const golden::LutFields& fields, const Srams& srams);
 
-  // One beat: `in` (C lanes, a requant output beat) -> `out` (C lanes, entries). A lane outside
-  // `known_lanes` (its requant result undefined) gets 0 and stays unknown. Returns known_lanes.
-  uint64_t ComputeBeat(uint64_t known_lanes, const int32_t* in, int32_t* out) const;
+  // One beat: `in` (C lanes, a requant output beat) -> `out` (C lanes, entries).
+  uint64_t ComputeBeat(uint64_t known_lanes, const int32_t* in, int32_t* out) const override;
 
  private:
   int cols_;

@@ -42,7 +42,8 @@ ProgramEngine::ProgramEngine(const arch::ArchConfig& config, ExtMemory& memory, 
       memory_base_(memory.cycle()),
       dma_(config, srams),
       compute_(config, srams),
-      mon_cmd_(initial_cmd) {
+      mon_cmd_(initial_cmd),
+      slope_regs_(initial_cmd.slope_regs) {
   if (!memory.Quiet()) {
     throw std::invalid_argument("ProgramEngine: the external memory has transfers in flight");
   }
@@ -75,6 +76,10 @@ bool ProgramEngine::DmaRunning() const {
   return slots_[kDma].state == EngineState::kRunning;
 }
 
+bool ProgramEngine::SlopeOk() const {
+  return slope_set_seen_ || arch::SlopeRegistersLegal(slope_regs_);
+}
+
 bool ProgramEngine::ComputeRunning(uint64_t c) const {
   return slots_[kCompute].state == EngineState::kRunning && c <= compute_.end_cycle();
 }
@@ -90,7 +95,8 @@ bool ProgramEngine::FetcherQuiet() const {
     case FetchState::kValidate:
       // At r + 1 a legal descriptor whose queue is full is already held (17.7): only an illegal one
       // (or a faulted fetch) still does something, its error, at the end of the cycle.
-      return !fetch_error_ && ValidateDescriptor(config_, fetched_) == ProgramError::kNone &&
+      return !fetch_error_ &&
+             ValidateDescriptor(config_, fetched_, SlopeOk()) == ProgramError::kNone &&
              slots_[IsDmaOp(DecodeDescHeader(fetched_).op) ? kDma : kCompute].queue.size() >=
                  size_t{kQueueDepth};
     default:  // it issues or waits for its beats (in flight)
@@ -148,11 +154,17 @@ void ProgramEngine::StartCommand(Engine e, uint64_t c, ProgramCycle* observed) {
     return;
   }
   if (head.header.op == uint32_t(DescOp::kSet)) {
-    // Validation passes a SET only into a present unit's block; none has one in this version. The
-    // first unit with registers (LUT, issue 41) writes them here and completes the SET at c (19.4).
-    throw std::logic_error("model: a legal SET, but no unit with registers is modelled");
+    // Validation passes a SET only of exactly the slope stage's registers: it writes them at the
+    // end of c, each as it stores a word, and completes at c (units.md 19.4).
+    for (size_t i = 0; i < slope_regs_.size(); ++i) {
+      slope_regs_[i] =
+          head.d[i] & arch::FindRegister(arch::reg::kSlopePosMult + 4 * uint32_t(i))->rw_mask;
+    }
+    compute_.StartSet(c);
+    return;
   }
-  const arch::Command command = GemmCommandOf(head.d);
+  arch::Command command = GemmCommandOf(head.d);
+  command.slope_regs = slope_regs_;  // command state, read at its start (units.md 19.3)
   const arch::Timing timing = compute_.StartGemm(command, c);
   for (const arch::BeatUnitInfo& unit : arch::kBeatUnits) {
     perf_.busy[size_t(unit.beat)] += uint64_t(timing.Busy(unit.beat));
@@ -219,7 +231,7 @@ inline void ProgramEngine::FetcherCycle(CycleWork& w) {
   }
   if (fetch_ == FetchState::kValidate) {
     const ProgramError error =
-        fetch_error_ ? ProgramError::kExtFault : ValidateDescriptor(config_, fetched_);
+        fetch_error_ ? ProgramError::kExtFault : ValidateDescriptor(config_, fetched_, SlopeOk());
     if (error != ProgramError::kNone) {
       Record(error, next_);
       w.fetch_error = true;
@@ -272,7 +284,8 @@ inline void ProgramEngine::ComputeCycle(CycleWork& w) {
     w.ports = compute_.PortsAt(w.c);
     compute_.Cycle(w.c, w.move_read, w.move_write, w.out_access);
   }
-  if ((state == EngineState::kRunning && w.c == compute_.end_cycle()) ||
+  // A SET completes in its start cycle (units.md 19.4), the others at their e.
+  if ((cs.state == EngineState::kRunning && w.c == compute_.end_cycle()) ||
       state == EngineState::kCompleted) {
     RetireOrWait(kCompute, w);
   }
@@ -394,6 +407,7 @@ inline void ProgramEngine::EndOfCycle(CycleWork& w) {
     pushed.header = DecodeDescHeader(fetched_);
     pushed.pushed = w.c;
     slots_[w.push_engine].queue.push_back(pushed);
+    slope_set_seen_ = slope_set_seen_ || SetsSlopeRegisters(fetched_);
     ++next_;
     fetch_ = next_ == q_count_ ? FetchState::kDone : FetchState::kIssue;
   }
@@ -456,6 +470,7 @@ ProgramEngine::RegisterState ProgramEngine::register_state() const {
   r.gemm_active = gemm_active_;
   r.gemm_timing = gemm_timing_;
   r.gemm_start = gemm_start_;
+  r.slope_regs = slope_regs_;
   return r;
 }
 
@@ -465,6 +480,7 @@ ProgramRegisters ProgramEngine::VisibleRegisters(const RegisterState& s) {
   r.d2c = s.d2c;
   r.c2d = s.c2d;
   r.perf = s.perf;
+  r.slope_regs = s.slope_regs;
   if (!s.finished) r.perf.cycles = s.cycle;
   // The GEMM in flight has added its final counts at its start; the registers count its events
   // cycle by cycle (perf.h: an event of cycle x from x + 1 on).

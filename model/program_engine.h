@@ -90,6 +90,7 @@ struct ProgramRegisters {
   uint32_t retired = 0;  // Q_RETIRED
   int d2c = 0, c2d = 0;  // Q_TOKENS
   ProgramPerf perf;      // PERF_*: the cycles so far while running (t + 1 at the end)
+  std::array<uint32_t, arch::kSlopeRegisterCount> slope_regs{};  // as the SETs so far wrote them
 };
 
 struct ProgramRunResult {
@@ -110,6 +111,11 @@ class ProgramEngine {
 
   bool finished() const { return finished_; }
   uint64_t cycle() const { return cycle_; }  // the next cycle Step() runs
+  // The slope stage's registers (requant.md 6.2): initial_cmd's at the launch, then as the SETs
+  // that started wrote them. They outlive the program (AccelState takes them back).
+  const std::array<uint32_t, arch::kSlopeRegisterCount>& slope_registers() const {
+    return slope_regs_;
+  }
   // One cycle; fills `observed` when it is not null.
   void Step(ProgramCycle* observed);
   // Skips the cycles from cycle() on in which nothing happens but waiting: no channel is driven,
@@ -128,6 +134,7 @@ class ProgramEngine {
     bool gemm_active = false;
     arch::Timing gemm_timing{1, 1, 1, 1, 1};
     uint64_t gemm_start = 0;
+    std::array<uint32_t, arch::kSlopeRegisterCount> slope_regs{};
   };
   RegisterState register_state() const;
   // The registers at the start of cycle(): what a bus read completing in that cycle returns.
@@ -161,6 +168,7 @@ class ProgramEngine {
   bool WaitsForToken(Engine e, uint64_t c) const;
   bool DmaRunning() const;
   bool ComputeRunning(uint64_t c) const;
+  bool SlopeOk() const;  // a GEMM with ACT = SLOPE fetched now has legal registers at its start
   bool FetcherQuiet() const;
   bool Quiet(uint64_t c) const;
   void Record(ProgramError error, uint32_t index);
@@ -229,6 +237,9 @@ class ProgramEngine {
   DmaEngine dma_;
   ComputeEngine compute_;
   arch::Command mon_cmd_;
+  std::array<uint32_t, arch::kSlopeRegisterCount> slope_regs_;
+  // A SET into the slope registers was fetched (the fetcher's rule of requant.md 6.2).
+  bool slope_set_seen_ = false;
 
   bool have_error_ = false;
   ProgramError error_ = ProgramError::kNone;

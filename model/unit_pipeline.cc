@@ -12,17 +12,22 @@ UnitPipeline::UnitPipeline(sc_core::sc_module_name name, int rows, int cols,
       feed_controller_("feed_controller", latencies),
       mac_array_("mac_array", rows, cols, latencies),
       requant_("requant", latencies),
-      lut_("lut", latencies),
+      lut_("lut", latencies.lut,
+           [](const GemmEngine& c) -> const BeatStageModel* { return c.lut_unit(); }),
+      slope_("slope", latencies.slope,
+             [](const GemmEngine& c) -> const BeatStageModel* { return c.slope_unit(); }),
       out_writer_("out_writer", latencies) {
   feed_controller_.feed_out.bind(mac_array_.feed_in);
   mac_array_.beat_out.bind(requant_.beat_in);
   requant_.beat_out.bind(lut_.beat_in);
-  lut_.beat_out.bind(out_writer_.beat_in);
+  lut_.beat_out.bind(slope_.beat_in);
+  slope_.beat_out.bind(out_writer_.beat_in);
   out_writer_.complete_out.bind(feed_controller_.complete_in);
   feed_controller_.monitor.bind(mac_in_beats_);
   mac_array_.monitor.bind(beats_[size_t(arch::BeatUnit::kMac)]);
   requant_.monitor.bind(beats_[size_t(arch::BeatUnit::kRequant)]);
   lut_.monitor.bind(beats_[size_t(arch::BeatUnit::kLut)]);
+  slope_.monitor.bind(beats_[size_t(arch::BeatUnit::kSlope)]);
   out_writer_.monitor.bind(out_writes_);
 }
 
@@ -32,6 +37,7 @@ void UnitPipeline::Start(std::shared_ptr<const GemmEngine> command, int64_t laun
   mac_in_beats_.runs.clear();
   for (auto& stream : beats_) stream.Clear();
   lut_.Clear();
+  slope_.Clear();
   out_writes_.Clear();
   feed_controller_.Start(std::move(command), launch_cycle);
 }
@@ -70,6 +76,8 @@ int64_t UnitPipeline::InputBeats(arch::BeatUnit unit) const {
       return beats_[size_t(arch::BeatUnit::kMac)].count();
     case arch::BeatUnit::kLut:  // requant's output beats, with ACT = LUT only
       return lut_.input_beats();
+    case arch::BeatUnit::kSlope:  // requant's output beats, with ACT = SLOPE only
+      return slope_.input_beats();
   }
   throw std::logic_error("UnitPipeline::InputBeats: a beat unit without a count");
 }

@@ -1,7 +1,8 @@
 // The SystemC unit modules of the accelerator, connected (docs/model.md "Simulated units"), and the
 // beat streams they produce, as a BeatSource:
 //
-//   feed_controller --Feed--> mac_array --put--> requant --put--> lut --put--> out_writer
+//   feed_controller --Feed--> mac_array --put--> requant --put--> lut --put--> slope --put-->
+//   out_writer
 //         ^                                                                       |
 //         +---------------------------- CommandComplete -------------------------+
 //   each unit's monitor port --> the streams of this BeatSource
@@ -22,10 +23,10 @@
 
 #include "model/beat_source.h"
 #include "model/feed_controller_tlm.h"
-#include "model/lut_tlm.h"
 #include "model/mac_array_tlm.h"
 #include "model/out_writer_tlm.h"
 #include "model/requant_tlm.h"
+#include "model/stage_tlm.h"
 #include "model/unit_tlm.h"
 
 namespace qacc::model {
@@ -109,7 +110,8 @@ class UnitPipeline : public sc_core::sc_module, public BeatSource {
   FeedControllerTlm feed_controller_;
   MacArrayTlm mac_array_;
   RequantTlm requant_;
-  LutTlm lut_;
+  StageTlm lut_;
+  StageTlm slope_;
   OutWriterTlm out_writer_;
   std::shared_ptr<const GemmEngine> command_;
   int64_t launch_cycle_ = 0;

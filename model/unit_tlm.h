@@ -37,6 +37,7 @@ struct UnitLatencies {
   int64_t mac_edge = arch::kMacEdgeLatency;  // Le: the array's input (edge) register
   int64_t requant = arch::kRequantLatency;   // Lq: requant pipeline stages
   int64_t lut = arch::kLutLatency;           // L_lut: LUT stage (lut.md 10.4)
+  int64_t slope = arch::kSlopeLatency;       // L_slope: slope stage (requant.md 6.2)
   int64_t out_write = arch::kOutWriteLatency;  // Lw: requant (or LUT) output -> SRAM write port
   int64_t status = 1;  // the last row's write slot (rising edge ending its cycle) -> DONE visible
 };

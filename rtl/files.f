@@ -10,6 +10,9 @@ qacc_clamp.sv
 qacc_requant_lane.sv
 qacc_requant_unit.sv
 qacc_lut_unit.sv
+qacc_slope_check.sv
+qacc_slope_regs.sv
+qacc_slope_unit.sv
 qacc_add_lane.sv
 qacc_sram.sv
 qacc_win_port.sv

@@ -40,6 +40,7 @@ module qacc_ctrl
   input  logic                            run_i,        // CTRL.RUN written: clears the perf counters like start_i
   input  logic                            prog_done_i,  // the program ends in this cycle: one command counted
   input  cmd_t                            cmd_i,        // CMD_* registers: locked while busy (spec 4)
+  input  logic                            slope_ok_i,   // the slope registers are legal (requant.md 6.2)
   output logic                            busy_o,
   output logic                            done_o,       // the command completes at the end of this cycle
   output err_code_e                       err_code_o,   // with done_o
@@ -113,6 +114,7 @@ module qacc_ctrl
     .LutSlots  (LutSlots)
   ) u_check (
     .cmd_i      (cmd_i),
+    .slope_ok_i (slope_ok_i),
     .err_code_o (err_code),
     .mb_cnt_o   (mb_cnt),
     .nb_cnt_o   (nb_cnt),

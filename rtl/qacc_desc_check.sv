@@ -3,7 +3,7 @@
 //   GEMM          the command's checks (architecture.md 4, qacc_gemm_check)
 //   LOAD, STORE   BAD_SHAPE, BAD_SRAM, the SRAM's range code, EXT_ALIGN, EXT_RANGE (12)
 //   MOVE          BAD_SHAPE, BAD_SRAM, OUT_RANGE, A_RANGE / B_RANGE (13)
-//   SET           BAD_SHAPE, BAD_SET (units.md 19.4)
+//   SET           BAD_SHAPE, BAD_SET (units.md 19.4), BAD_SLOPE (its values into the slope block, requant.md 6.2)
 //   ELTWISE       BAD_SHAPE, OUT_RANGE, ELT_OVERLAP, the LUT fields', BAD_ADD (lut.md 10.5, qacc_elt_check)
 //   6..15         BAD_OPCODE
 module qacc_desc_check
@@ -19,6 +19,7 @@ module qacc_desc_check
   parameter int unsigned LutSlots  = 4
 ) (
   input  desc_t     desc_i,
+  input  logic      slope_ok_i,  // a GEMM's slope registers will be legal at its start (requant.md 6.2)
   output err_code_e err_code_o
 );
 
@@ -47,6 +48,7 @@ module qacc_desc_check
     .LutSlots  (LutSlots)
   ) u_gemm (
     .cmd_i      (gemm),
+    .slope_ok_i (slope_ok_i),
     .err_code_o (gemm_err),
     .mb_cnt_o   (unused_mb),
     .nb_cnt_o   (unused_nb),
@@ -174,8 +176,18 @@ module qacc_desc_check
 
   assign set_reg   = desc_i.w[SET_REG_WORD][SET_REG_LSB +: SET_REG_W];
   assign set_count = desc_i.w[SET_COUNT_WORD][SET_COUNT_LSB +: SET_COUNT_W];
+  // The one block a SET can write (set_regs_ok) is the slope stage's: its values must be a legal slope.
+  slope_cfg_t set_slope;
+  logic       set_slope_legal;
+  assign set_slope.pos       = slope_side_of(desc_i.w[3:0]);
+  assign set_slope.neg       = slope_side_of(desc_i.w[7:4]);
+  assign set_slope.clamp_min = desc_i.w[8];
+  assign set_slope.clamp_max = desc_i.w[9];
+  qacc_slope_check u_set_slope (.cfg_i(set_slope), .legal_o(set_slope_legal));
+
   assign set_err   = (set_count == '0 || 32'(set_count) > MAX_SET_COUNT) ? ErrBadShape :
-                     !set_regs_ok(set_reg, set_count)                 ? ErrBadSet : ErrNone;
+                     !set_regs_ok(set_reg, set_count)                 ? ErrBadSet :
+                     !set_slope_legal                                 ? ErrBadSlope : ErrNone;
 
   always_comb begin
     unique case (desc_i.op)

@@ -28,6 +28,7 @@ module qacc_fetch
   input  logic [31:0]           q_base_i,
   input  logic [DIM_W-1:0]      q_count_i,
   input  logic                  stop_i,
+  input  logic                  slope_legal_i,  // the slope registers are legal now (requant.md 6.2)
 
   output logic                  ar_req_o,
   output logic [31:0]           ar_addr_o,
@@ -70,6 +71,14 @@ module qacc_fetch
 
   assign beat_last = 32'(beat_q) == Beats - 1;
 
+  // Requant.md 6.2: whether a SET into the slope block was pushed since the launch. The registers a GEMM fetched
+  // after it reads at its start are then the last such SET's values, checked at that SET's fetch; before any, they
+  // are the registers as the host left them, which no SET has changed yet.
+  logic slope_seen_d, slope_seen_q, slope_ok;
+  assign slope_ok     = slope_seen_q || slope_legal_i;
+  assign slope_seen_d = !clear_i && (slope_seen_q || (push_cmp_o && desc.op == OpSet &&
+                        desc.w[SET_REG_WORD][SET_REG_LSB +: SET_REG_W] == SET_REG_W'(REG_SLOPE_POS_MULT >> 2)));
+
   // The descriptor in hand: 16 words, little endian, beat j holding bytes j*D .. j*D + D - 1. Field by field
   // (the header positions are qacc_pkg's HDR_*), not through a function: Verilator would copy the 16 words
   // through the function's temporaries in every cycle.
@@ -92,6 +101,7 @@ module qacc_fetch
     .LutSlots  (LutSlots)
   ) u_check (
     .desc_i     (desc),
+    .slope_ok_i (slope_ok),
     .err_code_o (check_err)
   );
 
@@ -160,9 +170,11 @@ module qacc_fetch
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q <= StIdle;
+      state_q      <= StIdle;
+      slope_seen_q <= 1'b0;
     end else begin
-      state_q <= state_d;
+      state_q      <= state_d;
+      slope_seen_q <= slope_seen_d;
     end
   end
 

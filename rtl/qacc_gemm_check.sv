@@ -1,4 +1,5 @@
-// Validation of a GEMM command (spec 4, with the LUT stage's rules of lut.md 10.4): the first failing check of
+// Validation of a GEMM command (spec 4, with the LUT stage's rules of lut.md 10.4 and the slope stage's of requant.md
+// 6.2): the first failing check of
 // the table in its order sets the error code, and the derived tile counts the controller sequences.
 // Combinational. Used by the controller in cycle 0 of a command and by the fetcher on every GEMM descriptor of a
 // program (data_movement.md 17.2).
@@ -16,6 +17,7 @@ module qacc_gemm_check
   localparam int unsigned CntW     = DIM_W + 1
 ) (
   input  cmd_t            cmd_i,
+  input  logic            slope_ok_i,  // the slope registers the command will read are legal (requant.md 6.2)
   output err_code_e       err_code_o,
   output logic [CntW-1:0] mb_cnt_o,  // MB = ceil(M / R)
   output logic [CntW-1:0] nb_cnt_o,  // NB = ceil(N / C)
@@ -28,15 +30,20 @@ module qacc_gemm_check
 
   logic [WideW-1:0] a_need, b_need, bias_need, rq_need, out_need;
   logic             lut, lut16;  // ACT = LUT; with 16-bit entries: the int16 layout (lut.md 10.6)
-  err_code_e        act_err;     // the activation's checks: UNIT_ABSENT, or the LUT fields'
+  logic             slope;       // ACT = SLOPE
+  err_code_e        act_err;     // the activation's checks: UNIT_ABSENT, the LUT fields' or BAD_SLOPE
 
   assign lut   = cmd_i.act == ActLut;
   assign lut16 = lut && cmd_i.lut_entry_bits == MODE_LUT_ENTRY_BITS_W'(16);
+  assign slope = cmd_i.act == ActSlope;
 
-  // UNIT_ABSENT and the LUT fields' checks exclude each other (ACT = LUT or not), so they are one step of the
-  // chain below: a step of its own each would be two branches that never both hold.
+  // UNIT_ABSENT, the LUT fields' checks and BAD_SLOPE exclude each other (by ACT), so they are one step of the
+  // chain below: a step of its own each would be branches that never both hold.
   always_comb begin
-    if (!lut) begin
+    if (slope) begin
+      // The input codes' zero point (d must be a 10-bit value) and the registers.
+      act_err = (!clamp_in_int8_mode(cmd_i.zp_out) || !slope_ok_i) ? ErrBadSlope : ErrNone;
+    end else if (!lut) begin
       act_err = (cmd_i.act != ActNone) ? ErrUnitAbsent : ErrNone;
     end else if (32'(cmd_i.lut_slot) >= LutSlots) begin
       act_err = ErrLutSlot;
@@ -93,7 +100,7 @@ module qacc_gemm_check
     endcase
     if (cmd_i.op != OpGemm) begin
       err_code_o = ErrBadOpcode;  // first: the checks below read the fields of a GEMM
-    end else if (cmd_i.m == '0 || cmd_i.n == '0 || cmd_i.k == '0 || (lut && cmd_i.out_raw)) begin
+    end else if (cmd_i.m == '0 || cmd_i.n == '0 || cmd_i.k == '0 || ((lut || slope) && cmd_i.out_raw)) begin
       err_code_o = ErrBadShape;
     end else if (a_need > WideW'(ADepth)) begin
       err_code_o = ErrARange;
@@ -118,8 +125,8 @@ module qacc_gemm_check
     end
   end
 
-  // Only the range, requant, zero-point and LUT fields are checked here.
+  // Only the range, requant, zero-point and activation fields are checked here.
   logic unused_fields;
-  assign unused_fields = ^{cmd_i.rounding, cmd_i.a_unsigned, cmd_i.b_unsigned, cmd_i.zp_out};
+  assign unused_fields = ^{cmd_i.rounding, cmd_i.a_unsigned, cmd_i.b_unsigned};
 
 endmodule

@@ -21,6 +21,10 @@ package qacc_pkg;
   // requant shift field: a two's complement shift (TFLite form) or an rshift (TPU-MLIR form)
   localparam int unsigned SHIFT_W             = 8;
   localparam int          MAX_RQ_RSHIFT       = 63;             // TPU-MLIR form: largest legal rshift
+  // slope stage: the pre-multiplier K, two's complement (requant.md 6.2)
+  localparam int unsigned SLOPE_K_W           = 9;
+  localparam int          MIN_SLOPE_K         = -256;           // slope stage: smallest K
+  localparam int          MAX_SLOPE_K         = 255;            // slope stage: largest K
   localparam int unsigned Q31_FRAC_BITS       = 31;             // fraction bits of the Q31 multiplier
   localparam int unsigned DIM_W               = 16;             // CMD_M/N/K field
   localparam int unsigned CMD_BASE_W          = 20;             // CMD_*_BASE field: an SRAM word index
@@ -80,6 +84,7 @@ package qacc_pkg;
   localparam int unsigned REQUANT_LATENCY   = 4;  // Lq: requant unit: input beat t -> output t + 4
   localparam int unsigned OUT_WRITE_LATENCY = 1;  // Lw: output writer register
   localparam int unsigned LUT_LATENCY       = 2;  // Llut: LUT stage: input beat t -> output t + 2 (lut.md 10.4)
+  localparam int unsigned SLOPE_LATENCY     = 5;  // Lsl: slope stage: input beat t -> output t + 5 (requant.md 6.2)
 
   // ---- Enumerations -----------------------------------------------------------------------------------------------
   // CMD_OP: the operation of a command
@@ -95,7 +100,8 @@ package qacc_pkg;
   typedef enum logic [3:0] {
     ActNone    = 4'd0,
     ActLut     = 4'd1,
-    ActSoftmax = 4'd2
+    ActSoftmax = 4'd2,
+    ActSlope   = 4'd3
   } act_sel_e;
   // CMD_MODE.ROUNDING
   typedef enum logic {
@@ -149,7 +155,8 @@ package qacc_pkg;
     ErrEltOverlap   = 8'd36,
     ErrLutRange     = 8'd37,
     ErrMultWidth    = 8'd38,
-    ErrRshiftRange  = 8'd39
+    ErrRshiftRange  = 8'd39,
+    ErrBadSlope     = 8'd40
   } err_code_e;
   // Unit ids (2) used by monitors, perf counters and reports
   typedef enum logic [2:0] {
@@ -159,14 +166,16 @@ package qacc_pkg;
     UnitOut     = 3'd3,
     UnitLut     = 3'd4,
     UnitSoftmax = 3'd5,
-    UnitEltwise = 3'd6
+    UnitEltwise = 3'd6,
+    UnitSlope   = 3'd7
   } unit_e;
 
   // The present units with a row-beat monitor, in id order: the slot of mon_beat_*_o (units.md 21.2)
-  localparam int unsigned NUM_BEAT_UNITS = 3;
+  localparam int unsigned NUM_BEAT_UNITS = 4;
   localparam int unsigned BEAT_MAC = 0;
   localparam int unsigned BEAT_REQUANT = 1;
   localparam int unsigned BEAT_LUT = 2;
+  localparam int unsigned BEAT_SLOPE = 3;
 
   // Address map (3.1): bits [23:20] select the region
   typedef enum logic [3:0] {
@@ -227,69 +236,97 @@ package qacc_pkg;
   localparam logic [11:0] REG_PERF_PORT_STALL   = 12'h130;
   localparam logic [11:0] REG_PERF_RD_BEATS     = 12'h134;
   localparam logic [11:0] REG_PERF_WR_BEATS     = 12'h138;
+  localparam logic [11:0] REG_PERF_SLOPE_BUSY   = 12'h13C;
   localparam logic [11:0] REG_Q_BASE            = 12'h180;
   localparam logic [11:0] REG_Q_COUNT           = 12'h184;
   localparam logic [11:0] REG_Q_RETIRED         = 12'h188;
   localparam logic [11:0] REG_Q_ERR_INDEX       = 12'h18C;
   localparam logic [11:0] REG_Q_TOKENS          = 12'h190;
+  localparam logic [11:0] REG_SLOPE_POS_MULT    = 12'h200;
+  localparam logic [11:0] REG_SLOPE_POS_SHIFT   = 12'h204;
+  localparam logic [11:0] REG_SLOPE_POS_ZP      = 12'h208;
+  localparam logic [11:0] REG_SLOPE_POS_CFG     = 12'h20C;
+  localparam logic [11:0] REG_SLOPE_NEG_MULT    = 12'h210;
+  localparam logic [11:0] REG_SLOPE_NEG_SHIFT   = 12'h214;
+  localparam logic [11:0] REG_SLOPE_NEG_ZP      = 12'h218;
+  localparam logic [11:0] REG_SLOPE_NEG_CFG     = 12'h21C;
+  localparam logic [11:0] REG_SLOPE_CLAMP_MIN   = 12'h220;
+  localparam logic [11:0] REG_SLOPE_CLAMP_MAX   = 12'h224;
   // The busy counter of beat unit u (PERF_<x>_BUSY, units.md 21.2): BEAT_BUSY_REG[BEAT_<UNIT>]
-  localparam logic [NUM_BEAT_UNITS-1:0][11:0] BEAT_BUSY_REG = {REG_PERF_LUT_BUSY, REG_PERF_RQ_BUSY, REG_PERF_MAC_BUSY};
+  localparam logic [NUM_BEAT_UNITS-1:0][11:0] BEAT_BUSY_REG = {REG_PERF_SLOPE_BUSY, REG_PERF_LUT_BUSY, REG_PERF_RQ_BUSY, REG_PERF_MAC_BUSY};
 
   // ---- Register fields (3.2): bit of a one-bit field, lsb and width of a wider one --------------------------------
-  localparam int unsigned VERSION_MAJOR_LSB       = 16;
-  localparam int unsigned VERSION_MAJOR_W         = 16;
-  localparam int unsigned VERSION_MINOR_LSB       = 0;
-  localparam int unsigned VERSION_MINOR_W         = 16;
-  localparam int unsigned HW_UNIT_MAC_BIT         = 0;
-  localparam int unsigned HW_UNIT_REQUANT_BIT     = 1;
-  localparam int unsigned HW_UNIT_LUT_BIT         = 2;
-  localparam int unsigned HW_UNIT_SOFTMAX_BIT     = 3;
-  localparam int unsigned HW_UNIT_ELTWISE_BIT     = 4;
-  localparam int unsigned HW_LATENCY_LQ_LSB       = 0;
-  localparam int unsigned HW_LATENCY_LQ_W         = 8;
-  localparam int unsigned HW_LATENCY_LW_LSB       = 8;
-  localparam int unsigned HW_LATENCY_LW_W         = 8;
-  localparam int unsigned HW_LATENCY_LS_LSB       = 16;
-  localparam int unsigned HW_LATENCY_LS_W         = 8;
-  localparam int unsigned HW_LATENCY_LR_LSB       = 24;
-  localparam int unsigned HW_LATENCY_LR_W         = 8;
-  localparam int unsigned CTRL_START_BIT          = 0;
-  localparam int unsigned CTRL_IRQ_EN_BIT         = 1;
-  localparam int unsigned CTRL_RUN_BIT            = 2;
-  localparam int unsigned STATUS_BUSY_BIT         = 0;
-  localparam int unsigned STATUS_DONE_BIT         = 1;
-  localparam int unsigned STATUS_ERROR_BIT        = 2;
-  localparam int unsigned STATUS_ERR_CODE_LSB     = 8;
-  localparam int unsigned STATUS_ERR_CODE_W       = 8;
-  localparam int unsigned MODE_ROUNDING_BIT       = 0;
-  localparam int unsigned MODE_PER_CHANNEL_BIT    = 1;
-  localparam int unsigned MODE_OUT_RAW_BIT        = 2;
-  localparam int unsigned MODE_BIAS_EN_BIT        = 3;
-  localparam int unsigned MODE_A_UNSIGNED_BIT     = 4;
-  localparam int unsigned MODE_B_UNSIGNED_BIT     = 5;
-  localparam int unsigned MODE_RQ_FORM_BIT        = 6;
-  localparam int unsigned MODE_ACT_LSB            = 8;
-  localparam int unsigned MODE_ACT_W              = 4;
-  localparam int unsigned MODE_LUT_SLOT_LSB       = 12;
-  localparam int unsigned MODE_LUT_SLOT_W         = 4;
-  localparam int unsigned MODE_LUT_IN_BITS_LSB    = 16;
-  localparam int unsigned MODE_LUT_IN_BITS_W      = 4;
-  localparam int unsigned MODE_LUT_ENTRY_BITS_LSB = 20;
-  localparam int unsigned MODE_LUT_ENTRY_BITS_W   = 5;
-  localparam int unsigned MODE_RSHIFT_ROUND_LSB   = 25;
-  localparam int unsigned MODE_RSHIFT_ROUND_W     = 3;
-  localparam int unsigned MODE_MULT_WIDTH_LSB     = 28;
-  localparam int unsigned MODE_MULT_WIDTH_W       = 2;
-  localparam int unsigned ZP_A_LSB                = 0;
-  localparam int unsigned ZP_A_W                  = 9;
-  localparam int unsigned ZP_B_LSB                = 16;
-  localparam int unsigned ZP_B_W                  = 9;
-  localparam int unsigned Q_TOKENS_D2C_LSB        = 0;
-  localparam int unsigned Q_TOKENS_D2C_W          = 4;
-  localparam int unsigned Q_TOKENS_C2D_LSB        = 8;
-  localparam int unsigned Q_TOKENS_C2D_W          = 4;
+  localparam int unsigned VERSION_MAJOR_LSB          = 16;
+  localparam int unsigned VERSION_MAJOR_W            = 16;
+  localparam int unsigned VERSION_MINOR_LSB          = 0;
+  localparam int unsigned VERSION_MINOR_W            = 16;
+  localparam int unsigned HW_UNIT_MAC_BIT            = 0;
+  localparam int unsigned HW_UNIT_REQUANT_BIT        = 1;
+  localparam int unsigned HW_UNIT_LUT_BIT            = 2;
+  localparam int unsigned HW_UNIT_SOFTMAX_BIT        = 3;
+  localparam int unsigned HW_UNIT_ELTWISE_BIT        = 4;
+  localparam int unsigned HW_UNIT_SLOPE_BIT          = 5;
+  localparam int unsigned HW_LATENCY_LQ_LSB          = 0;
+  localparam int unsigned HW_LATENCY_LQ_W            = 8;
+  localparam int unsigned HW_LATENCY_LW_LSB          = 8;
+  localparam int unsigned HW_LATENCY_LW_W            = 8;
+  localparam int unsigned HW_LATENCY_LS_LSB          = 16;
+  localparam int unsigned HW_LATENCY_LS_W            = 8;
+  localparam int unsigned HW_LATENCY_LR_LSB          = 24;
+  localparam int unsigned HW_LATENCY_LR_W            = 8;
+  localparam int unsigned CTRL_START_BIT             = 0;
+  localparam int unsigned CTRL_IRQ_EN_BIT            = 1;
+  localparam int unsigned CTRL_RUN_BIT               = 2;
+  localparam int unsigned STATUS_BUSY_BIT            = 0;
+  localparam int unsigned STATUS_DONE_BIT            = 1;
+  localparam int unsigned STATUS_ERROR_BIT           = 2;
+  localparam int unsigned STATUS_ERR_CODE_LSB        = 8;
+  localparam int unsigned STATUS_ERR_CODE_W          = 8;
+  localparam int unsigned MODE_ROUNDING_BIT          = 0;
+  localparam int unsigned MODE_PER_CHANNEL_BIT       = 1;
+  localparam int unsigned MODE_OUT_RAW_BIT           = 2;
+  localparam int unsigned MODE_BIAS_EN_BIT           = 3;
+  localparam int unsigned MODE_A_UNSIGNED_BIT        = 4;
+  localparam int unsigned MODE_B_UNSIGNED_BIT        = 5;
+  localparam int unsigned MODE_RQ_FORM_BIT           = 6;
+  localparam int unsigned MODE_ACT_LSB               = 8;
+  localparam int unsigned MODE_ACT_W                 = 4;
+  localparam int unsigned MODE_LUT_SLOT_LSB          = 12;
+  localparam int unsigned MODE_LUT_SLOT_W            = 4;
+  localparam int unsigned MODE_LUT_IN_BITS_LSB       = 16;
+  localparam int unsigned MODE_LUT_IN_BITS_W         = 4;
+  localparam int unsigned MODE_LUT_ENTRY_BITS_LSB    = 20;
+  localparam int unsigned MODE_LUT_ENTRY_BITS_W      = 5;
+  localparam int unsigned MODE_RSHIFT_ROUND_LSB      = 25;
+  localparam int unsigned MODE_RSHIFT_ROUND_W        = 3;
+  localparam int unsigned MODE_MULT_WIDTH_LSB        = 28;
+  localparam int unsigned MODE_MULT_WIDTH_W          = 2;
+  localparam int unsigned ZP_A_LSB                   = 0;
+  localparam int unsigned ZP_A_W                     = 9;
+  localparam int unsigned ZP_B_LSB                   = 16;
+  localparam int unsigned ZP_B_W                     = 9;
+  localparam int unsigned Q_TOKENS_D2C_LSB           = 0;
+  localparam int unsigned Q_TOKENS_D2C_W             = 4;
+  localparam int unsigned Q_TOKENS_C2D_LSB           = 8;
+  localparam int unsigned Q_TOKENS_C2D_W             = 4;
+  localparam int unsigned SLOPE_POS_RQ_FORM_BIT      = 0;
+  localparam int unsigned SLOPE_POS_ROUNDING_BIT     = 1;
+  localparam int unsigned SLOPE_POS_RSHIFT_ROUND_LSB = 4;
+  localparam int unsigned SLOPE_POS_RSHIFT_ROUND_W   = 3;
+  localparam int unsigned SLOPE_POS_MULT_WIDTH_LSB   = 8;
+  localparam int unsigned SLOPE_POS_MULT_WIDTH_W     = 2;
+  localparam int unsigned SLOPE_POS_K_LSB            = 16;
+  localparam int unsigned SLOPE_POS_K_W              = 9;
+  localparam int unsigned SLOPE_NEG_RQ_FORM_BIT      = 0;
+  localparam int unsigned SLOPE_NEG_ROUNDING_BIT     = 1;
+  localparam int unsigned SLOPE_NEG_RSHIFT_ROUND_LSB = 4;
+  localparam int unsigned SLOPE_NEG_RSHIFT_ROUND_W   = 3;
+  localparam int unsigned SLOPE_NEG_MULT_WIDTH_LSB   = 8;
+  localparam int unsigned SLOPE_NEG_MULT_WIDTH_W     = 2;
+  localparam int unsigned SLOPE_NEG_K_LSB            = 16;
+  localparam int unsigned SLOPE_NEG_K_W              = 9;
   // Values of the registers fixed by this version.
-  localparam logic [31:0] HW_UNITS_VALUE = 32'h0000_0017;
+  localparam logic [31:0] HW_UNITS_VALUE = 32'h0000_0037;
   localparam logic [31:0] HW_LATENCY_VALUE = 32'h0101_0104;
 
   localparam int unsigned NUM_SRAMS = 6;  // the SRAM regions (3.1)
@@ -327,14 +364,16 @@ package qacc_pkg;
                        REG_HW_LUT_SLOTS, REG_PERF_CYCLES, REG_PERF_MAC_BUSY, REG_PERF_RQ_BUSY, REG_PERF_OUT_WRITES,
                        REG_PERF_FEED_STALL, REG_PERF_LUT_BUSY, REG_PERF_SMX_BUSY, REG_PERF_CMD_COUNT,
                        REG_PERF_DMA_BUSY, REG_PERF_COMPUTE_BUSY, REG_PERF_DMA_WAIT, REG_PERF_COMPUTE_WAIT,
-                       REG_PERF_PORT_STALL, REG_PERF_RD_BEATS, REG_PERF_WR_BEATS, REG_Q_RETIRED, REG_Q_ERR_INDEX,
-                       REG_Q_TOKENS};
+                       REG_PERF_PORT_STALL, REG_PERF_RD_BEATS, REG_PERF_WR_BEATS, REG_PERF_SLOPE_BUSY, REG_Q_RETIRED,
+                       REG_Q_ERR_INDEX, REG_Q_TOKENS};
   endfunction
   function automatic logic reg_busy_locked(logic [11:0] off);
     return off inside {REG_CTRL, REG_CMD_M, REG_CMD_N, REG_CMD_K, REG_CMD_A_BASE, REG_CMD_B_BASE, REG_CMD_BIAS_BASE,
                        REG_CMD_RQ_BASE, REG_CMD_OUT_BASE, REG_CMD_MODE, REG_CMD_ZP_AB, REG_CMD_ZP_OUT,
                        REG_CMD_CLAMP_MIN, REG_CMD_CLAMP_MAX, REG_CMD_MULT, REG_CMD_SHIFT, REG_CMD_OP, REG_Q_BASE,
-                       REG_Q_COUNT};
+                       REG_Q_COUNT, REG_SLOPE_POS_MULT, REG_SLOPE_POS_SHIFT, REG_SLOPE_POS_ZP, REG_SLOPE_POS_CFG,
+                       REG_SLOPE_NEG_MULT, REG_SLOPE_NEG_SHIFT, REG_SLOPE_NEG_ZP, REG_SLOPE_NEG_CFG,
+                       REG_SLOPE_CLAMP_MIN, REG_SLOPE_CLAMP_MAX};
   endfunction
   // END GENERATED spec
 
@@ -516,10 +555,9 @@ package qacc_pkg;
   } set_desc_t;
   // decoded by module qacc_set_fields (rtl/qacc_desc_fields.sv)
 
-  // SET (units.md 19.4): registers REG .. REG + COUNT - 1 all in the block of one present unit, none
-  // read-only. No present unit has a register block in this version: every SET fails BAD_SET.
+  // SET (units.md 19.4): exactly the registers of one present unit, the whole block's configuration.
   function automatic logic set_regs_ok(logic [SET_REG_W-1:0] reg_idx, logic [SET_COUNT_W-1:0] count);
-    return 1'b0;
+    return (reg_idx == SET_REG_W'(128) && count == SET_COUNT_W'(10));  // slope
   endfunction
   // END GENERATED descriptors
 
@@ -545,6 +583,53 @@ package qacc_pkg;
     logic        port_stall;      // ... PERF_PORT_STALL (17.6)
   } mon_q_t;  // 101 bits
   // END GENERATED monitors
+
+  // ---- The slope stage's registers (requant.md 6.2), as qacc_slope_regs holds them ------------------------------
+  // One side: the first stage's form fields (6.1) and the pre-multiplier K. SHIFT reads as two's complement in
+  // the TFLite form and unsigned in the TPU-MLIR form.
+  typedef struct packed {
+    logic [MULT_W-1:0]           mult;
+    logic [SHIFT_W-1:0]          shift;
+    logic signed [31:0]          zp;
+    rq_form_e                    form;
+    rq_rounding_e                rounding;
+    rshift_round_e               rshift_round;
+    mult_width_e                 mult_width;
+    logic signed [SLOPE_K_W-1:0] k;
+  } slope_side_t;
+  typedef struct packed {
+    slope_side_t        pos;        // d >= 0
+    slope_side_t        neg;        // d < 0
+    logic signed [31:0] clamp_min;
+    logic signed [31:0] clamp_max;
+  } slope_cfg_t;
+  // The registers' count: a SET into the block writes all of them, in offset order from REG_SLOPE_POS_MULT.
+  localparam int unsigned SLOPE_REGS = (32'(REG_SLOPE_CLAMP_MAX) - 32'(REG_SLOPE_POS_MULT)) / 4 + 1;
+
+  // A side from its four register words (MULT, SHIFT, ZP, CFG): what a write of them stores.
+  function automatic slope_side_t slope_side_of(logic [3:0][31:0] w);
+    slope_side_t s;
+    s.mult         = w[0];
+    s.shift        = w[1][SHIFT_W-1:0];
+    s.zp           = w[2];
+    s.form         = rq_form_e'(w[3][SLOPE_POS_RQ_FORM_BIT]);
+    s.rounding     = rq_rounding_e'(w[3][SLOPE_POS_ROUNDING_BIT]);
+    s.rshift_round = rshift_round_e'(w[3][SLOPE_POS_RSHIFT_ROUND_LSB +: SLOPE_POS_RSHIFT_ROUND_W]);
+    s.mult_width   = mult_width_e'(w[3][SLOPE_POS_MULT_WIDTH_LSB +: SLOPE_POS_MULT_WIDTH_W]);
+    s.k            = w[3][SLOPE_POS_K_LSB +: SLOPE_POS_K_W];
+    return s;
+  endfunction
+  // The CFG register's read-back (its fields, as stored).
+  function automatic logic [31:0] slope_cfg_word(slope_side_t s);
+    logic [31:0] w;
+    w = '0;
+    w[SLOPE_POS_RQ_FORM_BIT]                                  = s.form;
+    w[SLOPE_POS_ROUNDING_BIT]                                 = s.rounding;
+    w[SLOPE_POS_RSHIFT_ROUND_LSB +: SLOPE_POS_RSHIFT_ROUND_W] = s.rshift_round;
+    w[SLOPE_POS_MULT_WIDTH_LSB +: SLOPE_POS_MULT_WIDTH_W]     = s.mult_width;
+    w[SLOPE_POS_K_LSB +: SLOPE_POS_K_W]                       = s.k;
+    return w;
+  endfunction
 
   // ---- SRAM windows (regions 0x1..0x6) as indices of the window buses of qacc_regs / qacc_top -------------------
   localparam int unsigned NUM_WIN = 6;

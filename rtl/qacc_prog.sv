@@ -68,7 +68,9 @@ module qacc_prog
   output logic                   gemm_go_o,
   output logic                   move_start_o,
   output logic                   elt_start_o,
+  output logic                   set_o,         // a SET starts and completes: its registers written at the end
   input  logic                   cmp_done_i,    // the GEMM, MOVE or ELTWISE completes in this cycle
+  input  logic                   slope_legal_i, // the slope registers are legal now (the fetcher's BAD_SLOPE)
 
   output mon_q_t                 mon_q_o
 );
@@ -111,6 +113,7 @@ module qacc_prog
     .q_base_i,
     .q_count_i,
     .stop_i     (stop_q),
+    .slope_legal_i,
     .ar_req_o   (fetch_req_o),
     .ar_addr_o  (fetch_addr_o),
     .ar_len_o   (fetch_len_o),
@@ -170,7 +173,8 @@ module qacc_prog
   assign dma_start = dma_idle && dma_count != '0 && !stop_q && (!dma_head_o.wait_tok || c2d_q != '0);
   assign cmp_start = cmp_idle && cmp_count != '0 && !stop_q && (!cmp_head_o.wait_tok || d2c_q != '0);
   assign dma_complete = dma_done_i;
-  assign cmp_complete = cmp_done_i;
+  // A SET completes in its start cycle (units.md 19.4); the others when their unit says so.
+  assign cmp_complete = cmp_done_i || set_o;
   assign dma_retire = (dma_complete || dma_hold_q) && (!dma_head_o.signal || 32'(d2c_q) < MAX_TOKENS);
   assign cmp_retire = (cmp_complete || cmp_hold_q) && (!cmp_head_o.signal || 32'(c2d_q) < MAX_TOKENS);
   // Waiting for a token (PERF_*_WAIT): the head's WAIT at 0, or a completed SIGNAL at MAX_TOKENS. Counted only
@@ -184,10 +188,11 @@ module qacc_prog
   assign gemm_go_o    = cmp_start && cmp_head_o.op == OpGemm;
   assign move_start_o = cmp_start && cmp_head_o.op == OpMove;
   assign elt_start_o  = cmp_start && cmp_head_o.op == OpEltwise;
+  assign set_o        = cmp_start && cmp_head_o.op == OpSet;
 
   always_comb begin
     dma_run_d  = dma_start || (dma_run_q && !dma_done_i && !dma_abort_i);
-    cmp_run_d  = cmp_start || (cmp_run_q && !cmp_done_i);
+    cmp_run_d  = (cmp_start && !set_o) || (cmp_run_q && !cmp_done_i);
     dma_hold_d = (dma_complete || dma_hold_q) && !dma_retire;
     cmp_hold_d = (cmp_complete || cmp_hold_q) && !cmp_retire;
     d2c_d = d2c_q + 4'(dma_retire && dma_head_o.signal) - 4'(cmp_start && cmp_head_o.wait_tok);
@@ -378,7 +383,7 @@ module qacc_prog
   DmaOps_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
       dma_count != '0 |-> dma_head_o.op inside {OpLoad, OpStore});
   CmpOps_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      cmp_count != '0 |-> cmp_head_o.op inside {OpGemm, OpMove, OpEltwise});
+      cmp_count != '0 |-> cmp_head_o.op inside {OpGemm, OpMove, OpEltwise, OpSet});
   NoLaunchWhileBusy_A: assert property (@(posedge clk_i) disable iff (!rst_ni) run_i |-> !busy_o);
   FetchErrFirst_A: assert property (@(posedge clk_i) disable iff (!rst_ni) fetch_err |-> !err_valid_q);
   DmaErrLowest_A: assert property (@(posedge clk_i) disable iff (!rst_ni) dma_fault_i && err_valid_q |->

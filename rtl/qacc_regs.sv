@@ -45,6 +45,13 @@ module qacc_regs
   input  err_code_e                  err_code_i,
   output logic                       status_done_o,  // STATUS.DONE (for the top's monitor port)
 
+  // The unit register blocks 2..15 (units.md 19.3): an error-free write at reg_off_o, and the read data of reg_off_o
+  // (0 where no present unit has a register).
+  output logic                       unit_wr_o,
+  output logic [11:0]                reg_off_o,
+  output logic [31:0]                unit_wdata_o,
+  input  logic [31:0]                unit_rdata_i,
+
   // Perf counters (3.2).
   input  logic [31:0]                perf_cycles_i,
   input  logic [NUM_BEAT_UNITS-1:0][31:0] perf_busy_i,  // PERF_<x>_BUSY of beat unit u at BEAT_BUSY_REG[u]
@@ -85,8 +92,8 @@ module qacc_regs
   assign region  = apb_paddr_i[AddrWidth-1:WINDOW_BITS];
   assign off     = apb_paddr_i[WINDOW_BITS-1:0];
   // Register offsets are below REG_SPACE_BYTES (0x1000, blocks 0..15): bits [11:2] are the whole offset wherever
-  // is_reg holds. Blocks 2..15 hold no register until a unit with registers is present: they read 0 (the
-  // default of the read mux) and ignore writes, as the reserved offsets of block 0 do (units.md 19.3).
+  // is_reg holds. Blocks 2..15 are the units' (the top's unit_* ports): an offset that names no register of a
+  // present unit reads 0 and ignores writes, as the reserved offsets of block 0 do (units.md 19.3).
   assign reg_off = {apb_paddr_i[11:2], 2'b00};
   assign is_reg  = (region == RegionW'(RegionRegs)) && (off < WINDOW_BITS'(REG_SPACE_BYTES));
 
@@ -199,8 +206,12 @@ module qacc_regs
   end
 
   // Register writes (only on a completed, error-free write to the register space).
-  logic reg_wr;
-  assign reg_wr  = wr_en && is_reg;
+  logic reg_wr, unit_block;
+  assign reg_wr       = wr_en && is_reg;
+  assign unit_block   = reg_off >= 12'(REG_BLOCK_BYTES);
+  assign unit_wr_o    = reg_wr && unit_block;
+  assign reg_off_o    = reg_off;
+  assign unit_wdata_o = apb_pwdata_i;
   logic ctrl_wr;
   assign ctrl_wr = reg_wr && (reg_off == REG_CTRL);
   assign run_o   = ctrl_wr && apb_pwdata_i[CTRL_RUN_BIT];
@@ -372,9 +383,9 @@ module qacc_regs
       REG_Q_ERR_INDEX:     reg_rdata = 32'(q_err_index_i);
       REG_Q_TOKENS:        reg_rdata = (32'(q_c2d_i) << Q_TOKENS_C2D_LSB) | (32'(q_d2c_i) << Q_TOKENS_D2C_LSB);
       default: begin
-        // The busy counters of the present beat units; reserved offsets (the busy counters of absent units
-        // among them) read 0.
-        reg_rdata = '0;
+        // The busy counters of the present beat units, the units' blocks; reserved offsets (the busy counters of
+        // absent units among them) read 0.
+        reg_rdata = unit_block ? unit_rdata_i : '0;
         for (int unsigned u = 0; u < NUM_BEAT_UNITS; u++) begin
           if (reg_off == BEAT_BUSY_REG[u]) reg_rdata = perf_busy_i[u];
         end

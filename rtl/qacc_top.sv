@@ -126,6 +126,9 @@ module qacc_top
   logic [3:0]                 win_wstrb;
   logic [NUM_WIN-1:0][31:0]   win_rdata;
   logic                       status_done;
+  logic                       unit_wr;      // the units' register blocks (units.md 19.3)
+  logic [11:0]                reg_off;
+  logic [31:0]                unit_wdata, unit_rdata;
 
   qacc_regs #(
     .NumRows   (NumRows),
@@ -157,6 +160,10 @@ module qacc_top
     .done_i            (done),
     .err_code_i        (err_code),
     .status_done_o     (status_done),
+    .unit_wr_o         (unit_wr),
+    .reg_off_o         (reg_off),
+    .unit_wdata_o      (unit_wdata),
+    .unit_rdata_i      (unit_rdata),
     .perf_cycles_i     (perf_cycles),
     .perf_busy_i       (perf_busy),
     .perf_out_writes_i (perf_out_writes),
@@ -188,7 +195,7 @@ module qacc_top
   move_desc_t                 cmp_head_move;
   eltwise_desc_t              cmp_head_elt;
   logic                       dma_start, dma_done, dma_abort, dma_fault, dma_stall, prog_stop;
-  logic                       gemm_go, move_start, move_done, elt_start, elt_done, elt_busy;
+  logic                       gemm_go, move_start, move_done, elt_start, elt_done, elt_busy, set_start;
   logic                       fetch_req, fetch_issue, fetch_r_valid, dma_ar_req, dma_ar_issue, dma_r_valid;
   logic [31:0]                fetch_addr, dma_ar_addr;
   logic [3:0]                 fetch_len, dma_ar_len;
@@ -245,10 +252,35 @@ module qacc_top
     .gemm_go_o       (gemm_go),
     .move_start_o    (move_start),
     .elt_start_o     (elt_start),
+    .set_o           (set_start),
     .cmp_done_i      ((ctrl_done && prog_busy) || move_done || elt_done),
+    .slope_legal_i   (slope_legal),
     .mon_q_o
   );
   qacc_gemm_cmd    u_cmp_head_cmd  (.desc_i(cmp_head), .fields_o(cmp_head_cmd));
+
+  // ---- The slope stage's registers (block 2, requant.md 6.2): host writes, and a SET's at the end of its start
+  // cycle (the fetcher let through only a SET of exactly these registers) ------------------------------------------
+  localparam logic [3:0] SlopeBlock = REG_SLOPE_POS_MULT[11:8];
+  slope_cfg_t                 slope_cfg;
+  logic [31:0]                slope_rdata;
+  logic                       slope_legal;
+
+  qacc_slope_regs u_slope_regs (
+    .clk_i,
+    .rst_ni,
+    .wr_i        (unit_wr && reg_off[11:8] == SlopeBlock),
+    .wr_off_i    (reg_off),
+    .wr_data_i   (unit_wdata),
+    .set_i       (set_start && cmp_head.w[SET_REG_WORD][SET_REG_LSB + 6 +: 4] == SlopeBlock),
+    .set_value_i (cmp_head.w[SLOPE_REGS-1:0]),
+    .rd_off_i    (reg_off),
+    .rd_data_o   (slope_rdata),
+    .cfg_o       (slope_cfg)
+  );
+  assign unit_rdata = reg_off[11:8] == SlopeBlock ? slope_rdata : '0;
+  // Legal registers: BAD_SLOPE of a GEMM that reads them (the controller's and the fetcher's check).
+  qacc_slope_check u_slope_check (.cfg_i(slope_cfg), .legal_o(slope_legal));
   qacc_move_fields u_cmp_head_move (.desc_i(cmp_head), .fields_o(cmp_head_move));
   qacc_eltwise_fields u_cmp_head_elt (.desc_i(cmp_head), .fields_o(cmp_head_elt));
 
@@ -334,6 +366,7 @@ module qacc_top
     .run_i             (run),
     .prog_done_i       (prog_done),
     .cmd_i             (cmd),
+    .slope_ok_i        (slope_legal),
     .busy_o            (ctrl_busy),
     .done_o            (ctrl_done),
     .err_code_o        (ctrl_err_code),
@@ -580,6 +613,8 @@ module qacc_top
     logic [LUT_SLOT_W-1:0]           lut_slot;
     logic [LUT_IN_BITS_W-1:0]        lut_in_bits;
     logic                            lut16;        // LUT_ENTRY_BITS = 16
+    logic                            slope;        // ACT = SLOPE (requant.md 6.2)
+    slope_cfg_t                      slope_cfg;    // the slope registers: command state (units.md 19.3)
   } unit_cfg_t;
   unit_cfg_t unit_cfg, unit_cfg_q;
 
@@ -604,6 +639,8 @@ module qacc_top
     unit_cfg.lut_slot    = cmd.lut_slot;
     unit_cfg.lut_in_bits = cmd.lut_in_bits;
     unit_cfg.lut16       = cmd.lut_entry_bits == MODE_LUT_ENTRY_BITS_W'(16);
+    unit_cfg.slope       = cmd.act == ActSlope;
+    unit_cfg.slope_cfg   = slope_cfg;
   end
 
   // Not reset: read only while the controller is busy, after a cycle with the command in place.
@@ -685,7 +722,9 @@ module qacc_top
   // after its last entry) the unit is that command's: its codes in, its descriptor's LUT fields, its entries back to
   // it (lut.md 10.5). Its beats are not the GEMM's: neither the out writer nor slot BEAT_LUT (PERF_LUT_BUSY) sees
   // them. One compute command runs at a time, so the GEMM's beats never meet an ELTWISE.
-  logic                        lut_in_beat, lut_out_valid, lut_out_last, lut_wr_valid;
+  logic                        lut_in_beat, lut_out_valid, lut_out_last, lut_wr_valid, lut_wr_last;
+  logic [RowIdxW-1:0]          lut_wr_row;
+  logic [NumCols-1:0][31:0]    lut_wr_data;
   logic [RowIdxW-1:0]          lut_out_row;
   logic [NumCols-1:0][15:0]    lut_out_entry;
   logic [NumCols-1:0][31:0]    lut_out_data, elt_lut_data;
@@ -721,12 +760,40 @@ module qacc_top
     .out_last_o   (lut_out_last),
     .out_entry_o  (lut_out_entry),
     .wr_valid_o   (lut_wr_valid),
-    .wr_row_o     (wr_in_row),
-    .wr_last_o    (wr_in_last),
-    .wr_data_o    (wr_in_data)
+    .wr_row_o     (lut_wr_row),
+    .wr_last_o    (lut_wr_last),
+    .wr_data_o    (lut_wr_data)
   );
 
-  assign wr_in_valid = lut_wr_valid && !elt_busy;
+  // ---- Slope stage (requant.md 6.2): with ACT = SLOPE, requant's codes (the LUT unit passes them on) through
+  // LeakyReLU's second stage, L_slope later; it hands the out writer its own beat then, the LUT unit's otherwise --
+  logic                        slope_in_beat, slope_out_valid, slope_out_last;
+  logic [RowIdxW-1:0]          slope_out_row;
+  logic [NumCols-1:0][31:0]    slope_out_data;
+
+  qacc_slope_unit #(
+    .NumRows (NumRows),
+    .NumCols (NumCols)
+  ) u_slope (
+    .clk_i,
+    .rst_ni,
+    .active_i    (unit_cfg_q.slope),
+    .cfg_i       (unit_cfg_q.slope_cfg),
+    .zp_in_i     (unit_cfg_q.zp_out),
+    .in_valid_i  (lut_wr_valid && !elt_busy),
+    .in_row_i    (lut_wr_row),
+    .in_last_i   (lut_wr_last),
+    .in_data_i   (lut_wr_data),
+    .in_beat_o   (slope_in_beat),
+    .out_valid_o (slope_out_valid),
+    .out_row_o   (slope_out_row),
+    .out_last_o  (slope_out_last),
+    .out_data_o  (slope_out_data),
+    .wr_valid_o  (wr_in_valid),
+    .wr_row_o    (wr_in_row),
+    .wr_last_o   (wr_in_last),
+    .wr_data_o   (wr_in_data)
+  );
 
   // ---- ELTWISE (lut.md 10.5): the out SRAM through the add lanes and the LUT unit, back into the out SRAM ---------
   qacc_eltwise #(
@@ -773,6 +840,11 @@ module qacc_top
   assign mon_beat_row_o[BEAT_LUT]       = lut_out_row;
   assign mon_beat_last_o[BEAT_LUT]      = lut_out_last;
   assign mon_beat_lanes_o[BEAT_LUT]     = lut_out_data;
+  assign unit_in_beat[BEAT_SLOPE]       = slope_in_beat;
+  assign mon_beat_valid_o[BEAT_SLOPE]   = slope_out_valid;
+  assign mon_beat_row_o[BEAT_SLOPE]     = slope_out_row;
+  assign mon_beat_last_o[BEAT_SLOPE]    = slope_out_last;
+  assign mon_beat_lanes_o[BEAT_SLOPE]   = slope_out_data;
   assign mon_out_we_o       = out_we;
   assign mon_out_addr_o     = WINDOW_BITS'(out_addr);
   assign mon_out_be_o       = out_be;

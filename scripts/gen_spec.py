@@ -139,10 +139,15 @@ class Spec:
         self._units(doc)
         self._monitors(doc)
         self._address_map(doc["address_map"])
-        self.registers = [self._register(r) for r in doc["registers"]]
-        unique(self.registers, "name", "registers")
-        unique(self.registers, "offset", "registers")
-        self.registers.sort(key=lambda r: r["offset"])
+        registers = [self._register(r) for r in doc["registers"]]
+        unique(registers, "name", "registers")
+        unique(registers, "offset", "registers")
+        registers.sort(key=lambda r: r["offset"])
+        # A unit's block registers exist only while the unit is present (units.md 19.3: an absent unit's block
+        # reads 0 and ignores writes); the document lists the others as reserved with their unit.
+        present = {u["name"] for u in self.units if u["present"]}
+        self.registers = [r for r in registers if r.get("unit") in present | {None}]
+        self.absent_registers = [r for r in registers if r.get("unit") not in present | {None}]
         self._busy_counters()
         self._descriptors(doc["descriptors"])
         self.reserved = []
@@ -286,8 +291,14 @@ class Spec:
         reg = dict(r)
         reg["offset"] = evaluate(r["offset"], self.values, where)
         require(reg["offset"] % 4 == 0, f"{where}: offset {reg['offset']:#x} is not word aligned")
-        require(reg["offset"] < self.values["REG_BLOCK_BYTES"],
-                f"{where}: offset {reg['offset']:#x} is outside the register block")
+        if "unit" in r:  # a unit's register: in its block (units.md 19.3)
+            unit = next((u for u in self.units if u["name"] == r["unit"]), None)
+            require(unit is not None and "block" in unit, f"{where}: unit {r['unit']} has no register block")
+            require(reg["offset"] // 0x100 == unit["block"],
+                    f"{where}: offset {reg['offset']:#x} is outside block {unit['block']} of unit {r['unit']}")
+        else:
+            require(reg["offset"] < self.values["REG_BLOCK_BYTES"],
+                    f"{where}: offset {reg['offset']:#x} is outside the register block")
         require(reg["access"] in ACCESSES, f"{where}: access must be one of {ACCESSES}")
         require(len(r["fields"]) > 0, f"{where}: no fields")
         require(len(r["fields"]) == 1 or "prefix" in r,
@@ -913,17 +924,23 @@ def render_sv_desc_fields(spec):
 def sv_set_target(spec):
     """SET's BAD_SET rule (units.md 19.4) as a function of REG and COUNT: the registers must lie in the block
     of one present unit and none may be read-only. With no present unit owning a block, every SET fails."""
-    present = [u for u in spec.units if u["present"] and "block" in u]
-    # The per-block form (block compare, end within the 64 registers, read-only mask) arrives with the
-    # first present unit that has registers, with the tests that reach it (issue 41): refuse until then
-    # rather than generate a check nothing exercises.
-    require(not present, f"units: {present[0]['name'] if present else ''} is present with a register block, "
-            "and the SET target check for present blocks is not generated yet (scripts/gen_spec.py sv_set_target)")
-    return ["", "  // SET (units.md 19.4): registers REG .. REG + COUNT - 1 all in the block of one present unit, none",
-            "  // read-only. No present unit has a register block in this version: every SET fails BAD_SET.",
-            "  function automatic logic set_regs_ok(logic [SET_REG_W-1:0] reg_idx, logic [SET_COUNT_W-1:0] count);",
-            "    return 1'b0;",
-            "  endfunction"]
+    terms = []
+    for u in spec.units:
+        regs = [r for r in spec.registers if r.get("unit") == u["name"]]
+        if not u["present"] or not regs:
+            continue
+        first, last = regs[0]["offset"] // 4, regs[-1]["offset"] // 4
+        require(last - first + 1 == len(regs), f"unit {u['name']}: its registers are not contiguous")
+        require(all(r["access"] == "RW" for r in regs), f"unit {u['name']}: a unit register must be RW")
+        require(len(regs) <= spec.values["MAX_SET_COUNT"], f"unit {u['name']}: more registers than one SET writes")
+        terms.append(f"(reg_idx == SET_REG_W'({first}) && count == SET_COUNT_W'({len(regs)}))  // {u['name']}")
+    out = ["", "  // SET (units.md 19.4): exactly the registers of one present unit, the whole block's configuration."]
+    out += ["  function automatic logic set_regs_ok(logic [SET_REG_W-1:0] reg_idx, logic [SET_COUNT_W-1:0] count);"]
+    if not terms:
+        return out + ["    return 1'b0;  // no present unit has registers", "  endfunction"]
+    body = [f"    return {terms[0]}"] + [f"        || {t}" for t in terms[1:]]
+    body[-1] = body[-1].replace("  //", ";  //", 1)
+    return out + body + ["  endfunction"]
 
 
 def render_sv(spec):

@@ -26,6 +26,10 @@ inline constexpr int kMultBits = 32;                    // Q31 requant multiplie
 // requant shift field: a two's complement shift (TFLite form) or an rshift (TPU-MLIR form)
 inline constexpr int kShiftBits = 8;
 inline constexpr int kMaxRqRshift = 63;                 // TPU-MLIR form: largest legal rshift
+// slope stage: the pre-multiplier K, two's complement (requant.md 6.2)
+inline constexpr int kSlopeKBits = 9;
+inline constexpr int kMinSlopeK = -256;                 // slope stage: smallest K
+inline constexpr int kMaxSlopeK = 255;                  // slope stage: largest K
 inline constexpr int kQ31FracBits = 31;                 // fraction bits of the Q31 multiplier
 inline constexpr int kDimBits = 16;                     // CMD_M/N/K field
 inline constexpr int kBaseBits = 20;                    // CMD_*_BASE field: an SRAM word index
@@ -90,6 +94,8 @@ inline constexpr int kRequantLatency = 4;   // Lq: requant unit: input beat t ->
 inline constexpr int kOutWriteLatency = 1;  // Lw: output writer register
 // Llut: LUT stage: input beat t -> output t + 2 (lut.md 10.4)
 inline constexpr int kLutLatency = 2;
+// Lsl: slope stage: input beat t -> output t + 5 (requant.md 6.2)
+inline constexpr int kSlopeLatency = 5;
 
 // ---- Units (2): ids used by monitors, perf counters and reports
 enum class Unit : uint8_t {
@@ -100,6 +106,7 @@ enum class Unit : uint8_t {
   kLut = 4,
   kSoftmax = 5,
   kEltwise = 6,
+  kSlope = 7,
 };
 
 // ---- Address map (3.1): bits [23:20] of a byte address select the region
@@ -130,6 +137,7 @@ enum class Act : uint8_t {
   kNone = 0,
   kLut = 1,
   kSoftmax = 2,
+  kSlope = 3,
 };
 
 // CMD_MODE.RQ_FORM: the requant form (requant.md 6).
@@ -183,6 +191,7 @@ enum class ErrCode : uint8_t {
   kLutRange = 37,
   kMultWidth = 38,
   kRshiftRange = 39,
+  kBadSlope = 40,
 };
 
 // ---- SRAMs (3.1; data_movement.md 12): the regions that hold one, their words and DMA units
@@ -255,6 +264,7 @@ constexpr const char* ErrCodeName(ErrCode code) {
     case ErrCode::kLutRange: return "LUT_RANGE";
     case ErrCode::kMultWidth: return "MULT_WIDTH";
     case ErrCode::kRshiftRange: return "RSHIFT_RANGE";
+    case ErrCode::kBadSlope: return "BAD_SLOPE";
   }
   return "?";
 }
@@ -306,11 +316,22 @@ inline constexpr uint32_t kPerfComputeWait = 0x12C;
 inline constexpr uint32_t kPerfPortStall = 0x130;
 inline constexpr uint32_t kPerfRdBeats = 0x134;
 inline constexpr uint32_t kPerfWrBeats = 0x138;
+inline constexpr uint32_t kPerfSlopeBusy = 0x13C;
 inline constexpr uint32_t kQBase = 0x180;
 inline constexpr uint32_t kQCount = 0x184;
 inline constexpr uint32_t kQRetired = 0x188;
 inline constexpr uint32_t kQErrIndex = 0x18C;
 inline constexpr uint32_t kQTokens = 0x190;
+inline constexpr uint32_t kSlopePosMult = 0x200;
+inline constexpr uint32_t kSlopePosShift = 0x204;
+inline constexpr uint32_t kSlopePosZp = 0x208;
+inline constexpr uint32_t kSlopePosCfg = 0x20C;
+inline constexpr uint32_t kSlopeNegMult = 0x210;
+inline constexpr uint32_t kSlopeNegShift = 0x214;
+inline constexpr uint32_t kSlopeNegZp = 0x218;
+inline constexpr uint32_t kSlopeNegCfg = 0x21C;
+inline constexpr uint32_t kSlopeClampMin = 0x220;
+inline constexpr uint32_t kSlopeClampMax = 0x224;
 }  // namespace reg
 
 // ---- Register fields (3.2): a one-bit field as its mask, a wider one as its lsb and mask
@@ -325,6 +346,7 @@ inline constexpr uint32_t kHwUnitRequant = 1u << 1;
 inline constexpr uint32_t kHwUnitLut = 1u << 2;
 inline constexpr uint32_t kHwUnitSoftmax = 1u << 3;
 inline constexpr uint32_t kHwUnitEltwise = 1u << 4;
+inline constexpr uint32_t kHwUnitSlope = 1u << 5;
 // HW_LATENCY (0x028)
 inline constexpr int kHwLatencyLqLsb = 0;
 inline constexpr uint32_t kHwLatencyLqMask = 0xFFu << kHwLatencyLqLsb;
@@ -374,9 +396,27 @@ inline constexpr int kQTokensD2cLsb = 0;
 inline constexpr uint32_t kQTokensD2cMask = 0xFu << kQTokensD2cLsb;
 inline constexpr int kQTokensC2dLsb = 8;
 inline constexpr uint32_t kQTokensC2dMask = 0xFu << kQTokensC2dLsb;
+// SLOPE_POS_CFG (0x20C)
+inline constexpr uint32_t kSlopePosRqForm = 1u << 0;
+inline constexpr uint32_t kSlopePosRounding = 1u << 1;
+inline constexpr int kSlopePosRshiftRoundLsb = 4;
+inline constexpr uint32_t kSlopePosRshiftRoundMask = 0x7u << kSlopePosRshiftRoundLsb;
+inline constexpr int kSlopePosMultWidthLsb = 8;
+inline constexpr uint32_t kSlopePosMultWidthMask = 0x3u << kSlopePosMultWidthLsb;
+inline constexpr int kSlopePosKLsb = 16;
+inline constexpr uint32_t kSlopePosKMask = 0x1FFu << kSlopePosKLsb;
+// SLOPE_NEG_CFG (0x21C)
+inline constexpr uint32_t kSlopeNegRqForm = 1u << 0;
+inline constexpr uint32_t kSlopeNegRounding = 1u << 1;
+inline constexpr int kSlopeNegRshiftRoundLsb = 4;
+inline constexpr uint32_t kSlopeNegRshiftRoundMask = 0x7u << kSlopeNegRshiftRoundLsb;
+inline constexpr int kSlopeNegMultWidthLsb = 8;
+inline constexpr uint32_t kSlopeNegMultWidthMask = 0x3u << kSlopeNegMultWidthLsb;
+inline constexpr int kSlopeNegKLsb = 16;
+inline constexpr uint32_t kSlopeNegKMask = 0x1FFu << kSlopeNegKLsb;
 
 // Values of the registers fixed by this version.
-inline constexpr uint32_t kHwUnitsValue = 0x17;
+inline constexpr uint32_t kHwUnitsValue = 0x37;
 inline constexpr uint32_t kHwLatencyValue = 0x0101'0104;
 
 // ---- Tables, so that code iterates over the spec instead of listing it by hand
@@ -405,7 +445,7 @@ inline constexpr RegisterInfo kRegisters[] = {
     {reg::kHwBiasDepth, "HW_BIAS_DEPTH", Access::kRO, 0x0, 0x0, "BiasDepth", false, false},
     {reg::kHwRqDepth, "HW_RQ_DEPTH", Access::kRO, 0x0, 0x0, "RqDepth", false, false},
     {reg::kHwOutDepth, "HW_OUT_DEPTH", Access::kRO, 0x0, 0x0, "OutDepth", false, false},
-    {reg::kHwUnits, "HW_UNITS", Access::kRO, 0x0, 0x17, nullptr, false, false},
+    {reg::kHwUnits, "HW_UNITS", Access::kRO, 0x0, 0x37, nullptr, false, false},
     {reg::kHwLatency, "HW_LATENCY", Access::kRO, 0x0, 0x0101'0104, nullptr, false, false},
     {reg::kHwLutSlots, "HW_LUT_SLOTS", Access::kRO, 0x0, 0x0, "LutSlots", false, false},
     {reg::kCtrl, "CTRL", Access::kRW, 0x2, 0x0, nullptr, true, false},
@@ -441,11 +481,22 @@ inline constexpr RegisterInfo kRegisters[] = {
     {reg::kPerfPortStall, "PERF_PORT_STALL", Access::kRO, 0x0, 0x0, nullptr, false, false},
     {reg::kPerfRdBeats, "PERF_RD_BEATS", Access::kRO, 0x0, 0x0, nullptr, false, false},
     {reg::kPerfWrBeats, "PERF_WR_BEATS", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kPerfSlopeBusy, "PERF_SLOPE_BUSY", Access::kRO, 0x0, 0x0, nullptr, false, false},
     {reg::kQBase, "Q_BASE", Access::kRW, 0xFFFF'FFC0, 0x0, nullptr, true, false},
     {reg::kQCount, "Q_COUNT", Access::kRW, 0xFFFF, 0x0, nullptr, true, false},
     {reg::kQRetired, "Q_RETIRED", Access::kRO, 0x0, 0x0, nullptr, false, false},
     {reg::kQErrIndex, "Q_ERR_INDEX", Access::kRO, 0x0, 0x0, nullptr, false, false},
     {reg::kQTokens, "Q_TOKENS", Access::kRO, 0x0, 0x0, nullptr, false, false},
+    {reg::kSlopePosMult, "SLOPE_POS_MULT", Access::kRW, 0xFFFF'FFFF, 0x0, nullptr, true, false},
+    {reg::kSlopePosShift, "SLOPE_POS_SHIFT", Access::kRW, 0xFF, 0x0, nullptr, true, false},
+    {reg::kSlopePosZp, "SLOPE_POS_ZP", Access::kRW, 0xFFFF'FFFF, 0x0, nullptr, true, false},
+    {reg::kSlopePosCfg, "SLOPE_POS_CFG", Access::kRW, 0x01FF'0373, 0x0, nullptr, true, false},
+    {reg::kSlopeNegMult, "SLOPE_NEG_MULT", Access::kRW, 0xFFFF'FFFF, 0x0, nullptr, true, false},
+    {reg::kSlopeNegShift, "SLOPE_NEG_SHIFT", Access::kRW, 0xFF, 0x0, nullptr, true, false},
+    {reg::kSlopeNegZp, "SLOPE_NEG_ZP", Access::kRW, 0xFFFF'FFFF, 0x0, nullptr, true, false},
+    {reg::kSlopeNegCfg, "SLOPE_NEG_CFG", Access::kRW, 0x01FF'0373, 0x0, nullptr, true, false},
+    {reg::kSlopeClampMin, "SLOPE_CLAMP_MIN", Access::kRW, 0xFFFF'FFFF, 0x0, nullptr, true, false},
+    {reg::kSlopeClampMax, "SLOPE_CLAMP_MAX", Access::kRW, 0xFFFF'FFFF, 0x0, nullptr, true, false},
 };
 
 struct ErrCodeInfo {
@@ -470,6 +521,7 @@ inline constexpr ErrCodeInfo kErrCodes[] = {
     {ErrCode::kLutSlot, "LUT_SLOT"},
     {ErrCode::kLutInBits, "LUT_IN_BITS"},
     {ErrCode::kLutEntryBits, "LUT_ENTRY_BITS"},
+    {ErrCode::kBadSlope, "BAD_SLOPE"},
 };
 // The codes only a program raises (data_movement.md 11), in code order.
 inline constexpr ErrCodeInfo kProgramErrCodes[] = {
@@ -501,6 +553,7 @@ inline constexpr UnitInfo kUnits[] = {
     {Unit::kLut, "lut", true, UnitKind::kStage, 0},
     {Unit::kSoftmax, "softmax", false, UnitKind::kCommand, 3},
     {Unit::kEltwise, "eltwise", true, UnitKind::kCommand, 0},
+    {Unit::kSlope, "slope", true, UnitKind::kStage, 2},
 };
 
 // The present units with a row-beat monitor (valid, row, last, C int32 lanes), in id order: the index of
@@ -509,8 +562,9 @@ enum class BeatUnit : uint8_t {
   kMac = 0,
   kRequant = 1,
   kLut = 2,
+  kSlope = 3,
 };
-inline constexpr int kNumBeatUnits = 3;
+inline constexpr int kNumBeatUnits = 4;
 struct BeatUnitInfo {
   BeatUnit beat;
   Unit unit;
@@ -522,6 +576,7 @@ inline constexpr BeatUnitInfo kBeatUnits[kNumBeatUnits] = {
     {BeatUnit::kMac, Unit::kMac, "mac", reg::kPerfMacBusy, "mac_busy"},
     {BeatUnit::kRequant, Unit::kRequant, "requant", reg::kPerfRqBusy, "rq_busy"},
     {BeatUnit::kLut, Unit::kLut, "lut", reg::kPerfLutBusy, "lut_busy"},
+    {BeatUnit::kSlope, Unit::kSlope, "slope", reg::kPerfSlopeBusy, "slope_busy"},
 };
 
 struct OpcodeInfo {
@@ -601,7 +656,7 @@ inline constexpr Field kBUnsigned{8, 5, 1};
 // 0 TFLite: Q31 `MULT`, signed `SHIFT`, `ROUNDING`; 1 TPU-MLIR: signed `MULT` of `MULT_WIDTH` bits,
 // rshift `SHIFT`, `RSHIFT_ROUND` (requant.md 6.1)
 inline constexpr Field kRqForm{8, 6, 1};
-// 0 none, 1 LUT; 2 softmax reserved
+// 0 none, 1 LUT, 3 slope; 2 softmax reserved
 inline constexpr Field kAct{8, 8, 4};
 // ACT = LUT: the table slot (lut.md 10.3)
 inline constexpr Field kLutSlot{8, 12, 4};

@@ -277,8 +277,8 @@ void Coverage::OnStart(int64_t cycle) {
   launched_ = true;
   cmd_ = Launched{};
   cmd_.cmd = regs_;
-  cmd_.timing =
-      arch::Timing(config_.rows, config_.cols, regs_.M(), regs_.N(), regs_.K(), regs_.lut());
+  cmd_.timing = arch::Timing(config_.rows, config_.cols, regs_.M(), regs_.N(), regs_.K(),
+                             regs_.lut(), regs_.slope());
   last_launch_cycle_ = cycle + 1;
   FinishTile();
 }

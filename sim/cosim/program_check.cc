@@ -50,6 +50,10 @@ golden::MachineState GoldenState(const arch::ArchConfig& config, const model::Ac
   for (const arch::SramInfo& s : arch::kSrams) g.sram(s.id) = state.srams().image(s.id);
   NormalizeRq(g.rq);
   g.ext = state.ext_memory().image();
+  const auto& slope = state.command_registers().slope_regs;
+  for (size_t i = 0; i < slope.size(); ++i) {
+    g.unit_registers[arch::reg::kSlopePosMult + 4 * uint32_t(i)] = slope[i];
+  }
   return g;
 }
 
@@ -88,6 +92,15 @@ void CheckProgramAgainstGolden(const arch::ArchConfig& config, const sim::Progra
   if (want_error == arch::ErrCode::kExtFault) return;  // 14.3: the memories depend on timing
   if (got.retired != uint32_t(want.retired)) {
     record("Q_RETIRED vs golden", std::to_string(want.retired), std::to_string(got.retired));
+  }
+  // The registers the program's SETs wrote (requant.md 6.2); the RTL's are the bus reads'.
+  const golden::SlopeRegisters want_slope = initial.slope_registers();
+  const auto& got_slope = state.command_registers().slope_regs;
+  for (size_t i = 0; i < want_slope.size(); ++i) {
+    if (want_slope[i] != got_slope[i]) {
+      record(fmt::format("slope register {} vs golden", i), fmt::format("{:#x}", want_slope[i]),
+             fmt::format("{:#x}", got_slope[i]));
+    }
   }
   for (const arch::SramInfo& s : arch::kSrams) {
     std::vector<uint8_t> image = state.srams().image(s.id);

@@ -79,7 +79,9 @@ arch::Command DecodeCommandPort(const uint32_t (&words)[kCommandPortWords]) {
 void Scoreboard::CheckCommand(int64_t cycle, const RtlSample& s, const arch::Command& model) {
   // mon_cmd_o and the model's registers change only at a launch or a program's GEMM start: a cycle
   // with the very words and registers of the last cycle that matched matches too.
-  static_assert(sizeof(arch::Command) == 16 * sizeof(uint32_t), "arch::Command has padding");
+  // (the slope registers are compared through the bus and the slope beats, not through mon_cmd_o)
+  static_assert(sizeof(arch::Command) == (16 + arch::kSlopeRegisterCount) * sizeof(uint32_t),
+                "arch::Command has padding");
   if (cmd_matched_ && std::memcmp(cmd_words_, s.cmd, sizeof cmd_words_) == 0 &&
       std::memcmp(&cmd_model_, &model, sizeof model) == 0) {
     return;

@@ -38,6 +38,7 @@ enum class CheckUnit : uint8_t {
   kMac,       // MAC array output beats (spec 8), every lane
   kRequant,   // requant output beats, every lane
   kLut,       // LUT unit output beats (lut.md 10.4), every lane
+  kSlope,     // slope stage output beats (requant.md 6.2), every lane
   kOutWrite,  // output SRAM writes: address, byte enables, data
   kDone,      // DONE rises in the predicted cycle
   kStatus,    // BUSY and irq_o, every cycle
@@ -60,23 +61,15 @@ struct CheckUnitInfo {
   const char* name;
 };
 inline constexpr CheckUnitInfo kCheckUnits[kNumCheckUnits] = {
-    {CheckUnit::kMacIn, "mac_in"},
-    {CheckUnit::kMac, "mac"},
-    {CheckUnit::kRequant, "requant"},
-    {CheckUnit::kLut, "lut"},
-    {CheckUnit::kOutWrite, "out_write"},
-    {CheckUnit::kDone, "done"},
-    {CheckUnit::kStatus, "status"},
-    {CheckUnit::kCommand, "command"},
-    {CheckUnit::kBus, "bus"},
-    {CheckUnit::kMemPort, "mem_port"},
-    {CheckUnit::kQueue, "queue"},
-    {CheckUnit::kDmaSram, "dma_sram"},
-    {CheckUnit::kMove, "move"},
-    {CheckUnit::kEltwise, "eltwise"},
-    {CheckUnit::kSram, "sram"},
-    {CheckUnit::kOutput, "output"},
-    {CheckUnit::kExtMem, "ext_mem"},
+    {CheckUnit::kMacIn, "mac_in"},     {CheckUnit::kMac, "mac"},
+    {CheckUnit::kRequant, "requant"},  {CheckUnit::kLut, "lut"},
+    {CheckUnit::kSlope, "slope"},      {CheckUnit::kOutWrite, "out_write"},
+    {CheckUnit::kDone, "done"},        {CheckUnit::kStatus, "status"},
+    {CheckUnit::kCommand, "command"},  {CheckUnit::kBus, "bus"},
+    {CheckUnit::kMemPort, "mem_port"}, {CheckUnit::kQueue, "queue"},
+    {CheckUnit::kDmaSram, "dma_sram"}, {CheckUnit::kMove, "move"},
+    {CheckUnit::kEltwise, "eltwise"},  {CheckUnit::kSram, "sram"},
+    {CheckUnit::kOutput, "output"},    {CheckUnit::kExtMem, "ext_mem"},
     {CheckUnit::kProgram, "program"},
 };
 // The check of each beat unit's row beats (arch::kBeatUnits).
@@ -88,6 +81,8 @@ inline CheckUnit BeatCheckUnit(arch::BeatUnit unit) {
       return CheckUnit::kRequant;
     case arch::BeatUnit::kLut:
       return CheckUnit::kLut;
+    case arch::BeatUnit::kSlope:
+      return CheckUnit::kSlope;
   }
   return CheckUnit::kCount;
 }

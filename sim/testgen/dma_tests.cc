@@ -14,6 +14,7 @@
 #include "sim/testgen/dma_rule_tests.h"
 #include "sim/testgen/random_program.h"
 #include "sim/testgen/rng.h"
+#include "sim/testgen/slope_programs.h"
 
 namespace qacc::sim {
 
@@ -618,6 +619,11 @@ const std::vector<DmaTestDef>& Defs() {
         "a descriptor fetch's EXT_FAULT that stops the program in the cycles around a STORE's "
         "first SRAM read (its first burst not begun, then just begun)"},
        GenStopPhases},
+      {{"dma_slope",
+        "the slope stage in programs (requant.md 6.2): SETs of its registers between GEMMs with "
+        "ACT = SLOPE; a slope GEMM on illegal registers of the launch with a SET before it (runs) "
+        "and without (BAD_SLOPE); a SET of an illegal slope (BAD_SLOPE); the registers read back"},
+       GenSlopePrograms},
       {{"dma_stalling_memory",
         "a memory whose ar_ready, aw_ready and w_ready are low in 10..60 % of the cycles: "
         "addresses held on their channels, the STORE reader waiting for its held address, write "

@@ -11,6 +11,7 @@
 #include "golden/quant.h"
 #include "golden/requant.h"
 #include "sim/testgen/rng.h"
+#include "sim/testgen/slope_draw.h"
 
 namespace qacc::sim {
 
@@ -385,6 +386,25 @@ void GenRandom(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
   Plan plan = RandomPlan(rng);
   if (rng.Chance(30)) plan.form = golden::RequantForm::kTpuMlir;
   Build(rng, config, plan, job);
+  // Drawn after the rest, so that the jobs without it are those of earlier versions.
+  if (!job.out_raw && rng.Chance(15))
+    DrawSlope(rng, rng.Chance(50) ? SlopeDraw::kForms : SlopeDraw::kAny, job);
+}
+
+// The slope stage (requant.md 6.2) after a random GEMM of up to a few tiles.
+Generator WithSlope(SlopeDraw draw) {
+  return [draw](Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
+    job.m = int(rng.Uniform(1, 3 * config.rows));
+    job.n = int(rng.Uniform(1, 3 * config.cols));
+    job.k = int(rng.Uniform(1, 40));
+    Plan plan = RandomPlan(rng);
+    plan.out_raw = false;
+    if (rng.Chance(30)) plan.form = golden::RequantForm::kTpuMlir;
+    Build(rng, config, plan, job);
+    SlopeDraw use = draw;
+    if (draw == SlopeDraw::kForms && rng.Chance(40)) use = SlopeDraw::kAny;
+    DrawSlope(rng, use, job);
+  };
 }
 
 // The TPU-MLIR form's corners, x from the bias (A all 0), per channel, the command's mode drawn:
@@ -887,6 +907,20 @@ const std::vector<TestDef>& TestDefs() {
         [](Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
           GenTpuCorners(rng, config, job, /*ties=*/false);
         });
+    add("gemm_slope",
+        "the slope stage (requant.md 6.2) after requant: golden's three LeakyReLU forms (TFLite "
+        "with "
+        "any alpha, seed 002's 8-bit slope, TFLite r1.15) on the first stage's codes, or any legal "
+        "stage (each side's form, multiplier, shift, modes, K, zero point; the clamp)",
+        WithSlope(SlopeDraw::kForms));
+    add("gemm_slope_ties",
+        "slope stage, TPU-MLIR form on both sides with m = +-2^u and rshift u + 1: every odd "
+        "x = d K is a rounding tie of the side's mode, K +-1 or +-3",
+        WithSlope(SlopeDraw::kTies));
+    add("gemm_slope_extremes",
+        "slope stage: K -256 and 255, d up to -383 and 383 (codes -128..255, ZP_OUT -128 or 255), "
+        "the forms' extreme multipliers and shifts, zero points at the int32 limits",
+        WithSlope(SlopeDraw::kExtremes));
     add("gemm_per_channel", "per-channel multipliers and shifts from the rq SRAM, with bias",
         WithPlan([](Rng&, Plan& plan) {
           plan.per_channel = true;

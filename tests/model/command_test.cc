@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "model/descriptor.h"
 #include "tests/model/model_test_util.h"
 
@@ -170,18 +172,67 @@ TEST(CommandValidation, RectConfigRanges) {
   EXPECT_EQ(DecodeCommand(config, cmd).error, ErrCode::kARange);
 }
 
-// SET (units.md 19.4) at fetch: no present unit has a register block in version 2.0, so a COUNT
-// of 0 or above 14 is BAD_SHAPE and every other SET BAD_SET, whatever REG is. Exhaustive.
-TEST(DescriptorValidation, EverySetFailsWithoutAPresentUnitBlock) {
+// SET (units.md 19.4) at fetch: a COUNT of 0 or above 14 is BAD_SHAPE; the one present unit with
+// registers is the slope stage, and a SET is legal only of exactly its ten registers (REG 0x80,
+// COUNT 10; their zero values are a legal slope), every other SET is BAD_SET. Exhaustive.
+TEST(DescriptorValidation, SetOnlyOfTheSlopeRegisters) {
   const arch::ArchConfig config;  // the default configuration
   for (uint32_t reg = 0; reg < 1024; ++reg) {
     for (uint32_t count = 0; count < 16; ++count) {
       Descriptor d{};
       d[14] = reg << 2 | count << 16;
       d[15] = uint32_t(DescOp::kSet);
-      const ErrCode expected = count == 0 || count > 14 ? ErrCode::kBadShape : ErrCode::kBadSet;
-      ASSERT_EQ(ValidateDescriptor(config, d), expected) << reg << " " << count;
+      const ErrCode expected = count == 0 || count > 14     ? ErrCode::kBadShape
+                               : reg == 0x80 && count == 10 ? ErrCode::kNone
+                                                            : ErrCode::kBadSet;
+      ASSERT_EQ(ValidateDescriptor(config, d, true), expected) << reg << " " << count;
     }
+  }
+}
+
+// A SET's values must be a legal slope (requant.md 6.2): each side's form rules and the clamp.
+TEST(DescriptorValidation, SetOfAnIllegalSlopeIsBadSlope) {
+  const arch::ArchConfig config;
+  Descriptor base{};
+  base[14] = 0x80u << 2 | 10u << 16;
+  base[15] = uint32_t(DescOp::kSet);
+  base[9] = 127;  // clamp [0, 127]
+  ASSERT_EQ(ValidateDescriptor(config, base, true), ErrCode::kNone);
+  const struct {
+    int word;
+    uint32_t value;
+    ErrCode expected;
+  } cases[] = {
+      {0, 1u << 30, ErrCode::kNone},            // POS Q31 multiplier 2^30
+      {0, (1u << 30) - 1, ErrCode::kBadSlope},  // below 2^30, not 0
+      {1, 30, ErrCode::kNone},                  // POS shift 30
+      {1, 31, ErrCode::kBadSlope},
+      {1, 0xE1, ErrCode::kNone},              // -31
+      {1, 0xE0, ErrCode::kBadSlope},          // -32
+      {7, 1u | 3u << 8, ErrCode::kBadSlope},  // NEG TPU-MLIR, MULT_WIDTH 3
+      {7, 1u | 7u << 4, ErrCode::kBadSlope},  // NEG TPU-MLIR, RSHIFT_ROUND 7
+      {7, 1u | 6u << 4 | 2u << 8, ErrCode::kNone},
+      {7, 0x1FFu << 16, ErrCode::kNone},  // K = -1
+      {8, uint32_t(-128), ErrCode::kNone},
+      {8, uint32_t(-129), ErrCode::kBadSlope},
+      {8, 128, ErrCode::kBadSlope},  // min above max
+      {9, 256, ErrCode::kBadSlope},
+      {9, 255, ErrCode::kNone},
+  };
+  for (const auto& c : cases) {
+    Descriptor d = base;
+    d[size_t(c.word)] = c.value;
+    EXPECT_EQ(ValidateDescriptor(config, d, true), c.expected) << c.word << " " << c.value;
+  }
+  // TPU-MLIR on the NEG side: an 8-bit multiplier of -128 fits, 128 does not; the rshift 63, 64.
+  Descriptor tpu = base;
+  tpu[7] = 1u;  // MULT_WIDTH 0: 8 bits
+  for (const auto& [mult, shift, expected] :
+       {std::tuple{uint32_t(-128), 63u, ErrCode::kNone}, std::tuple{128u, 0u, ErrCode::kBadSlope},
+        std::tuple{0u, 64u, ErrCode::kBadSlope}}) {
+    tpu[4] = mult;
+    tpu[5] = shift;
+    EXPECT_EQ(ValidateDescriptor(config, tpu, true), expected) << mult << " " << shift;
   }
 }
 

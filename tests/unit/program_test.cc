@@ -323,21 +323,40 @@ TEST(ProgramEncodeTest, SetWords) {
   EXPECT_EQ(DescribeDescriptor(Small(8, 8), expected), "SET 14 registers from 0xffc WAIT SIGNAL");
 }
 
-// No present unit has a register block in version 2.0, so every SET fails: BAD_SHAPE for a COUNT
-// of 0 or above 14, BAD_SET for any other, whatever REG is. Exhaustive over both fields.
-TEST(ProgramValidateSetTest, EverySetFailsWithoutAPresentUnitBlock) {
+// The one present unit with registers is the slope stage (requant.md 6.2): a SET is legal only of
+// exactly its ten registers (REG 0x80, COUNT 10), BAD_SHAPE for a COUNT of 0 or above 14, BAD_SET
+// for any other. Exhaustive over both fields; the zero values are a legal slope.
+TEST(ProgramValidateSetTest, SetOnlyOfTheSlopeRegisters) {
   const AccelGeometry g = Small(8, 8);
   for (uint32_t reg = 0; reg < 1024; ++reg) {
     for (uint32_t count = 0; count < 16; ++count) {
       SetFields f;
       f.reg = reg, f.count = count;
-      const ProgramError expected =
-          count == 0 || count > 14 ? ProgramError::kBadShape : ProgramError::kBadSet;
+      const ProgramError expected = count == 0 || count > 14     ? ProgramError::kBadShape
+                                    : reg == 0x80 && count == 10 ? ProgramError::kNone
+                                                                 : ProgramError::kBadSet;
       ASSERT_EQ(Validate(g, EncodeSet(f, {})), expected) << reg << " " << count;
     }
   }
   MachineState state(g, 64);
   EXPECT_THROW(Execute(g, EncodeSet(SetFields{}, {}), state), std::invalid_argument);
+}
+
+// A SET of the slope registers stores each value's fields (the shift's 8 bits, the configuration's
+// fields), and an illegal slope among its values is BAD_SLOPE at fetch.
+TEST(ProgramValidateSetTest, SetWritesTheSlopeRegistersAndChecksTheirValues) {
+  const AccelGeometry g = Small(8, 8);
+  SetFields f;
+  f.reg = 0x80, f.count = 10;
+  f.value = {0x4000'0000u, 0xFFFF'FF02u, 0xFFFF'FFF0u, 0xFFFF'866Bu, 7u,
+             3u,           0u,           1u,           0xFFFF'FF80u, 127u};
+  MachineState state(g, 64);
+  ASSERT_EQ(Execute(g, EncodeSet(f, {}), state), ProgramError::kNone);
+  const SlopeRegisters expected = {0x4000'0000u, 0x02u, 0xFFFF'FFF0u, 0x01FF'0263u, 7u,
+                                   3u,           0u,    1u,           0xFFFF'FF80u, 127u};
+  EXPECT_EQ(state.slope_registers(), expected);
+  f.value[9] = 256;  // the clamp beyond the int8 mode's
+  EXPECT_EQ(Validate(g, EncodeSet(f, {})), ProgramError::kBadSlope);
 }
 
 TEST(ProgramEncodeTest, UnitBytesAndSramUnits) {
@@ -591,13 +610,24 @@ TEST(ProgramValidateGemmTest, RequantZeroPointAndUnitChecks) {
     EXPECT_EQ(check([&](GemmFields& f) { f.zp_ab = ZpAb(zp, 0); }), expected) << zp;
     EXPECT_EQ(check([&](GemmFields& f) { f.zp_ab = ZpAb(0, zp); }), expected) << zp;
   }
-  // ACT: 0 (none) and 1 (LUT, here with LUT_IN_BITS 0) name present units, 2..15 do not.
+  // ACT: 0 (none), 1 (LUT, here with LUT_IN_BITS 0) and 3 (SLOPE) name present units, the others
+  // do not.
   for (uint32_t act = 0; act < 16; ++act) {
-    EXPECT_EQ(check([&](GemmFields& f) { f.mode = act << 8; }), act == 0 ? kOk
+    EXPECT_EQ(check([&](GemmFields& f) { f.mode = act << 8; }), act == 0 || act == 3 ? kOk
                                                                 : act == 1
                                                                     ? ProgramError::kLutInBits
                                                                     : ProgramError::kUnitAbsent)
         << act;
+  }
+  // ACT = SLOPE (requant.md 6.2): not with OUT_RAW; ZP_OUT, the input codes' zero point, within
+  // -128..255 (the registers are checked by ValidateSlopeAtFetch).
+  const uint32_t slope = 3u << 8;
+  EXPECT_EQ(check([&](GemmFields& f) { f.mode = slope | arch::kModeOutRaw; }),
+            ProgramError::kBadShape);
+  for (const int32_t zp : {-129, -128, 255, 256, INT32_MIN, INT32_MAX}) {
+    EXPECT_EQ(check([&](GemmFields& f) { f.mode = slope, f.zp_out = zp; }),
+              zp >= -128 && zp <= 255 ? kOk : ProgramError::kBadSlope)
+        << zp;
   }
 }
 

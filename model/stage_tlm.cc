@@ -1,19 +1,20 @@
-#include "model/lut_tlm.h"
+#include "model/stage_tlm.h"
 
 namespace qacc::model {
 
-LutTlm::LutTlm(sc_core::sc_module_name name, const UnitLatencies& latencies)
+StageTlm::StageTlm(sc_core::sc_module_name name, int64_t latency, Select select)
     : sc_core::sc_module(name),
       beat_in("beat_in"),
       beat_out("beat_out"),
       monitor("monitor"),
-      latency_(latencies.lut) {
+      latency_(latency),
+      select_(select) {
   beat_in.bind(*this);
 }
 
-void LutTlm::put(const RowTile& in) {
-  const LutUnitModel* lut = in.command->lut_unit();
-  if (lut == nullptr) {  // ACT = NONE: the out writer takes the requant beats
+void StageTlm::put(const RowTile& in) {
+  const BeatStageModel* unit = select_(*in.command);
+  if (unit == nullptr) {  // the command does not use the unit: the tile passes on
     beat_out->put(in);
     return;
   }
@@ -32,7 +33,7 @@ void LutTlm::put(const RowTile& in) {
     beat.row = row.row;
     beat.last = row.last;
     beat.lanes.resize(row.lanes.size());
-    beat.known_lanes = lut->ComputeBeat(row.known_lanes, row.lanes.data(), beat.lanes.data());
+    beat.known_lanes = unit->ComputeBeat(row.known_lanes, row.lanes.data(), beat.lanes.data());
   }
   monitor.write(out);
   beat_out->put(out);

@@ -1,0 +1,132 @@
+// The slope stage (requant.md 6.2): LeakyReLU's second stage after requant, NumCols lanes. With active_i (the
+// command's ACT = SLOPE) a beat takes SLOPE_LATENCY = 5 cycles:
+//   cycle t      input beat: requant's output codes q (-128..255 for a legal command)
+//   cycle t + 1  per lane d = q - zp_in (10 bits), its side (d < 0: NEG), x = d * K[side] (18 bits) registered
+//   cycle t + 5  the side's first-stage form on x, + ZP[side], the shared clamp: four stages of qacc_requant_lane,
+//                the first stage's own module, with the side's fields selected by the registered side
+// Without active_i the stage is bypassed: it takes no beat, and the out writer's beat (wr_*) is the input beat as
+// it came. The configuration (the slope registers and ZP_OUT) comes from the top's unit_cfg_q (units.md 21.4) and
+// is stable while the unit holds beats; it is legal for every beat taken (validated at fetch: BAD_SLOPE).
+module qacc_slope_unit
+  import qacc_pkg::*;
+#(
+  parameter int unsigned NumRows = 8,
+  parameter int unsigned NumCols = 8,
+  localparam int unsigned RowIdxW = $clog2(NumRows)
+) (
+  input  logic                           clk_i,
+  input  logic                           rst_ni,
+
+  input  logic                           active_i,   // ACT = SLOPE
+  input  slope_cfg_t                     cfg_i,
+  input  logic signed [31:0]             zp_in_i,    // ZP_OUT: the input codes' zero point, -128..255
+
+  // Input beat: the requant output row (through the LUT unit's bypass).
+  input  logic                           in_valid_i,
+  input  logic [RowIdxW-1:0]             in_row_i,
+  input  logic                           in_last_i,
+  input  logic [NumCols-1:0][31:0]       in_data_i,
+  output logic                           in_beat_o,  // a beat taken (PERF_SLOPE_BUSY)
+
+  // Output beat: each lane's code.
+  output logic                           out_valid_o,
+  output logic [RowIdxW-1:0]             out_row_o,
+  output logic                           out_last_o,
+  output logic [NumCols-1:0][31:0]       out_data_o,
+
+  // The out writer's input beat: the output beat with active_i, else the input beat.
+  output logic                           wr_valid_o,
+  output logic [RowIdxW-1:0]             wr_row_o,
+  output logic                           wr_last_o,
+  output logic [NumCols-1:0][31:0]       wr_data_o
+);
+
+  localparam int unsigned DW = 10;  // d = q - zp_in: -383..383
+  localparam int unsigned XW = 18;  // x = d * K: |x| <= 383 * 256 < 2^17
+
+  assign in_beat_o = in_valid_i && active_i;
+
+  // ---- The valid pipeline: stage 0 (d, side, x) and the lane's four ----------------------------------------------
+  logic [SLOPE_LATENCY-1:0]              valid_q;
+  logic [SLOPE_LATENCY-1:0][RowIdxW-1:0] row_q;
+  logic [SLOPE_LATENCY-1:0]              last_q;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      valid_q <= '0;
+    end else begin
+      valid_q <= {valid_q[SLOPE_LATENCY-2:0], in_beat_o};
+    end
+  end
+
+  // Not reset (spec 10): they travel beside the valid bits.
+  always_ff @(posedge clk_i) begin
+    row_q  <= {row_q[SLOPE_LATENCY-2:0], in_row_i};
+    last_q <= {last_q[SLOPE_LATENCY-2:0], in_last_i};
+  end
+
+  // ---- Lanes ------------------------------------------------------------------------------------------------------
+  for (genvar c = 0; c < int'(NumCols); c++) begin : g_lane
+    logic signed [DW-1:0] d;
+    logic signed [XW-1:0] x_q;
+    logic                 neg_q;
+    logic signed [SLOPE_K_W-1:0] k;
+    slope_side_t          side;
+
+    assign d = DW'(in_data_i[c]) - DW'(zp_in_i);
+    assign k = d[DW-1] ? cfg_i.neg.k : cfg_i.pos.k;
+
+    // Stage 0 loads only with a beat (its clock enable, spec 10.1).
+    always_ff @(posedge clk_i) begin
+      if (in_beat_o) begin
+        neg_q <= d[DW-1];
+        x_q   <= XW'(d) * XW'(k);  // the low 18 bits of the product: all of it for legal inputs
+      end
+    end
+
+    assign side = neg_q ? cfg_i.neg : cfg_i.pos;
+    logic unused_k;  // K was stage 0's
+    assign unused_k = ^side.k;
+
+    qacc_requant_lane u_lane (
+      .clk_i,
+      .rst_ni,
+      .valid_i        (valid_q[0]),
+      .acc_i          (ACC_W'(x_q)),
+      .bias_i         ('0),
+      .mult_i         (side.mult),
+      .shift_i        (side.shift),
+      .form_i         (side.form),
+      .rounding_i     (side.rounding),
+      .rshift_round_i (side.rshift_round),
+      .mult_width_i   (side.mult_width),
+      .out_raw_i      (1'b0),
+      .zp_out_i       (side.zp),
+      .clamp_min_i    (cfg_i.clamp_min),
+      .clamp_max_i    (cfg_i.clamp_max),
+      .data_o         (out_data_o[c])
+    );
+  end
+
+  assign out_valid_o = valid_q[SLOPE_LATENCY-1];
+  assign out_row_o   = row_q[SLOPE_LATENCY-1];
+  assign out_last_o  = last_q[SLOPE_LATENCY-1];
+
+  // ---- The out writer's beat -------------------------------------------------------------------------------------
+  assign wr_valid_o = active_i ? out_valid_o : in_valid_i;
+  assign wr_row_o   = active_i ? out_row_o : in_row_i;
+  assign wr_last_o  = active_i ? out_last_o : in_last_i;
+  assign wr_data_o  = active_i ? out_data_o : in_data_i;
+
+`ifndef SYNTHESIS
+  // Stage 0 and the requant lane's four stages are SLOPE_LATENCY.
+  Params_A: assert property (@(posedge clk_i) SLOPE_LATENCY == 1 + REQUANT_LATENCY && NumCols >= 1);
+  // The configuration holds while beats are inside (units.md 21.4).
+  Config_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      valid_q != '0 |-> $stable({active_i, cfg_i, zp_in_i}));
+  // Legal inputs only (validated at fetch): codes of the int8 mode's clamp, and ZP_OUT within the same range.
+  Inputs_A: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      in_beat_o |-> zp_in_i >= MIN_INT8_MODE_CLAMP && zp_in_i <= MAX_INT8_MODE_CLAMP);
+`endif
+
+endmodule

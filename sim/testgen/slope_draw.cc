@@ -1,0 +1,194 @@
+#include "sim/testgen/slope_draw.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "golden/activation.h"
+#include "golden/slope_stage.h"
+
+namespace qacc::sim {
+namespace {
+
+using golden::QuantSpec;
+using golden::RequantForm;
+using golden::SlopeSide;
+using golden::SlopeStageParams;
+
+double LogUniform(Rng& rng, double lo, double hi) {
+  const double u = double(rng.Uniform(0, 1'000'000)) / 1e6;
+  return std::exp(std::log(lo) + u * (std::log(hi) - std::log(lo)));
+}
+
+// An 8-bit spec with this zero point (signed when it is negative, unsigned above 127).
+QuantSpec SpecWithZeroPoint(Rng& rng, int32_t zero_point) {
+  QuantSpec spec;
+  spec.is_signed = zero_point < 0 || (zero_point <= 127 && rng.Chance(50));
+  spec.zero_point = zero_point;
+  spec.scale = LogUniform(rng, 1e-3, 0.5);
+  return spec;
+}
+
+double Alpha(Rng& rng) {
+  const int64_t r = rng.Uniform(0, 99);
+  if (r < 10) return 0.0;
+  if (r < 30) return -double(rng.Uniform(1, 2000)) / 1000;  // PReLU's learned negative slopes
+  if (r < 40) return double(rng.Uniform(1000, 6000)) / 1000;
+  return double(rng.Uniform(1, 999)) / 1000;
+}
+
+// The first stage's output is the form's input: its zero point and its codes' range.
+void SetInputSpec(const QuantSpec& in, model::GemmJob& job) {
+  job.requant.output_zero_point = in.zero_point;
+  job.requant.clamp_min = int32_t(in.qmin());
+  job.requant.clamp_max = int32_t(in.qmax());
+}
+
+SlopeStageParams Forms(Rng& rng, model::GemmJob& job) {
+  for (int attempt = 0;; ++attempt) {
+    try {
+      const int64_t form = rng.Uniform(0, 2);
+      if (form == 2) {  // TFLite r1.15: uint8 in and out
+        QuantSpec in{8, false, false, LogUniform(rng, 1e-3, 0.5), int32_t(rng.Uniform(0, 255))};
+        QuantSpec out{8, false, false, in.scale * LogUniform(rng, 1.0, 300.0),
+                      int32_t(rng.Uniform(0, 255))};
+        const double alpha = double(rng.Uniform(-300, 300)) * in.scale / 2;
+        const auto p = golden::MakeTfliteR115LeakyReluParams(in, out, alpha);
+        SetInputSpec(in, job);
+        return golden::SlopeFromTfliteR115(p);
+      }
+      const QuantSpec in = SpecWithZeroPoint(rng, job.requant.output_zero_point);
+      QuantSpec out = SpecWithZeroPoint(rng, int32_t(rng.Uniform(-128, 255)));
+      if (form == 1) {  // seed 002: the output keeps the input's scale
+        out.scale = in.scale;
+        auto p =
+            golden::MakeInt8SlopeLeakyReluParams(in, out, Alpha(rng) * (rng.Chance(10) ? 40 : 1));
+        p.rounding = golden::kAllRoundingModes[rng.Uniform(0, 4)];
+        SetInputSpec(in, job);
+        return golden::SlopeFromInt8Slope(p);
+      }
+      const auto rounding = rng.Chance(50) ? golden::RequantRounding::kSingleRounding
+                                           : golden::RequantRounding::kDoubleRounding;
+      const auto p = golden::MakeLeakyReluParams(in, out, Alpha(rng), rounding);
+      SetInputSpec(in, job);
+      return golden::SlopeFromLeakyRelu(p);
+    } catch (const std::invalid_argument&) {
+      if (attempt > 100) throw;  // a ratio no form holds: draw again
+    }
+  }
+}
+
+// A side's first-stage form with a scale that keeps |x| up to 2^17 in view of the int8 output.
+void AnyForm(Rng& rng, SlopeSide& side) {
+  golden::RequantParams& rq = side.requant;
+  if (rng.Chance(50)) {
+    rq.form = RequantForm::kTflite;
+    rq.rounding = rng.Chance(50) ? golden::RequantRounding::kSingleRounding
+                                 : golden::RequantRounding::kDoubleRounding;
+    const int64_t r = rng.Uniform(0, 99);
+    rq.multiplier = r < 5    ? 0
+                    : r < 15 ? int32_t(rng.Pick<int64_t>({1 << 30, INT32_MAX}))
+                             : int32_t(rng.Uniform(1 << 30, INT32_MAX));
+    rq.shift =
+        rng.Chance(10)
+            ? int(rng.Pick<int64_t>({golden::kMinQuantizedShift, golden::kMaxQuantizedShift}))
+            : int(rng.Uniform(-18, 1));
+    return;
+  }
+  rq.form = RequantForm::kTpuMlir;
+  rq.mult_bits = int(rng.Pick<int64_t>({8, 16, 32}));
+  rq.rshift_rounding = golden::tpu_mlir::kAllRoundings[rng.Uniform(0, 6)];
+  const int64_t half = int64_t{1} << (rq.mult_bits - 1);
+  rq.multiplier =
+      rng.Chance(15)
+          ? int32_t(rng.Pick<int64_t>({-half, half - 1, 1, -1, 0}))
+          : int32_t(rng.Uniform(-std::min<int64_t>(half, 4096), std::min<int64_t>(half - 1, 4096)));
+  // |x m| up to about 2^29: an rshift near its bit length keeps codes in view, 0 and 63 at times.
+  const int64_t bits = 17 + int64_t(std::log2(std::abs(double(rq.multiplier)) + 1));
+  rq.shift = rng.Chance(10) ? int(rng.Pick<int64_t>({0, golden::kMaxRequantRshift}))
+                            : int(std::clamp<int64_t>(bits - 8 + rng.Uniform(-6, 4), 0, 63));
+}
+
+int32_t AnyK(Rng& rng) {
+  const int64_t r = rng.Uniform(0, 99);
+  if (r < 10) return int32_t(rng.Pick<int64_t>({golden::kMinSlopeK, golden::kMaxSlopeK, 0, -1}));
+  if (r < 55) return int32_t(rng.Uniform(-3, 3));
+  return int32_t(rng.Uniform(golden::kMinSlopeK, golden::kMaxSlopeK));
+}
+
+void AnyClamp(Rng& rng, SlopeStageParams& s) {
+  const int32_t a = int32_t(rng.Uniform(-128, 255)), b = int32_t(rng.Uniform(-128, 255));
+  s.clamp_min = std::min(a, b);
+  s.clamp_max = std::max(a, b);
+  if (rng.Chance(50)) {  // a type's whole range
+    s.clamp_min = rng.Chance(50) ? -128 : 0;
+    s.clamp_max = s.clamp_min + 255 - (s.clamp_min < 0 ? 128 : 0);
+  }
+}
+
+SlopeStageParams Any(Rng& rng) {
+  SlopeStageParams s;
+  for (SlopeSide* side : {&s.positive, &s.negative}) {
+    AnyForm(rng, *side);
+    side->k = AnyK(rng);
+    side->requant.output_zero_point = rng.Chance(10)
+                                          ? int32_t(rng.Pick<int64_t>({INT32_MIN, INT32_MAX}))
+                                          : int32_t(rng.Uniform(-200, 300));
+  }
+  AnyClamp(rng, s);
+  return s;
+}
+
+SlopeStageParams Ties(Rng& rng) {
+  SlopeStageParams s;
+  for (SlopeSide* side : {&s.positive, &s.negative}) {
+    golden::RequantParams& rq = side->requant;
+    rq.form = RequantForm::kTpuMlir;
+    rq.mult_bits = int(rng.Pick<int64_t>({8, 16, 32}));
+    rq.rshift_rounding = golden::tpu_mlir::kAllRoundings[rng.Uniform(0, 6)];
+    const int u = int(rng.Uniform(0, rq.mult_bits - 2));
+    rq.multiplier = int32_t(rng.Chance(50) ? -(int64_t{1} << u) : (int64_t{1} << u));
+    rq.shift = u + 1;  // x m / 2^(u+1) = +-x / 2: every odd x on a tie
+    side->k = int32_t(rng.Pick<int64_t>({1, -1, 3, -3}));
+    rq.output_zero_point = int32_t(rng.Uniform(-20, 20));
+  }
+  s.clamp_min = -128;
+  s.clamp_max = 127;
+  return s;
+}
+
+SlopeStageParams Extremes(Rng& rng, model::GemmJob& job) {
+  // The widest codes and an extreme input zero point: d reaches -383 (q -128, zero point 255) or
+  // 383 (q 255, zero point -128).
+  job.requant.clamp_min = -128;
+  job.requant.clamp_max = 255;
+  job.requant.output_zero_point = int32_t(rng.Pick<int64_t>({-128, 255, 0}));
+  SlopeStageParams s = Any(rng);
+  for (SlopeSide* side : {&s.positive, &s.negative}) {
+    side->k = int32_t(rng.Pick<int64_t>({golden::kMinSlopeK, golden::kMaxSlopeK, 1, -1}));
+  }
+  return s;
+}
+
+}  // namespace
+
+void DrawSlope(Rng& rng, SlopeDraw draw, model::GemmJob& job) {
+  if (job.out_raw) throw std::logic_error("DrawSlope: a raw GEMM has no slope stage");
+  switch (draw) {
+    case SlopeDraw::kForms:
+      job.slope = Forms(rng, job);
+      break;
+    case SlopeDraw::kAny:
+      job.slope = Any(rng);
+      break;
+    case SlopeDraw::kTies:
+      job.slope = Ties(rng);
+      break;
+    case SlopeDraw::kExtremes:
+      job.slope = Extremes(rng, job);
+      break;
+  }
+  golden::ValidateSlopeStage(*job.slope, job.requant.output_zero_point);
+}
+
+}  // namespace qacc::sim

@@ -1,0 +1,99 @@
+#include "sim/testgen/slope_programs.h"
+
+#include "golden/slope_stage.h"
+#include "sim/testgen/dma_context.h"
+#include "sim/testgen/slope_draw.h"
+
+namespace qacc::sim {
+namespace {
+
+using dma_test::Context;
+using golden::Descriptor;
+
+// A legal slope drawn for the GEMM's own first stage (its zero point and clamp adjusted to the
+// slope's input spec when the draw asks for one).
+golden::SlopeRegisters DrawRegisters(Rng& rng, golden::GemmFields& f) {
+  model::GemmJob job;
+  job.requant.output_zero_point = f.zp_out;
+  job.requant.clamp_min = f.clamp_min;
+  job.requant.clamp_max = f.clamp_max;
+  DrawSlope(rng, rng.Chance(50) ? SlopeDraw::kForms : SlopeDraw::kAny, job);
+  f.zp_out = job.requant.output_zero_point;
+  f.clamp_min = job.requant.clamp_min;
+  f.clamp_max = job.requant.clamp_max;
+  return golden::EncodeSlopeRegisters(*job.slope);
+}
+
+// A random GEMM with ACT = SLOPE (int8 output) and the registers it is drawn for.
+Descriptor SlopeGemm(Context& c, golden::SlopeRegisters* registers) {
+  golden::GemmFields f = golden::DecodeGemm(RandomGemm(c.rng, c.g));
+  f.mode &= ~(arch::kModeOutRaw | arch::kModePerChannel | arch::kModeActMask);
+  f.mode |= uint32_t(arch::Act::kSlope) << arch::kModeActLsb;
+  const golden::SlopeRegisters drawn = DrawRegisters(c.rng, f);
+  if (registers != nullptr) *registers = drawn;
+  return golden::EncodeGemm(f, golden::Header{});
+}
+
+Descriptor SetOf(const golden::SlopeRegisters& values) {
+  golden::SetFields f;
+  f.reg = arch::reg::kSlopePosMult / 4;
+  f.count = uint32_t(values.size());
+  std::copy(values.begin(), values.end(), f.value.begin());
+  return golden::EncodeSet(f, golden::Header{});
+}
+
+// Registers that no stage holds: one rule of requant.md 6.2 broken.
+golden::SlopeRegisters Illegal(Rng& rng, golden::SlopeRegisters r) {
+  switch (rng.Uniform(0, 3)) {
+    case 0:  // the clamp reversed
+      r[8] = 100, r[9] = 99;
+      break;
+    case 1:  // a TFLite multiplier below 2^30
+      r[7] &= ~uint32_t(arch::kSlopeNegRqForm), r[4] = (1u << 30) - 1;
+      break;
+    case 2:  // a TPU-MLIR mode no form has
+      r[3] |= arch::kSlopePosRqForm | arch::kSlopePosRshiftRoundMask;
+      break;
+    default:  // a bound beyond the int8 mode's
+      r[9] = 256;
+      break;
+  }
+  return r;
+}
+
+void HostWrite(Context& c, const golden::SlopeRegisters& values) {
+  for (size_t i = 0; i < values.size(); ++i) {
+    c.b.Write(arch::kRegsBase + arch::reg::kSlopePosMult + 4 * uint32_t(i), values[i]);
+  }
+}
+
+}  // namespace
+
+Program GenSlopePrograms(Rng& rng, const arch::ArchConfig& config) {
+  Context c(rng, config);
+  c.Setup();
+  golden::SlopeRegisters s1, s2;
+  // The registers of the launch illegal, but a SET fetched before each GEMM that reads them.
+  HostWrite(c, Illegal(rng, golden::SlopeRegisters{}));
+  {
+    Descriptor g1 = SlopeGemm(c, &s1);
+    Descriptor g2 = SlopeGemm(c, nullptr);
+    const Descriptor set1 = SetOf(s1);
+    Descriptor g3 = SlopeGemm(c, &s2);
+    c.Emit({set1, g1, g2, SetOf(s2), g3}, "SET, two slope GEMMs, SET, a slope GEMM");
+  }
+  // No SET: the registers the last program left (s2) are legal.
+  c.Emit({SlopeGemm(c, nullptr), RandomGemm(rng, c.g)}, "a slope GEMM on the registers left");
+  // The registers of the launch illegal and no SET before the slope GEMM: BAD_SLOPE at its index,
+  // after a GEMM without the stage that runs.
+  HostWrite(c, Illegal(rng, s2));
+  c.Emit({RandomGemm(rng, c.g), SlopeGemm(c, nullptr)}, "a slope GEMM on illegal registers",
+         arch::ErrCode::kBadSlope);
+  // A SET of an illegal slope: BAD_SLOPE at the SET, the GEMM before it runs.
+  HostWrite(c, s1);
+  c.Emit({SlopeGemm(c, nullptr), SetOf(Illegal(rng, s1))}, "a SET of an illegal slope",
+         arch::ErrCode::kBadSlope);
+  return c.b.Take();
+}
+
+}  // namespace qacc::sim
