@@ -39,7 +39,7 @@ bool IsTie(int64_t p, int bits) {
 }  // namespace
 
 Coverage::Coverage(const arch::ArchConfig& config)
-    : config_(config), rules_(config, bins_), shadow_(config) {
+    : config_(config), rules_(config, bins_), slope_(bins_), shadow_(config) {
   for (arch::ErrCode code : ErrorCodes()) {
     bins_[RuleBin(code, true)] = 0;
     // With 16 slots every LUT_SLOT value is legal: no first illegal one.
@@ -244,6 +244,18 @@ void Coverage::OnTransfer(int64_t cycle, bool write, uint32_t addr, uint32_t wda
     case reg::kCmdClampMax: regs_.clamp_max = static_cast<int32_t>(stored); break;
     case reg::kCmdMult: regs_.mult = static_cast<int32_t>(stored); break;
     case reg::kCmdShift: regs_.shift = stored; break;
+    case reg::kSlopePosMult:
+    case reg::kSlopePosShift:
+    case reg::kSlopePosZp:
+    case reg::kSlopePosCfg:
+    case reg::kSlopeNegMult:
+    case reg::kSlopeNegShift:
+    case reg::kSlopeNegZp:
+    case reg::kSlopeNegCfg:
+    case reg::kSlopeClampMin:
+    case reg::kSlopeClampMax:
+      regs_.slope_regs[(offset - reg::kSlopePosMult) / 4] = stored;
+      break;
     case reg::kStatus:
       if (wdata & arch::kStatusDone) last_status_w1c_cycle_ = cycle;
       break;
@@ -279,6 +291,7 @@ void Coverage::OnStart(int64_t cycle) {
   cmd_.cmd = regs_;
   cmd_.timing = arch::Timing(config_.rows, config_.cols, regs_.M(), regs_.N(), regs_.K(),
                              regs_.lut(), regs_.slope());
+  slope_.OnLaunch(cmd_.cmd, cmd_.timing);
   last_launch_cycle_ = cycle + 1;
   FinishTile();
 }
@@ -355,8 +368,10 @@ int Coverage::RuleBoundary(arch::ErrCode rule) const {
       }
       return result;
     }
-    case arch::ErrCode::kUnitAbsent:  // LUT (1) is the last present unit
-      return c.act() == 2 ? -1 : c.lut() ? 1 : 0;
+    case arch::ErrCode::kUnitAbsent:  // SLOPE (3) is the last present unit, 2 the one before
+      return c.act() == 2 || c.act() == 4 ? -1 : c.slope() ? 1 : 0;
+    case arch::ErrCode::kBadSlope:
+      return SlopeCoverage::RuleBoundary(c);
     case arch::ErrCode::kLutSlot:
       if (!c.lut()) return 0;
       return c.lut_slot() == uint32_t(config_.lut_slots) - 1 ? 1
@@ -389,6 +404,7 @@ void Coverage::OnVerdict(uint32_t status) {
       static_cast<arch::ErrCode>((status & arch::kStatusErrCodeMask) >> arch::kStatusErrCodeLsb);
   const bool error = status & arch::kStatusError;
   const arch::Command& c = cmd_.cmd;
+  slope_.OnVerdict(!error);
   if (error) {
     // The failing rule at its first illegal value.
     if (RuleBoundary(code) == -1) Hit(RuleBin(code, false));
@@ -475,6 +491,7 @@ void Coverage::OnCycle(int64_t cycle, const RtlSample& s) {
   if (mac.valid) OnMacBeat(mac);
   // The LUT lanes' addresses: the low LUT_IN_BITS of each requant code (lut.md 10.3).
   const BeatSample& rq = s.beats[size_t(arch::BeatUnit::kRequant)];
+  if (rq.valid) slope_.OnRequantBeat(rq);
   if (rq.valid && cmd_.cmd.lut()) {
     const uint32_t mask =
         (uint32_t{1} << std::min<uint32_t>(cmd_.cmd.lut_in_bits(), arch::kLutMaxInBits)) - 1;
@@ -688,6 +705,13 @@ void Coverage::OnDmaAccess(const DmaSramSample& dma) {
 }
 
 void Coverage::OnComputeStart(const std::array<uint32_t, 16>& d) {
+  slope_.OnComputeStart(d);
+  if (model::SetsSlopeRegisters(d)) {  // the registers as the SET wrote them (units.md 19.4)
+    for (size_t i = 0; i < regs_.slope_regs.size(); ++i) {
+      regs_.slope_regs[i] =
+          d[i] & arch::FindRegister(arch::reg::kSlopePosMult + 4 * uint32_t(i))->rw_mask;
+    }
+  }
   if (model::DecodeDescHeader(d).op != uint32_t(arch::Opcode::kEltwise)) return;
   const golden::EltwiseFields f = model::DecodeEltwiseDesc(d);
   static constexpr const char* kOps[] = {"LUT", "ADD", "ADD_LUT"};

@@ -30,6 +30,7 @@
 #include "model/srams.h"
 #include "sim/cosim/coverage_rules.h"
 #include "sim/cosim/dut.h"
+#include "sim/cosim/slope_coverage.h"
 
 namespace qacc::cosim {
 
@@ -122,6 +123,7 @@ class Coverage {
   arch::ArchConfig config_;
   std::map<std::string, int64_t> bins_;
   RuleCoverage rules_;  // the program engine's rules (coverage_rules.h), into bins_
+  SlopeCoverage slope_;   // the slope stage's bins (slope_coverage.h), into bins_
   arch::Command regs_;    // CMD_* as accepted
   bool irq_en_ = false;
   model::Srams shadow_;   // bias and rq SRAM contents, from the accepted window writes

@@ -83,7 +83,7 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
     auto bad_zp = [](int32_t zp) { return zp < arch::kMinOperandZp || zp > arch::kMaxOperandZp; };
     const bool lut = c.lut();
     checks = {
-        {ErrCode::kBadShape, m == 0 || n == 0 || k == 0 || (lut && c.out_raw())},
+        {ErrCode::kBadShape, m == 0 || n == 0 || k == 0 || ((lut || c.slope()) && c.out_raw())},
         {ErrCode::kARange, int64_t{c.a_base} + mb * k > int64_t{cfg.a_depth}},
         {ErrCode::kBRange, int64_t{c.b_base} + nb * k > int64_t{cfg.b_depth}},
         {ErrCode::kBiasRange, c.bias_en() && int64_t{c.bias_base} + nb > int64_t{cfg.bias_depth}},
@@ -99,7 +99,11 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
     // UNIT_ABSENT and the LUT checks exclude each other (lut.md 10.4): a descriptor meets one
     // kind, so its next check after BAD_ZP is UNIT_ABSENT or LUT_SLOT (LUT_IN_BITS with 16
     // slots, where no slot is illegal).
-    if (!lut) {
+    if (c.slope()) {
+      // requant.md 6.2: ZP_OUT; the registers' part depends on the program's state, not on `d`.
+      checks.push_back({ErrCode::kBadSlope,
+                        c.zp_out < arch::kMinInt8ModeClamp || c.zp_out > arch::kMaxInt8ModeClamp});
+    } else if (!lut) {
       checks.push_back({ErrCode::kUnitAbsent, c.act() != uint32_t(arch::Act::kNone)});
     } else {
       if (cfg.lut_slots < (1 << arch::kLutSlotBits)) {
@@ -248,6 +252,8 @@ RuleCoverage::RuleCoverage(const arch::ArchConfig& config, std::map<std::string,
       // UNIT_ABSENT and the LUT checks exclude each other (ACT = LUT or not): the LUT chain
       // follows BAD_ZP (ChecksOf). LUT_SLOT has no illegal value with 16 slots.
       {"GEMM", lut_chain},
+      // ACT = SLOPE (requant.md 6.2): BAD_SLOPE follows BAD_ZP.
+      {"GEMM", {ErrCode::kBadZp, ErrCode::kBadSlope}},
       {"MOVE", {ErrCode::kBadShape, ErrCode::kBadSram, ErrCode::kOutRange, ErrCode::kARange}},
       {"MOVE", {ErrCode::kOutRange, ErrCode::kBRange}},
       {"SET", {ErrCode::kBadShape, ErrCode::kBadSet}},

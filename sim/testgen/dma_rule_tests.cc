@@ -578,6 +578,22 @@ Program GenCheckOrder(Rng& rng, const arch::ArchConfig& config) {
               +any);
   }
   {
+    // ACT = SLOPE (requant.md 6.2): BAD_ZP then BAD_SLOPE (ZP_OUT beyond -128..255); the registers
+    // this test's programs find are the reset ones, a legal slope.
+    golden::GemmFields slope = gemm;
+    slope.mode |= uint32_t(arch::Act::kSlope) << arch::kModeActLsb;
+    using F = golden::GemmFields;
+    const std::vector<Breaker<F>> breakers = {
+        {ErrCode::kBadZp, [&rng](F& f) { f.zp_ab = rng.Chance(50) ? 0x100u : 0x100u << 16; }},
+        {ErrCode::kBadSlope, [&rng](F& f) {
+           f.zp_out = int32_t(rng.Pick<int64_t>({-129, 256, INT32_MIN, INT32_MAX}));
+         }}};
+    add_pairs("GEMM", breakers, slope,
+              std::function<Descriptor(const golden::GemmFields&)>(
+                  [](const golden::GemmFields& f) { return golden::EncodeGemm(f, {}); }),
+              +any);
+  }
+  {
     // The TPU-MLIR form, per tensor: a 32-bit multiplier and rshift 0..63 (legal at any width the
     // breaker leaves).
     golden::GemmFields tpu = gemm;

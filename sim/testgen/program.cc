@@ -81,23 +81,7 @@ void ProgramBuilder::WriteCommand(int job) {
 }
 
 void ProgramBuilder::WriteCommandRegisters(const arch::Command& cmd) {
-  namespace reg = arch::reg;
-  Write(reg::kCmdOp, cmd.op);
-  Write(reg::kCmdM, cmd.m);
-  Write(reg::kCmdN, cmd.n);
-  Write(reg::kCmdK, cmd.k);
-  Write(reg::kCmdABase, cmd.a_base);
-  Write(reg::kCmdBBase, cmd.b_base);
-  Write(reg::kCmdBiasBase, cmd.bias_base);
-  Write(reg::kCmdRqBase, cmd.rq_base);
-  Write(reg::kCmdOutBase, cmd.out_base);
-  Write(reg::kCmdMode, cmd.mode);
-  Write(reg::kCmdZpAb, cmd.zp_ab);
-  Write(reg::kCmdZpOut, static_cast<uint32_t>(cmd.zp_out));
-  Write(reg::kCmdClampMin, static_cast<uint32_t>(cmd.clamp_min));
-  Write(reg::kCmdClampMax, static_cast<uint32_t>(cmd.clamp_max));
-  Write(reg::kCmdMult, static_cast<uint32_t>(cmd.mult));
-  Write(reg::kCmdShift, cmd.shift);
+  for (const model::BusWrite& w : model::CommandWrites(cmd)) Write(w.addr, w.data, w.strobe);
 }
 
 int ProgramBuilder::AddLaunch(ProgramCommand command, uint32_t ctrl, bool irq_enable) {

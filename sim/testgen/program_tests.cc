@@ -19,6 +19,7 @@
 #include "sim/testgen/gemm_tests.h"
 #include "sim/testgen/lut_tests.h"
 #include "sim/testgen/rng.h"
+#include "sim/testgen/slope_draw.h"
 
 namespace qacc::sim {
 
@@ -180,6 +181,91 @@ void AddPair(std::vector<Case>& cases, const std::string& what, const model::Gem
   Case bad{what + ": first illegal value", legal, false, model::ToCommand(legal), error};
   break_it(bad.illegal);
   cases.push_back(bad);
+}
+
+// The slope stage's rule (requant.md 6.2, BAD_SLOPE) at each boundary: ZP_OUT (the input codes'
+// zero point) -128 and 255; each side's form at its extremes (a Q31 multiplier 2^30, shifts -31
+// and 30, an 8-bit multiplier -128 and 127, rshift 63, the last mode and width) and the clamp;
+// each with its first illegal value written to the registers. BAD_SHAPE for OUT_RAW with it.
+void AddSlopeCases(Rng& rng, const arch::ArchConfig& config, std::vector<Case>& cases) {
+  auto job_with = [&](const std::function<void(golden::SlopeStageParams&)>& edit) {
+    model::GemmJob job = SmallJob(rng, config);
+    MakePerTensorInt8(job);
+    DrawSlope(rng, SlopeDraw::kAny, job);
+    edit(*job.slope);
+    golden::ValidateSlopeStage(*job.slope, job.requant.output_zero_point);
+    return job;
+  };
+  auto reg = [](size_t i, uint32_t value) {
+    return [i, value](arch::Command& c) { c.slope_regs[i] = value; };
+  };
+  auto tflite = [](golden::SlopeSide& s, int32_t mult, int shift) {
+    s.requant.form = golden::RequantForm::kTflite;
+    s.requant.multiplier = mult;
+    s.requant.shift = shift;
+  };
+  auto tpu = [](golden::SlopeSide& s, int bits, int32_t mult, int rshift) {
+    s.requant.form = golden::RequantForm::kTpuMlir;
+    s.requant.mult_bits = bits;
+    s.requant.multiplier = mult;
+    s.requant.shift = rshift;
+  };
+  for (const int32_t zp : {-128, 255}) {
+    model::GemmJob job = job_with([](golden::SlopeStageParams&) {});
+    job.requant.output_zero_point = zp;
+    job.requant.clamp_min = -128;
+    job.requant.clamp_max = 255;
+    AddPair(
+        cases, fmt::format("BAD_SLOPE ZP_OUT {} / {}", zp, zp < 0 ? zp - 1 : zp + 1), job,
+        [zp](arch::Command& c) { c.zp_out = zp < 0 ? zp - 1 : zp + 1; }, ErrCode::kBadSlope);
+  }
+  constexpr size_t kPosMult = 0, kPosShift = 1, kPosCfg = 3, kNegMult = 4, kNegShift = 5,
+                   kNegCfg = 7;
+  constexpr size_t kClampMin = 8, kClampMax = 9;
+  AddPair(cases, "BAD_SLOPE NEG multiplier 2^30 / 2^30 - 1",
+          job_with([&](auto& p) { tflite(p.negative, kMinMult, -20); }),
+          reg(kNegMult, uint32_t(kMinMult - 1)), ErrCode::kBadSlope);
+  AddPair(cases, "BAD_SLOPE POS shift 30 / 31",
+          job_with([&](auto& p) { tflite(p.positive, 0, 30); }), reg(kPosShift, 31),
+          ErrCode::kBadSlope);
+  AddPair(cases, "BAD_SLOPE NEG shift -31 / -32",
+          job_with([&](auto& p) { tflite(p.negative, kInt32Max, -31); }), reg(kNegShift, 0xE0),
+          ErrCode::kBadSlope);
+  AddPair(cases, "BAD_SLOPE NEG 8-bit multiplier 127 / 128",
+          job_with([&](auto& p) { tpu(p.negative, 8, 127, 12); }), reg(kNegMult, 128),
+          ErrCode::kBadSlope);
+  AddPair(cases, "BAD_SLOPE POS 16-bit multiplier -32768 / -32769",
+          job_with([&](auto& p) { tpu(p.positive, 16, -32768, 20); }),
+          reg(kPosMult, uint32_t(-32769)), ErrCode::kBadSlope);
+  AddPair(cases, "BAD_SLOPE POS rshift 63 / 64",
+          job_with([&](auto& p) { tpu(p.positive, 32, kInt32Min, 63); }), reg(kPosShift, 64),
+          ErrCode::kBadSlope);
+  AddPair(
+      cases, "BAD_SLOPE NEG MULT_WIDTH 2 / 3",
+      job_with([&](auto& p) { tpu(p.negative, 32, -9, 4); }),
+      [](arch::Command& c) { c.slope_regs[kNegCfg] |= 3u << arch::kSlopeNegMultWidthLsb; },
+      ErrCode::kBadSlope);
+  AddPair(
+      cases, "BAD_SLOPE POS RSHIFT_ROUND 6 / 7", job_with([&](auto& p) {
+        tpu(p.positive, 8, 5, 2);
+        p.positive.requant.rshift_rounding = golden::tpu_mlir::Rounding::kDown;
+      }),
+      [](arch::Command& c) { c.slope_regs[kPosCfg] |= 7u << arch::kSlopePosRshiftRoundLsb; },
+      ErrCode::kBadSlope);
+  AddPair(cases, "BAD_SLOPE clamp -128 / -129", job_with([](auto& p) { p.clamp_min = -128; }),
+          reg(kClampMin, uint32_t(-129)), ErrCode::kBadSlope);
+  AddPair(cases, "BAD_SLOPE clamp 255 / 256", job_with([](auto& p) { p.clamp_max = 255; }),
+          reg(kClampMax, 256), ErrCode::kBadSlope);
+  AddPair(
+      cases, "BAD_SLOPE clamp_min = clamp_max / clamp_min > clamp_max",
+      job_with([](auto& p) { p.clamp_min = p.clamp_max; }),
+      [](arch::Command& c) { c.slope_regs[kClampMin] = c.slope_regs[kClampMax] + 1; },
+      ErrCode::kBadSlope);
+  // A raw accumulator is no slope's input.
+  model::GemmJob raw = job_with([](golden::SlopeStageParams&) {});
+  cases.push_back({"BAD_SHAPE ACT = SLOPE with OUT_RAW", raw, false, model::ToCommand(raw),
+                   ErrCode::kBadShape});
+  cases.back().illegal.mode |= arch::kModeOutRaw;
 }
 
 std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
@@ -500,6 +586,7 @@ std::vector<Case> BoundaryCases(Rng& rng, const arch::ArchConfig& config) {
     c.illegal.m = 0x10000;
     cases.push_back(c);
   }
+  AddSlopeCases(rng, config, cases);
   return cases;
 }
 
@@ -1013,6 +1100,47 @@ Program GenRequantForms(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
+// ---- prog_slope_edges
+// ------------------------------------------------------------------------
+
+// The slope stage (requant.md 6.2) at its edges, one command each, per side: the TFLite form's
+// shifts -31 and 30, the TPU-MLIR form's rshifts 0 and 63, K -256 and 255; the first stage
+// saturated to -128 and 255 around an input zero point of 255 (every lane on the NEG side, d -383)
+// or -128 (the POS side, d 383).
+Program GenSlopeEdges(Rng& rng, const arch::ArchConfig& config) {
+  ProgramBuilder b(config);
+  for (const bool neg : {false, true}) {
+    for (int edge = 0; edge < 4; ++edge) {
+      model::GemmJob job = SmallJob(rng, config);
+      MakePerTensorInt8(job);
+      // A gain far above 1: nearly every accumulator saturates the codes -128..255.
+      job.requant.multiplier = kInt32Max;
+      job.requant.shift = int(rng.Uniform(8, 16));
+      job.requant.rounding = golden::RequantRounding::kSingleRounding;
+      job.requant.output_zero_point = neg ? 255 : -128;
+      job.requant.clamp_min = -128;
+      job.requant.clamp_max = 255;
+      DrawSlope(rng, SlopeDraw::kAny, job);
+      golden::SlopeSide& side = neg ? job.slope->negative : job.slope->positive;
+      golden::RequantParams& rq = side.requant;
+      side.k = int32_t(rng.Pick<int64_t>({golden::kMinSlopeK, golden::kMaxSlopeK}));
+      if (edge < 2) {
+        rq.form = golden::RequantForm::kTflite;
+        rq.multiplier = int32_t(rng.Uniform(kMinMult, kInt32Max));
+        rq.shift = edge == 0 ? golden::kMinQuantizedShift : golden::kMaxQuantizedShift;
+      } else {
+        rq.form = golden::RequantForm::kTpuMlir;
+        rq.mult_bits = int(rng.Pick<int64_t>({8, 16, 32}));
+        rq.multiplier = int32_t(rng.Uniform(-100, 100));
+        rq.shift = edge == 2 ? 0 : golden::kMaxRequantRshift;
+      }
+      RunJob(b, job, rng.Chance(30));
+      MaybeAcknowledge(rng, b);
+    }
+  }
+  return b.Take();
+}
+
 struct ProgramTestDef {
   TestInfo info;
   std::function<Program(Rng&, const arch::ArchConfig&)> generate;
@@ -1047,6 +1175,11 @@ const std::vector<ProgramTestDef>& Defs() {
         "per channel, x from the bias), then rshift 0 and 63, the width's extreme multipliers and "
         "quotients beyond int32 brought back by the zero point"},
        GenRequantForms},
+      {{"prog_slope_edges",
+        "the slope stage at its edges, one command each, per side: TFLite shifts -31 and 30, "
+        "TPU-MLIR rshifts 0 and 63, K -256 and 255, d -383 and 383 (the first stage saturated "
+        "around an input zero point of 255 or -128)"},
+       GenSlopeEdges},
       {{"prog_launch_after_reset",
         "a command launched about 12 cycles after reset (one bias word and M, N, K, MODE written, "
         "the "
