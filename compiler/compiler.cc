@@ -334,7 +334,19 @@ class LayerCompiler {
     // the emitter's tokens order the load after the last GEMM that read the slot before.
     std::optional<Range> table;
     uint32_t act_mode = 0;
-    if (l.has_activation()) {
+    plan.activation_unit = !l.has_activation() ? "" : UsesSlopeStage(l) ? "slope" : "lut";
+    if (UsesSlopeStage(l)) {
+      // The slope stage's registers (requant.md 6.2), written once before the layer's GEMMs: the
+      // compute engine runs its commands in order, so the earlier layers' GEMMs read theirs.
+      const golden::SlopeRegisters regs =
+          golden::EncodeSlopeRegisters(golden::SlopeFromLeakyRelu(LayerLeakyRelu(l)));
+      golden::SetFields set;
+      set.reg = arch::reg::kSlopePosMult / 4;
+      set.count = uint32_t(regs.size());
+      std::copy(regs.begin(), regs.end(), set.value.begin());
+      e_.Add(Engine::kCompute, golden::EncodeSet(set, {}), {}, {});
+      act_mode = uint32_t(arch::Act::kSlope) << arch::kModeActLsb;
+    } else if (l.has_activation()) {
       const uint32_t slot = uint32_t(ctx.index % config_.lut_slots);
       const uint32_t words = uint32_t(arch::kLutSlotWords);
       table = Range{Sram::kLut, uint64_t(slot) * words, uint64_t(slot + 1) * words};
@@ -645,7 +657,7 @@ void Count(const golden::AccelGeometry& geometry, CompiledProgram& p) {
       case arch::Opcode::kEltwise:  // residual adds (16.4)
         ++p.eltwises;
         break;
-      case arch::Opcode::kSet:  // the compiler writes none
+      case arch::Opcode::kSet:  // a slope stage's registers (requant.md 6.2)
         break;
     }
   }
@@ -742,7 +754,7 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
                                       l.n, 8, 0, uint64_t(n_pad) * 8));
       ctx.rq_addr = program.tensors.back().addr;
     }
-    if (l.has_activation()) {
+    if (l.has_activation() && !UsesSlopeStage(l)) {
       program.tensors.push_back(Place(ext, l.name + ".act", Kind::kTable, Layout::kPackedWords, i,
                                       1, golden::kLutSlotEntries, golden::kLutEntryBytes, 0,
                                       golden::kLutSlotBytes));
@@ -755,13 +767,14 @@ CompiledProgram Compile(const arch::ArchConfig& config, const Network& network,
       if (l.residual.has_activation()) {
         // The slot the layer's own table would take, or the next one beside it: both are read by
         // every block.
-        if (l.has_activation() && config.lut_slots < 2) {
+        const bool own_table = l.has_activation() && !UsesSlopeStage(l);
+        if (own_table && config.lut_slots < 2) {
           throw CompileError(fmt::format(
               "layer '{}': its activation and its residual's need two LUT slots at once (lut.slots "
               "= {})",
               l.name, config.lut_slots));
         }
-        ctx.res_slot = uint32_t((i + (l.has_activation() ? 1 : 0)) % config.lut_slots);
+        ctx.res_slot = uint32_t((i + (own_table ? 1 : 0)) % config.lut_slots);
         program.tensors.push_back(Place(ext, l.name + ".res_act", Kind::kTable,
                                         Layout::kPackedWords, i, 1, golden::kLutSlotEntries,
                                         golden::kLutEntryBytes, 0, golden::kLutSlotBytes));

@@ -86,6 +86,9 @@ struct LayerPlan {
   bool input_on_chip = false;   // A came from the previous layer by MOVE
   bool output_on_chip = false;  // the output went to the next layer by MOVE
   std::string residual_from;    // the earlier layer its residual adds (an ELTWISE per GEMM)
+  // The unit of the layer's activation: "lut" (a table), "slope" (the slope stage, a SET of its
+  // registers before the layer's GEMMs), or empty without one.
+  std::string activation_unit;
   int a_slots = 0, b_slots = 0, out_slots = 0;
   // Not empty when double buffering was asked for but this layer fits only with one slot per
   // operand: why two do not fit (the compiler's message for that plan).

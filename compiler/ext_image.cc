@@ -85,7 +85,7 @@ void WriteInputs(const CompiledProgram& program, const Network& network,
         Put32(state.ext, q.addr + size_t(n) * 8 + 4, uint32_t(d.channel_shift[n]));
       }
     }
-    if (l.has_activation()) {  // the table's slot image, built from the layer (lut.md 10.1)
+    if (l.has_activation() && !UsesSlopeStage(l)) {  // the table's slot image (lut.md 10.1)
       const TensorPlacement& t = program.tensor(l.name + ".act");
       const std::vector<uint8_t> image = golden::LutSlotImage(ActivationTable(l));
       for (size_t b = 0; b < image.size(); ++b) state.ext.at(t.addr + b) = image[b];

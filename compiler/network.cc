@@ -64,6 +64,11 @@ Activation ParseActivation(const nlohmann::json& j, const std::string& at,
     } else if (key == "out_unsigned") {
       if (!value.is_boolean()) throw fail(where + " must be true or false");
       a.out_unsigned = value.get<bool>();
+    } else if (key == "unit") {
+      if (!value.is_string() || (value != "auto" && value != "lut" && value != "slope")) {
+        throw fail(where + " must be \"auto\", \"lut\" or \"slope\"");
+      }
+      a.unit = value.get<std::string>();
     } else if (key == "out_bits") {
       if (!value.is_number_integer()) throw fail(where + " must be an integer");
       const int64_t v = value.get<int64_t>();
@@ -72,7 +77,7 @@ Activation ParseActivation(const nlohmann::json& j, const std::string& at,
     } else {
       throw fail(
           fmt::format("unknown key '{}' (expected function, in_scale, out_scale, out_zp, "
-                      "out_unsigned, out_bits, "
+                      "out_unsigned, out_bits, unit, "
                       "alpha)",
                       where));
     }
@@ -224,6 +229,41 @@ golden::Lut ActivationTable(const GemmLayer& l) {
   return ActivationTable(l, l.activation, "activation", in);
 }
 
+golden::LeakyReluParams LayerLeakyRelu(const GemmLayer& l) {
+  const golden::Lut table = ActivationTable(l);  // the input and output specs, checked
+  if (l.activation.function != "leaky_relu") {
+    Fail(l, fmt::format("activation.unit = \"slope\" computes leaky_relu only, not '{}'",
+                        l.activation.function));
+  }
+  if (l.activation.out_bits != 8) Fail(l, "activation.unit = \"slope\" writes 8-bit codes only");
+  golden::QuantSpec in;
+  in.is_signed = l.clamp_min < 0;
+  in.scale = l.activation.in_scale;
+  in.zero_point = l.zp_out;
+  const auto rounding = l.single_rounding ? golden::RequantRounding::kSingleRounding
+                                          : golden::RequantRounding::kDoubleRounding;
+  try {
+    return golden::MakeLeakyReluParams(in, table.out(), l.activation.alpha, rounding);
+  } catch (const std::invalid_argument& e) {
+    Fail(l, fmt::format("activation on the slope stage: {}", e.what()));
+  }
+}
+
+bool UsesSlopeStage(const GemmLayer& l) {
+  if (!l.has_activation() || l.activation.unit == "lut") return false;
+  if (l.activation.unit == "slope") {
+    LayerLeakyRelu(l);  // throws what the stage cannot compute
+    return true;
+  }
+  if (l.activation.function != "leaky_relu" || l.activation.out_bits != 8) return false;
+  try {
+    LayerLeakyRelu(l);
+  } catch (const std::invalid_argument&) {
+    return false;  // a ratio beyond the Q31 form: the table
+  }
+  return true;
+}
+
 Network GemmNetwork(int m, int n, int k) {
   Network network;
   GemmLayer layer;
@@ -277,6 +317,7 @@ void ValidateNetwork(const Network& network) {
     }
     if (l.has_activation()) {
       ActivationTable(l);  // throws for illegal fields
+      UsesSlopeStage(l);   // and for a slope the stage cannot compute
       if (l.activation.out_bits == 16 && i + 1 != network.layers.size()) {
         Fail(l,
              "activation.out_bits = 16 is allowed on the last layer only (the next layer reads "

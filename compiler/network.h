@@ -11,10 +11,12 @@
 #include <string_view>
 #include <vector>
 
+#include "golden/activation.h"
 #include "golden/add.h"
 #include "golden/elementwise.h"
 #include "golden/lut.h"
 #include "golden/quant.h"
+#include "golden/slope_stage.h"
 #include "model/arch.h"
 
 namespace qacc::compiler {
@@ -33,6 +35,10 @@ struct Activation {
   int32_t out_zp = 0;
   bool out_unsigned = false;
   int out_bits = 8;  // 8, or 16 on the last layer: int16 codes in the int16 layout (lut.md 10.6)
+  // Which unit computes it (a layer's activation only): "lut", "slope" (leaky_relu only: the slope
+  // stage after requant, requant.md 6.2) or "auto": the slope stage where its Q31 form holds the
+  // layer's scales (it needs no table in external memory, no LOAD and no LUT slot), else the LUT.
+  std::string unit = "auto";
 };
 
 // A residual (skip) connection (lut.md 10.5): y = clamp(golden::Add(q, q_from)) of the layer's
@@ -97,6 +103,16 @@ struct GemmLayer {
   }
   int out_bytes() const { return out_int32 ? 4 : out_layout() == arch::OutLayout::kInt16 ? 2 : 1; }
 };
+
+// Whether the layer's activation runs on the slope stage (Activation::unit; requant.md 6.2): its
+// function is leaky_relu with 8-bit output and unit "slope", or "auto" and its slope fits the form.
+// Throws std::invalid_argument naming the layer for unit "slope" on an activation the stage cannot
+// compute.
+bool UsesSlopeStage(const GemmLayer& layer);
+// golden's LeakyReLU of the layer (MakeLeakyReluParams, the layer's rounding): the requant code
+// (in_scale, zp_out, the clamp's signedness) to the activation's output spec (given, or derived as
+// the table derives it). Throws std::invalid_argument naming the layer when no Q31 form holds it.
+golden::LeakyReluParams LayerLeakyRelu(const GemmLayer& layer);
 
 // The table of a layer's activation (golden::BuildLut, exact mode, half-to-even rounding). Throws
 // std::invalid_argument naming the field for a layer without one or with illegal fields.

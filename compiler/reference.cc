@@ -65,7 +65,10 @@ std::vector<int32_t> ReferenceOutput(const Network& network, const std::vector<u
       }
     }
     // The activation: golden's table of the layer's function, looked up by the requant code.
-    if (l.has_activation()) {
+    if (UsesSlopeStage(l)) {  // golden's LeakyReLU on the code (requant.md 6.2)
+      const golden::LeakyReluParams leaky = LayerLeakyRelu(l);
+      for (int32_t& v : y) v = golden::LeakyRelu(v, leaky);
+    } else if (l.has_activation()) {
       const golden::Lut table = ActivationTable(l);
       for (int32_t& v : y) v = table.Lookup(v);
       if (l.out_bytes() == 2) break;  // int16 codes: the last layer's output as they are

@@ -234,12 +234,12 @@ bool SlopeRegistersLegal(const SlopeRegisters& registers) {
 
 SlopeRegisters EncodeSlopeRegisters(const SlopeStageParams& params) {
   ValidateSlopeStage(params, 0);
-  SlopeRegisters words{};
-  EncodeSide(params.positive, &words[0]);
-  EncodeSide(params.negative, &words[4]);
-  words[kClampMinWord] = static_cast<uint32_t>(params.clamp_min);
-  words[kClampMaxWord] = static_cast<uint32_t>(params.clamp_max);
-  return words;
+  SlopeRegisters image{};
+  EncodeSide(params.positive, &image[0]);
+  EncodeSide(params.negative, &image[4]);
+  image[kClampMinWord] = static_cast<uint32_t>(params.clamp_min);
+  image[kClampMaxWord] = static_cast<uint32_t>(params.clamp_max);
+  return image;
 }
 
 tpu_mlir::Rounding TpuMlirRoundingOf(RoundingMode mode) {

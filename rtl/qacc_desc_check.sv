@@ -179,10 +179,11 @@ module qacc_desc_check
   // The one block a SET can write (set_regs_ok) is the slope stage's: its values must be a legal slope.
   slope_cfg_t set_slope;
   logic       set_slope_legal;
-  assign set_slope.pos       = slope_side_of(desc_i.w[3:0]);
-  assign set_slope.neg       = slope_side_of(desc_i.w[7:4]);
-  assign set_slope.clamp_min = desc_i.w[8];
-  assign set_slope.clamp_max = desc_i.w[9];
+  // VALUE[i] is word SET_VALUE_WORD + i: the registers in offset order (requant.md 6.2).
+  assign set_slope.pos       = slope_side_of(desc_i.w[SET_VALUE_WORD +: 4]);
+  assign set_slope.neg       = slope_side_of(desc_i.w[SET_VALUE_WORD + 4 +: 4]);
+  assign set_slope.clamp_min = desc_i.w[SET_VALUE_WORD + 8];
+  assign set_slope.clamp_max = desc_i.w[SET_VALUE_WORD + 9];
   qacc_slope_check u_set_slope (.cfg_i(set_slope), .legal_o(set_slope_legal));
 
   assign set_err   = (set_count == '0 || 32'(set_count) > MAX_SET_COUNT) ? ErrBadShape :

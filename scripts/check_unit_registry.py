@@ -19,7 +19,7 @@ unit of docs/spec/qacc_spec.json with "present": true this checks, naming the re
                       its PERF_<x>_BUSY counts), their closed form (arch::Timing::In) and the SystemC pipeline's
                       count of them (UnitPipeline::InputBeats)
     scoreboard        its check unit ("registry.check") in sim/cosim/scoreboard.h's kCheckUnits
-    coverage          a bin named "<registry.coverage>.*" in sim/cosim/coverage.cc
+    coverage          a bin named "<registry.coverage>.*" in sim/cosim/coverage.cc or a unit's *_coverage.cc
     test generator    its suite ("registry.suite") in sim/testgen/suites.cc
     compiler          its lowering ("registry.lowering", a C++ name) used in compiler/*.cc
     docs              its document ("registry.doc") in docs/, naming each of its RTL modules
@@ -98,7 +98,8 @@ def missing_rows(root, doc):
         "dma": read(root, "rtl/qacc_dma.sv") or "",
         "beats": read(root, "model/beats.cc") or "",
         "scoreboard": read(root, "sim/cosim/scoreboard.h") or "",
-        "coverage": read(root, "sim/cosim/coverage.cc") or "",
+        # The frame's bins, and a unit's own (sim/cosim/<unit>_coverage.cc).
+        "coverage": read_all(root, "sim/cosim", ("coverage.cc",)),
         "suites": read(root, "sim/testgen/suites.cc") or "",
         "compiler": read_all(root, "compiler", (".cc", ".h")),
     }
@@ -171,7 +172,7 @@ def missing_rows(root, doc):
                  f'sim/cosim/scoreboard.h: kCheckUnits has no row "{reg["check"]}"')
         if "coverage" in reg:
             need("coverage", f'"{reg["coverage"]}.' in sources["coverage"],
-                 f'sim/cosim/coverage.cc has no bin "{reg["coverage"]}.*"')
+                 f'sim/cosim/coverage.cc (or a *_coverage.cc) has no bin "{reg["coverage"]}.*"')
         if "suite" in reg:
             need("test generator", f'{{"{reg["suite"]}",' in sources["suites"],
                  f'sim/testgen/suites.cc has no suite "{reg["suite"]}"')

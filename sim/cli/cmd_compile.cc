@@ -250,6 +250,8 @@ void RunCompile(const CompileCliOptions& o) {
          {"output_on_chip", p.output_on_chip},
          {"residual_from",
           p.residual_from.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.residual_from)},
+         {"activation_unit",
+          p.activation_unit.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.activation_unit)},
          {"slots", {{"a", p.a_slots}, {"b", p.b_slots}, {"out", p.out_slots}}},
          {"double_buffer", copts.double_buffer && p.single_buffered_because.empty()},
          {"single_buffered_because", p.single_buffered_because.empty()
@@ -257,10 +259,13 @@ void RunCompile(const CompileCliOptions& o) {
                                          : nlohmann::json(p.single_buffered_because)}});
     human += fmt::format(
         "  layer {}: {} GEMM commands ({} A chunks of {} panels{}, {} B chunks of {} panels{}); "
-        "{}input {}, output {}\n",
+        "{}{}input {}, output {}\n",
         p.name, p.steps, p.a_chunks, p.a_panels_per_chunk, p.a_resident ? ", resident" : "",
         p.b_chunks, p.b_panels_per_chunk, p.b_resident ? ", resident" : "",
         p.residual_from.empty() ? "" : fmt::format("plus {}'s output (ELTWISE); ", p.residual_from),
+        p.activation_unit == "slope" ? "activation on the slope stage (a SET, no table); "
+        : p.activation_unit == "lut" ? "activation by table (LUT); "
+                                     : "",
         p.input_on_chip ? "on chip" : "from external memory",
         p.output_on_chip ? "kept on chip (MOVE)" : "to external memory");
     if (!p.single_buffered_because.empty()) {

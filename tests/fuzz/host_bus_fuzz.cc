@@ -110,7 +110,23 @@ enum Reg : uint32_t {
   kQCount = 0x184,
   kQRetired = 0x188,
   kQTokens = 0x190,
+  kPerfSlopeBusy = 0x13C,
+  // The slope stage's registers (block 2, requant.md 6.2): POS MULT, SHIFT, ZP, CFG; NEG likewise;
+  // CLAMP_MIN, CLAMP_MAX. Command state: busy-locked like CMD_*, each keeping its fields.
+  kSlopeFirst = 0x200,
+  kSlopeLast = 0x224,
 };
+bool IsSlope(uint32_t offset) { return offset >= kSlopeFirst && offset <= kSlopeLast; }
+uint32_t SlopeMask(uint32_t offset) {
+  switch ((offset - kSlopeFirst) / 4 % 4) {
+    case 1:
+      return offset < 0x220 ? 0xFF : 0xFFFFFFFF;  // SHIFT [7:0]
+    case 3:
+      return offset < 0x220 ? 0x01FF0373 : 0xFFFFFFFF;  // CFG: [0], [1], [6:4], [9:8], K [24:16]
+    default:
+      return 0xFFFFFFFF;  // MULT, ZP, the clamp
+  }
+}
 constexpr uint32_t kCtrlRunBit = 4;  // CTRL.RUN wins over START
 // Bits each CMD_* register keeps (3.2).
 uint32_t CmdMask(uint32_t offset) {
@@ -129,7 +145,7 @@ uint32_t CmdMask(uint32_t offset) {
 }
 bool IsCmd(uint32_t offset) { return offset >= kCmdM && offset <= kCmdOp; }
 bool IsReadOnly(uint32_t offset) {
-  return offset <= kHwLutSlots || (offset >= kPerfCycles && offset <= kPerfWrBeats) ||
+  return offset <= kHwLutSlots || (offset >= kPerfCycles && offset <= kPerfSlopeBusy) ||
          (offset >= kQRetired && offset <= kQTokens);
 }
 bool IsQueueSetup(uint32_t offset) { return offset == kQBase || offset == kQCount; }
@@ -151,13 +167,35 @@ const char* StatusName(tlm::tlm_response_status status) {
 }
 
 struct Perf {
-  uint32_t cycles = 0, mac_busy = 0, rq_busy = 0, out_writes = 0, feed_stall = 0, lut_busy = 0;
+  uint32_t cycles = 0, mac_busy = 0, rq_busy = 0, out_writes = 0, feed_stall = 0, lut_busy = 0,
+           slope_busy = 0;
 };
 
 // CMD_MODE's activation fields (lut.md 10.3): ACT [11:8], LUT_SLOT [15:12], LUT_IN_BITS [19:16],
 // LUT_ENTRY_BITS [24:20].
 bool ModeLut(uint32_t mode) { return ((mode >> 8) & 0xF) == 1; }
 bool ModeLut16(uint32_t mode) { return ModeLut(mode) && ((mode >> 20) & 0x1F) == 16; }
+bool ModeSlope(uint32_t mode) { return ((mode >> 8) & 0xF) == 3; }  // ACT = SLOPE
+
+// A legal slope (requant.md 6.2), written here from the spec's text: per side (MULT, SHIFT, ZP,
+// CFG) its form's multiplier and shift, then the clamp ordered within -128..255.
+bool SlopeLegal(const uint32_t* s) {
+  for (int side = 0; side < 2; ++side) {
+    const uint32_t* w = s + 4 * side;
+    const auto mult = int32_t(w[0]);
+    if (w[3] & 1) {  // TPU-MLIR: a width of 8, 16 or 32 bits, a mode 0..6, an rshift 0..63
+      const uint32_t width = (w[3] >> 8) & 3, mode = (w[3] >> 4) & 7;
+      if (width == 3 || mode == 7 || (w[1] & 0xFF) > 63) return false;
+      const int64_t limit = int64_t{1} << ((8 << width) - 1);
+      if (mult < -limit || mult >= limit) return false;
+    } else {  // TFLite: Q31 0 or 2^30..2^31-1, a shift -31..30
+      const int64_t shift = SignExtend(w[1], 8);
+      if ((mult != 0 && mult < (int32_t{1} << 30)) || shift < -31 || shift > 30) return false;
+    }
+  }
+  const auto lo = int32_t(s[8]), hi = int32_t(s[9]);
+  return lo <= hi && lo >= -128 && hi <= 255;
+}
 
 // The harness's own model of one device.
 struct Expected {
@@ -203,6 +241,8 @@ struct Expected {
   }
   uint32_t WindowBytes(int region) const { return Depth(region) * WordBytes(region); }
   uint32_t& Cmd(uint32_t offset) { return cmd[(offset - kCmdM) / 4]; }
+  uint32_t slope[10] = {};  // the slope stage's registers as stored
+  uint32_t& Slope(uint32_t offset) { return slope[(offset - kSlopeFirst) / 4]; }
 
   // Completion is applied before an access in or after the done cycle.
   void AdvanceTo(int64_t cycle) {
@@ -225,7 +265,7 @@ struct Expected {
     const uint32_t mode = cmd[8];
     const bool per_channel = mode & 2, out_raw = mode & 4, bias_en = mode & 8;
     if (cmd[15] != 0) return 10;
-    if (m == 0 || n == 0 || k == 0 || (ModeLut(mode) && out_raw)) return 1;
+    if (m == 0 || n == 0 || k == 0 || ((ModeLut(mode) || ModeSlope(mode)) && out_raw)) return 1;
     const int64_t mb = CeilDiv(m, config.rows), nb = CeilDiv(n, config.cols), t = mb * nb;
     if (a_base + mb * k > config.a_depth) return 2;
     if (b_base + nb * k > config.b_depth) return 3;
@@ -252,6 +292,10 @@ struct Expected {
     }
     const int64_t a_zp = SignExtend(cmd[9], 9), b_zp = SignExtend(cmd[9] >> 16, 9);
     if (a_zp < -128 || a_zp > 255 || b_zp < -128 || b_zp > 255) return 8;
+    if (ModeSlope(mode)) {  // BAD_SLOPE: ZP_OUT (the codes' zero point) -128..255, the registers
+      const auto zp_out = int32_t(cmd[10]);
+      return zp_out < -128 || zp_out > 255 || !SlopeLegal(slope) ? 40 : 0;
+    }
     if (!ModeLut(mode)) return ((mode >> 8) & 0xF) != 0 ? 9 : 0;
     const uint32_t slot = (mode >> 12) & 0xF, in_bits = (mode >> 16) & 0xF,
                    entry_bits = (mode >> 20) & 0x1F;
@@ -278,15 +322,17 @@ struct Expected {
     }
     const int64_t m = cmd[0], n = cmd[1], k = cmd[2], r = config.rows, c = config.cols;
     const int64_t mb = CeilDiv(m, r), nb = CeilDiv(n, c), t = mb * nb, p = std::max({k, r, c});
-    const bool lut = ModeLut(cmd[8]);
-    const int64_t e = (t - 1) * p + k + r + c + 8 + (lut ? 2 : 0);  // the LUT stage: L_lut = 2
+    const bool lut = ModeLut(cmd[8]), slope_stage = ModeSlope(cmd[8]);
+    // The LUT stage: L_lut = 2; the slope stage: L_slope = 5.
+    const int64_t e = (t - 1) * p + k + r + c + 8 + (lut ? 2 : 0) + (slope_stage ? 5 : 0);
     done_cycle = launch_cycle + e;
     perf = Perf{uint32_t(e),
                 uint32_t(t * k),
                 uint32_t(t * r),
                 uint32_t(nb * m),
                 uint32_t((t - 1) * (p - k)),
-                uint32_t(lut ? t * r : 0)};
+                uint32_t(lut ? t * r : 0),
+                uint32_t(slope_stage ? t * r : 0)};
     // The output words the command writes (6.3, lut.md 10.6) become unknown; nothing else changes.
     const bool out_raw = cmd[8] & 4;
     const int64_t words = out_raw ? t * r : ModeLut16(cmd[8]) ? t * r / 2 : t * r / 4;
@@ -307,7 +353,7 @@ struct Expected {
     if (cycle < launch_cycle + (legal ? 0 : 1)) return true;  // cleared at launch
     const uint32_t values[] = {perf.cycles,     perf.mac_busy,   perf.rq_busy,
                                perf.out_writes, perf.feed_stall, perf.lut_busy};
-    *value = values[(offset - kPerfCycles) / 4];
+    *value = offset == kPerfSlopeBusy ? perf.slope_busy : values[(offset - kPerfCycles) / 4];
     return !(legal && cycle < done_cycle);
   }
 
@@ -408,9 +454,9 @@ class Session {
       if (offset >= x_.WindowBytes(region) || x_.Busy(complete)) {
         expected = tlm::TLM_GENERIC_ERROR_RESPONSE;
       }
-    } else if (!read &&
-               (IsReadOnly(offset) || ((IsCmd(offset) || offset == kCtrl || IsQueueSetup(offset)) &&
-                                       x_.Busy(complete)))) {
+    } else if (!read && (IsReadOnly(offset) || ((IsCmd(offset) || IsSlope(offset) ||
+                                                 offset == kCtrl || IsQueueSetup(offset)) &&
+                                                x_.Busy(complete)))) {
       expected = tlm::TLM_GENERIC_ERROR_RESPONSE;
     }
     FUZZ_CHECK(status == expected, "{}: {}, expected {}", what, StatusName(status),
@@ -495,8 +541,8 @@ class Session {
       case kHwRqDepth: expected = c.rq_depth; break;
       case kHwOutDepth: expected = c.out_depth; break;
       case kHwUnits:
-        expected = 0x17;
-        break;  // MAC, requant, LUT, ELTWISE
+        expected = 0x37;
+        break;  // MAC, requant, LUT, ELTWISE, the slope stage
       case kHwLatency: expected = 0x01010104; break;
       case kHwLutSlots:
         expected = uint32_t(c.lut_slots);
@@ -512,7 +558,9 @@ class Session {
         if (IsCmd(offset)) {
           expected = x_.Cmd(offset);
           if (offset == kCmdShift) expected = uint32_t(SignExtend(expected, 8));
-        } else if (offset >= kPerfCycles && offset <= kPerfCmdCount) {
+        } else if (IsSlope(offset)) {
+          expected = x_.Slope(offset);
+        } else if ((offset >= kPerfCycles && offset <= kPerfCmdCount) || offset == kPerfSlopeBusy) {
           if (!x_.PerfAt(offset, cycle, &expected)) {  // counting: up to its final value
             FUZZ_CHECK(value <= expected, "{}: perf counter {} while counting, final {}", what,
                        value, expected);
@@ -542,6 +590,8 @@ class Session {
       if (data & 4) x_.error = false, x_.err_code = 0;
     } else if (IsCmd(offset)) {
       x_.Cmd(offset) = data & CmdMask(offset);
+    } else if (IsSlope(offset)) {
+      x_.Slope(offset) = data & SlopeMask(offset);
     }
   }
 

@@ -205,6 +205,81 @@ TEST(Compiler, FusedActivationsMatchTheReference) {
   EXPECT_GT(tables, 100);
 }
 
+// LeakyReLU on the slope stage (requant.md 6.2): unit "auto" and "slope" lower it to a SET of the
+// stage's registers before the layer's GEMMs and no table; the output equals golden's LeakyRelu of
+// the layer description (ReferenceOutput), for any alpha, on-chip chaining or not.
+TEST(Compiler, LeakyReluOnTheSlopeStageMatchesTheReference) {
+  std::mt19937 rng(4242);
+  int slope_layers = 0;
+  for (arch::ArchConfig config : {Config("default"), Tiny(4, 4)}) {
+    for (int trial = 0; trial < 10; ++trial) {
+      Network net;
+      const int m = 1 + int(rng() % 40), layers = 1 + int(rng() % 3);
+      int k = 1 + int(rng() % 30);
+      int expected_sets = 0;
+      for (int i = 0; i < layers; ++i) {
+        const int n = 1 + int(rng() % 30);
+        GemmLayer l = RandomLayer(rng, "l" + std::to_string(i), m, n, k, false);
+        l.activation.function = "leaky_relu";
+        l.activation.alpha = std::uniform_real_distribution<double>(-1.5, 1.5)(rng);
+        l.activation.unit = (i + trial) % 3 == 0 ? "lut" : (i + trial) % 3 == 1 ? "slope" : "auto";
+        l.activation.in_scale = 0.05 + 0.01 * (rng() % 10);
+        l.zp_out = l.clamp_min < 0 ? int32_t(rng() % 11) - 5 : int32_t(rng() % 6);
+        expected_sets += l.activation.unit != "lut";
+        net.layers.push_back(l);
+        k = n;
+      }
+      for (bool chain : {true, false}) {
+        const Outcome o = CompileAndRun(config, net, {true, chain}, rng);
+        ExpectCorrect(o, config.name + " trial " + std::to_string(trial));
+        int sets = 0;
+        for (const golden::Descriptor& d : o.program.descriptors) {
+          sets += golden::SetsSlope(d);
+        }
+        EXPECT_EQ(sets, expected_sets);
+        for (size_t i = 0; i < net.layers.size(); ++i) {
+          const bool slope = net.layers[i].activation.unit != "lut";
+          EXPECT_EQ(o.program.layers[i].activation_unit, slope ? "slope" : "lut");
+          slope_layers += slope;
+          bool table = false;
+          for (const TensorPlacement& t : o.program.tensors) {
+            table |= t.name == net.layers[i].name + ".act";
+          }
+          EXPECT_EQ(table, !slope) << net.layers[i].name;
+        }
+      }
+    }
+  }
+  EXPECT_GT(slope_layers, 20);
+}
+
+// "slope" computes leaky_relu with 8-bit codes only; "auto" falls back to the table otherwise.
+TEST(Compiler, SlopeUnitRefusalsNameTheLayer) {
+  GemmLayer l;
+  l.name = "act";
+  l.activation.function = "gelu";
+  l.activation.in_scale = 0.05;
+  l.activation.unit = "auto";
+  EXPECT_FALSE(UsesSlopeStage(l));
+  l.activation.unit = "slope";
+  try {
+    UsesSlopeStage(l);
+    ADD_FAILURE() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("layer 'act'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("leaky_relu only"), std::string::npos) << e.what();
+  }
+  l.activation.function = "leaky_relu";
+  EXPECT_TRUE(UsesSlopeStage(l));
+  l.activation.out_bits = 16;
+  l.activation.unit = "auto";
+  EXPECT_FALSE(UsesSlopeStage(l));
+  EXPECT_NE(ParseError(R"({"layers": [{"m": 2, "n": 2, "k": 2, "activation":
+      {"function": "leaky_relu", "in_scale": 0.1, "unit": "table"}}]})")
+                .find("activation.unit must be"),
+            std::string::npos);
+}
+
 TEST(Compiler, ChainedIntermediateNeverTouchesExternalMemory) {
   std::mt19937 rng(7);
   Network net;

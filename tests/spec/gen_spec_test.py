@@ -177,9 +177,11 @@ class GenSpecTest(unittest.TestCase):
         def unit(doc, name):
             return next(u for u in doc["units"] if u["name"] == name)
 
-        def unit_block_present(doc):
-            unit(doc, "softmax")["present"] = True  # a block of a present unit: SET's check is not generated yet
-            register(doc, "PERF_SMX_BUSY").pop("reserved")
+        def unit_register_outside_block(doc):
+            register(doc, "SLOPE_POS_MULT")["offset"] = "0x300"  # block 3 is softmax's
+
+        def unit_register_read_only(doc):
+            register(doc, "SLOPE_CLAMP_MAX")["access"] = "RO"  # SET writes a unit's registers whole
 
         def unit_busy_reserved(doc):
             unit(doc, "softmax")["present"] = True  # present, but its busy counter still reserved
@@ -235,7 +237,8 @@ class GenSpecTest(unittest.TestCase):
                  (desc_opcode_without_layout, "every opcode needs one: missing MOVE"),
                  (desc_words_overlap, "set field REG: bits [11:2] overlap"),
                  (desc_words_past_header, "set field VALUE: word 15 is outside 0..14"),
-                 (unit_block_present, "SET target check for present blocks is not generated yet"),
+                 (unit_register_outside_block, "offset 0x300 is outside block 2 of unit slope"),
+                 (unit_register_read_only, "unit slope: a unit register must be RW"),
                  (unit_busy_reserved, "unit softmax: PERF_SMX_BUSY must be reserved exactly while the unit is not present"),
                  (unit_busy_missing, "unit requant: a unit has a busy counter (perf) if and only if its monitor is"),
                  (unit_busy_unknown, "unit requant: perf names no register (PERF_RQ_BUZY)"),
