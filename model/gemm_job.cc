@@ -106,6 +106,8 @@ arch::Command ToCommand(const GemmJob& job) {
   cmd.mult = job.requant.multiplier;
   cmd.shift = static_cast<uint32_t>(job.requant.shift) & ((1u << arch::kShiftBits) - 1);
   if (job.slope) {
+    if (job.lut)
+      throw std::logic_error("ToCommand: a job with a table and a slope (ACT is one unit)");
     cmd.mode |= uint32_t(arch::Act::kSlope) << arch::kModeActLsb;
     cmd.slope_regs = golden::EncodeSlopeRegisters(*job.slope);
   }

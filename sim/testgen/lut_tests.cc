@@ -71,6 +71,7 @@ uint32_t RandomSlot(Rng& rng, const arch::ArchConfig& config) {
 // A gemm_random job with a random table fused.
 model::GemmJob RandomLutJob(Rng& rng, const arch::ArchConfig& config, uint32_t slot) {
   model::GemmJob job = MakeGemmTest("gemm_random", uint64_t(rng.Uniform(0, 1 << 30)), config);
+  job.slope.reset();  // the table takes the activation's place (ACT is one unit)
   FuseLut(rng, config, RandomLut(rng), slot, rng.Chance(20), job);
   return job;
 }

@@ -1138,6 +1138,22 @@ Program GenSlopeEdges(Rng& rng, const arch::ArchConfig& config) {
       MaybeAcknowledge(rng, b);
     }
   }
+  // The ties of each TPU-MLIR mode on both sides (gemm_slope_ties' stage, the mode set), then K = 0
+  // on both sides: the bins slope.tie.<mode> and slope.<side>.k.zero close in every run.
+  for (const golden::tpu_mlir::Rounding mode : golden::tpu_mlir::kAllRoundings) {
+    model::GemmJob job = SmallJob(rng, config);
+    MakePerTensorInt8(job);
+    DrawSlope(rng, SlopeDraw::kTies, job);
+    job.slope->positive.requant.rshift_rounding = job.slope->negative.requant.rshift_rounding =
+        mode;
+    RunJob(b, job, rng.Chance(30));
+    MaybeAcknowledge(rng, b);
+  }
+  model::GemmJob zero = SmallJob(rng, config);
+  MakePerTensorInt8(zero);
+  DrawSlope(rng, SlopeDraw::kAny, zero);
+  zero.slope->positive.k = zero.slope->negative.k = 0;
+  RunJob(b, zero, rng.Chance(30));
   return b.Take();
 }
 
@@ -1178,7 +1194,7 @@ const std::vector<ProgramTestDef>& Defs() {
       {{"prog_slope_edges",
         "the slope stage at its edges, one command each, per side: TFLite shifts -31 and 30, "
         "TPU-MLIR rshifts 0 and 63, K -256 and 255, d -383 and 383 (the first stage saturated "
-        "around an input zero point of 255 or -128)"},
+        "around an input zero point of 255 or -128); the ties of each TPU-MLIR mode; K = 0"},
        GenSlopeEdges},
       {{"prog_launch_after_reset",
         "a command launched about 12 cycles after reset (one bias word and M, N, K, MODE written, "

@@ -116,14 +116,17 @@ int32_t AnyK(Rng& rng) {
   return int32_t(rng.Uniform(golden::kMinSlopeK, golden::kMaxSlopeK));
 }
 
+// Within int8 or uint8, so that the stored byte reads back unambiguously (6.3).
 void AnyClamp(Rng& rng, SlopeStageParams& s) {
-  const int32_t a = int32_t(rng.Uniform(-128, 255)), b = int32_t(rng.Uniform(-128, 255));
+  const int32_t lo = rng.Chance(50) ? -128 : 0, hi = lo + 255;
+  if (rng.Chance(50)) {  // the type's whole range
+    s.clamp_min = lo;
+    s.clamp_max = hi;
+    return;
+  }
+  const int32_t a = int32_t(rng.Uniform(lo, hi)), b = int32_t(rng.Uniform(lo, hi));
   s.clamp_min = std::min(a, b);
   s.clamp_max = std::max(a, b);
-  if (rng.Chance(50)) {  // a type's whole range
-    s.clamp_min = rng.Chance(50) ? -128 : 0;
-    s.clamp_max = s.clamp_min + 255 - (s.clamp_min < 0 ? 128 : 0);
-  }
 }
 
 SlopeStageParams Any(Rng& rng) {

@@ -42,7 +42,7 @@ TEST_P(AccelStateTest, IdentificationRegisters) {
   EXPECT_EQ(ReadOk(reg::kHwBiasDepth), config_.bias_depth);
   EXPECT_EQ(ReadOk(reg::kHwRqDepth), config_.rq_depth);
   EXPECT_EQ(ReadOk(reg::kHwOutDepth), config_.out_depth);
-  EXPECT_EQ(ReadOk(reg::kHwUnits), 0x17u);          // MAC, requant, LUT, ELTWISE
+  EXPECT_EQ(ReadOk(reg::kHwUnits), 0x37u);          // MAC, requant, LUT, ELTWISE, slope stage
   EXPECT_EQ(ReadOk(reg::kHwLatency), 0x01010104u);  // Lr=1, Ls=1, Lw=1, Lq=4
 }
 
@@ -56,7 +56,7 @@ TEST_P(AccelStateTest, ReadOnlyRegistersRefuseWrites) {
     EXPECT_EQ(ReadOk(info.offset), before) << info.name;
   }
   EXPECT_EQ(read_only,
-            30);  // ID .. HW_LUT_SLOTS, the 15 PERF_* registers, Q_RETIRED, Q_ERR_INDEX, Q_TOKENS
+            31);  // ID .. HW_LUT_SLOTS, the 16 PERF_* registers, Q_RETIRED, Q_ERR_INDEX, Q_TOKENS
 }
 
 // Every register of the spec's table but CMD_*, read after reset: its reset value, or the
@@ -83,7 +83,7 @@ TEST_P(AccelStateTest, RwRegistersStoreTheirFields) {
     EXPECT_EQ(host_.Write(info.offset, 0), BusStatus::kOk) << info.name;
     EXPECT_EQ(ReadOk(info.offset), 0u) << info.name;
   }
-  EXPECT_EQ(rw, 18);  // CMD_M .. CMD_OP, Q_BASE, Q_COUNT
+  EXPECT_EQ(rw, 28);  // CMD_M .. CMD_OP, Q_BASE, Q_COUNT, the slope stage's ten (requant.md 6.2)
 }
 
 TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
@@ -120,7 +120,7 @@ TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
 }
 
 TEST_P(AccelStateTest, ReservedOffsetsReadZeroAndIgnoreWrites) {
-  for (uint32_t offset : {0x030u, 0x03Cu, 0x048u, 0x07Cu, 0x0C0u, 0x0FCu, 0x13Cu, 0x1FCu, 0x200u,
+  for (uint32_t offset : {0x030u, 0x03Cu, 0x048u, 0x07Cu, 0x0C0u, 0x0FCu, 0x140u, 0x1FCu, 0x228u,
                           0x2FCu, 0x300u, 0x3FCu, 0x400u, 0xA00u, 0xFFCu}) {
     EXPECT_EQ(host_.Write(offset, 0xFFFFFFFF), BusStatus::kOk) << std::hex << offset;
     EXPECT_EQ(ReadOk(offset), 0u) << std::hex << offset;

@@ -158,10 +158,11 @@ TEST(GemmSuite, EveryJobIsLegal) {
         ASSERT_EQ(job.b.size(), size_t(job.k) * size_t(job.n)) << where;
         ASSERT_TRUE(job.bias.empty() || job.bias.size() == size_t(job.n)) << where;
         if (job.out_raw) continue;
-        // The stored byte reads back unambiguously: the clamp range is int8 or uint8.
-        EXPECT_TRUE((job.requant.clamp_min >= -128 && job.requant.clamp_max <= 127) ||
-                    (job.requant.clamp_min >= 0 && job.requant.clamp_max <= 255))
-            << where;
+        // The stored byte reads back unambiguously: the clamp range (the slope stage's with one) is
+        // int8 or uint8.
+        const int32_t lo = job.slope ? job.slope->clamp_min : job.requant.clamp_min;
+        const int32_t hi = job.slope ? job.slope->clamp_max : job.requant.clamp_max;
+        EXPECT_TRUE((lo >= -128 && hi <= 127) || (lo >= 0 && hi <= 255)) << where;
         if (job.per_channel) {
           ASSERT_EQ(job.channel_mult.size(), size_t(job.n)) << where;
           ASSERT_EQ(job.channel_shift.size(), size_t(job.n)) << where;
@@ -436,9 +437,12 @@ TEST(GemmSuite, ModelOnlyMatchesGolden) {
           const auto region = static_cast<arch::Region>(arch::RegionBits(write.addr));
           srams.HostWrite(region, arch::WindowOffset(write.addr), write.data, write.strobe);
         }
-        const model::RunResult result = model::RunCommand(config, model::ToCommand(job), srams);
+        const arch::Command cmd = model::ToCommand(job);
+        const model::RunResult result = model::RunCommand(config, cmd, srams);
         ASSERT_EQ(result.error, arch::ErrCode::kNone) << where;
-        EXPECT_EQ(result.cycles, arch::Timing(config.rows, config.cols, job.m, job.n, job.k).E())
+        // E, plus L_slope with the slope stage (requant.md 6.2).
+        EXPECT_EQ(result.cycles, arch::Timing(config.rows, config.cols, job.m, job.n, job.k).E() +
+                                     (cmd.slope() ? arch::kSlopeLatency : 0))
             << where;
         const auto out = model::UnpackOutput(config, job, srams.image(arch::Region::kOut));
         ASSERT_EQ(out.data, model::GoldenOutput(job).data) << where;
@@ -499,6 +503,12 @@ std::vector<GoldenRun> ReplayOnGolden(const Program& program, const arch::ArchCo
       const ExtBlob& blob = program.ext_blobs[size_t(op.index)];
       EXPECT_LE(blob.addr + blob.bytes.size(), state.ext.size());
       state.ext.Write(blob.addr, blob.bytes);
+    }
+    // The host's writes of the slope registers (requant.md 6.2), each keeping its fields.
+    if (op.kind == HostOp::Kind::kWrite && op.addr >= arch::kRegsBase + arch::reg::kSlopePosMult &&
+        op.addr <= arch::kRegsBase + arch::reg::kSlopeClampMax) {
+      const uint32_t offset = op.addr - arch::kRegsBase;
+      state.unit_registers[offset] = op.data & arch::FindRegister(offset)->rw_mask;
     }
     if (op.kind != HostOp::Kind::kStart || !program.commands[size_t(op.index)].is_program) {
       continue;
