@@ -69,27 +69,19 @@ void GemmEngine::Requantize(const RequantLaneInputs& inputs, TileResult& tile) c
   }
 }
 
-void GemmEngine::LookUp(TileResult& tile) const {
-  if (!lut_unit_) {
-    tile.lut.clear();
-    return;
-  }
-  tile.lut.resize(size_t(rows_) * cols_);
-  for (int row = 0; row < rows_; ++row) {
-    const size_t first = size_t(row) * cols_;
-    lut_unit_->ComputeBeat(tile.known_lanes, &tile.out[first], &tile.lut[first]);
-  }
-}
+void GemmEngine::LookUp(TileResult& tile) const { RunStage(lut_unit(), tile, tile.lut); }
+void GemmEngine::Slope(TileResult& tile) const { RunStage(slope_unit(), tile, tile.slope); }
 
-void GemmEngine::Slope(TileResult& tile) const {
-  if (!slope_unit_) {
-    tile.slope.clear();
+void GemmEngine::RunStage(const BeatStageModel* unit, const TileResult& tile,
+                          std::vector<int32_t>& lanes) const {
+  if (unit == nullptr) {
+    lanes.clear();
     return;
   }
-  tile.slope.resize(size_t(rows_) * cols_);
+  lanes.resize(size_t(rows_) * cols_);
   for (int row = 0; row < rows_; ++row) {
     const size_t first = size_t(row) * cols_;
-    slope_unit_->ComputeBeat(tile.known_lanes, &tile.out[first], &tile.slope[first]);
+    unit->ComputeBeat(tile.known_lanes, &tile.out[first], &lanes[first]);
   }
 }
 

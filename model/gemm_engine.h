@@ -84,6 +84,9 @@ class GemmEngine {
   void LookUp(TileResult& tile) const;
   // The slope stage on every row of tile.out -> tile.slope (ACT = SLOPE only).
   void Slope(TileResult& tile) const;
+  // A stage after requant (null: the command does not use it) on every row of tile.out -> lanes.
+  void RunStage(const BeatStageModel* unit, const TileResult& tile,
+                std::vector<int32_t>& lanes) const;
 
   int rows_;
   int cols_;

@@ -73,11 +73,12 @@ module qacc_fetch
 
   // Requant.md 6.2: whether a SET into the slope block was pushed since the launch. The registers a GEMM fetched
   // after it reads at its start are then the last such SET's values, checked at that SET's fetch; before any, they
-  // are the registers as the host left them, which no SET has changed yet.
+  // are the registers as the host left them, which no SET has changed yet. Every legal SET is the slope stage's
+  // (the one unit with registers, set_regs_ok; SetSlope_A). Cleared by the RUN and read only while its program
+  // runs, so not reset (spec 10).
   logic slope_seen_d, slope_seen_q, slope_ok;
   assign slope_ok     = slope_seen_q || slope_legal_i;
-  assign slope_seen_d = !clear_i && (slope_seen_q || (push_cmp_o && desc.op == OpSet &&
-                        desc.w[SET_REG_WORD][SET_REG_LSB +: SET_REG_W] == SET_REG_W'(REG_SLOPE_POS_MULT >> 2)));
+  assign slope_seen_d = !clear_i && (slope_seen_q || (push_cmp_o && desc.op == OpSet));
 
   // The descriptor in hand: 16 words, little endian, beat j holding bytes j*D .. j*D + D - 1. Field by field
   // (the header positions are qacc_pkg's HDR_*), not through a function: Verilator would copy the 16 words
@@ -170,19 +171,18 @@ module qacc_fetch
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      state_q      <= StIdle;
-      slope_seen_q <= 1'b0;
+      state_q <= StIdle;
     end else begin
-      state_q      <= state_d;
-      slope_seen_q <= slope_seen_d;
+      state_q <= state_d;
     end
   end
 
   // Index, beat counter, fault flag and the descriptor's beats are loaded before any use (spec 10).
   always_ff @(posedge clk_i) begin
-    idx_q   <= idx_d;
-    beat_q  <= beat_d;
-    fault_q <= fault_d;
+    idx_q        <= idx_d;
+    slope_seen_q <= slope_seen_d;
+    beat_q       <= beat_d;
+    fault_q      <= fault_d;
     if (state_q == StRecv && r_valid_i) begin
       buf_q[beat_q] <= r_data_i;
     end
@@ -197,6 +197,9 @@ module qacc_fetch
   Params_A: assert property (@(posedge clk_i) DataBytes inside {8, 16, 32, 64});
   // A beat comes only for the fetch in flight.
   BeatExpected_A: assert property (@(posedge clk_i) disable iff (!rst_ni) r_valid_i |-> state_q == StRecv);
+  // The SETs pushed are the slope stage's (the flag above counts every one).
+  SetSlope_A: assert property (@(posedge clk_i) disable iff (!rst_ni) push_cmp_o && desc.op == OpSet |->
+      desc.w[SET_REG_WORD][SET_REG_LSB +: SET_REG_W] == SET_REG_W'(REG_SLOPE_POS_MULT >> 2));
 `endif
 
 endmodule

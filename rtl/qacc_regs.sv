@@ -45,8 +45,8 @@ module qacc_regs
   input  err_code_e                  err_code_i,
   output logic                       status_done_o,  // STATUS.DONE (for the top's monitor port)
 
-  // The unit register blocks 2..15 (units.md 19.3): an error-free write at reg_off_o, and the read data of reg_off_o
-  // (0 where no present unit has a register).
+  // The unit register blocks 2..15 (units.md 19.3): an error-free register write at reg_off_o (the units take the
+  // offsets of their registers), and the read data of reg_off_o (0 where no present unit has a register).
   output logic                       unit_wr_o,
   output logic [11:0]                reg_off_o,
   output logic [31:0]                unit_wdata_o,
@@ -206,10 +206,9 @@ module qacc_regs
   end
 
   // Register writes (only on a completed, error-free write to the register space).
-  logic reg_wr, unit_block;
+  logic reg_wr;
   assign reg_wr       = wr_en && is_reg;
-  assign unit_block   = reg_off >= 12'(REG_BLOCK_BYTES);
-  assign unit_wr_o    = reg_wr && unit_block;
+  assign unit_wr_o    = reg_wr;  // the units decode their own offsets (none of blocks 0..1)
   assign reg_off_o    = reg_off;
   assign unit_wdata_o = apb_pwdata_i;
   logic ctrl_wr;
@@ -383,9 +382,9 @@ module qacc_regs
       REG_Q_ERR_INDEX:     reg_rdata = 32'(q_err_index_i);
       REG_Q_TOKENS:        reg_rdata = (32'(q_c2d_i) << Q_TOKENS_C2D_LSB) | (32'(q_d2c_i) << Q_TOKENS_D2C_LSB);
       default: begin
-        // The busy counters of the present beat units, the units' blocks; reserved offsets (the busy counters of
-        // absent units among them) read 0.
-        reg_rdata = unit_block ? unit_rdata_i : '0;
+        // The busy counters of the present beat units, the units' registers (0 at an offset that is none of
+        // theirs); reserved offsets (the busy counters of absent units among them) read 0.
+        reg_rdata = unit_rdata_i;
         for (int unsigned u = 0; u < NUM_BEAT_UNITS; u++) begin
           if (reg_off == BEAT_BUSY_REG[u]) reg_rdata = perf_busy_i[u];
         end

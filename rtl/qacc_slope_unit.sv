@@ -73,7 +73,8 @@ module qacc_slope_unit
     logic signed [SLOPE_K_W-1:0] k;
     slope_side_t          side;
 
-    assign d = DW'(in_data_i[c]) - DW'(zp_in_i);
+    // Both are 9-bit values for a legal command (codes and ZP_OUT within -128..255).
+    assign d = DW'(signed'(in_data_i[c][8:0])) - DW'(signed'(zp_in_i[8:0]));
     assign k = d[DW-1] ? cfg_i.neg.k : cfg_i.pos.k;
 
     // Stage 0 loads only with a beat (its clock enable, spec 10.1).
@@ -85,6 +86,10 @@ module qacc_slope_unit
     end
 
     assign side = neg_q ? cfg_i.neg : cfg_i.pos;
+`ifndef SYNTHESIS
+    // Clock enable (spec 10.1): stage 0 holds without a beat.
+    Stage0Hold_A: assert property (@(posedge clk_i) disable iff (!rst_ni) !in_beat_o |=> $stable({x_q, neg_q}));
+`endif
     logic unused_k;  // K was stage 0's
     assign unused_k = ^side.k;
 

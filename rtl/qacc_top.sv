@@ -261,7 +261,6 @@ module qacc_top
 
   // ---- The slope stage's registers (block 2, requant.md 6.2): host writes, and a SET's at the end of its start
   // cycle (the fetcher let through only a SET of exactly these registers) ------------------------------------------
-  localparam logic [3:0] SlopeBlock = REG_SLOPE_POS_MULT[11:8];
   slope_cfg_t                 slope_cfg;
   logic [31:0]                slope_rdata;
   logic                       slope_legal;
@@ -269,16 +268,16 @@ module qacc_top
   qacc_slope_regs u_slope_regs (
     .clk_i,
     .rst_ni,
-    .wr_i        (unit_wr && reg_off[11:8] == SlopeBlock),
+    .wr_i        (unit_wr),
     .wr_off_i    (reg_off),
     .wr_data_i   (unit_wdata),
-    .set_i       (set_start && cmp_head.w[SET_REG_WORD][SET_REG_LSB + 6 +: 4] == SlopeBlock),
+    .set_i       (set_start),  // the one unit with registers: every legal SET is its
     .set_value_i (cmp_head.w[SLOPE_REGS-1:0]),
     .rd_off_i    (reg_off),
     .rd_data_o   (slope_rdata),
     .cfg_o       (slope_cfg)
   );
-  assign unit_rdata = reg_off[11:8] == SlopeBlock ? slope_rdata : '0;
+  assign unit_rdata = slope_rdata;  // 0 at an offset that is not a slope register
   // Legal registers: BAD_SLOPE of a GEMM that reads them (the controller's and the fetcher's check).
   qacc_slope_check u_slope_check (.cfg_i(slope_cfg), .legal_o(slope_legal));
   qacc_move_fields u_cmp_head_move (.desc_i(cmp_head), .fields_o(cmp_head_move));

@@ -252,6 +252,19 @@ void AddSlopeCases(Rng& rng, const arch::ArchConfig& config, std::vector<Case>& 
       }),
       [](arch::Command& c) { c.slope_regs[kPosCfg] |= 7u << arch::kSlopePosRshiftRoundLsb; },
       ErrCode::kBadSlope);
+  // The bits above a width's sign bit all count; a TFLite multiplier is never negative.
+  for (const int bits : {8, 16}) {
+    model::GemmJob low = job_with([&](auto& p) { tpu(p.negative, bits, -5, 3); });
+    cases.push_back({fmt::format("BAD_SLOPE NEG {}-bit multiplier -2^31 + 5", bits), low, false,
+                     model::ToCommand(low), ErrCode::kBadSlope});
+    cases.back().illegal.slope_regs[kNegMult] = uint32_t(kInt32Min + 5);
+  }
+  {
+    model::GemmJob neg = job_with([&](auto& p) { tflite(p.positive, kMinMult, -3); });
+    cases.push_back(
+        {"BAD_SLOPE POS multiplier -2^30", neg, false, model::ToCommand(neg), ErrCode::kBadSlope});
+    cases.back().illegal.slope_regs[kPosMult] = 0xC000'0000u;
+  }
   AddPair(cases, "BAD_SLOPE clamp -128 / -129", job_with([](auto& p) { p.clamp_min = -128; }),
           reg(kClampMin, uint32_t(-129)), ErrCode::kBadSlope);
   AddPair(cases, "BAD_SLOPE clamp 255 / 256", job_with([](auto& p) { p.clamp_max = 255; }),
@@ -714,6 +727,19 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
       b.Write(arch::kRegsBase + offset, value);
       b.Read(arch::kRegsBase + offset);
     }
+  }
+  // The slope stage's registers likewise (requant.md 6.2, block 2), then the offsets of block 2
+  // past them, which read 0.
+  for (uint32_t offset = arch::reg::kSlopePosMult; offset <= arch::reg::kSlopeClampMax;
+       offset += 4) {
+    for (uint32_t value : {0xFFFF'FFFFu, uint32_t(rng.Next()), 0u}) {
+      b.Write(arch::kRegsBase + offset, value);
+      b.Read(arch::kRegsBase + offset);
+    }
+  }
+  for (uint32_t offset : {arch::reg::kSlopeClampMax + 4, 0x2FCu}) {
+    b.Write(arch::kRegsBase + offset, uint32_t(rng.Next()));
+    b.Read(arch::kRegsBase + offset);
   }
   // Q_BASE and Q_COUNT likewise (data_movement.md 14.1): every bit of Q_BASE [31:6] and Q_COUNT
   // [15:0], the top ones included.

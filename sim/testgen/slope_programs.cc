@@ -82,7 +82,21 @@ Program GenSlopePrograms(Rng& rng, const arch::ArchConfig& config) {
     Descriptor g3 = SlopeGemm(c, &s2);
     c.Emit({set1, g1, g2, SetOf(s2), g3}, "SET, two slope GEMMs, SET, a slope GEMM");
   }
-  // No SET: the registers the last program left (s2) are legal.
+  // The fetcher ahead of the compute engine: a long GEMM runs while the SET and the slope GEMM
+  // behind it are fetched, so the GEMM is validated before the SET writes the registers (illegal
+  // at the launch): the fetch rule's SET-seen flag lets it through. The slope registers are read
+  // back to back meanwhile (each read against the model's, in its cycle: the SET's write).
+  HostWrite(c, Illegal(rng, s1));
+  {
+    golden::SlopeRegisters s3;
+    Descriptor g = SlopeGemm(c, &s3);
+    c.poll_reads = int(rng.Uniform(200, 600));
+    c.poll_register = arch::reg::kSlopePosMult + 4 * uint32_t(rng.Uniform(0, 9));
+    c.Emit({dma_test::LongGemm(c, 4, 4, 32), SetOf(s3), g},
+           "a slope GEMM fetched before its SET runs");
+    c.poll_reads = 0;
+  }
+  // No SET: the registers the last program left (s3) are legal.
   c.Emit({SlopeGemm(c, nullptr), RandomGemm(rng, c.g)}, "a slope GEMM on the registers left");
   // The registers of the launch illegal and no SET before the slope GEMM: BAD_SLOPE at its index,
   // after a GEMM without the stage that runs.
