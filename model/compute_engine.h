@@ -36,6 +36,8 @@ class ComputeEngine {
 
   // MOVE and ELTWISE access their SRAMs in Cycle(), every cycle; a GEMM's data is written at start.
   bool steps_each_cycle() const { return kind_ != Kind::kGemm; }
+  // The command last started is a SET: it completed in its start cycle.
+  bool is_set() const { return kind_ == Kind::kSet; }
   // e: the completion cycle of the command last started.
   uint64_t end_cycle() const { return end_; }
   // The SRAM ports the command uses in cycle c (nothing outside s .. e).

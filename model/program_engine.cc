@@ -284,8 +284,10 @@ inline void ProgramEngine::ComputeCycle(CycleWork& w) {
     w.ports = compute_.PortsAt(w.c);
     compute_.Cycle(w.c, w.move_read, w.move_write, w.out_access);
   }
-  // A SET completes in its start cycle (units.md 19.4), the others at their e.
-  if ((cs.state == EngineState::kRunning && w.c == compute_.end_cycle()) ||
+  // A SET completes in its start cycle (units.md 19.4), the others at their e (after their start).
+  const bool set_started =
+      state == EngineState::kIdle && cs.state == EngineState::kRunning && compute_.is_set();
+  if ((state == EngineState::kRunning && w.c == compute_.end_cycle()) || set_started ||
       state == EngineState::kCompleted) {
     RetireOrWait(kCompute, w);
   }

@@ -1,6 +1,6 @@
-// Validation of a GEMM command (spec 4, with the LUT stage's rules of lut.md 10.4 and the slope stage's of requant.md
-// 6.2): the first failing check of
-// the table in its order sets the error code, and the derived tile counts the controller sequences.
+// Validation of a GEMM command (spec 4, with the LUT stage's rules of lut.md 10.4 and the slope stage's of
+// requant.md 6.2): the first failing check of the table in its order sets the error code, and the derived tile
+// counts the controller sequences.
 // Combinational. Used by the controller in cycle 0 of a command and by the fetcher on every GEMM descriptor of a
 // program (data_movement.md 17.2).
 module qacc_gemm_check

@@ -42,9 +42,10 @@ Descriptor SetOf(const golden::SlopeRegisters& values) {
   return golden::EncodeSet(f, golden::Header{});
 }
 
-// Registers that no stage holds: one rule of requant.md 6.2 broken.
-golden::SlopeRegisters Illegal(Rng& rng, golden::SlopeRegisters r) {
-  switch (rng.Uniform(0, 3)) {
+// Registers that no stage holds: rule `rule` (0 .. kIllegalRules - 1) of requant.md 6.2 broken.
+constexpr int kIllegalRules = 4;
+golden::SlopeRegisters Illegal(int rule, golden::SlopeRegisters r) {
+  switch (rule) {
     case 0:  // the clamp reversed
       r[8] = 100, r[9] = 99;
       break;
@@ -74,7 +75,7 @@ Program GenSlopePrograms(Rng& rng, const arch::ArchConfig& config) {
   c.Setup();
   golden::SlopeRegisters s1, s2;
   // The registers of the launch illegal, but a SET fetched before each GEMM that reads them.
-  HostWrite(c, Illegal(rng, golden::SlopeRegisters{}));
+  HostWrite(c, Illegal(int(rng.Uniform(0, kIllegalRules - 1)), golden::SlopeRegisters{}));
   {
     Descriptor g1 = SlopeGemm(c, &s1);
     Descriptor g2 = SlopeGemm(c, nullptr);
@@ -86,7 +87,7 @@ Program GenSlopePrograms(Rng& rng, const arch::ArchConfig& config) {
   // behind it are fetched, so the GEMM is validated before the SET writes the registers (illegal
   // at the launch): the fetch rule's SET-seen flag lets it through. The slope registers are read
   // back to back meanwhile (each read against the model's, in its cycle: the SET's write).
-  HostWrite(c, Illegal(rng, s1));
+  HostWrite(c, Illegal(int(rng.Uniform(0, kIllegalRules - 1)), s1));
   {
     golden::SlopeRegisters s3;
     Descriptor g = SlopeGemm(c, &s3);
@@ -100,12 +101,26 @@ Program GenSlopePrograms(Rng& rng, const arch::ArchConfig& config) {
   c.Emit({SlopeGemm(c, nullptr), RandomGemm(rng, c.g)}, "a slope GEMM on the registers left");
   // The registers of the launch illegal and no SET before the slope GEMM: BAD_SLOPE at its index,
   // after a GEMM without the stage that runs.
-  HostWrite(c, Illegal(rng, s2));
+  HostWrite(c, Illegal(int(rng.Uniform(0, kIllegalRules - 1)), s2));
   c.Emit({RandomGemm(rng, c.g), SlopeGemm(c, nullptr)}, "a slope GEMM on illegal registers",
          arch::ErrCode::kBadSlope);
-  // A SET of an illegal slope: BAD_SLOPE at the SET, the GEMM before it runs.
+  // A SET of an illegal slope, each way of being one (each side's form, the clamp): BAD_SLOPE at
+  // the SET, the GEMM before it runs.
   HostWrite(c, s1);
-  c.Emit({SlopeGemm(c, nullptr), SetOf(Illegal(rng, s1))}, "a SET of an illegal slope",
+  for (int rule = 0; rule < kIllegalRules; ++rule) {
+    c.Emit({SlopeGemm(c, nullptr), SetOf(Illegal(rule, s1))}, "a SET of an illegal slope",
+           arch::ErrCode::kBadSlope);
+  }
+  // A program that ends with a SET, then illegal registers from the host and a slope GEMM first in
+  // the next program: the SET of the last program (still the fetcher's descriptor in hand) counts
+  // for nothing; BAD_SLOPE at index 0.
+  {
+    golden::SlopeRegisters s4;
+    Descriptor g = SlopeGemm(c, &s4);
+    c.Emit({g, SetOf(s4)}, "a program that ends with a SET");
+  }
+  HostWrite(c, Illegal(int(rng.Uniform(0, kIllegalRules - 1)), s1));
+  c.Emit({SlopeGemm(c, nullptr)}, "a slope GEMM first after a program's last SET",
          arch::ErrCode::kBadSlope);
   return c.b.Take();
 }
