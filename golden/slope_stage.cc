@@ -135,6 +135,7 @@ constexpr uint32_t kCfgForm = arch::kSlopePosRqForm, kCfgRounding = arch::kSlope
 constexpr int kCfgRshiftRoundLsb = arch::kSlopePosRshiftRoundLsb,
               kCfgMultWidthLsb = arch::kSlopePosMultWidthLsb;
 constexpr int kCfgKLsb = arch::kSlopePosKLsb;
+constexpr uint32_t kShiftMask = (uint32_t{1} << arch::kShiftBits) - 1;  // SHIFT [7:0]
 static_assert(arch::kSlopeNegKLsb == kCfgKLsb && arch::kSlopeNegMultWidthLsb == kCfgMultWidthLsb &&
               arch::kSlopeNegRshiftRoundLsb == kCfgRshiftRoundLsb &&
               arch::kSlopeNegRqForm == kCfgForm && arch::kSlopeNegRounding == kCfgRounding);
@@ -149,8 +150,8 @@ int32_t SignExtendBits(uint32_t value, int bits) {
 
 std::optional<SlopeSide> DecodeSide(const uint32_t* words) {
   const uint32_t cfg = words[kCfgWord];
-  const uint32_t width_code = (cfg >> kCfgMultWidthLsb) & 3u,
-                 round_code = (cfg >> kCfgRshiftRoundLsb) & 7u;
+  const uint32_t width_code = (cfg & arch::kSlopePosMultWidthMask) >> kCfgMultWidthLsb,
+                 round_code = (cfg & arch::kSlopePosRshiftRoundMask) >> kCfgRshiftRoundLsb;
   SlopeSide side;
   side.k = SignExtendBits(cfg >> kCfgKLsb, arch::kSlopeKBits);
   RequantParams& rq = side.requant;
@@ -164,7 +165,7 @@ std::optional<SlopeSide> DecodeSide(const uint32_t* words) {
     rq.form = RequantForm::kTpuMlir;
     rq.mult_bits = kMultiplierRshiftBits[width_code];
     rq.rshift_rounding = tpu_mlir::kAllRoundings[round_code];
-    rq.shift = static_cast<int>(words[kShiftWord] & 0xFFu);
+    rq.shift = static_cast<int>(words[kShiftWord] & kShiftMask);
   } else {
     rq.form = RequantForm::kTflite;
     rq.rounding =
@@ -188,7 +189,7 @@ void EncodeSide(const SlopeSide& side, uint32_t* words) {
     cfg |= kCfgRounding;
   }
   words[kMultWord] = static_cast<uint32_t>(rq.multiplier);
-  words[kShiftWord] = static_cast<uint32_t>(rq.shift) & 0xFFu;
+  words[kShiftWord] = static_cast<uint32_t>(rq.shift) & kShiftMask;
   words[kZpWord] = static_cast<uint32_t>(rq.output_zero_point);
   words[kCfgWord] = cfg;
 }

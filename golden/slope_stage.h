@@ -22,8 +22,9 @@
 
 namespace qacc::golden {
 
-inline constexpr int32_t kMinSlopeK = -256;  // K is a 9-bit two's complement field
-inline constexpr int32_t kMaxSlopeK = 255;
+// K is a 9-bit two's complement field (the spec's SLOPE_K_W).
+inline constexpr int32_t kMinSlopeK = arch::kMinSlopeK;
+inline constexpr int32_t kMaxSlopeK = arch::kMaxSlopeK;
 
 struct SlopeSide {
   int32_t k = 1;  // the pre-multiplier of d, kMinSlopeK..kMaxSlopeK
