@@ -101,16 +101,17 @@ struct LockstepTiming {
 
 // One lockstep run in a child process: a SystemC kernel elaborates once per process, and the
 // best of several runs needs several kernels.
-LockstepTiming LockstepInChild(const cosim::CosimOptions& options, const sim::Program& program) {
+LockstepTiming LockstepInChild(const cosim::CosimOptions& options, const sim::Program& program,
+                               TerminalProgress& progress) {
   int fds[2];
   if (pipe(fds) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   std::fflush(nullptr);
-  const pid_t pid = fork();
+  const pid_t pid = progress.Fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
   if (pid == 0) {
     close(fds[0]);
-    // The parent's progress line is the parent's: its mutex may have been held by its drawing
-    // thread, which the fork did not copy.
+    // The parent's progress line is the parent's: its mutex is held (the fork happened under it),
+    // and its drawing thread was not copied.
     const golden::ProgressScope no_progress(nullptr);
     LockstepTiming t;
     try {
@@ -204,9 +205,9 @@ void RunBench(const BenchArgs& args) {
     const cosim::CosimResult mo = cosim::RunModelOnly(options, program);
     if (run == 0 || mo.wall_seconds < model_only.wall_seconds) model_only = mo;
     stage("lockstep");
-    keep_best(lockstep, LockstepInChild(options, program), run);
+    keep_best(lockstep, LockstepInChild(options, program, progress), run);
     stage("lockstep, --threads 2");
-    keep_best(lockstep2, LockstepInChild(options2, program), run);
+    keep_best(lockstep2, LockstepInChild(options2, program, progress), run);
   }
   progress.Done();
 

@@ -106,6 +106,11 @@ void TerminalProgress::Done() {
   ticker_.join();
 }
 
+pid_t TerminalProgress::Fork() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return fork();
+}
+
 void TerminalProgress::Tick() {
   std::unique_lock<std::mutex> lock(mutex_);
   const std::chrono::milliseconds interval = DrawInterval();

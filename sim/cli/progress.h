@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
+#include <sys/types.h>
 #include <string>
 #include <thread>
 
@@ -49,6 +50,11 @@ class TerminalProgress : public golden::ProgressObserver {
   void Hide();
   // Erases the line; nothing is drawn afterwards.
   void Done();
+  // fork() with the drawing thread parked on the line's mutex. A child forked while that thread was
+  // inside malloc or stdio would inherit their locks held, with no thread left to release them,
+  // and could hang at its first allocation: glibc's fork resets its own, but AddressSanitizer's
+  // allocator (the debug preset) has no fork handler. The child must not use this object.
+  pid_t Fork();
 
  private:
   void Tick();
