@@ -26,6 +26,15 @@ using golden::Sram;
 constexpr uint32_t kTensorAlign = 256;
 
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+
+// CMD_MODE's requant form fields (requant.md 6.1): RQ_FORM, RSHIFT_ROUND and MULT_WIDTH for
+// TPU-MLIR's form; none for TFLite's (its ROUNDING bit is set with the others).
+uint32_t RequantFormMode(const GemmLayer& l) {
+  if (l.requant == golden::RequantForm::kTflite) return 0;
+  const uint32_t width_code = l.mult_bits == 8 ? 0 : l.mult_bits == 16 ? 1 : 2;
+  return arch::kModeRqForm | uint32_t(l.rshift_rounding) << arch::kModeRshiftRoundLsb |
+         width_code << arch::kModeMultWidthLsb;
+}
 uint64_t AlignUp(uint64_t a, uint64_t b) { return CeilDiv(a, b) * b; }
 
 // A range of one SRAM's units (words; output entries count as words of the output SRAM).
@@ -431,7 +440,7 @@ class LayerCompiler {
         g.out_base = out_base;
         g.mode = (l.single_rounding ? 1u : 0u) | (l.per_channel ? 2u : 0u) |
                  (l.out_int32 ? 4u : 0u) | (l.bias ? 8u : 0u) | (l.a_unsigned ? 16u : 0u) |
-                 (l.b_unsigned ? 32u : 0u) | act_mode;
+                 (l.b_unsigned ? 32u : 0u) | RequantFormMode(l) | act_mode;
         g.zp_ab = (uint32_t(l.a_zp) & 0x1FFu) | ((uint32_t(l.b_zp) & 0x1FFu) << 16);
         g.zp_out = l.zp_out;
         g.clamp_min = l.clamp_min;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -249,6 +250,41 @@ golden::LeakyReluParams LayerLeakyRelu(const GemmLayer& l) {
   }
 }
 
+golden::RequantParams LayerRequant(const GemmLayer& l) {
+  golden::RequantParams p;
+  p.form = l.requant;
+  p.multiplier = l.mult;
+  p.shift = l.shift;
+  p.rounding = l.single_rounding ? golden::RequantRounding::kSingleRounding
+                                 : golden::RequantRounding::kDoubleRounding;
+  p.mult_bits = l.mult_bits;
+  p.rshift_rounding = l.rshift_rounding;
+  p.output_zero_point = l.zp_out;
+  p.clamp_min = l.clamp_min;
+  p.clamp_max = l.clamp_max;
+  return p;
+}
+
+void SetLayerScale(GemmLayer& l, double scale) {
+  if (l.requant == golden::RequantForm::kTflite) {
+    const golden::QuantizedMultiplier q = golden::QuantizeMultiplier(scale);
+    l.mult = q.multiplier;
+    l.shift = q.shift;
+    return;
+  }
+  // TPU-MLIR's derivation maps a negative or non-finite scale to (0, 0) without a word: refuse it.
+  if (!(scale >= 0) || !std::isfinite(scale)) {
+    throw std::invalid_argument(fmt::format("{} is not a finite scale >= 0", scale));
+  }
+  if (l.mult_bits != 8 && l.mult_bits != 16 && l.mult_bits != 32) {
+    throw std::invalid_argument(fmt::format("mult_bits = {} is not 8, 16 or 32", l.mult_bits));
+  }
+  const golden::tpu_mlir::RShiftMultiplier q =
+      golden::tpu_mlir::RShiftAndMultiplierFromQScale(scale, (int64_t{1} << (l.mult_bits - 1)) - 1);
+  l.mult = int32_t(q.multiplier);
+  l.shift = q.rshift;
+}
+
 bool UsesSlopeStage(const GemmLayer& l) {
   if (!l.has_activation() || l.activation.unit == "lut") return false;
   if (l.activation.unit == "slope") {
@@ -306,9 +342,22 @@ void ValidateNetwork(const Network& network) {
       if (l.has_activation()) Fail(l, "an activation takes a requant code, not out_int32");
       continue;  // no requantization
     }
-    CheckRange(l, "shift", l.shift, golden::kMinQuantizedShift, golden::kMaxQuantizedShift);
-    if (!l.per_channel && l.mult != 0 && l.mult < (int32_t{1} << 30)) {
-      Fail(l, fmt::format("mult = {} is outside 0 or {}..{}", l.mult, int32_t{1} << 30, INT32_MAX));
+    if (l.requant == golden::RequantForm::kTflite) {
+      CheckRange(l, "shift", l.shift, golden::kMinQuantizedShift, golden::kMaxQuantizedShift);
+      if (!l.per_channel && l.mult != 0 && l.mult < (int32_t{1} << 30)) {
+        Fail(l,
+             fmt::format("mult = {} is outside 0 or {}..{}", l.mult, int32_t{1} << 30, INT32_MAX));
+      }
+    } else {
+      if (l.mult_bits != 8 && l.mult_bits != 16 && l.mult_bits != 32) {
+        Fail(l, fmt::format("mult_bits = {} is not 8, 16 or 32", l.mult_bits));
+      }
+      if (l.single_rounding) Fail(l, "single_rounding is TFLite's: not with requant \"tpu-mlir\"");
+      CheckRange(l, "rshift", l.shift, 0, golden::kMaxRequantRshift);
+      if (!l.per_channel) {
+        const int64_t bound = int64_t{1} << (l.mult_bits - 1);
+        CheckRange(l, "mult", l.mult, -bound, bound - 1);
+      }
     }
     CheckRange(l, "clamp_min", l.clamp_min, -128, 255);
     CheckRange(l, "clamp_max", l.clamp_max, -128, 255);
@@ -363,7 +412,8 @@ Network ParseNetwork(std::string_view json_text, std::string_view source) {
       l.m = network.layers.back().m;
       l.k = network.layers.back().n;
     }
-    bool has_scale = false, has_mult = false;
+    std::optional<double> scale;
+    bool has_mult = false, has_shift = false, has_rshift = false;
     bool has_m = false, has_n = false, has_k = false;
     for (auto it = j.begin(); it != j.end(); ++it) {
       // Named references, not a structured binding: C++17 lambdas cannot capture those.
@@ -412,21 +462,34 @@ Network ParseNetwork(std::string_view json_text, std::string_view source) {
         l.single_rounding = boolean();
       } else if (key == "out_int32") {
         l.out_int32 = boolean();
+      } else if (key == "requant") {
+        const std::string form = value.is_string() ? value.get<std::string>() : "";
+        if (form != "tflite" && form != "tpu-mlir") {
+          throw fail(at + " must be \"tflite\" or \"tpu-mlir\"");
+        }
+        l.requant = form == "tflite" ? golden::RequantForm::kTflite : golden::RequantForm::kTpuMlir;
+      } else if (key == "mult_bits") {
+        l.mult_bits = int(integer(8, 32));
+      } else if (key == "rshift_rounding") {
+        const auto mode = value.is_string()
+                              ? golden::tpu_mlir::ParseRounding(value.get<std::string>())
+                              : std::nullopt;
+        if (!mode) {
+          throw fail(fmt::format("{} must be one of {}", at, golden::tpu_mlir::RoundingChoices()));
+        }
+        l.rshift_rounding = *mode;
       } else if (key == "mult") {
-        l.mult = int32_t(integer(0, INT32_MAX));
+        l.mult = int32_t(integer(INT32_MIN, INT32_MAX));
         has_mult = true;
       } else if (key == "shift") {
         l.shift = int(integer(-31, 30));
+        has_shift = true;
+      } else if (key == "rshift") {
+        l.shift = int(integer(0, golden::kMaxRequantRshift));
+        has_rshift = true;
       } else if (key == "scale") {
         if (!value.is_number()) throw fail(at + " must be a number");
-        try {
-          const golden::QuantizedMultiplier q = golden::QuantizeMultiplier(value.get<double>());
-          l.mult = q.multiplier;
-          l.shift = q.shift;
-        } catch (const std::invalid_argument& e) {
-          throw fail(fmt::format("{}: {}", at, e.what()));
-        }
-        has_scale = true;
+        scale = value.get<double>();
       } else if (key == "zp_out") {
         l.zp_out = int32_t(integer(INT32_MIN, INT32_MAX));
       } else if (key == "clamp_min") {
@@ -443,8 +506,8 @@ Network ParseNetwork(std::string_view json_text, std::string_view source) {
       } else {
         throw fail(fmt::format(
             "unknown key '{}' (expected name, m, n, k, a_unsigned, b_unsigned, a_zp, b_zp, bias, "
-            "per_channel, single_rounding, out_int32, mult, shift, scale, zp_out, clamp_min, "
-            "clamp_max, activation, residual)",
+            "per_channel, requant, single_rounding, mult_bits, rshift_rounding, out_int32, mult, "
+            "shift, rshift, scale, zp_out, clamp_min, clamp_max, activation, residual)",
             at));
       }
     }
@@ -458,8 +521,32 @@ Network ParseNetwork(std::string_view json_text, std::string_view source) {
     if (!has_n) {
       throw fail(fmt::format("{}: n is missing; every layer gives its n (output columns)", layer));
     }
-    if (has_scale && (has_mult || j.contains("shift"))) {
-      throw fail(where + ": give either scale or mult and shift, not both");
+    // The form's keys: TFLite's shift and single_rounding, TPU-MLIR's rshift, mult_bits and
+    // rshift_rounding; a key of the other form is an error, not ignored.
+    const bool tpu = l.requant == golden::RequantForm::kTpuMlir;
+    const std::vector<const char*> other_keys =
+        tpu ? std::vector<const char*>{"shift", "single_rounding"}
+            : std::vector<const char*>{"rshift", "mult_bits", "rshift_rounding"};
+    for (const char* key : other_keys) {
+      if (j.contains(key)) {
+        throw fail(fmt::format("{}.{} is {}'s: not with requant \"{}\"", where, key,
+                               tpu ? "TFLite" : "TPU-MLIR", tpu ? "tpu-mlir" : "tflite"));
+      }
+    }
+    if (tpu) {  // the defaults are scale 0.5 as TPU-MLIR derives it, as TFLite's are 0.5 in Q31
+      if (!has_mult) l.mult = int32_t{1} << std::clamp(l.mult_bits - 2, 0, 30);
+      if (!has_rshift) l.shift = l.mult_bits - 1;
+    }
+    if (scale && (has_mult || has_shift || has_rshift)) {
+      throw fail(fmt::format("{}: give either scale or mult and {}, not both", where,
+                             tpu ? "rshift" : "shift"));
+    }
+    if (scale) {
+      try {
+        SetLayerScale(l, *scale);
+      } catch (const std::invalid_argument& e) {
+        throw fail(fmt::format("{}.scale: {}", where, e.what()));
+      }
     }
     network.layers.push_back(l);
   }

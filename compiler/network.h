@@ -16,7 +16,9 @@
 #include "golden/elementwise.h"
 #include "golden/lut.h"
 #include "golden/quant.h"
+#include "golden/requant.h"
 #include "golden/slope_stage.h"
+#include "golden/tpu_mlir.h"
 #include "model/arch.h"
 
 namespace qacc::compiler {
@@ -68,11 +70,16 @@ struct GemmLayer {
   bool a_unsigned = false, b_unsigned = false;
   int32_t a_zp = 0, b_zp = 0;
   bool bias = false;
-  bool per_channel = false;      // multipliers and shifts per output column (rq SRAM)
-  bool single_rounding = false;  // CMD_MODE.ROUNDING
-  bool out_int32 = false;        // store the int32 biased accumulators (last layer only)
-  int32_t mult = 1 << 30;        // per-tensor Q31 multiplier
-  int shift = 0;                 // per-tensor shift
+  bool per_channel = false;  // multipliers and shifts per output column (rq SRAM)
+  bool out_int32 = false;    // store the int32 biased accumulators (last layer only)
+  // The requantization's form (requant.md 6.1, CMD_MODE.RQ_FORM): TFLite's Q31 multiplier and
+  // signed shift, or TPU-MLIR's multiplier of mult_bits bits and rshift (`--compat tpu-mlir`).
+  golden::RequantForm requant = golden::RequantForm::kTflite;
+  bool single_rounding = false;  // TFLite form: CMD_MODE.ROUNDING
+  int mult_bits = 8;             // TPU-MLIR form: 8, 16 or 32 (CMD_MODE.MULT_WIDTH)
+  golden::tpu_mlir::Rounding rshift_rounding = golden::tpu_mlir::Rounding::kHalfUp;
+  int32_t mult = 1 << 30;  // per tensor: TFLite a Q31 multiplier, TPU-MLIR signed in mult_bits
+  int shift = 0;           // per tensor: TFLite the shift -31..30, TPU-MLIR the rshift 0..63
   int32_t zp_out = 0;
   int32_t clamp_min = -128, clamp_max = 127;
   Activation activation;  // function empty: the requant code is the output
@@ -103,6 +110,17 @@ struct GemmLayer {
   }
   int out_bytes() const { return out_int32 ? 4 : out_layout() == arch::OutLayout::kInt16 ? 2 : 1; }
 };
+
+// The layer's requantization as golden's parameters: its form, per-tensor multiplier and shift,
+// roundings, zero point and clamp. A per-channel layer's multiplier and shift of column n are its
+// rq tensor's (LayerData), in place of the per-tensor ones.
+golden::RequantParams LayerRequant(const GemmLayer& layer);
+
+// The per-tensor multiplier and shift of a real scale >= 0 in the layer's form: TFLite's
+// QuantizeMultiplier, or TPU-MLIR's getRShiftAndMultiplierFromQScale with the largest multiplier of
+// mult_bits bits (2^(mult_bits - 1) - 1: 127 for 8 bits, TPU-MLIR's default). Throws
+// std::invalid_argument for a scale either cannot hold.
+void SetLayerScale(GemmLayer& layer, double scale);
 
 // Whether the layer's activation runs on the slope stage (Activation::unit; requant.md 6.2): its
 // function is leaky_relu with 8-bit output and unit "slope", or "auto" and its slope fits the form.

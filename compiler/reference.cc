@@ -50,12 +50,7 @@ std::vector<int32_t> ReferenceOutput(const Network& network, const std::vector<u
     }
     y = std::move(acc.data);
     if (l.out_int32) break;
-    golden::RequantParams p;
-    p.rounding = l.single_rounding ? golden::RequantRounding::kSingleRounding
-                                   : golden::RequantRounding::kDoubleRounding;
-    p.output_zero_point = l.zp_out;
-    p.clamp_min = l.clamp_min;
-    p.clamp_max = l.clamp_max;
+    golden::RequantParams p = LayerRequant(l);
     for (int m = 0; m < l.m; ++m) {
       for (int n = 0; n < l.n; ++n) {
         p.multiplier = l.per_channel ? data[i].channel_mult[size_t(n)] : l.mult;
@@ -115,10 +110,16 @@ RandomValues MakeRandomValues(const Network& network, uint64_t seed) {
     if (l.bias) {
       for (int n = 0; n < l.n; ++n) d.bias.push_back(int32_t(rng() % 20001) - 10000);
     }
-    if (l.per_channel) {
+    if (l.per_channel && l.requant == golden::RequantForm::kTflite) {
       for (int n = 0; n < l.n; ++n) {
         d.channel_mult.push_back(int32_t((uint32_t{1} << 30) + uint32_t(rng() % (1u << 30))));
         d.channel_shift.push_back(-int(6 + rng() % 9));
+      }
+    } else if (l.per_channel) {  // scales 2^-7 .. 2^-15 with a multiplier of the full width
+      const uint32_t half = uint32_t{1} << (l.mult_bits - 2);
+      for (int n = 0; n < l.n; ++n) {
+        d.channel_mult.push_back(int32_t(half + uint32_t(rng() % half)));
+        d.channel_shift.push_back(l.mult_bits - 1 + int(6 + rng() % 9));
       }
     }
     v.layers.push_back(std::move(d));
@@ -143,6 +144,14 @@ GemmLayer RandomLayer(std::mt19937& rng, const std::string& name, int m, int n, 
   l.out_int32 = last && pick(0, 3) == 0;
   l.mult = pick(1 << 30, INT32_MAX);
   l.shift = pick(-14, -6);
+  if (pick(0, 3) == 0) {  // TPU-MLIR's form on a quarter of the layers, the same scales
+    l.requant = golden::RequantForm::kTpuMlir;
+    l.single_rounding = false;
+    l.mult_bits = 8 << pick(0, 2);
+    l.rshift_rounding = golden::tpu_mlir::kAllRoundings[size_t(pick(0, 6))];
+    l.mult = pick(1 << (l.mult_bits - 2), int((int64_t{1} << (l.mult_bits - 1)) - 1));
+    l.shift = l.mult_bits - 1 - l.shift;
+  }
   l.zp_out = pick(-5, 5);
   if (pick(0, 1)) {
     l.clamp_min = 0;  // ReLU, uint8 codes

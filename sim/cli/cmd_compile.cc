@@ -236,9 +236,14 @@ void RunCompile(const CompileCliOptions& o) {
       program.bytes_loaded, program.bytes_stored, copts.double_buffer ? "on" : "off",
       copts.chain_on_chip ? "on" : "off");
   nlohmann::json layers = nlohmann::json::array();
-  for (const compiler::LayerPlan& p : program.layers) {
+  for (size_t i = 0; i < program.layers.size(); ++i) {
+    const compiler::LayerPlan& p = program.layers[i];
+    const compiler::GemmLayer& l = network.layers[i];  // one plan per layer, in order
+    const bool tpu = l.requant == golden::RequantForm::kTpuMlir && !l.out_int32;
     layers.push_back(
         {{"name", p.name},
+         {"requant", l.out_int32 ? nlohmann::json(nullptr)
+                                 : nlohmann::json(golden::RequantFormName(l.requant))},
          {"steps", p.steps},
          {"a_panels_per_chunk", p.a_panels_per_chunk},
          {"b_panels_per_chunk", p.b_panels_per_chunk},
@@ -259,9 +264,15 @@ void RunCompile(const CompileCliOptions& o) {
                                          : nlohmann::json(p.single_buffered_because)}});
     human += fmt::format(
         "  layer {}: {} GEMM commands ({} A chunks of {} panels{}, {} B chunks of {} panels{}); "
-        "{}{}input {}, output {}\n",
+        "{}{}{}input {}, output {}\n",
         p.name, p.steps, p.a_chunks, p.a_panels_per_chunk, p.a_resident ? ", resident" : "",
         p.b_chunks, p.b_panels_per_chunk, p.b_resident ? ", resident" : "",
+        !tpu ? ""
+        : l.per_channel
+            ? fmt::format("requant tpu-mlir ({}-bit multipliers and rshifts per channel, {}); ",
+                          l.mult_bits, golden::tpu_mlir::RoundingName(l.rshift_rounding))
+            : fmt::format("requant tpu-mlir ({}-bit multiplier {}, rshift {}, {}); ", l.mult_bits,
+                          l.mult, l.shift, golden::tpu_mlir::RoundingName(l.rshift_rounding)),
         p.residual_from.empty() ? "" : fmt::format("plus {}'s output (ELTWISE); ", p.residual_from),
         p.activation_unit == "slope" ? "activation on the slope stage (a SET, no table); "
         : p.activation_unit == "lut" ? "activation by table (LUT); "

@@ -1031,6 +1031,15 @@ compiler::GemmLayer RandomLayerOf(Rng& rng, const std::string& name, int m, int 
   l.out_int32 = last && rng.Chance(25);
   l.mult = int32_t(rng.Uniform(int64_t{1} << 30, kInt32Max));
   l.shift = int(rng.Uniform(-14, -6));
+  if (rng.Chance(25)) {  // TPU-MLIR's form, the same scales
+    l.requant = golden::RequantForm::kTpuMlir;
+    l.single_rounding = false;
+    l.mult_bits = 8 << rng.Uniform(0, 2);
+    l.rshift_rounding = golden::tpu_mlir::kAllRoundings[size_t(rng.Uniform(0, 6))];
+    l.mult = int32_t(
+        rng.Uniform(int64_t{1} << (l.mult_bits - 2), (int64_t{1} << (l.mult_bits - 1)) - 1));
+    l.shift = l.mult_bits - 1 - l.shift;
+  }
   l.zp_out = int32_t(rng.Uniform(-5, 5));
   if (rng.Chance(50)) {
     l.clamp_min = 0;  // ReLU, uint8 codes

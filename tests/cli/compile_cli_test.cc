@@ -81,6 +81,15 @@ TEST(CompileCli, TheDocumentedExampleNetworkCompilesAndPassesItsCheck) {
   ExpectDocumentedExample("mlp.json");
 }
 
+// The TPU-MLIR example (docs/compiler.md "TPU-MLIR's requantization"): its plan names the form.
+TEST(CompileCli, TheDocumentedTpuMlirNetworkCompilesAndPassesItsCheck) {
+  ExpectDocumentedExample("tpu_mlir.json");
+  const nlohmann::json j = nlohmann::json::parse(
+      RunQacc("compile docs/examples/networks/tpu_mlir.json --json", QACC_SOURCE_DIR).out);
+  EXPECT_EQ(j["layers"][0]["requant"], "tpu-mlir");
+  EXPECT_EQ(j["layers"][2]["requant"], nullptr);  // out_int32: no requantization
+}
+
 // The residual example (docs/compiler.md "A residual"): ELTWISE in the summary, the tensors of
 // tiles and the residual's table in external memory.
 TEST(CompileCli, TheDocumentedResidualNetworkCompilesAndPassesItsCheck) {

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 #include <vector>
@@ -251,6 +252,72 @@ TEST(Compiler, LeakyReluOnTheSlopeStageMatchesTheReference) {
     }
   }
   EXPECT_GT(slope_layers, 20);
+}
+
+// TPU-MLIR's requantization (requant.md 6.1): layers of every width and rounding, per tensor and
+// per channel, compiled to GEMMs in that form, give what golden computes from the layer
+// description; one layer is also checked against TPU-MLIR's applyMultiplierAndRShift applied here
+// directly.
+TEST(Compiler, TpuMlirRequantMatchesTheReference) {
+  std::mt19937 rng(6002);
+  int tpu_gemms = 0;
+  for (arch::ArchConfig config : {Config("default"), Tiny(4, 4)}) {
+    for (int trial = 0; trial < 12; ++trial) {
+      Network net;
+      const int m = 1 + int(rng() % 40), layers = 1 + int(rng() % 3);
+      int k = 1 + int(rng() % 30);
+      for (int i = 0; i < layers; ++i) {
+        const int n = 1 + int(rng() % 30);
+        GemmLayer l = RandomLayer(rng, "l" + std::to_string(i), m, n, k, i + 1 == layers);
+        l.requant = golden::RequantForm::kTpuMlir;
+        l.single_rounding = false;
+        l.mult_bits = 8 << (trial % 3);
+        l.rshift_rounding = golden::tpu_mlir::kAllRoundings[size_t(trial) % 7];
+        SetLayerScale(l, std::ldexp(1.0 + double(rng() % 1000) / 1000, -7 - int(rng() % 8)));
+        net.layers.push_back(l);
+        k = n;
+      }
+      const Outcome o = CompileAndRun(config, net, {true, trial % 2 == 0}, rng);
+      ExpectCorrect(o, config.name + " trial " + std::to_string(trial));
+      for (const golden::Descriptor& d : o.program.descriptors) {
+        if (golden::DecodeHeader(d).op != uint32_t(golden::Op::kGemm)) continue;
+        const uint32_t mode = golden::DecodeGemm(d).mode;
+        if (mode & arch::kModeOutRaw) continue;
+        ++tpu_gemms;
+        EXPECT_TRUE(mode & arch::kModeRqForm);
+        EXPECT_EQ(arch::MultWidthBits((mode & arch::kModeMultWidthMask) >> arch::kModeMultWidthLsb),
+                  8 << (trial % 3));
+        EXPECT_EQ((mode & arch::kModeRshiftRoundMask) >> arch::kModeRshiftRoundLsb,
+                  uint32_t(golden::tpu_mlir::kAllRoundings[size_t(trial) % 7]));
+      }
+    }
+  }
+  EXPECT_GT(tpu_gemms, 20);
+
+  // One per-tensor layer against TPU-MLIR's own function, no compiler in between.
+  Network net = ParseNetwork(
+      R"({"layers": [{"m": 5, "n": 7, "k": 9, "requant": "tpu-mlir", "scale": 0.0031,
+                      "mult_bits": 16, "rshift_rounding": "half_to_even", "zp_out": 3}]})");
+  const GemmLayer& l = net.layers[0];
+  const RandomValues values = MakeRandomValues(net, 7);
+  const std::vector<int32_t> got = ReferenceOutput(net, values.x, values.layers);
+  const golden::tpu_mlir::RShiftMultiplier q =
+      golden::tpu_mlir::RShiftAndMultiplierFromQScale(0.0031, 32767);
+  EXPECT_EQ(l.mult, q.multiplier);
+  EXPECT_EQ(l.shift, q.rshift);
+  for (int r = 0; r < 5; ++r) {
+    for (int c = 0; c < 7; ++c) {
+      int64_t acc = 0;
+      for (int j = 0; j < 9; ++j) {
+        acc += int64_t(int8_t(values.x[size_t(r * 9 + j)])) *
+               int8_t(values.layers[0].w[size_t(j * 7 + c)]);
+      }
+      const int64_t v = golden::tpu_mlir::ApplyMultiplierAndRShift(
+                            acc, q.multiplier, q.rshift, golden::tpu_mlir::Rounding::kHalfToEven) +
+                        3;
+      EXPECT_EQ(got[size_t(r * 7 + c)], std::clamp<int64_t>(v, -128, 127)) << r << "," << c;
+    }
+  }
 }
 
 // "slope" computes leaky_relu with 8-bit codes only; "auto" falls back to the table otherwise.
@@ -837,6 +904,53 @@ TEST(Network, ParseAndValidateNameTheField) {
   EXPECT_EQ(error(R"({"layers": [{"m": 1, "n": 1, "k": 1,
                                   "activation": {"function": "tanh", "in_scale": 1, "out_bits": 12}}]})"),
             "net.json: layers[0].activation.out_bits = 12 is not 8 or 16");
+}
+
+// TPU-MLIR's requantization in a layer: its scale derived as TPU-MLIR derives it, its keys, their
+// ranges, and the other form's keys refused.
+TEST(Network, TpuMlirRequantParsesAndNamesTheField) {
+  auto layer = [](const std::string& keys) {
+    return ParseNetwork(R"({"layers": [{"m": 1, "n": 1, "k": 1, "requant": "tpu-mlir", )" + keys +
+                        "}]}")
+        .layers[0];
+  };
+  // The examples of golden/tpu_mlir.h: 0.3 is 76 >> 8 and 0.99 is 126 >> 7 with 8 bits.
+  EXPECT_EQ(layer(R"("scale": 0.3)").mult, 76);
+  EXPECT_EQ(layer(R"("scale": 0.3)").shift, 8);
+  EXPECT_EQ(layer(R"("scale": 0.99)").mult, 126);
+  const GemmLayer wide = layer(R"("scale": 0.3, "mult_bits": 32, "rshift_rounding": "down")");
+  EXPECT_EQ(wide.mult, golden::tpu_mlir::RShiftAndMultiplierFromQScale(0.3, INT32_MAX).multiplier);
+  EXPECT_EQ(wide.rshift_rounding, golden::tpu_mlir::Rounding::kDown);
+  // The defaults: scale 0.5 as TPU-MLIR derives it for the width, half_up.
+  const GemmLayer def = layer(R"("mult_bits": 16)");
+  EXPECT_EQ(def.mult, 1 << 14);
+  EXPECT_EQ(def.shift, 15);
+  EXPECT_EQ(def.rshift_rounding, golden::tpu_mlir::Rounding::kHalfUp);
+  EXPECT_EQ(layer(R"("mult": -128, "rshift": 63)").mult, -128);
+  const std::string head = R"({"layers": [{"m": 1, "n": 1, "k": 1, )";
+  auto error = [&](const std::string& keys) { return ParseError(head + keys + "}]}"); };
+  EXPECT_EQ(error(R"("requant": "tpu-mlir", "mult": 128, "rshift": 3)"),
+            "net.json: layer 'layer0': mult = 128 is outside -128..127");
+  EXPECT_EQ(error(R"("requant": "tpu-mlir", "mult": -32769, "mult_bits": 16)"),
+            "net.json: layer 'layer0': mult = -32769 is outside -32768..32767");
+  EXPECT_EQ(error(R"("requant": "tpu-mlir", "rshift": 64)"),
+            "net.json: layers[0].rshift = 64 is outside 0..63");
+  EXPECT_EQ(error(R"("requant": "tpu-mlir", "mult_bits": 12)"),
+            "net.json: layer 'layer0': mult_bits = 12 is not 8, 16 or 32");
+  EXPECT_EQ(error(R"("requant": "tpu-mlir", "rshift_rounding": "odd")").substr(0, 58),
+            "net.json: layers[0].rshift_rounding must be one of half_aw");
+  EXPECT_EQ(error(R"("requant": "tpu", "scale": 0.5)"),
+            "net.json: layers[0].requant must be \"tflite\" or \"tpu-mlir\"");
+  EXPECT_EQ(error(R"("requant": "tpu-mlir", "shift": 3)"),
+            "net.json: layers[0].shift is TFLite's: not with requant \"tpu-mlir\"");
+  EXPECT_EQ(error(R"("requant": "tpu-mlir", "single_rounding": true)"),
+            "net.json: layers[0].single_rounding is TFLite's: not with requant \"tpu-mlir\"");
+  EXPECT_EQ(error(R"("rshift": 3)"),
+            "net.json: layers[0].rshift is TPU-MLIR's: not with requant \"tflite\"");
+  EXPECT_EQ(error(R"("requant": "tpu-mlir", "scale": 0.5, "rshift": 3)"),
+            "net.json: layers[0]: give either scale or mult and rshift, not both");
+  EXPECT_EQ(error(R"("requant": "tpu-mlir", "scale": -0.5)"),
+            "net.json: layers[0].scale: -0.5 is not a finite scale >= 0");
 }
 
 }  // namespace
