@@ -1,13 +1,11 @@
 // The requant unit's slope stage (docs/requant.md 6.2): LeakyReLU in hardware, a second stage after
 // the first requantization. One rule with per-side parameters computes golden's three forms of
-// LeakyReLU (golden/activation.h):
-//
-//   d    = q - input_zero_point          q: the first stage's output code; input_zero_point: its
-//   ZP_OUT side = d >= 0 ? positive : negative y    = clamp(Requantize(d * side.k, side) +
-//   side.zero_point, clamp_min, clamp_max)
-//
-// where Requantize is the first stage's arithmetic (RequantizeAccumulator) on the accumulator d *
-// k: each side has its own form (TFLite Q31 or TPU-MLIR multiplier/rshift), multiplier, shift,
+// LeakyReLU (golden/activation.h). For the first stage's output code q and its zero point Z
+// (ZP_OUT, the input_zero_point below):
+//   d = q - Z; the side is `positive` when d >= 0, else `negative`;
+//   y = clamp(Requantize(d * side.k, side) + side's zero point, clamp_min, clamp_max),
+// where Requantize is the first stage's arithmetic (RequantizeAccumulator) on the accumulator
+// d * k: each side has its own form (TFLite Q31 or TPU-MLIR multiplier/rshift), multiplier, shift,
 // roundings and zero point; the clamp is shared, as the hardware has one.
 #ifndef QACC_GOLDEN_SLOPE_STAGE_H_
 #define QACC_GOLDEN_SLOPE_STAGE_H_
@@ -61,10 +59,10 @@ SlopeStageParams SlopeFromLeakyRelu(const LeakyReluParams& params);
 SlopeStageParams SlopeFromInt8Slope(const Int8SlopeParams& params, size_t channel = 0);
 SlopeStageParams SlopeFromTfliteR115(const TfliteR115LeakyReluParams& params);
 
-// ---- The register image (block 2, requant.md 6.2)
-// ------------------------------------------------------------ SLOPE_POS_MULT, _SHIFT, _ZP, _CFG,
-// SLOPE_NEG_MULT, _SHIFT, _ZP, _CFG, SLOPE_CLAMP_MIN, _MAX: ten words from arch::reg::kSlopePosMult
-// on, what a SET writes (REG = kSlopePosMult / 4, COUNT = 10) and the registers hold.
+// ---- The register image (block 2, requant.md 6.2) ----------------------------------------------
+// SLOPE_POS_MULT, _SHIFT, _ZP, _CFG, SLOPE_NEG_MULT, _SHIFT, _ZP, _CFG, SLOPE_CLAMP_MIN, _MAX: ten
+// words from arch::reg::kSlopePosMult on, what a SET writes (REG = kSlopePosMult / 4, COUNT = 10)
+// and the registers hold.
 inline constexpr int kSlopeRegisterCount = 10;
 using SlopeRegisters = std::array<uint32_t, kSlopeRegisterCount>;
 
