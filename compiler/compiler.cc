@@ -347,8 +347,7 @@ class LayerCompiler {
     if (UsesSlopeStage(l)) {
       // The slope stage's registers (requant.md 6.2), written once before the layer's GEMMs: the
       // compute engine runs its commands in order, so the earlier layers' GEMMs read theirs.
-      const golden::SlopeRegisters regs =
-          golden::EncodeSlopeRegisters(golden::SlopeFromLeakyRelu(LayerLeakyRelu(l)));
+      const golden::SlopeRegisters regs = golden::EncodeSlopeRegisters(LayerSlope(l));
       golden::SetFields set;
       set.reg = arch::reg::kSlopePosMult / 4;
       set.count = uint32_t(regs.size());

@@ -70,6 +70,11 @@ Activation ParseActivation(const nlohmann::json& j, const std::string& at,
         throw fail(where + " must be \"auto\", \"lut\" or \"slope\"");
       }
       a.unit = value.get<std::string>();
+    } else if (key == "form") {
+      if (!value.is_string() || (value != "q31" && value != "int8_slope")) {
+        throw fail(where + " must be \"q31\" or \"int8_slope\"");
+      }
+      a.form = value.get<std::string>();
     } else if (key == "out_bits") {
       if (!value.is_number_integer()) throw fail(where + " must be an integer");
       const int64_t v = value.get<int64_t>();
@@ -78,8 +83,7 @@ Activation ParseActivation(const nlohmann::json& j, const std::string& at,
     } else {
       throw fail(
           fmt::format("unknown key '{}' (expected function, in_scale, out_scale, out_zp, "
-                      "out_unsigned, out_bits, unit, "
-                      "alpha)",
+                      "out_unsigned, out_bits, unit, form, alpha)",
                       where));
     }
   }
@@ -211,7 +215,11 @@ golden::Lut ActivationTable(const GemmLayer& l, const Activation& a, const std::
   }
 }
 
-golden::Lut ActivationTable(const GemmLayer& l) {
+namespace {
+
+// The activation's input: the requant code, 8 bits of the clamp's signedness, zero point zp_out and
+// scale in_scale. Throws for a clamp or zero point outside the code.
+golden::QuantSpec ActivationInput(const GemmLayer& l) {
   if (!l.has_activation()) Fail(l, "has no activation");
   golden::QuantSpec in;
   in.is_signed = l.clamp_min < 0;
@@ -227,20 +235,31 @@ golden::Lut ActivationTable(const GemmLayer& l) {
     Fail(l, fmt::format("zp_out = {} is outside {}..{}: the activation's input zero point",
                         l.zp_out, lo, hi));
   }
-  return ActivationTable(l, l.activation, "activation", in);
+  return in;
 }
 
-golden::LeakyReluParams LayerLeakyRelu(const GemmLayer& l) {
-  const golden::Lut table = ActivationTable(l);  // the input and output specs, checked
+// The slope stage's functions compute leaky_relu into 8-bit codes.
+void CheckSlopeActivation(const GemmLayer& l) {
   if (l.activation.function != "leaky_relu") {
     Fail(l, fmt::format("activation.unit = \"slope\" computes leaky_relu only, not '{}'",
                         l.activation.function));
   }
   if (l.activation.out_bits != 8) Fail(l, "activation.unit = \"slope\" writes 8-bit codes only");
-  golden::QuantSpec in;
-  in.is_signed = l.clamp_min < 0;
-  in.scale = l.activation.in_scale;
-  in.zero_point = l.zp_out;
+}
+
+bool IsInt8Slope(const GemmLayer& l) { return l.activation.form == "int8_slope"; }
+
+}  // namespace
+
+golden::Lut ActivationTable(const GemmLayer& l) {
+  if (IsInt8Slope(l)) Fail(l, "activation.form = \"int8_slope\" has no table");
+  return ActivationTable(l, l.activation, "activation", ActivationInput(l));
+}
+
+golden::LeakyReluParams LayerLeakyRelu(const GemmLayer& l) {
+  const golden::Lut table = ActivationTable(l);  // the input and output specs, checked
+  CheckSlopeActivation(l);
+  const golden::QuantSpec in = ActivationInput(l);
   const auto rounding = l.single_rounding ? golden::RequantRounding::kSingleRounding
                                           : golden::RequantRounding::kDoubleRounding;
   try {
@@ -285,7 +304,40 @@ void SetLayerScale(GemmLayer& l, double scale) {
   l.shift = q.rshift;
 }
 
+golden::Int8SlopeParams LayerInt8Slope(const GemmLayer& l) {
+  const golden::QuantSpec in = ActivationInput(l);
+  CheckSlopeActivation(l);
+  const Activation& a = l.activation;
+  if (!(a.out_scale == 0 || a.out_scale == a.in_scale)) {
+    Fail(l, fmt::format("activation.out_scale = {} is not 0 or in_scale = {}: the int8_slope form "
+                        "keeps the input's scale",
+                        a.out_scale, a.in_scale));
+  }
+  golden::QuantSpec out;
+  out.is_signed = !a.out_unsigned;
+  out.scale = in.scale;
+  out.zero_point = a.out_zp;
+  try {
+    golden::ValidateQuantSpec(out);
+    return golden::MakeInt8SlopeLeakyReluParams(in, out, a.alpha);
+  } catch (const std::invalid_argument& e) {
+    Fail(l, fmt::format("activation (int8_slope): {}", e.what()));
+  }
+}
+
+golden::SlopeStageParams LayerSlope(const GemmLayer& l) {
+  return IsInt8Slope(l) ? golden::SlopeFromInt8Slope(LayerInt8Slope(l))
+                        : golden::SlopeFromLeakyRelu(LayerLeakyRelu(l));
+}
+
 bool UsesSlopeStage(const GemmLayer& l) {
+  if (l.has_activation() && IsInt8Slope(l)) {
+    if (l.activation.unit == "lut") {
+      Fail(l, "activation.form = \"int8_slope\" runs on the slope stage, not with unit \"lut\"");
+    }
+    LayerInt8Slope(l);  // throws what the form cannot compute
+    return true;
+  }
   if (!l.has_activation() || l.activation.unit == "lut") return false;
   if (l.activation.unit == "slope") {
     LayerLeakyRelu(l);  // throws what the stage cannot compute
@@ -365,15 +417,20 @@ void ValidateNetwork(const Network& network) {
       Fail(l, fmt::format("clamp_min = {} is above clamp_max = {}", l.clamp_min, l.clamp_max));
     }
     if (l.has_activation()) {
-      ActivationTable(l);  // throws for illegal fields
-      UsesSlopeStage(l);   // and for a slope the stage cannot compute
+      if (!IsInt8Slope(l)) ActivationTable(l);  // throws for illegal fields
+      UsesSlopeStage(l);                        // and for a slope the stage cannot compute
       if (l.activation.out_bits == 16 && i + 1 != network.layers.size()) {
         Fail(l,
              "activation.out_bits = 16 is allowed on the last layer only (the next layer reads "
              "int8)");
       }
     }
-    if (l.has_residual()) ValidateResidual(network, i);
+    if (l.has_residual()) {
+      if (l.residual.has_activation() && l.residual.activation.form != "q31") {
+        Fail(l, "residual.activation.form: a table after the add has no form (the slope stage's)");
+      }
+      ValidateResidual(network, i);
+    }
   }
 }
 

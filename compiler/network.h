@@ -41,6 +41,10 @@ struct Activation {
   // stage after requant, requant.md 6.2) or "auto": the slope stage where its Q31 form holds the
   // layer's scales (it needs no table in external memory, no LOAD and no LUT slot), else the LUT.
   std::string unit = "auto";
+  // leaky_relu's form on the slope stage: "q31", golden's LeakyRelu (a Q31 multiplier per side, any
+  // output scale); "int8_slope", seed 002's form (Int8SlopeLeakyRelu: the input's scale kept, an
+  // 8-bit slope multiplier and rshift, half-up rounding), slope stage only.
+  std::string form = "q31";
 };
 
 // A residual (skip) connection (lut.md 10.5): y = clamp(golden::Add(q, q_from)) of the layer's
@@ -131,6 +135,14 @@ bool UsesSlopeStage(const GemmLayer& layer);
 // (in_scale, zp_out, the clamp's signedness) to the activation's output spec (given, or derived as
 // the table derives it). Throws std::invalid_argument naming the layer when no Q31 form holds it.
 golden::LeakyReluParams LayerLeakyRelu(const GemmLayer& layer);
+
+// seed 002's LeakyReLU of the layer (MakeInt8SlopeLeakyReluParams): the requant code to 8-bit codes
+// of the same scale (out_scale 0 or in_scale), out_zp and out_unsigned. Throws
+// std::invalid_argument naming the layer for another function, another scale or an alpha of 127.5
+// or more.
+golden::Int8SlopeParams LayerInt8Slope(const GemmLayer& layer);
+// The slope stage's parameters of the layer's activation in its form (the SET's registers).
+golden::SlopeStageParams LayerSlope(const GemmLayer& layer);
 
 // The table of a layer's activation (golden::BuildLut, exact mode, half-to-even rounding). Throws
 // std::invalid_argument naming the field for a layer without one or with illegal fields.

@@ -61,8 +61,13 @@ std::vector<int32_t> ReferenceOutput(const Network& network, const std::vector<u
     }
     // The activation: golden's table of the layer's function, looked up by the requant code.
     if (UsesSlopeStage(l)) {  // golden's LeakyReLU on the code (requant.md 6.2)
-      const golden::LeakyReluParams leaky = LayerLeakyRelu(l);
-      for (int32_t& v : y) v = golden::LeakyRelu(v, leaky);
+      if (l.activation.form == "int8_slope") {  // seed 002's form
+        const golden::Int8SlopeParams slope = LayerInt8Slope(l);
+        for (int32_t& v : y) v = golden::Int8SlopeLeakyRelu(v, slope);
+      } else {
+        const golden::LeakyReluParams leaky = LayerLeakyRelu(l);
+        for (int32_t& v : y) v = golden::LeakyRelu(v, leaky);
+      }
     } else if (l.has_activation()) {
       const golden::Lut table = ActivationTable(l);
       for (int32_t& v : y) v = table.Lookup(v);

@@ -215,8 +215,7 @@ std::vector<int64_t> ColumnMaxAbs(const model::GemmJob& job) {
   return max_abs;
 }
 
-// ---- The TPU-MLIR form (requant.md 6.1)
-// ----------------------------------------------------------
+// ---- The TPU-MLIR form (requant.md 6.1) ---------------------------------------------------------
 
 // A multiplier of `bits` signed bits: 0, the width's extremes and +-1 now and then, else a random
 // magnitude of a random bit length (log-uniform) and sign.

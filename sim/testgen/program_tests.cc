@@ -105,8 +105,7 @@ void MaybeAcknowledge(Rng& rng, ProgramBuilder& b) {
   }
 }
 
-// ---- prog_chain
-// ----------------------------------------------------------------------------------
+// ---- prog_chain ---------------------------------------------------------------------------------
 
 Program GenChain(Rng& rng, const arch::ArchConfig& config) {
   ProgramBuilder b(config);
@@ -162,8 +161,7 @@ Program GenChain(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
-// ---- prog_errors
-// ---------------------------------------------------------------------------------
+// ---- prog_errors --------------------------------------------------------------------------------
 
 // One boundary: a legal job at the last legal value (run whole), or an illegal command (the first
 // illegal value) with the code it must fail with.
@@ -633,8 +631,7 @@ Program GenErrors(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
-// ---- prog_bus
-// ------------------------------------------------------------------------------------
+// ---- prog_bus -----------------------------------------------------------------------------------
 
 // One access while the command runs; returns its bus cycles.
 int RandomBusyAccess(Rng& rng, ProgramBuilder& b) {
@@ -810,8 +807,7 @@ Program GenBus(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
-// ---- prog_corners
-// --------------------------------------------------------------------------------
+// ---- prog_corners -------------------------------------------------------------------------------
 
 Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
   ProgramBuilder b(config);
@@ -959,8 +955,7 @@ Program GenCorners(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
-// ---- prog_launch_after_reset
-// --------------------------------------------------------------------------------
+// ---- prog_launch_after_reset --------------------------------------------------------------------
 
 // A command launched as soon as the bus allows after reset: one bias word and the CMD_* registers
 // that differ from their reset values (M, N, K, MODE), then START, about 12 cycles after reset. That
@@ -1009,8 +1004,7 @@ Program GenLaunchAfterReset(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
-// ---- prog_layers
-// ---------------------------------------------------------------------------------
+// ---- prog_layers --------------------------------------------------------------------------------
 
 // A random legal layer (the distribution of compiler::RandomLayer, drawn from sim::Rng so that the
 // same seed gives the same network on every platform).
@@ -1119,8 +1113,7 @@ Program GenLayers(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
-// ---- prog_requant_forms
-// ------------------------------------------------------------------------
+// ---- prog_requant_forms -------------------------------------------------------------------------
 
 // The TPU-MLIR requant form's corners in every mode (requant.md 6.1): one gemm_tpu_mlir_ties job
 // per RSHIFT_ROUND mode, then one gemm_tpu_mlir_extremes job, each run whole.
@@ -1135,8 +1128,7 @@ Program GenRequantForms(Rng& rng, const arch::ArchConfig& config) {
   return b.Take();
 }
 
-// ---- prog_slope_edges
-// ------------------------------------------------------------------------
+// ---- prog_slope_edges ---------------------------------------------------------------------------
 
 // The slope stage (requant.md 6.2) at its edges, one command each, per side: the TFLite form's
 // shifts -31 and 30, the TPU-MLIR form's rshifts 0 and 63, K -256 and 255; the first stage

@@ -138,8 +138,7 @@ void ExpectSchema(const Json& j) {
 // The (first) command's cycle 0.
 int64_t LaunchCycle(const Json& j) { return j["launch_cycle"]; }
 
-// ---- Smoke: lockstep passes on every configuration
-// -------------------------------------------------
+// ---- Smoke: lockstep passes on every configuration ----------------------------------------------
 using SmokeParam = std::tuple<std::string, std::string, int>;  // config, test, seed
 class CosimSmoke : public ::testing::TestWithParam<SmokeParam> {};
 
@@ -238,8 +237,7 @@ TEST(CosimThreads, TwoThreadsGiveTheResultsOfOne) {
   EXPECT_NE(model.err.find("--threads 2: --model-only"), std::string::npos) << model.err;
 }
 
-// ---- Self-check of the checker: injected faults
-// --------------------------------------------------
+// ---- Self-check of the checker: injected faults -------------------------------------------------
 TEST(CosimFault, MacValueReportedPrecisely) {
   const std::string args = "--test gemm_relu6 --seed 1 --inject-fault mac-value";
   const Json j = RunCosimJson(args, 1);
@@ -367,8 +365,7 @@ TEST(CosimFault, WatchdogEndsHungRun) {
   EXPECT_EQ(j["first_mismatches"]["mac"]["actual"], "no beat");
 }
 
-// ---- Waves: an FST of the window around the first mismatch, only on a mismatch
-// ---------------------
+// ---- Waves: an FST of the window around the first mismatch, only on a mismatch ------------------
 uint64_t BigEndian64(const std::string& bytes, size_t at) {
   uint64_t v = 0;
   for (size_t i = 0; i < 8; ++i) v = v << 8 | static_cast<uint8_t>(bytes[at + i]);
@@ -480,8 +477,7 @@ TEST(CosimSeed, LargestSeedRunsAsGiven) {
             std::string::npos);
 }
 
-// ---- Compiled programs (--gemm: CTRL.RUN, data_movement.md 14-18)
-// ---------------------------------
+// ---- Compiled programs (--gemm: CTRL.RUN, data_movement.md 14-18) -------------------------------
 
 // A compiled GEMM layer runs in lockstep and in the model alone with the same program outcome; its
 // counters split the cycles (17.8).
@@ -572,8 +568,7 @@ TEST(CosimCompiled, TestOrGemmIsRequiredAndExclusive) {
   EXPECT_NE(r.err.find("K = 9000"), std::string::npos) << r.err;
 }
 
-// ---- Usage errors
-// -----------------------------------------------------------------------------------
+// ---- Usage errors -------------------------------------------------------------------------------
 TEST(CosimCli, UnknownTestIsUsageError) {
   const testing::CliResult r = RunQacc("cosim --test no_such_test --seed 1");
   EXPECT_EQ(r.exit_code, 2);

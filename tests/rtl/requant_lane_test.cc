@@ -163,8 +163,7 @@ void ExpectClean(const LaneBench& bench, uint64_t expected_beats) {
   EXPECT_EQ(bench.beats(), expected_beats);
 }
 
-// ---- Input generators
-// --------------------------------------------------------------------------------------------
+// ---- Input generators ---------------------------------------------------------------------------
 
 const std::vector<int32_t> kEdgeAccumulators = {kInt32Min,
                                                 kInt32Min + 1,
@@ -319,8 +318,7 @@ class InputGenerator {
   std::mt19937_64 rng_;
 };
 
-// ---- Tests
-// ----------------------------------------------------------------------------------------------
+// ---- Tests --------------------------------------------------------------------------------------
 
 // Every legal shift x edge multipliers x edge accumulators x both roundings, each with and without
 // a bias and a zero point, with the full int32 clamp so the rounding result itself is visible.

@@ -271,8 +271,7 @@ model::GemmJob JobOf(const Gemm& g) {
   return job;
 }
 
-// ---- The test body
-// --------------------------------------------------------------------------------------------
+// ---- The test body ------------------------------------------------------------------------------
 
 // Loads, runs and reads back one command; the bench's scoreboard records any mismatch.
 void RunGemm(TopBench& bench, const Gemm& g) {

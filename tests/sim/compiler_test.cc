@@ -320,6 +320,92 @@ TEST(Compiler, TpuMlirRequantMatchesTheReference) {
   }
 }
 
+// Seed 002's LeakyReLU (activation.form "int8_slope"): the SET holds golden's SlopeFromInt8Slope of
+// the layer, and the output is golden's Int8SlopeLeakyRelu of the requant codes, after either
+// requant form.
+TEST(Compiler, Int8SlopeLeakyReluMatchesTheReference) {
+  std::mt19937 rng(2002);
+  int layers_checked = 0;
+  for (arch::ArchConfig config : {Config("default"), Tiny(4, 4)}) {
+    for (int trial = 0; trial < 10; ++trial) {
+      Network net;
+      const int m = 1 + int(rng() % 40), layers = 1 + int(rng() % 3);
+      int k = 1 + int(rng() % 30);
+      for (int i = 0; i < layers; ++i) {
+        GemmLayer l = RandomLayer(rng, "l" + std::to_string(i), m, 1 + int(rng() % 30), k, false);
+        l.activation = Activation{};
+        l.activation.function = "leaky_relu";
+        l.activation.form = "int8_slope";
+        l.activation.alpha = std::uniform_real_distribution<double>(-3, 3)(rng);
+        l.activation.in_scale = 0.05;
+        l.activation.out_scale = trial % 2 ? 0.05 : 0;  // the input's scale either way
+        l.activation.out_unsigned = rng() % 4 == 0;
+        l.activation.out_zp =
+            l.activation.out_unsigned ? int32_t(rng() % 20) : int32_t(rng() % 9) - 4;
+        l.zp_out = l.clamp_min < 0 ? int32_t(rng() % 11) - 5 : int32_t(rng() % 6);
+        net.layers.push_back(l);
+        k = l.n;
+      }
+      const Outcome o = CompileAndRun(config, net, {true, trial % 3 != 0}, rng);
+      ExpectCorrect(o, config.name + " trial " + std::to_string(trial));
+      size_t layer = 0;
+      for (const golden::Descriptor& d : o.program.descriptors) {
+        if (!golden::SetsSlope(d)) continue;
+        ASSERT_LT(layer, net.layers.size());
+        const golden::SetFields set = golden::DecodeSet(d);
+        const golden::SlopeRegisters want = golden::EncodeSlopeRegisters(
+            golden::SlopeFromInt8Slope(LayerInt8Slope(net.layers[layer])));
+        for (size_t r = 0; r < want.size(); ++r)
+          EXPECT_EQ(set.value[r], want[r]) << layer << " " << r;
+        ++layer;
+      }
+      EXPECT_EQ(layer, net.layers.size());
+      layers_checked += int(layer);
+    }
+  }
+  EXPECT_GT(layers_checked, 30);
+  // Refusals name the layer and the field.
+  GemmLayer l;
+  l.name = "act";
+  l.activation.function = "leaky_relu";
+  l.activation.form = "int8_slope";
+  l.activation.in_scale = 0.05;
+  l.activation.out_scale = 0.1;
+  auto error = [&] {
+    try {
+      UsesSlopeStage(l);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(
+      error(),
+      "layer 'act': activation.out_scale = 0.1 is not 0 or in_scale = 0.05: the int8_slope form "
+      "keeps the input's scale");
+  l.activation.out_scale = 0;
+  l.activation.alpha = 130;
+  EXPECT_EQ(error().substr(0, 40), "layer 'act': activation (int8_slope): al");
+  l.activation.alpha = 0.1;
+  l.activation.unit = "lut";
+  EXPECT_EQ(error(),
+            "layer 'act': activation.form = \"int8_slope\" runs on the slope stage, not with unit "
+            "\"lut\"");
+  l.activation.unit = "auto";
+  l.activation.function = "gelu";
+  EXPECT_EQ(error(),
+            "layer 'act': activation.unit = \"slope\" computes leaky_relu only, not 'gelu'");
+  // The key in a file; a residual's table has no form.
+  EXPECT_EQ(ParseError(R"({"layers": [{"m": 1, "n": 1, "k": 1, "activation":
+      {"function": "leaky_relu", "in_scale": 0.1, "form": "int8"}}]})"),
+            "net.json: layers[0].activation.form must be \"q31\" or \"int8_slope\"");
+  EXPECT_EQ(ParseError(R"({"layers": [{"name": "a", "m": 2, "n": 2, "k": 2},
+      {"name": "b", "n": 2, "residual": {"from": "a", "scale": 0.1, "from_scale": 0.1,
+       "out_scale": 0.2, "activation": {"function": "leaky_relu", "form": "int8_slope"}}}]})"),
+            "net.json: layer 'b': residual.activation.form: a table after the add has no form (the "
+            "slope stage's)");
+}
+
 // "slope" computes leaky_relu with 8-bit codes only; "auto" falls back to the table otherwise.
 TEST(Compiler, SlopeUnitRefusalsNameTheLayer) {
   GemmLayer l;

@@ -20,8 +20,7 @@
 namespace qacc::golden {
 namespace {
 
-// ---- Independent oracle
-// --------------------------------------------------------------------------------
+// ---- Independent oracle -------------------------------------------------------------------------
 
 struct CodeRange {
   int64_t qmin;
@@ -94,8 +93,7 @@ class Checker {
   std::string first_;
 };
 
-// ---- Exhaustive: every function x input format x rounding x output spec
-// ----------------------------------
+// ---- Exhaustive: every function x input format x rounding x output spec -------------------------
 
 struct InputKind {
   bool is_signed;
@@ -270,8 +268,7 @@ TEST(LutExhaustive, RoundingModesReallyDiffer) {
   }
 }
 
-// ---- Addressing
-// -----------------------------------------------------------------------------------------
+// ---- Addressing ---------------------------------------------------------------------------------
 
 TEST(LutAddressing, AddressIsTheRawBitPattern) {
   for (int q = -128; q <= 127; ++q) {
@@ -374,8 +371,7 @@ TEST(LutAddressing, SramWordsAreTwosComplementOfEntryWidth) {
   }
 }
 
-// ---- Memory
-// ---------------------------------------------------------------------------------------------
+// ---- Memory -------------------------------------------------------------------------------------
 
 TEST(LutMemory, SizeIsAllAddressesTimesEntryBits) {
   struct Size {
@@ -397,8 +393,7 @@ TEST(LutMemory, SizeIsAllAddressesTimesEntryBits) {
   }
 }
 
-// ---- Sharing
-// --------------------------------------------------------------------------------------------
+// ---- Sharing ------------------------------------------------------------------------------------
 
 TEST(LutBank, ThirtySigmoidsWithThreeScalePairsStoreThreeTables) {
   // Seed 000's example: 30 sigmoids; requests with equal input and output scales share one table.
@@ -484,8 +479,7 @@ TEST(LutBank, EntryWidthAndUnusedAddressAreComparedToo) {
   EXPECT_EQ(narrow.entries_by_address()[0x80], -127);
 }
 
-// ---- Output range
-// ---------------------------------------------------------------------------------------
+// ---- Output range -------------------------------------------------------------------------------
 
 TEST(LutOutputRange, DerivedAmaxIsMaxAbsOverTheGrid) {
   // sigmoid on the 8-bit grid of amax 8: the largest |f| is sigmoid(8) (127 * 8/127), not 1.
@@ -553,8 +547,7 @@ TEST(LutValidation, NamesTheField) {
   EXPECT_NE(message(spec).find("in.scale"), std::string::npos);
 }
 
-// ---- Seed 000 compatibility mode
-// ------------------------------------------------------------------------
+// ---- Seed 000 compatibility mode ----------------------------------------------------------------
 
 struct SeedTable {
   float in_scale;
