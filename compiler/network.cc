@@ -260,10 +260,9 @@ golden::LeakyReluParams LayerLeakyRelu(const GemmLayer& l) {
   const golden::Lut table = ActivationTable(l);  // the input and output specs, checked
   CheckSlopeActivation(l);
   const golden::QuantSpec in = ActivationInput(l);
-  const auto rounding = l.single_rounding ? golden::RequantRounding::kSingleRounding
-                                          : golden::RequantRounding::kDoubleRounding;
-  try {
-    return golden::MakeLeakyReluParams(in, table.out(), l.activation.alpha, rounding);
+  try {  // the rounding of the layer's TFLite form (double after a TPU-MLIR layer)
+    return golden::MakeLeakyReluParams(in, table.out(), l.activation.alpha,
+                                       LayerRequant(l).rounding);
   } catch (const std::invalid_argument& e) {
     Fail(l, fmt::format("activation on the slope stage: {}", e.what()));
   }

@@ -555,6 +555,21 @@ class SchemataSplitTest(unittest.TestCase):
         self.assertEqual(([[m.id for m in g] for g in groups], alone), ([list(range(1, 13))], []))
 
 
+class KillOrderTest(unittest.TestCase):
+    def test_killers_of_the_same_file_and_config_go_first(self):
+        baseline = {"default": ["cheap", "mid", "dear"], "tall": ["cheap", "dear"]}
+        kill = lambda f, c, t: {"status": "killed", "file": f, "killed_by": {"config": c, "test": t}}
+        order = main.KillOrder(baseline, [kill("a.sv", "default", "dear"), {"status": "survived", "file": "a.sv"},
+                                          {"status": "killed", "file": "a.sv", "killed_by": {"config": "default"}}])
+        self.assertEqual(order.order("a.sv", "default"), ["dear", "cheap", "mid"])
+        self.assertEqual(order.order("b.sv", "default"), ["cheap", "mid", "dear"])  # another file: the baseline
+        self.assertEqual(order.order("a.sv", "tall"), ["cheap", "dear"])  # another config: the baseline
+        order.add(kill("a.sv", "default", "mid"))
+        order.add(kill("a.sv", "default", "mid"))
+        self.assertEqual(order.order("a.sv", "default"), ["mid", "dear", "cheap"])  # most kills first
+        self.assertEqual(baseline["default"], ["cheap", "mid", "dear"])  # the baseline is not reordered
+
+
 class CoverageTest(unittest.TestCase):
     def test_summary_merges_instances(self):
         with tempfile.NamedTemporaryFile("w", suffix=".dat", delete=False, encoding="latin-1") as f:
