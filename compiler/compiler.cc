@@ -26,6 +26,7 @@ using golden::Sram;
 constexpr uint32_t kTensorAlign = 256;
 
 uint64_t CeilDiv(uint64_t a, uint64_t b) { return (a + b - 1) / b; }
+uint64_t AlignUp(uint64_t a, uint64_t b) { return CeilDiv(a, b) * b; }
 
 // CMD_MODE's requant form fields (requant.md 6.1): RQ_FORM, RSHIFT_ROUND and MULT_WIDTH for
 // TPU-MLIR's form; none for TFLite's (its ROUNDING bit is set with the others).
@@ -35,7 +36,6 @@ uint32_t RequantFormMode(const GemmLayer& l) {
   return arch::kModeRqForm | uint32_t(l.rshift_rounding) << arch::kModeRshiftRoundLsb |
          width_code << arch::kModeMultWidthLsb;
 }
-uint64_t AlignUp(uint64_t a, uint64_t b) { return CeilDiv(a, b) * b; }
 
 // A range of one SRAM's units (words; output entries count as words of the output SRAM).
 struct Range {
