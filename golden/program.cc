@@ -158,7 +158,8 @@ ProgramError ValidateGemm(const AccelGeometry& geometry, const GemmFields& f) {
   if ((f.mode & kModeBiasEn) && int64_t{f.bias_base} + nb > int64_t{geometry.bias_depth}) {
     return ProgramError::kBiasRange;
   }
-  if (per_channel && int64_t{f.rq_base} + nb > int64_t{geometry.rq_depth}) {
+  const int64_t rq_words = RqWordsPerTile(f.mode);
+  if (rq_words > 0 && int64_t{f.rq_base} + rq_words * nb > int64_t{geometry.rq_depth}) {
     return ProgramError::kRqRange;
   }
   const uint64_t out_words = GemmOutWords(f.mode, uint64_t(mb * nb), geometry.rows);
@@ -355,8 +356,8 @@ RequantParams LaneRequant(const GemmFields& f, const MachineState& state, int64_
   params.clamp_max = f.clamp_max;
   uint32_t mult_word = static_cast<uint32_t>(f.mult), shift_byte = f.shift & kShiftMask;
   const bool per_channel = f.mode & kModePerChannel;
-  const uint64_t entry =
-      ((uint64_t{f.rq_base} + uint64_t(nb)) * uint64_t(cols) + uint64_t(c)) * kRqLaneBytes;
+  const uint64_t word = uint64_t{f.rq_base} + uint64_t(RqWordsPerTile(f.mode) * nb);
+  const uint64_t entry = (word * uint64_t(cols) + uint64_t(c)) * kRqLaneBytes;
   if (per_channel) {
     mult_word = Load32(state.rq, entry);
     shift_byte = state.rq[entry + kRqShiftOffset];
@@ -372,8 +373,7 @@ RequantParams LaneRequant(const GemmFields& f, const MachineState& state, int64_
       throw std::domain_error(fmt::format(
           "rq: word {} lane {} holds (multiplier {}, rshift {}), not a {}-bit multiplier and an "
           "rshift 0..{}; the spec defines no result",
-          f.rq_base + nb, c, WrapToInt32(mult_word), shift_byte, params.mult_bits,
-          kMaxRequantRshift));
+          word, c, WrapToInt32(mult_word), shift_byte, params.mult_bits, kMaxRequantRshift));
     }
     return params;
   }
@@ -386,9 +386,32 @@ RequantParams LaneRequant(const GemmFields& f, const MachineState& state, int64_
     throw std::domain_error(fmt::format(
         "rq: word {} lane {} holds (multiplier {}, shift {}), outside 0 or 2^30..2^31-1 "
         "and -31..30; the spec defines no result",
-        f.rq_base + nb, c, params.multiplier, params.shift));
+        word, c, params.multiplier, params.shift));
   }
   return params;
+}
+
+// The slope stage of lane c of column tile nb: the registers' (requant.md 6.2), or with
+// SLOPE_PER_CHANNEL the NEG side from the tile's slope word (6.3). Throws std::domain_error for
+// words the spec gives no result for.
+SlopeStageParams LaneSlope(const GemmFields& f, const MachineState& state,
+                           const SlopeStageParams& registers, int64_t nb, int64_t c, int64_t cols) {
+  if (!(f.mode & arch::kModeSlopePerChannel)) return registers;
+  const bool first_stage_word = f.mode & kModePerChannel;
+  const uint64_t word =
+      uint64_t{f.rq_base} + uint64_t(RqWordsPerTile(f.mode) * nb) + (first_stage_word ? 1 : 0);
+  const uint64_t entry = (word * uint64_t(cols) + uint64_t(c)) * kRqLaneBytes;
+  SlopeChannelWords words;
+  words.mult = Load32(state.rq, entry);
+  words.shift = state.rq[entry + kRqShiftOffset];
+  const std::optional<SlopeStageParams> lane = ApplySlopeChannelWords(registers, words);
+  if (!lane) {
+    throw std::domain_error(fmt::format(
+        "rq: slope word {} lane {} holds (multiplier word {:#x}, shift byte {}), no legal NEG "
+        "side of its form; the spec defines no result",
+        word, c, words.mult, words.shift));
+  }
+  return *lane;
 }
 
 // Architecture.md 5 and 6 on the SRAM images: panels unpacked (6.1), padded lanes factor 0 (6.2),
@@ -448,6 +471,8 @@ void ExecuteGemm(const AccelGeometry& geometry, const GemmFields& f, MachineStat
         const uint64_t lane = (uint64_t{f.bias_base} + nb) * cols + c;
         const int32_t bias = bias_en ? WrapToInt32(Load32(state.bias, lane * 4)) : 0;
         const RequantParams params = out_raw ? RequantParams{} : LaneRequant(f, state, nb, c, cols);
+        const std::optional<SlopeStageParams> lane_slope =
+            slope ? std::optional(LaneSlope(f, state, *slope, nb, c, cols)) : std::nullopt;
         const int16_t* b_col = &b_factor[size_t((nb * cols + c) * k)];
         for (int64_t i = 0; i < m_valid; ++i) {
           const int16_t* a_row = &a_factor[size_t((mb * rows + i) * k)];
@@ -462,8 +487,8 @@ void ExecuteGemm(const AccelGeometry& geometry, const GemmFields& f, MachineStat
             continue;
           }
           int64_t y = RequantizeAccumulator(x, params);
-          if (slope)
-            y = SlopeStage(static_cast<int32_t>(y), static_cast<int32_t>(f.zp_out), *slope);
+          if (lane_slope)
+            y = SlopeStage(static_cast<int32_t>(y), static_cast<int32_t>(f.zp_out), *lane_slope);
           if (!lut) {
             state.out[(f.out_base + e / 4) * out_word_bytes + (e % 4) * cols + c] =
                 static_cast<uint8_t>(static_cast<uint64_t>(y) & 0xFF);
@@ -965,6 +990,11 @@ std::string DescribeDescriptor(const AccelGeometry& geometry, const Descriptor& 
                          f.out_base);
       if (f.mode & kModeBiasEn) text += fmt::format(" bias[{}..]", f.bias_base);
       if (f.mode & kModePerChannel) text += fmt::format(" rq[{}..]", f.rq_base);
+      if (GemmHasSlope(f.mode)) {
+        text += (f.mode & arch::kModeSlopePerChannel)
+                    ? fmt::format(" slope per channel rq[{}..]", f.rq_base)
+                    : std::string(" slope");
+      }
       if (GemmHasLut(f.mode)) {
         const LutFields lut = GemmLutFields(f.mode);
         text += fmt::format(" lut slot {} ({} -> {} bits)", lut.slot, lut.in_bits, lut.entry_bits);
@@ -1059,6 +1089,11 @@ uint64_t SramUnits(const AccelGeometry& geometry, uint32_t sram, bool out_int32,
 
 bool GemmHasSlope(uint32_t mode) {
   return ((mode & kModeActMask) >> arch::kModeActLsb) == static_cast<uint32_t>(arch::Act::kSlope);
+}
+
+int RqWordsPerTile(uint32_t mode) {
+  return ((mode & kModePerChannel) ? 1 : 0) +
+         (GemmHasSlope(mode) && (mode & arch::kModeSlopePerChannel) ? 1 : 0);
 }
 
 bool SetsSlope(const Descriptor& d) {
@@ -1215,11 +1250,12 @@ Footprint FootprintOf(const AccelGeometry& geometry, const Descriptor& d) {
         fp.reads.push_back(
             {sram(Sram::kBias), f.bias_base * 4 * cols, (f.bias_base + nb) * 4 * cols});
       }
-      // The requant lanes read their rq words with PER_CHANNEL also in OUT_RAW mode.
-      if (f.mode & kModePerChannel) {
+      // The requant lanes read their rq words with PER_CHANNEL also in OUT_RAW mode; the slope
+      // stage its own with SLOPE_PER_CHANNEL (requant.md 6.3).
+      if (const uint64_t rq_words = uint64_t(RqWordsPerTile(f.mode)); rq_words > 0) {
         const uint64_t word_bytes = kRqLaneBytes * cols;
         fp.reads.push_back(
-            {sram(Sram::kRq), f.rq_base * word_bytes, (f.rq_base + nb) * word_bytes});
+            {sram(Sram::kRq), f.rq_base * word_bytes, (f.rq_base + rq_words * nb) * word_bytes});
       }
       // A fused lookup reads the 32 words of its slot (lut.md 10.1).
       if (GemmHasLut(f.mode)) {

@@ -130,6 +130,9 @@ ProgramError Validate(const AccelGeometry& geometry, const Descriptor& d);
 
 // Whether a GEMM's CMD_MODE uses the slope stage (ACT = SLOPE).
 bool GemmHasSlope(uint32_t mode);
+// The rq words a GEMM reads per column tile (requant.md 6.3): PER_CHANNEL's, then with ACT = SLOPE
+// and SLOPE_PER_CHANNEL the slope's. Tile nb's first word is RQ_BASE + RqWordsPerTile * nb.
+int RqWordsPerTile(uint32_t mode);
 // Whether a (valid) SET writes the slope stage's registers.
 bool SetsSlope(const Descriptor& d);
 // Requant.md 6.2: a GEMM with ACT = SLOPE is BAD_SLOPE when no SET into the slope block was fetched

@@ -243,6 +243,60 @@ SlopeRegisters EncodeSlopeRegisters(const SlopeStageParams& params) {
   return image;
 }
 
+std::optional<SlopeStageParams> ApplySlopeChannelWords(const SlopeStageParams& registers,
+                                                       const SlopeChannelWords& words) {
+  SlopeStageParams params = registers;
+  RequantParams& rq = params.negative.requant;
+  if (rq.form == RequantForm::kTpuMlir) {
+    rq.multiplier = SignExtendBits(words.mult, rq.mult_bits);
+    rq.shift = words.shift;
+    if (rq.multiplier != static_cast<int32_t>(words.mult) || rq.shift > arch::kMaxRqRshift)
+      return std::nullopt;
+    return params;
+  }
+  rq.multiplier = static_cast<int32_t>(words.mult & ~kSlopeNegateBit);
+  rq.shift = SignExtendBits(words.shift, arch::kShiftBits);
+  if ((rq.multiplier != 0 && rq.multiplier < arch::kMinNonzeroMult) || rq.shift < arch::kMinShift ||
+      rq.shift > arch::kMaxShift) {
+    return std::nullopt;
+  }
+  if (words.mult & kSlopeNegateBit) params.negative.k = -params.negative.k;
+  return params;
+}
+
+SlopeChannelWords EncodeSlopeChannelWords(const SlopeStageParams& registers,
+                                          const SlopeStageParams& channel) {
+  const RequantParams &reg = registers.negative.requant, &ch = channel.negative.requant;
+  auto same_side = [](const SlopeSide& a, const SlopeSide& b) {
+    return a.k == b.k &&
+           EncodeSlopeRegisters({a, a, -128, 127}) == EncodeSlopeRegisters({b, b, -128, 127});
+  };
+  if (!same_side(registers.positive, channel.positive) ||
+      registers.clamp_min != channel.clamp_min || registers.clamp_max != channel.clamp_max) {
+    throw std::invalid_argument("positive: a channel's POS side and clamp are the registers'");
+  }
+  SlopeSide shared =
+      channel.negative;  // the channel's NEG side with the registers' per-channel fields
+  shared.requant.multiplier = reg.multiplier;
+  shared.requant.shift = reg.shift;
+  const bool tpu = reg.form == RequantForm::kTpuMlir;
+  const bool negate = !tpu && ch.form == reg.form && channel.negative.k == -registers.negative.k &&
+                      channel.negative.k != registers.negative.k;
+  if (negate) shared.k = registers.negative.k;
+  if (!same_side(registers.negative, shared)) {
+    throw std::invalid_argument(
+        "negative.k: a channel's NEG side differs from the registers' only in its multiplier, its "
+        "shift and (TFLite form) the sign of k");
+  }
+  SlopeSide alone = channel.negative;
+  alone.k = registers.negative.k;
+  ValidateSide("negative", alone);  // the multiplier and shift within the form's ranges
+  SlopeChannelWords words;
+  words.mult = static_cast<uint32_t>(ch.multiplier) | (negate ? kSlopeNegateBit : 0u);
+  words.shift = static_cast<uint8_t>(static_cast<uint32_t>(ch.shift) & kShiftMask);
+  return words;
+}
+
 tpu_mlir::Rounding TpuMlirRoundingOf(RoundingMode mode) {
   switch (mode) {
     case RoundingMode::kHalfAwayFromZero:

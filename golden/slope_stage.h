@@ -80,6 +80,31 @@ bool SlopeRegistersLegal(const SlopeRegisters& registers);
 // field): DecodeSlopeRegisters(EncodeSlopeRegisters(p)) gives p's arithmetic back.
 SlopeRegisters EncodeSlopeRegisters(const SlopeStageParams& params);
 
+// ---- PReLU: the NEG side per channel (SLOPE_PER_CHANNEL, requant.md 6.3) ---------------------
+// One rq SRAM lane per output column: the multiplier word and the shift word's low byte (the SRAM
+// keeps bits [7:0]). TFLite form: bits [30:0] the Q31 multiplier, bit 31 NEGATE (K negated),
+// SHIFT two's complement. TPU-MLIR form: the multiplier's low mult_bits bits, sign-extended, and
+// the rshift unsigned; K is the register's.
+inline constexpr uint32_t kSlopeNegateBit = uint32_t{1} << 31;
+struct SlopeChannelWords {
+  uint32_t mult = 0;
+  uint8_t shift = 0;
+};
+
+// The stage of one channel: `registers` (the decoded slope registers) with the NEG side's
+// multiplier, shift and K's sign from the channel's words. nullopt for words that hold no legal
+// value of the NEG side's form (TFLite: bits [30:0] neither 0 nor 2^30..2^31-1, or SHIFT outside
+// -31..30; TPU-MLIR: a multiplier word that is not the sign extension of its low mult_bits bits,
+// or an rshift above 63): the spec defines no result for them. K may become 256 (-(-256)).
+std::optional<SlopeStageParams> ApplySlopeChannelWords(const SlopeStageParams& registers,
+                                                       const SlopeChannelWords& words);
+// The words that make ApplySlopeChannelWords(registers, words) compute `channel`: channel's NEG
+// side may differ from registers' only in its multiplier, its shift and (TFLite form) the sign of
+// K. Throws std::invalid_argument naming what else differs ("negative.k", "positive", ...) or a
+// value the words cannot hold ("negative.multiplier").
+SlopeChannelWords EncodeSlopeChannelWords(const SlopeStageParams& registers,
+                                          const SlopeStageParams& channel);
+
 // golden's RoundingMode as TPU-MLIR's mode of the same definition (RSHIFT_ROUND): half away from
 // zero, half to even, half up, toward zero and floor are half_away_from_zero, half_to_even,
 // half_up, towards_zero, down.

@@ -14,11 +14,11 @@ namespace {
 constexpr uint64_t kAddrLimit = uint64_t{1} << arch::kAddrBits;
 constexpr uint32_t kDimMask = arch::kMaxDim;
 constexpr uint32_t kBaseMask = (uint32_t{1} << arch::kBaseBits) - 1;
-constexpr uint32_t kModeMask = arch::kModeRounding | arch::kModePerChannel | arch::kModeOutRaw |
-                               arch::kModeBiasEn | arch::kModeAUnsigned | arch::kModeBUnsigned |
-                               arch::kModeRqForm | arch::kModeActMask | arch::kModeLutSlotMask |
-                               arch::kModeLutInBitsMask | arch::kModeLutEntryBitsMask |
-                               arch::kModeRshiftRoundMask | arch::kModeMultWidthMask;
+constexpr uint32_t kModeMask =
+    arch::kModeRounding | arch::kModePerChannel | arch::kModeOutRaw | arch::kModeBiasEn |
+    arch::kModeAUnsigned | arch::kModeBUnsigned | arch::kModeRqForm | arch::kModeSlopePerChannel |
+    arch::kModeActMask | arch::kModeLutSlotMask | arch::kModeLutInBitsMask |
+    arch::kModeLutEntryBitsMask | arch::kModeRshiftRoundMask | arch::kModeMultWidthMask;
 constexpr uint32_t kZpMask = 0x1FFu << arch::kZpALsb | 0x1FFu << arch::kZpBLsb;
 constexpr uint32_t kShiftMask = (uint32_t{1} << arch::kShiftBits) - 1;
 

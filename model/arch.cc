@@ -335,7 +335,8 @@ ErrCode ValidateCommand(const ArchConfig& config, const Command& cmd,
   if (cmd.bias_en() && int64_t{cmd.bias_base & base_mask} + nb > int64_t{config.bias_depth}) {
     return ErrCode::kBiasRange;
   }
-  if (cmd.per_channel() && int64_t{cmd.rq_base & base_mask} + nb > int64_t{config.rq_depth}) {
+  if (const int64_t rq_words = cmd.rq_words_per_tile();
+      rq_words > 0 && int64_t{cmd.rq_base & base_mask} + rq_words * nb > int64_t{config.rq_depth}) {
     return ErrCode::kRqRange;
   }
   if (int64_t{cmd.out_base & base_mask} + OutWords(timing.T(), config.rows, OutLayoutOf(cmd)) >

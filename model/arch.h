@@ -151,6 +151,12 @@ struct Command {
   uint32_t act() const { return (mode & kModeActMask) >> kModeActLsb; }
   bool lut() const { return act() == static_cast<uint32_t>(Act::kLut); }      // ACT = LUT
   bool slope() const { return act() == static_cast<uint32_t>(Act::kSlope); }  // ACT = SLOPE
+  // ACT = SLOPE with SLOPE_PER_CHANNEL: the NEG side from the rq SRAM (requant.md 6.3).
+  bool slope_per_channel() const { return slope() && (mode & kModeSlopePerChannel); }
+  // The rq words per column tile: PER_CHANNEL's, then the slope's (requant.md 6.3).
+  int64_t rq_words_per_tile() const {
+    return (per_channel() ? 1 : 0) + (slope_per_channel() ? 1 : 0);
+  }
   uint32_t lut_slot() const { return (mode & kModeLutSlotMask) >> kModeLutSlotLsb; }
   uint32_t lut_in_bits() const { return (mode & kModeLutInBitsMask) >> kModeLutInBitsLsb; }
   uint32_t lut_entry_bits() const { return (mode & kModeLutEntryBitsMask) >> kModeLutEntryBitsLsb; }

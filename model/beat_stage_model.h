@@ -11,9 +11,11 @@ namespace qacc::model {
 class BeatStageModel {
  public:
   virtual ~BeatStageModel() = default;
-  // One beat: `in` (C lanes, the beat before the stage) -> `out` (C lanes). A lane outside
-  // `known_lanes` (its requant result undefined) gets 0 and stays unknown. Returns known_lanes.
-  virtual uint64_t ComputeBeat(uint64_t known_lanes, const int32_t* in, int32_t* out) const = 0;
+  // One beat of column tile nb: `in` (C lanes, the beat before the stage) -> `out` (C lanes). A
+  // lane outside `known_lanes` (its requant result undefined) gets 0 and stays unknown. Returns the
+  // known lanes: known_lanes, less those whose stage parameters the spec leaves undefined.
+  virtual uint64_t ComputeBeat(int64_t nb, uint64_t known_lanes, const int32_t* in,
+                               int32_t* out) const = 0;
 };
 
 }  // namespace qacc::model

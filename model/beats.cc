@@ -31,11 +31,11 @@ RowBeat MakeRowBeat(arch::BeatUnit unit, const DecodedCommand& cmd, const TileRe
       break;
     case arch::BeatUnit::kLut:
       lanes = &tile.lut;
-      beat.known_lanes = tile.known_lanes;
+      beat.known_lanes = tile.stage_known_lanes;
       break;
     case arch::BeatUnit::kSlope:
       lanes = &tile.slope;
-      beat.known_lanes = tile.known_lanes;
+      beat.known_lanes = tile.stage_known_lanes;
       break;
   }
   if (lanes == nullptr || lanes->empty())
@@ -54,8 +54,8 @@ OutWriteBeat MakeOutWriteBeat(const DecodedCommand& cmd, const TileResult& tile,
   beat.cycle = launch_cycle + cmd.timing.W(tile.tile, row);
   beat.tile = tile.tile;
   beat.row = row;
-  PackOutRow(cmd, tile.tile, row, &tile.written()[size_t(row) * cmd.timing.cols], tile.known_lanes,
-             beat);
+  PackOutRow(cmd, tile.tile, row, &tile.written()[size_t(row) * cmd.timing.cols],
+             tile.written_known_lanes(), beat);
   return beat;
 }
 

@@ -49,6 +49,8 @@ LaunchDecision DecodeCommand(const arch::ArchConfig& config, const arch::Command
   cmd.lut_fields = {raw.lut_slot(), raw.lut_in_bits(), raw.lut_entry_bits()};
   cmd.out_layout = arch::OutLayoutOf(raw);
   if (raw.slope()) cmd.slope = golden::DecodeSlopeRegisters(raw.slope_regs);  // legal: validated
+  cmd.slope_per_channel = raw.slope_per_channel();
+  cmd.rq_words_per_tile = raw.rq_words_per_tile();
   decision.cycles = cmd.timing.E();
   return decision;
 }

@@ -31,6 +31,10 @@ struct DecodedCommand {
   golden::LutFields lut_fields;
   // ACT = SLOPE (requant.md 6.2): the slope stage's parameters, from the registers at the start.
   std::optional<golden::SlopeStageParams> slope;
+  // SLOPE_PER_CHANNEL (requant.md 6.3): the NEG side of lane c of tile nb from rq word
+  // rq_base + rq_words_per_tile * nb + per_channel.
+  bool slope_per_channel = false;
+  int64_t rq_words_per_tile = 0;
   arch::OutLayout out_layout = arch::OutLayout::kInt8;
 };
 

@@ -23,6 +23,7 @@ arch::Timing ComputeEngine::StartGemm(const arch::Command& command, uint64_t sta
   end_ = start_ + uint64_t(timing_.E()) - 1;  // the last write slot W(T-1, R-1)
   bias_en_ = decision.command.bias_en;
   per_channel_ = decision.command.per_channel;
+  slope_per_channel_ = decision.command.slope_per_channel;
   lut_ = decision.command.lut;
   // The LUT unit registers a beat's addresses, then its lanes read: L_lut - Lr after the beat.
   first_lut_read_ = timing_.Q(0, 0) + arch::kLutLatency - arch::kSramReadLatency;
@@ -72,6 +73,11 @@ PortUse ComputeEngine::PortsAt(uint64_t cycle) const {
       if (bias_en_) use.read |= uint8_t(1u << kSramBias);
       if (per_channel_) use.read |= uint8_t(1u << kSramRq);
     }
+  }
+  // The slope's rq word: O(t, 0), the cycle after (requant.md 6.3).
+  if (slope_per_channel_ && rel > first_param_read_) {
+    const int64_t y = rel - first_param_read_ - 1;
+    if (y % period == 0 && y / period < tiles) use.read |= uint8_t(1u << kSramRq);
   }
   // LUT table: the lanes read in the cycle after each requant beat, Q(t, i) + 1, i < R, through
   // both ports of every copy (lut.md 10.2), so a DMA read or write of the table waits.

@@ -55,7 +55,7 @@ class ComputeEngine {
   Kind kind_ = Kind::kGemm;
   uint64_t start_ = 0, end_ = 0;
   arch::Timing timing_;
-  bool bias_en_ = false, per_channel_ = false, lut_ = false;
+  bool bias_en_ = false, per_channel_ = false, slope_per_channel_ = false, lut_ = false;
   // Section 7 offsets from s: the first A/B read, the first bias/rq read, the first out write.
   int64_t first_read_ = 0, first_param_read_ = 0, first_write_ = 0, first_lut_read_ = 0;
 };

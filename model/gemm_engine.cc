@@ -12,7 +12,7 @@ GemmEngine::GemmEngine(const arch::ArchConfig& config, const DecodedCommand& com
       mac_array_(config, command, srams),
       requant_unit_(config, command, srams) {
   if (command.lut) lut_unit_.emplace(config.cols, command.lut_fields, srams);
-  if (command.slope) slope_unit_.emplace(config.cols, *command.slope, command.raw.zp_out);
+  if (command.slope) slope_unit_.emplace(config.cols, command, srams);
 }
 
 TileResult GemmEngine::ComputeTile(int64_t t) const {
@@ -72,7 +72,8 @@ void GemmEngine::Requantize(const RequantLaneInputs& inputs, TileResult& tile) c
 void GemmEngine::LookUp(TileResult& tile) const { RunStage(lut_unit(), tile, tile.lut); }
 void GemmEngine::Slope(TileResult& tile) const { RunStage(slope_unit(), tile, tile.slope); }
 
-void GemmEngine::RunStage(const BeatStageModel* unit, const TileResult& tile,
+// A stage's known lanes are the same for every beat of the tile: they depend on its words.
+void GemmEngine::RunStage(const BeatStageModel* unit, TileResult& tile,
                           std::vector<int32_t>& lanes) const {
   if (unit == nullptr) {
     lanes.clear();
@@ -81,7 +82,8 @@ void GemmEngine::RunStage(const BeatStageModel* unit, const TileResult& tile,
   lanes.resize(size_t(rows_) * cols_);
   for (int row = 0; row < rows_; ++row) {
     const size_t first = size_t(row) * cols_;
-    unit->ComputeBeat(tile.known_lanes, &tile.out[first], &lanes[first]);
+    tile.stage_known_lanes =
+        unit->ComputeBeat(tile.nb, tile.known_lanes, &tile.out[first], &lanes[first]);
   }
 }
 

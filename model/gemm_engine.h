@@ -42,11 +42,17 @@ struct TileResult {
   std::vector<int32_t> lut;
   // R x C row-major, with ACT = SLOPE only (empty otherwise): slope output beat i (requant.md 6.2).
   std::vector<int32_t> slope;
+  // The known lanes of `lut` or `slope`: known_lanes, less the lanes whose slope word holds no
+  // legal NEG side (SLOPE_PER_CHANNEL, requant.md 6.3: not checked at fetch).
+  uint64_t stage_known_lanes = 0;
 
   // The lanes the out writer takes: `lut` with ACT = LUT, `slope` with ACT = SLOPE, `out`
   // otherwise.
   const std::vector<int32_t>& written() const {
     return !lut.empty() ? lut : !slope.empty() ? slope : out;
+  }
+  uint64_t written_known_lanes() const {
+    return lut.empty() && slope.empty() ? known_lanes : stage_known_lanes;
   }
 };
 
@@ -85,8 +91,7 @@ class GemmEngine {
   // The slope stage on every row of tile.out -> tile.slope (ACT = SLOPE only).
   void Slope(TileResult& tile) const;
   // A stage after requant (null: the command does not use it) on every row of tile.out -> lanes.
-  void RunStage(const BeatStageModel* unit, const TileResult& tile,
-                std::vector<int32_t>& lanes) const;
+  void RunStage(const BeatStageModel* unit, TileResult& tile, std::vector<int32_t>& lanes) const;
 
   int rows_;
   int cols_;

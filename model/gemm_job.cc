@@ -63,6 +63,10 @@ golden::Matrix<int32_t> Requantize(const GemmJob& job, const golden::Matrix<int3
 
 }  // namespace
 
+int64_t RqWordsPerTile(const GemmJob& job) {
+  return (job.per_channel ? 1 : 0) + (job.channel_slope.empty() ? 0 : 1);
+}
+
 arch::Command ToCommand(const GemmJob& job) {
   arch::Command cmd;
   cmd.m = static_cast<uint32_t>(job.m);
@@ -108,7 +112,8 @@ arch::Command ToCommand(const GemmJob& job) {
   if (job.slope) {
     if (job.lut)
       throw std::logic_error("ToCommand: a job with a table and a slope (ACT is one unit)");
-    cmd.mode |= uint32_t(arch::Act::kSlope) << arch::kModeActLsb;
+    cmd.mode |= uint32_t(arch::Act::kSlope) << arch::kModeActLsb |
+                (job.channel_slope.empty() ? 0u : arch::kModeSlopePerChannel);
     cmd.slope_regs = golden::EncodeSlopeRegisters(*job.slope);
   }
   return cmd;
@@ -174,13 +179,22 @@ std::vector<BusWrite> PackOperands(const arch::ArchConfig& config, const GemmJob
         writes.push_back({static_cast<uint32_t>(arch::kBiasBase + lane * 4),
                           n < job.n ? static_cast<uint32_t>(job.bias[n]) : 0u, 0xF});
       }
+      const bool valid = n < job.n;
+      const uint64_t rq_word = job.rq_base + uint64_t(RqWordsPerTile(job) * nb);
       if (job.per_channel) {
-        const uint64_t entry = ((job.rq_base + nb) * uint64_t(cols) + c) * 8;
-        const bool valid = n < job.n;
+        const uint64_t entry = (rq_word * uint64_t(cols) + c) * 8;
         writes.push_back({static_cast<uint32_t>(arch::kRqBase + entry),
                           valid ? static_cast<uint32_t>(job.channel_mult[n]) : 0u, 0xF});
         writes.push_back({static_cast<uint32_t>(arch::kRqBase + entry + 4),
                           valid ? static_cast<uint32_t>(job.channel_shift[n]) : 0u, 0xF});
+      }
+      if (!job.channel_slope.empty()) {  // requant.md 6.3; padding lanes: 0, legal in each form
+        const uint64_t entry = ((rq_word + (job.per_channel ? 1 : 0)) * uint64_t(cols) + c) * 8;
+        const golden::SlopeChannelWords words =
+            valid ? golden::EncodeSlopeChannelWords(*job.slope, job.channel_slope[size_t(n)])
+                  : golden::SlopeChannelWords{};
+        writes.push_back({static_cast<uint32_t>(arch::kRqBase + entry), words.mult, 0xF});
+        writes.push_back({static_cast<uint32_t>(arch::kRqBase + entry + 4), words.shift, 0xF});
       }
     }
   }
@@ -200,9 +214,13 @@ golden::Matrix<int32_t> GoldenOutput(const GemmJob& job) {
   }
   if (job.out_raw) return acc;
   golden::Matrix<int32_t> codes = Requantize(job, acc);
-  if (job.slope) {
-    for (int32_t& q : codes.data)
-      q = golden::SlopeStage(q, job.requant.output_zero_point, *job.slope);
+  if (job.slope) {  // channel n's own stage with PReLU
+    for (size_t i = 0; i < codes.data.size(); ++i) {
+      const size_t n = i % size_t(job.n);
+      codes.data[i] =
+          golden::SlopeStage(codes.data[i], job.requant.output_zero_point,
+                             job.channel_slope.empty() ? *job.slope : job.channel_slope.at(n));
+    }
   }
   if (!job.lut) return codes;
   golden::Matrix<int32_t> out(job.m, job.n);

@@ -42,6 +42,10 @@ struct GemmJob {
   // ACT = SLOPE (requant.md 6.2): the slope stage after requant, its input zero point the requant's
   // output_zero_point; its registers are written with the command's (CommandWrites).
   std::optional<golden::SlopeStageParams> slope;
+  // PReLU (SLOPE_PER_CHANNEL, requant.md 6.3): empty, or N entries, channel n's stage; each differs
+  // from `slope` (the registers) only in its NEG side's multiplier, shift and (TFLite form) the
+  // sign of K. Its words follow the first stage's per tile in the rq SRAM.
+  std::vector<golden::SlopeStageParams> channel_slope;
   uint32_t a_base = 0, b_base = 0, bias_base = 0, rq_base = 0, out_base = 0;  // SRAM words
   // Value written into padding lanes of A and B words (don't-care lanes: any value must give the
   // same result).
@@ -54,6 +58,9 @@ struct BusWrite {
   uint32_t data = 0;
   uint8_t strobe = 0xF;
 };
+
+// The rq words per column tile: PER_CHANNEL's, then the slope's (requant.md 6.3).
+int64_t RqWordsPerTile(const GemmJob& job);
 
 // The CMD_* register values of the job.
 arch::Command ToCommand(const GemmJob& job);

@@ -22,7 +22,8 @@ class LutUnitModel : public BeatStageModel {
   LutUnitModel(int cols, const golden::LutFields& fields, const Srams& srams);
 
   // One beat: `in` (C lanes, a requant output beat) -> `out` (C lanes, entries).
-  uint64_t ComputeBeat(uint64_t known_lanes, const int32_t* in, int32_t* out) const override;
+  uint64_t ComputeBeat(int64_t nb, uint64_t known_lanes, const int32_t* in,
+                       int32_t* out) const override;
 
  private:
   int cols_;

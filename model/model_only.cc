@@ -13,7 +13,7 @@ void ExecuteTiles(const GemmEngine& engine, Srams& srams) {
   engine.ForEachTile([&](const TileResult& tile) {
     for (int row = 0; row < tile.m_valid; ++row) {
       PackOutRow(engine.command(), tile.tile, row, &tile.written()[size_t(row) * engine.cols()],
-                 tile.known_lanes, write);
+                 tile.written_known_lanes(), write);
       srams.WriteOutWord(write.addr, write.data, write.be);
     }
   });

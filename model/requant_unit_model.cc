@@ -22,7 +22,8 @@ RequantUnitModel::RequantUnitModel(const arch::ArchConfig& config, const Decoded
 
 RequantLaneInputs RequantUnitModel::ReadLaneInputs(int64_t nb) const {
   const uint32_t bias_word = command_.bias_base + static_cast<uint32_t>(nb);
-  const uint32_t rq_word = command_.rq_base + static_cast<uint32_t>(nb);
+  const uint32_t rq_word =
+      command_.rq_base + static_cast<uint32_t>(command_.rq_words_per_tile * nb);
   RequantLaneInputs inputs;
   inputs.bias.assign(cols_, 0);
   inputs.params.assign(cols_, command_.requant);

@@ -39,9 +39,12 @@ std::optional<SramOverflow> FindSramOverflow(const arch::ArchConfig& config, con
       return o;
     }
   }
-  if (job.per_channel) {
-    if (auto o =
-            over(arch::ErrCode::kRqRange, "rq", nb_formula, nb, config.rq_depth, job.rq_base)) {
+  if (const int64_t rq_words = RqWordsPerTile(job); rq_words > 0) {
+    const std::string rq_formula =
+        rq_words == 1 ? nb_formula
+                      : fmt::format("2 words x ceil(N/{}) = 2 x {} = {}", config.cols, nb, 2 * nb);
+    if (auto o = over(arch::ErrCode::kRqRange, "rq", rq_formula, rq_words * nb, config.rq_depth,
+                      job.rq_base)) {
       return o;
     }
   }

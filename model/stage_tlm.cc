@@ -33,7 +33,8 @@ void StageTlm::put(const RowTile& in) {
     beat.row = row.row;
     beat.last = row.last;
     beat.lanes.resize(row.lanes.size());
-    beat.known_lanes = unit->ComputeBeat(row.known_lanes, row.lanes.data(), beat.lanes.data());
+    beat.known_lanes = unit->ComputeBeat(in.command->timing().TileNb(in.tile), row.known_lanes,
+                                         row.lanes.data(), beat.lanes.data());
   }
   monitor.write(out);
   beat_out->put(out);

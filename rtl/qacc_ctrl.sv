@@ -3,7 +3,8 @@
 // perf counters. Cycle numbers are command cycles (cycle 0 = first cycle with BUSY = 1); P = max(K, R, C).
 //   feeder      A/B SRAM read of tile t, beat k at F(t,k) = 1 + t*P + k; the MAC input beat (with its lane
 //               enables and `last`, registered beside the SRAM read) at I(t,k) = F(t,k) + 1
-//   bias/rq     read at O(t,0) - 1 = F(t,K-1) + C + 2 (a C+2 delay of the last A/B read), held for R beats
+//   bias/rq     read at O(t,0) - 1 = F(t,K-1) + C + 2 (a C+2 delay of the last A/B read), held for R beats;
+//               with ACT = SLOPE and SLOPE_PER_CHANNEL the slope's rq word at O(t,0) (requant.md 6.3)
 //   out writer  its input beat (t, i): the requant unit's at Q(t,i), or with ACT = LUT the LUT unit's at
 //               Q(t,i) + L_lut (the top selects it) -> output SRAM write registered, presented one cycle later,
 //               only rows i < m_valid and byte lanes of columns c < n_valid; int8, int16 or int32 layout
@@ -58,8 +59,9 @@ module qacc_ctrl
   // Bias and rq SRAM reads.
   output logic                            bias_re_o,
   output logic [BiasAddrW-1:0]            bias_addr_o,
-  output logic                            rq_re_o,
+  output logic                            rq_re_o,      // either read of the rq SRAM below
   output logic [RqAddrW-1:0]              rq_addr_o,
+  output logic                            rq_slope_o,   // with rq_re_o: the slope's word, not the requant's
 
   // Requant output beat.
   // The out writer's input beat: the requant output, or the LUT output with ACT = LUT (the top selects).
@@ -212,7 +214,15 @@ module qacc_ctrl
 
   assign bias_fire   = bias_dly_q[BiasDly-1];
   assign p_bias_addr = cmd_i.bias_base + CMD_BASE_W'(p_nb_q);
-  assign p_rq_addr   = cmd_i.rq_base + CMD_BASE_W'(p_nb_q);
+  // Tile nb's rq words (requant.md 6.3): RQ_BASE + S * nb, S = PER_CHANNEL + the slope's; the slope's word is
+  // the tile's last, read one cycle later (its address kept from the first read's cycle, as p_nb moves on).
+  logic                  slope_pc;
+  logic                  slope_re_q;
+  logic [CMD_BASE_W-1:0] slope_addr_q;
+
+  assign slope_pc    = (cmd_i.act == ActSlope) && cmd_i.slope_per_channel;
+  assign p_rq_addr   = cmd_i.rq_base + ((slope_pc && cmd_i.per_channel) ? CMD_BASE_W'(p_nb_q) << 1
+                                                                         : CMD_BASE_W'(p_nb_q));
 
   always_comb begin
     p_nb_d = p_nb_q;
@@ -225,8 +235,9 @@ module qacc_ctrl
 
   assign bias_re_o   = bias_fire && cmd_i.bias_en;
   assign bias_addr_o = BiasAddrW'(p_bias_addr);
-  assign rq_re_o     = bias_fire && cmd_i.per_channel;
-  assign rq_addr_o   = RqAddrW'(p_rq_addr);
+  assign rq_re_o     = (bias_fire && cmd_i.per_channel) || slope_re_q;
+  assign rq_addr_o   = RqAddrW'(slope_re_q ? slope_addr_q : p_rq_addr);
+  assign rq_slope_o  = slope_re_q;
 
   // ---- Out writer ---------------------------------------------------------------------------------------------------
   logic [CntW-1:0]       w_mb_d, w_mb_q, w_nb_d, w_nb_q;
@@ -372,12 +383,14 @@ module qacc_ctrl
       feed_active_q <= 1'b0;
       in_valid_q    <= 1'b0;
       bias_dly_q    <= '0;
+      slope_re_q    <= 1'b0;
       out_we_q      <= 1'b0;
     end else begin
       state_q       <= state_d;
       feed_active_q <= feed_active_d;
       in_valid_q    <= feed_read;
       bias_dly_q    <= {bias_dly_q[BiasDly-2:0], feed_last};
+      slope_re_q    <= bias_fire && slope_pc;
       out_we_q      <= out_we_d;
     end
   end
@@ -398,6 +411,7 @@ module qacc_ctrl
     in_a_en_q      <= a_en;
     in_b_en_q      <= b_en;
     p_nb_q         <= p_nb_d;
+    slope_addr_q   <= p_rq_addr + CMD_BASE_W'(cmd_i.per_channel);  // read only with slope_re_q
     w_mb_q         <= w_mb_d;
     w_nb_q         <= w_nb_d;
     w_m_rem_q      <= w_m_rem_d;
@@ -416,7 +430,7 @@ module qacc_ctrl
   // Upper bits of the requant output are used only in int32 mode; the sum widths are wider than the SRAMs
   // (validation guarantees every address fits). The datapath units read the other command fields.
   logic unused_bits;
-  assign unused_bits = ^{w_addr, p_bias_addr, p_rq_addr, w_entry_base_q, tiles};
+  assign unused_bits = ^{w_addr, p_bias_addr, p_rq_addr, slope_addr_q, w_entry_base_q, tiles};
 
 `ifndef SYNTHESIS
   Params_A: assert property (@(posedge clk_i) NumRows >= 4 && NumCols >= 4 && NumRows <= 32 && NumCols <= 32);

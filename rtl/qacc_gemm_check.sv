@@ -29,6 +29,7 @@ module qacc_gemm_check
   localparam int unsigned WideW    = 40;  // range checks: base (20 bits) + up to 2^32 words
 
   logic [WideW-1:0] a_need, b_need, bias_need, rq_need, out_need;
+  logic [1:0]       rq_words;
   logic             lut, lut16;  // ACT = LUT; with 16-bit entries: the int16 layout (lut.md 10.6)
   logic             slope;       // ACT = SLOPE
   err_code_e        act_err;     // the activation's checks: UNIT_ABSENT, the LUT fields' or BAD_SLOPE
@@ -64,7 +65,9 @@ module qacc_gemm_check
   assign a_need    = WideW'(cmd_i.a_base) + WideW'(mb_cnt_o) * WideW'(cmd_i.k);
   assign b_need    = WideW'(cmd_i.b_base) + WideW'(nb_cnt_o) * WideW'(cmd_i.k);
   assign bias_need = WideW'(cmd_i.bias_base) + WideW'(nb_cnt_o);
-  assign rq_need   = WideW'(cmd_i.rq_base) + WideW'(nb_cnt_o);
+  // S rq words per column tile (requant.md 6.3): PER_CHANNEL's, then the slope's.
+  assign rq_words  = 2'(cmd_i.per_channel) + 2'(slope && cmd_i.slope_per_channel);
+  assign rq_need   = WideW'(cmd_i.rq_base) + (rq_words[1] ? WideW'(nb_cnt_o) << 1 : WideW'(nb_cnt_o));
   // Out words: R a tile raw, R / 2 in the int16 layout, R / 4 in the int8 layout (6.3, 10.6).
   assign out_need  = WideW'(cmd_i.out_base) +
                      (cmd_i.out_raw ? (WideW'(tiles_o) << RowsLog2) :
@@ -108,7 +111,7 @@ module qacc_gemm_check
       err_code_o = ErrBRange;
     end else if (cmd_i.bias_en && bias_need > WideW'(BiasDepth)) begin
       err_code_o = ErrBiasRange;
-    end else if (cmd_i.per_channel && rq_need > WideW'(RqDepth)) begin
+    end else if (rq_words != '0 && rq_need > WideW'(RqDepth)) begin
       err_code_o = ErrRqRange;
     end else if (out_need > WideW'(OutDepth)) begin
       err_code_o = ErrOutRange;

@@ -250,6 +250,7 @@ module qacc_regs
           cmd_d.a_unsigned  = apb_pwdata_i[MODE_A_UNSIGNED_BIT];
           cmd_d.b_unsigned  = apb_pwdata_i[MODE_B_UNSIGNED_BIT];
           cmd_d.rq_form     = rq_form_e'(apb_pwdata_i[MODE_RQ_FORM_BIT]);
+          cmd_d.slope_per_channel = apb_pwdata_i[MODE_SLOPE_PER_CHANNEL_BIT];
           cmd_d.act         = act_sel_e'(apb_pwdata_i[MODE_ACT_LSB +: MODE_ACT_W]);
           cmd_d.lut_slot       = apb_pwdata_i[MODE_LUT_SLOT_LSB +: MODE_LUT_SLOT_W];
           cmd_d.lut_in_bits    = apb_pwdata_i[MODE_LUT_IN_BITS_LSB +: MODE_LUT_IN_BITS_W];
@@ -348,6 +349,7 @@ module qacc_regs
         reg_rdata[MODE_A_UNSIGNED_BIT]  = cmd_o.a_unsigned;
         reg_rdata[MODE_B_UNSIGNED_BIT]  = cmd_o.b_unsigned;
         reg_rdata[MODE_RQ_FORM_BIT]     = cmd_o.rq_form;
+        reg_rdata[MODE_SLOPE_PER_CHANNEL_BIT] = cmd_o.slope_per_channel;
         reg_rdata[MODE_ACT_LSB +: MODE_ACT_W] = cmd_o.act;
         reg_rdata[MODE_LUT_SLOT_LSB +: MODE_LUT_SLOT_W]             = cmd_o.lut_slot;
         reg_rdata[MODE_LUT_IN_BITS_LSB +: MODE_LUT_IN_BITS_W]       = cmd_o.lut_in_bits;

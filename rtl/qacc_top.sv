@@ -325,7 +325,7 @@ module qacc_top
   end
 
   // ---- Controller -----------------------------------------------------------------------------------------------
-  logic                              a_re, b_re, bias_re, rq_re;
+  logic                              a_re, b_re, bias_re, rq_re, rq_slope;
   logic [AAddrW-1:0]                 a_addr;
   logic [BAddrW-1:0]                 b_addr;
   logic [BiasAddrW-1:0]              bias_addr;
@@ -381,6 +381,7 @@ module qacc_top
     .bias_addr_o       (bias_addr),
     .rq_re_o           (rq_re),
     .rq_addr_o         (rq_addr),
+    .rq_slope_o        (rq_slope),
     .wr_in_valid_i     (wr_in_valid),
     .wr_in_row_i       (wr_in_row),
     .wr_in_last_i      (wr_in_last),
@@ -560,8 +561,9 @@ module qacc_top
 
   // The requant unit uses a tile's bias and rq words for R beats after their read (7); a DMA read of the same
   // SRAM in between (a STORE, 17.6) replaces the SRAM's read data, so the words of the controller's last read are
-  // kept here.
-  logic                              ctrl_bias_rd_q, ctrl_rq_rd_q;
+  // kept here. The slope's rq word (requant.md 6.3), read one cycle later, is not the requant unit's: the slope
+  // unit keeps it itself.
+  logic                              ctrl_bias_rd_q, ctrl_rq_rd_q, ctrl_slope_rd_q;
   logic [NumCols-1:0][ACC_W-1:0]     bias_hold_q, bias_word;
   logic [NumCols-1:0][63:0]          rq_hold_q, rq_word;
 
@@ -572,9 +574,11 @@ module qacc_top
     if (!rst_ni) begin
       ctrl_bias_rd_q <= 1'b0;
       ctrl_rq_rd_q   <= 1'b0;
+      ctrl_slope_rd_q <= 1'b0;
     end else begin
       ctrl_bias_rd_q <= bias_re;
-      ctrl_rq_rd_q   <= rq_re;
+      ctrl_rq_rd_q   <= rq_re && !rq_slope;
+      ctrl_slope_rd_q <= rq_re && rq_slope;
     end
   end
 
@@ -613,6 +617,7 @@ module qacc_top
     logic [LUT_IN_BITS_W-1:0]        lut_in_bits;
     logic                            lut16;        // LUT_ENTRY_BITS = 16
     logic                            slope;        // ACT = SLOPE (requant.md 6.2)
+    logic                            slope_per_channel;  // the NEG side from the rq SRAM (requant.md 6.3)
     slope_cfg_t                      slope_cfg;    // the slope registers: command state (units.md 19.3)
   } unit_cfg_t;
   unit_cfg_t unit_cfg, unit_cfg_q;
@@ -639,6 +644,7 @@ module qacc_top
     unit_cfg.lut_in_bits = cmd.lut_in_bits;
     unit_cfg.lut16       = cmd.lut_entry_bits == MODE_LUT_ENTRY_BITS_W'(16);
     unit_cfg.slope       = cmd.act == ActSlope;
+    unit_cfg.slope_per_channel = cmd.slope_per_channel;
     unit_cfg.slope_cfg   = slope_cfg;
   end
 
@@ -778,6 +784,9 @@ module qacc_top
     .rst_ni,
     .active_i    (unit_cfg_q.slope),
     .cfg_i       (unit_cfg_q.slope_cfg),
+    .per_channel_i (unit_cfg_q.slope_per_channel),
+    .word_valid_i  (ctrl_slope_rd_q),
+    .word_i        (rq_rdata),
     .zp_in_i     (unit_cfg_q.zp_out),
     .in_valid_i  (lut_wr_valid && !elt_busy),
     .in_row_i    (lut_wr_row),

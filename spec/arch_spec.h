@@ -374,6 +374,7 @@ inline constexpr uint32_t kModeBiasEn = 1u << 3;
 inline constexpr uint32_t kModeAUnsigned = 1u << 4;
 inline constexpr uint32_t kModeBUnsigned = 1u << 5;
 inline constexpr uint32_t kModeRqForm = 1u << 6;
+inline constexpr uint32_t kModeSlopePerChannel = 1u << 7;
 inline constexpr int kModeActLsb = 8;
 inline constexpr uint32_t kModeActMask = 0xFu << kModeActLsb;
 inline constexpr int kModeLutSlotLsb = 12;
@@ -458,7 +459,7 @@ inline constexpr RegisterInfo kRegisters[] = {
     {reg::kCmdBiasBase, "CMD_BIAS_BASE", Access::kRW, 0x000F'FFFF, 0x0, nullptr, true, false},
     {reg::kCmdRqBase, "CMD_RQ_BASE", Access::kRW, 0x000F'FFFF, 0x0, nullptr, true, false},
     {reg::kCmdOutBase, "CMD_OUT_BASE", Access::kRW, 0x000F'FFFF, 0x0, nullptr, true, false},
-    {reg::kCmdMode, "CMD_MODE", Access::kRW, 0x3FFF'FF7F, 0x0, nullptr, true, false},
+    {reg::kCmdMode, "CMD_MODE", Access::kRW, 0x3FFF'FFFF, 0x0, nullptr, true, false},
     {reg::kCmdZpAb, "CMD_ZP_AB", Access::kRW, 0x01FF'01FF, 0x0, nullptr, true, false},
     {reg::kCmdZpOut, "CMD_ZP_OUT", Access::kRW, 0xFFFF'FFFF, 0x0, nullptr, true, false},
     {reg::kCmdClampMin, "CMD_CLAMP_MIN", Access::kRW, 0xFFFF'FFFF, 0x0, nullptr, true, false},
@@ -656,6 +657,9 @@ inline constexpr Field kBUnsigned{8, 5, 1};
 // 0 TFLite: Q31 `MULT`, signed `SHIFT`, `ROUNDING`; 1 TPU-MLIR: signed `MULT` of `MULT_WIDTH` bits,
 // rshift `SHIFT`, `RSHIFT_ROUND` (requant.md 6.1)
 inline constexpr Field kRqForm{8, 6, 1};
+// ACT = SLOPE: the NEG side's multiplier, shift and sign from the rq SRAM, one word per column tile
+// (PReLU, requant.md 6.3); ignored otherwise
+inline constexpr Field kSlopePerChannel{8, 7, 1};
 // 0 none, 1 LUT, 3 slope; 2 softmax reserved
 inline constexpr Field kAct{8, 8, 4};
 // ACT = LUT: the table slot (lut.md 10.3)
@@ -686,32 +690,33 @@ inline constexpr Field kMult{13, 0, 32};
 // unsigned, legal 0..63; reads back sign-extended
 inline constexpr Field kShift{14, 0, 8};
 // the fields of CMD_MODE
-inline constexpr Field kCmdModeFields[] = {kRounding, kPerChannel, kOutRaw, kBiasEn, kAUnsigned, kBUnsigned, kRqForm, kAct, kLutSlot, kLutInBits, kLutEntryBits, kRshiftRound, kMultWidth};
+inline constexpr Field kCmdModeFields[] = {kRounding, kPerChannel, kOutRaw, kBiasEn, kAUnsigned, kBUnsigned, kRqForm, kSlopePerChannel, kAct, kLutSlot, kLutInBits, kLutEntryBits, kRshiftRound, kMultWidth};
 // the fields of CMD_ZP_AB
 inline constexpr Field kCmdZpAbFields[] = {kZpA, kZpB};
 }  // namespace gemm
 // $bits(cmd_t) of qacc_pkg: mon_cmd_o, the opcode and the fields of GEMM.
-inline constexpr int kCmdBits = 335;
+inline constexpr int kCmdBits = 336;
 // Unpacks a cmd_t (the opcode in the top bits, then each field, the last in the bottom bits):
 // `bits(lsb, width)` reads `width` (<= 32) bits at `lsb`. Puts each field into its place in the
 // descriptor image `d` of a GEMM and returns the opcode.
 template <typename Bits, typename Words>
 uint32_t UnpackCmd(const Bits& bits, Words& d) {
-  Put(d, gemm::kM, bits(315, 16));
-  Put(d, gemm::kN, bits(299, 16));
-  Put(d, gemm::kK, bits(283, 16));
-  Put(d, gemm::kABase, bits(263, 20));
-  Put(d, gemm::kBBase, bits(243, 20));
-  Put(d, gemm::kBiasBase, bits(223, 20));
-  Put(d, gemm::kRqBase, bits(203, 20));
-  Put(d, gemm::kOutBase, bits(183, 20));
-  Put(d, gemm::kRounding, bits(182, 1));
-  Put(d, gemm::kPerChannel, bits(181, 1));
-  Put(d, gemm::kOutRaw, bits(180, 1));
-  Put(d, gemm::kBiasEn, bits(179, 1));
-  Put(d, gemm::kAUnsigned, bits(178, 1));
-  Put(d, gemm::kBUnsigned, bits(177, 1));
-  Put(d, gemm::kRqForm, bits(176, 1));
+  Put(d, gemm::kM, bits(316, 16));
+  Put(d, gemm::kN, bits(300, 16));
+  Put(d, gemm::kK, bits(284, 16));
+  Put(d, gemm::kABase, bits(264, 20));
+  Put(d, gemm::kBBase, bits(244, 20));
+  Put(d, gemm::kBiasBase, bits(224, 20));
+  Put(d, gemm::kRqBase, bits(204, 20));
+  Put(d, gemm::kOutBase, bits(184, 20));
+  Put(d, gemm::kRounding, bits(183, 1));
+  Put(d, gemm::kPerChannel, bits(182, 1));
+  Put(d, gemm::kOutRaw, bits(181, 1));
+  Put(d, gemm::kBiasEn, bits(180, 1));
+  Put(d, gemm::kAUnsigned, bits(179, 1));
+  Put(d, gemm::kBUnsigned, bits(178, 1));
+  Put(d, gemm::kRqForm, bits(177, 1));
+  Put(d, gemm::kSlopePerChannel, bits(176, 1));
   Put(d, gemm::kAct, bits(172, 4));
   Put(d, gemm::kLutSlot, bits(168, 4));
   Put(d, gemm::kLutInBits, bits(164, 4));
@@ -725,7 +730,7 @@ uint32_t UnpackCmd(const Bits& bits, Words& d) {
   Put(d, gemm::kClampMax, bits(40, 32));
   Put(d, gemm::kMult, bits(8, 32));
   Put(d, gemm::kShift, bits(0, 8));
-  return bits(331, 4);
+  return bits(332, 4);
 }
 
 // LOAD/STORE (data_movement.md 12).

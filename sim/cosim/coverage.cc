@@ -39,7 +39,7 @@ bool IsTie(int64_t p, int bits) {
 }  // namespace
 
 Coverage::Coverage(const arch::ArchConfig& config)
-    : config_(config), rules_(config, bins_), slope_(bins_), shadow_(config) {
+    : config_(config), rules_(config, bins_), slope_(bins_, shadow_), shadow_(config) {
   for (arch::ErrCode code : ErrorCodes()) {
     bins_[RuleBin(code, true)] = 0;
     // With 16 slots every LUT_SLOT value is legal: no first illegal one.
@@ -314,7 +314,9 @@ int Coverage::RuleBoundary(arch::ErrCode rule) const {
     case arch::ErrCode::kBiasRange:
       return c.bias_en() ? range(int64_t{c.bias_base} + t.NB(), config_.bias_depth) : 0;
     case arch::ErrCode::kRqRange:
-      return c.per_channel() ? range(int64_t{c.rq_base} + t.NB(), config_.rq_depth) : 0;
+      return c.rq_words_per_tile() > 0
+                 ? range(int64_t{c.rq_base} + c.rq_words_per_tile() * t.NB(), config_.rq_depth)
+                 : 0;
     case arch::ErrCode::kOutRange:
       return range(int64_t{c.out_base} + arch::OutWords(t.T(), config_.rows, arch::OutLayoutOf(c)),
                    config_.out_depth);
@@ -513,7 +515,7 @@ void Coverage::OnMacBeat(const BeatSample& s) {
   if (tile >= t.T()) return;
   const int64_t mb = t.TileMb(tile), nb = t.TileNb(tile);
   if (s.row >= t.MValid(mb)) return;
-  const uint32_t word = uint32_t(nb) + c.rq_base;
+  const uint32_t word = uint32_t(c.rq_words_per_tile() * nb) + c.rq_base;
   const uint32_t bias_word = uint32_t(nb) + c.bias_base;
   for (int lane = 0; lane < t.NValid(nb); ++lane) {
     const int32_t acc = s.lanes[lane];

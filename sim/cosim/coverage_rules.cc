@@ -87,7 +87,9 @@ std::vector<Check> ChecksOf(const arch::ArchConfig& cfg, const std::array<uint32
         {ErrCode::kARange, int64_t{c.a_base} + mb * k > int64_t{cfg.a_depth}},
         {ErrCode::kBRange, int64_t{c.b_base} + nb * k > int64_t{cfg.b_depth}},
         {ErrCode::kBiasRange, c.bias_en() && int64_t{c.bias_base} + nb > int64_t{cfg.bias_depth}},
-        {ErrCode::kRqRange, c.per_channel() && int64_t{c.rq_base} + nb > int64_t{cfg.rq_depth}},
+        {ErrCode::kRqRange,
+         c.rq_words_per_tile() > 0 &&
+             int64_t{c.rq_base} + c.rq_words_per_tile() * nb > int64_t{cfg.rq_depth}},
         {ErrCode::kOutRange,
          int64_t{c.out_base} + arch::OutWords(mb * nb, cfg.rows, arch::OutLayoutOf(c)) >
              int64_t{cfg.out_depth}},

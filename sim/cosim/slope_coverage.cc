@@ -27,10 +27,14 @@ std::string ModeName(golden::tpu_mlir::Rounding mode) {
 
 }  // namespace
 
-SlopeCoverage::SlopeCoverage(std::map<std::string, int64_t>& bins) : bins_(bins) {
+SlopeCoverage::SlopeCoverage(std::map<std::string, int64_t>& bins, const model::Srams& rq)
+    : bins_(bins), rq_(rq) {
   for (const char* bin :
        {"slope.use", "slope.d.negative", "slope.d.zero", "slope.d.positive", "slope.d.min",
-        "slope.d.max", "slope.clamp_low", "slope.clamp_high", "slope.set", "slope.program_gemm"}) {
+        "slope.d.max", "slope.clamp_low", "slope.clamp_high", "slope.set", "slope.program_gemm",
+        "slope.per_channel.tflite", "slope.per_channel.negate", "slope.per_channel.tpu",
+        "slope.per_channel.after_requant_words", "slope.per_channel.later_tile",
+        "slope.per_channel.k_256"}) {
     bins_[bin] = 0;
   }
   for (const char* side : kSides) {
@@ -53,6 +57,7 @@ void SlopeCoverage::OnLaunch(const arch::Command& c, const arch::Timing& timing)
   timing_ = timing;
   beats_ = 0;
   zp_in_ = c.zp_out;
+  command_ = c;
   if (!c.slope() || !arch::SlopeRegistersLegal(c.slope_regs)) return;
   params_ = golden::DecodeSlopeRegisters(c.slope_regs);
 }
@@ -67,12 +72,33 @@ void SlopeCoverage::OnRequantBeat(const BeatSample& beat) {
   const int64_t tile = beats_ / timing_.rows;
   ++beats_;
   if (tile >= timing_.T() || beat.row >= timing_.MValid(timing_.TileMb(tile))) return;
-  for (int lane = 0; lane < timing_.NValid(timing_.TileNb(tile)); ++lane) OnLane(beat.lanes[lane]);
+  const int64_t nb = timing_.TileNb(tile);
+  const int64_t word = int64_t{command_.rq_base} + command_.rq_words_per_tile() * nb +
+                       (command_.per_channel() ? 1 : 0);
+  for (int lane = 0; lane < timing_.NValid(nb); ++lane) {
+    if (!command_.slope_per_channel()) {
+      OnLane(beat.lanes[lane], *params_, false);
+      continue;
+    }
+    // The lane's NEG side from the tile's slope word (requant.md 6.3); none for an illegal word.
+    const golden::SlopeChannelWords words{static_cast<uint32_t>(rq_.rq_mult(uint32_t(word), lane)),
+                                          static_cast<uint8_t>(rq_.rq_shift(uint32_t(word), lane))};
+    if (const auto p = golden::ApplySlopeChannelWords(*params_, words)) {
+      const int32_t d = beat.lanes[lane] - zp_in_;
+      if (d < 0) {
+        const bool tpu = p->negative.requant.form == golden::RequantForm::kTpuMlir;
+        Hit(tpu ? "slope.per_channel.tpu" : "slope.per_channel.tflite");
+        if (!tpu && (words.mult & golden::kSlopeNegateBit)) Hit("slope.per_channel.negate");
+        if (command_.per_channel()) Hit("slope.per_channel.after_requant_words");
+        if (nb > 0) Hit("slope.per_channel.later_tile");
+      }
+      OnLane(beat.lanes[lane], *p, true);
+    }
+  }
 }
 
 // One lane of the stage: its side, d, K and the side's form on x = d K (golden's arithmetic).
-void SlopeCoverage::OnLane(int32_t q) {
-  const golden::SlopeStageParams& p = *params_;
+void SlopeCoverage::OnLane(int32_t q, const golden::SlopeStageParams& p, bool per_channel_tile) {
   const int32_t d = q - zp_in_;
   const bool neg = d < 0;
   const golden::SlopeSide& side = neg ? p.negative : p.positive;
@@ -83,6 +109,8 @@ void SlopeCoverage::OnLane(int32_t q) {
   Hit(name + (side.k < 0 ? "k.negative" : side.k == 0 ? "k.zero" : "k.positive"));
   if (side.k == golden::kMinSlopeK) Hit(name + "k.min");
   if (side.k == golden::kMaxSlopeK) Hit(name + "k.max");
+  // K -256 negated (requant.md 6.3): 256, one past the field's range.
+  if (per_channel_tile && side.k == -golden::kMinSlopeK) Hit("slope.per_channel.k_256");
   const int32_t x = d * side.k;
   const golden::RequantParams& rq = side.requant;
   if (rq.form == golden::RequantForm::kTpuMlir) {

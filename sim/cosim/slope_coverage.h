@@ -15,14 +15,16 @@
 
 #include "golden/slope_stage.h"
 #include "model/arch.h"
+#include "model/srams.h"
 #include "sim/cosim/dut.h"
 
 namespace qacc::cosim {
 
 class SlopeCoverage {
  public:
-  // Registers every bin in `bins` (0 hits).
-  explicit SlopeCoverage(std::map<std::string, int64_t>& bins);
+  // Registers every bin in `bins` (0 hits). `rq` holds the rq SRAM's contents (the per-channel NEG
+  // sides, requant.md 6.3); it must outlive the coverage.
+  SlopeCoverage(std::map<std::string, int64_t>& bins, const model::Srams& rq);
 
   // A host launch of `c` (its slope registers as accepted); the command's beats follow.
   void OnLaunch(const arch::Command& c, const arch::Timing& timing);
@@ -41,10 +43,12 @@ class SlopeCoverage {
 
  private:
   void Hit(const std::string& bin);
-  void OnLane(int32_t q);
+  void OnLane(int32_t q, const golden::SlopeStageParams& p, bool per_channel_tile);
 
   std::map<std::string, int64_t>& bins_;
+  const model::Srams& rq_;
   std::optional<golden::SlopeStageParams> params_;  // the launched command's, when legal
+  arch::Command command_;
   int32_t zp_in_ = 0;
   arch::Timing timing_;
   int64_t beats_ = 0;

@@ -306,6 +306,13 @@ void RandomBases(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) 
   job.out_base = RandomBase(rng, config.out_depth, OutWordsOf(config, job));
 }
 
+// RQ_BASE again for a job that reads the slope's rq words too (requant.md 6.3): S words per tile.
+void FitRqBase(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
+  if (job.channel_slope.empty()) return;
+  const arch::Timing timing(config.rows, config.cols, job.m, job.n, job.k);
+  job.rq_base = RandomBase(rng, config.rq_depth, model::RqWordsPerTile(job) * timing.NB());
+}
+
 // ---- The plan of one job -----------------------------------------------------------------------
 
 struct Plan {
@@ -386,8 +393,13 @@ void GenRandom(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
   if (rng.Chance(30)) plan.form = golden::RequantForm::kTpuMlir;
   Build(rng, config, plan, job);
   // Drawn after the rest, so that the jobs without it are those of earlier versions.
-  if (!job.out_raw && rng.Chance(15))
-    DrawSlope(rng, rng.Chance(50) ? SlopeDraw::kForms : SlopeDraw::kAny, job);
+  if (!job.out_raw && rng.Chance(15)) {
+    const SlopeDraw draw = rng.Chance(50) ? SlopeDraw::kForms : SlopeDraw::kAny;
+    const int64_t nb = arch::CeilDiv(job.n, config.cols);
+    const bool per_channel = rng.Chance(40) && (job.per_channel ? 2 : 1) * nb <= config.rq_depth;
+    DrawSlope(rng, draw, job, per_channel);
+    FitRqBase(rng, config, job);
+  }
 }
 
 // The slope stage (requant.md 6.2) after a random GEMM of up to a few tiles.
@@ -402,7 +414,11 @@ Generator WithSlope(SlopeDraw draw) {
     Build(rng, config, plan, job);
     SlopeDraw use = draw;
     if (draw == SlopeDraw::kForms && rng.Chance(40)) use = SlopeDraw::kAny;
-    DrawSlope(rng, use, job);
+    // PReLU (requant.md 6.3) on half of the jobs, drawn last: the others are those of earlier
+    // versions.
+    const bool per_channel = rng.Chance(50);
+    DrawSlope(rng, use, job, per_channel);
+    if (per_channel) FitRqBase(rng, config, job);
   };
 }
 
@@ -908,17 +924,19 @@ const std::vector<TestDef>& TestDefs() {
         });
     add("gemm_slope",
         "the slope stage (requant.md 6.2) after requant: golden's three LeakyReLU forms (TFLite "
-        "with "
-        "any alpha, seed 002's 8-bit slope, TFLite r1.15) on the first stage's codes, or any legal "
-        "stage (each side's form, multiplier, shift, modes, K, zero point; the clamp)",
+        "with any alpha, seed 002's 8-bit slope, TFLite r1.15) on the first stage's codes, or any "
+        "legal stage (each side's form, multiplier, shift, modes, K, zero point; the clamp); on "
+        "half of the jobs PReLU (6.3): golden's two PReLU forms, or any NEG multiplier, shift and "
+        "sign per channel from the rq SRAM",
         WithSlope(SlopeDraw::kForms));
     add("gemm_slope_ties",
         "slope stage, TPU-MLIR form on both sides with m = +-2^u and rshift u + 1: every odd "
-        "x = d K is a rounding tie of the side's mode, K +-1 or +-3",
+        "x = d K is a rounding tie of the side's mode, K +-1 or +-3; half of the jobs per channel",
         WithSlope(SlopeDraw::kTies));
     add("gemm_slope_extremes",
         "slope stage: K -256 and 255, d up to -383 and 383 (codes -128..255, ZP_OUT -128 or 255), "
-        "the forms' extreme multipliers and shifts, zero points at the int32 limits",
+        "the forms' extreme multipliers and shifts, zero points at the int32 limits; half of the "
+        "jobs per channel, with K -256 negated to 256 in the TFLite form",
         WithSlope(SlopeDraw::kExtremes));
     add("gemm_per_channel", "per-channel multipliers and shifts from the rq SRAM, with bias",
         WithPlan([](Rng&, Plan& plan) {

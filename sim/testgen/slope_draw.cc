@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <vector>
 
 #include "golden/activation.h"
 #include "golden/slope_stage.h"
@@ -78,13 +79,41 @@ SlopeStageParams Forms(Rng& rng, model::GemmJob& job) {
   }
 }
 
-// A side's first-stage form with a scale that keeps |x| up to 2^17 in view of the int8 output.
-void AnyForm(Rng& rng, SlopeSide& side) {
-  golden::RequantParams& rq = side.requant;
-  if (rng.Chance(50)) {
-    rq.form = RequantForm::kTflite;
-    rq.rounding = rng.Chance(50) ? golden::RequantRounding::kSingleRounding
-                                 : golden::RequantRounding::kDoubleRounding;
+// golden's PReLU forms (requant.md 6.3) over the job's N channels: Prelu (TFLite, one alpha per
+// channel) or seed 002's Int8SlopePrelu. The registers hold one channel's stage.
+SlopeStageParams Prelu(Rng& rng, model::GemmJob& job) {
+  for (int attempt = 0;; ++attempt) {
+    try {
+      const QuantSpec in = SpecWithZeroPoint(rng, job.requant.output_zero_point);
+      QuantSpec out = SpecWithZeroPoint(rng, int32_t(rng.Uniform(-128, 255)));
+      std::vector<double> alphas(size_t(job.n));
+      const bool int8 = rng.Chance(50);
+      for (double& alpha : alphas) alpha = Alpha(rng) * (int8 && rng.Chance(10) ? 40 : 1);
+      job.channel_slope.clear();
+      if (int8) {  // seed 002: the output keeps the input's scale
+        out.scale = in.scale;
+        auto p = golden::MakeInt8SlopePreluParams(in, out, alphas);
+        p.rounding = golden::kAllRoundingModes[rng.Uniform(0, 4)];
+        for (size_t c = 0; c < alphas.size(); ++c)
+          job.channel_slope.push_back(golden::SlopeFromInt8Slope(p, c));
+      } else {
+        const auto rounding = rng.Chance(50) ? golden::RequantRounding::kSingleRounding
+                                             : golden::RequantRounding::kDoubleRounding;
+        for (const auto& p : golden::MakePreluParams(in, out, alphas, rounding))
+          job.channel_slope.push_back(golden::SlopeFromLeakyRelu(p));
+      }
+      SetInputSpec(in, job);
+      return job.channel_slope[size_t(rng.Uniform(0, job.n - 1))];
+    } catch (const std::invalid_argument&) {
+      if (attempt > 100) throw;  // a ratio no form holds: draw again
+    }
+  }
+}
+
+// A multiplier and shift of the side's form (its rounding, width and mode kept), with a scale that
+// keeps |x| up to 2^17 in view of the int8 output.
+void AnyMultShift(Rng& rng, golden::RequantParams& rq) {
+  if (rq.form == RequantForm::kTflite) {
     const int64_t r = rng.Uniform(0, 99);
     rq.multiplier = r < 5    ? 0
                     : r < 15 ? int32_t(rng.Pick<int64_t>({1 << 30, INT32_MAX}))
@@ -95,9 +124,6 @@ void AnyForm(Rng& rng, SlopeSide& side) {
             : int(rng.Uniform(-18, 1));
     return;
   }
-  rq.form = RequantForm::kTpuMlir;
-  rq.mult_bits = int(rng.Pick<int64_t>({8, 16, 32}));
-  rq.rshift_rounding = golden::tpu_mlir::kAllRoundings[rng.Uniform(0, 6)];
   const int64_t half = int64_t{1} << (rq.mult_bits - 1);
   rq.multiplier =
       rng.Chance(15)
@@ -107,6 +133,28 @@ void AnyForm(Rng& rng, SlopeSide& side) {
   const int64_t bits = 17 + int64_t(std::log2(std::abs(double(rq.multiplier)) + 1));
   rq.shift = rng.Chance(10) ? int(rng.Pick<int64_t>({0, golden::kMaxRequantRshift}))
                             : int(std::clamp<int64_t>(bits - 8 + rng.Uniform(-6, 4), 0, 63));
+}
+
+// A side's first-stage form, any rounding, width and mode, and AnyMultShift's values.
+void AnyForm(Rng& rng, SlopeSide& side) {
+  golden::RequantParams& rq = side.requant;
+  if (rng.Chance(50)) {
+    rq.form = RequantForm::kTflite;
+    rq.rounding = rng.Chance(50) ? golden::RequantRounding::kSingleRounding
+                                 : golden::RequantRounding::kDoubleRounding;
+  } else {
+    rq.form = RequantForm::kTpuMlir;
+    rq.mult_bits = int(rng.Pick<int64_t>({8, 16, 32}));
+    rq.rshift_rounding = golden::tpu_mlir::kAllRoundings[rng.Uniform(0, 6)];
+  }
+  AnyMultShift(rng, rq);
+}
+
+// m = +-2^u and rshift u + 1 (TPU-MLIR form): every odd x is a tie.
+void TieMultShift(Rng& rng, golden::RequantParams& rq) {
+  const int u = int(rng.Uniform(0, rq.mult_bits - 2));
+  rq.multiplier = int32_t(rng.Chance(50) ? -(int64_t{1} << u) : (int64_t{1} << u));
+  rq.shift = u + 1;
 }
 
 int32_t AnyK(Rng& rng) {
@@ -149,9 +197,7 @@ SlopeStageParams Ties(Rng& rng) {
     rq.form = RequantForm::kTpuMlir;
     rq.mult_bits = int(rng.Pick<int64_t>({8, 16, 32}));
     rq.rshift_rounding = golden::tpu_mlir::kAllRoundings[rng.Uniform(0, 6)];
-    const int u = int(rng.Uniform(0, rq.mult_bits - 2));
-    rq.multiplier = int32_t(rng.Chance(50) ? -(int64_t{1} << u) : (int64_t{1} << u));
-    rq.shift = u + 1;  // x m / 2^(u+1) = +-x / 2: every odd x on a tie
+    TieMultShift(rng, rq);
     side->k = int32_t(rng.Pick<int64_t>({1, -1, 3, -3}));
     rq.output_zero_point = int32_t(rng.Uniform(-20, 20));
   }
@@ -175,11 +221,12 @@ SlopeStageParams Extremes(Rng& rng, model::GemmJob& job) {
 
 }  // namespace
 
-void DrawSlope(Rng& rng, SlopeDraw draw, model::GemmJob& job) {
+void DrawSlope(Rng& rng, SlopeDraw draw, model::GemmJob& job, bool per_channel) {
   if (job.out_raw) throw std::logic_error("DrawSlope: a raw GEMM has no slope stage");
+  job.channel_slope.clear();
   switch (draw) {
     case SlopeDraw::kForms:
-      job.slope = Forms(rng, job);
+      job.slope = per_channel ? Prelu(rng, job) : Forms(rng, job);
       break;
     case SlopeDraw::kAny:
       job.slope = Any(rng);
@@ -192,6 +239,22 @@ void DrawSlope(Rng& rng, SlopeDraw draw, model::GemmJob& job) {
       break;
   }
   golden::ValidateSlopeStage(*job.slope, job.requant.output_zero_point);
+  if (!per_channel || !job.channel_slope.empty()) return;
+  // The extremes of a negated K: -256 becomes 256 on the channels with NEGATE (requant.md 6.3).
+  if (draw == SlopeDraw::kExtremes && job.slope->negative.requant.form == RequantForm::kTflite)
+    job.slope->negative.k = golden::kMinSlopeK;
+  // Any NEG multiplier and shift of the registers' form per channel, and the TFLite form's NEGATE.
+  for (int n = 0; n < job.n; ++n) {
+    SlopeStageParams channel = *job.slope;
+    golden::RequantParams& rq = channel.negative.requant;
+    if (draw == SlopeDraw::kTies) {
+      TieMultShift(rng, rq);
+    } else {
+      AnyMultShift(rng, rq);
+    }
+    if (rq.form == RequantForm::kTflite && rng.Chance(50)) channel.negative.k = -channel.negative.k;
+    job.channel_slope.push_back(channel);
+  }
 }
 
 }  // namespace qacc::sim

@@ -17,8 +17,12 @@ enum class SlopeDraw {
 };
 
 // Sets job.slope; kForms and kExtremes also set the first stage's zero point and clamp (the
-// input spec of the form, or the widest codes). The job must not be out_raw.
-void DrawSlope(Rng& rng, SlopeDraw draw, model::GemmJob& job);
+// input spec of the form, or the widest codes). The job must not be out_raw. With per_channel
+// also job.channel_slope (PReLU, requant.md 6.3): kForms draws golden's PReLU forms (Prelu, seed
+// 002's Int8SlopePrelu), the others the registers' stage with each channel's NEG multiplier and
+// shift drawn in the same way and, in the TFLite form, K negated on half of the channels. The
+// caller fits RQ_BASE to the job's rq words.
+void DrawSlope(Rng& rng, SlopeDraw draw, model::GemmJob& job, bool per_channel = false);
 
 }  // namespace qacc::sim
 

@@ -58,7 +58,7 @@ TEST(LutUnitModel, EveryCodeOfEverySlotWidthAndEntryWidth) {
           for (int32_t first = -128; first < 128; first += cols) {
             std::vector<int32_t> in(cols), out(cols, -1);
             for (int c = 0; c < cols; ++c) in[c] = first + (c + first + 128) % cols;
-            ASSERT_EQ(model.ComputeBeat(~uint64_t{0}, in.data(), out.data()), ~uint64_t{0});
+            ASSERT_EQ(model.ComputeBeat(0, ~uint64_t{0}, in.data(), out.data()), ~uint64_t{0});
             for (int c = 0; c < cols; ++c) {
               ASSERT_EQ(out[c], Expected(window, slot, in_bits, entry_bits, in[c]))
                   << "C " << cols << " slot " << slot << " in_bits " << in_bits << " entry_bits "
@@ -79,7 +79,7 @@ TEST(LutUnitModel, UnknownLanesStayUnknownAndReadZero) {
   const LutUnitModel model(8, golden::LutFields{2, 8, 16}, srams);
   const uint64_t known = 0b10110010;
   std::vector<int32_t> in = {-128, -1, 0, 1, 5, 64, 127, -77}, out(8, -1);
-  EXPECT_EQ(model.ComputeBeat(known, in.data(), out.data()), known);
+  EXPECT_EQ(model.ComputeBeat(0, known, in.data(), out.data()), known);
   for (int c = 0; c < 8; ++c) {
     EXPECT_EQ(out[c], (known >> c) & 1 ? Expected(window, 2, 8, 16, in[c]) : 0) << c;
   }

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <vector>
 
@@ -197,6 +198,127 @@ TEST(SlopeStage, ValidationNamesTheField) {
   ExpectInvalidArgument(
       [&] { ValidateSlopeStage(with([](auto& p) { p.clamp_min = 1, p.clamp_max = 0; }), 0); },
       "clamp_min");
+}
+
+// PReLU's per-channel NEG side (requant.md 6.3): each channel's words on the registers of another
+// channel give golden's Prelu on every code of every channel, against Prelu itself on a
+// channels-last tensor of every code.
+TEST(SlopeChannelWords, GivePreluOnEveryCodeOfEveryChannel) {
+  std::mt19937 rng(4204);
+  int64_t codes = 0, negated = 0;
+  for (int config = 0; config < 600; ++config) {
+    const QuantSpec in = RandomInt8Spec(rng, rng() % 2 == 0);
+    const QuantSpec out = RandomInt8Spec(rng, rng() % 2 == 0);
+    std::vector<double> alphas(1 + rng() % 16);
+    for (double& alpha : alphas) alpha = RandomAlpha(rng);
+    const auto rounding =
+        rng() % 2 ? RequantRounding::kDoubleRounding : RequantRounding::kSingleRounding;
+    std::vector<LeakyReluParams> params;
+    try {
+      params = MakePreluParams(in, out, alphas, rounding);
+    } catch (const std::invalid_argument&) {
+      continue;  // a ratio whose shift exceeds 30: no Q31 form
+    }
+    const size_t channels = alphas.size();
+    const SlopeStageParams registers = SlopeFromLeakyRelu(params[rng() % channels]);
+    std::vector<int32_t> input;
+    for (int64_t q = in.qmin(); q <= in.qmax(); ++q)
+      input.insert(input.end(), channels, int32_t(q));
+    const std::vector<int32_t> want = Prelu(input, params);
+    for (size_t c = 0; c < channels; ++c) {
+      const SlopeChannelWords words =
+          EncodeSlopeChannelWords(registers, SlopeFromLeakyRelu(params[c]));
+      negated += (words.mult & kSlopeNegateBit) != 0;
+      const std::optional<SlopeStageParams> lane = ApplySlopeChannelWords(registers, words);
+      ASSERT_TRUE(lane.has_value()) << "config " << config << " channel " << c;
+      for (size_t i = c; i < input.size(); i += channels, ++codes) {
+        ASSERT_EQ(SlopeStage(input[i], in.zero_point, *lane), want[i])
+            << "config " << config << " channel " << c << " q " << input[i];
+      }
+    }
+  }
+  EXPECT_GT(codes, 1000000);
+  EXPECT_GT(negated, 500);  // channels whose alpha's sign is not the registers'
+}
+
+TEST(SlopeChannelWords, GiveSeed002Int8SlopePreluOnEveryCodeAndRounding) {
+  std::mt19937 rng(4205);
+  int64_t codes = 0;
+  for (int config = 0; config < 300; ++config) {
+    const QuantSpec in = RandomInt8Spec(rng, rng() % 2 == 0);
+    QuantSpec out = RandomInt8Spec(rng, rng() % 2 == 0);
+    out.scale = in.scale;  // the form's BackwardCalibration
+    std::vector<double> alphas(1 + rng() % 16);
+    for (double& alpha : alphas) alpha = RandomAlpha(rng) * (rng() % 8 ? 1 : 15);
+    Int8SlopeParams params = MakeInt8SlopePreluParams(in, out, alphas);
+    const size_t channels = alphas.size();
+    std::vector<int32_t> input;
+    for (int64_t q = in.qmin(); q <= in.qmax(); ++q)
+      input.insert(input.end(), channels, int32_t(q));
+    for (const RoundingMode mode : kAllRoundingModes) {
+      params.rounding = mode;
+      const std::vector<int32_t> want = Int8SlopePrelu(input, params);
+      const SlopeStageParams registers = SlopeFromInt8Slope(params, rng() % channels);
+      for (size_t c = 0; c < channels; ++c) {
+        const std::optional<SlopeStageParams> lane = ApplySlopeChannelWords(
+            registers, EncodeSlopeChannelWords(registers, SlopeFromInt8Slope(params, c)));
+        ASSERT_TRUE(lane.has_value()) << "config " << config << " channel " << c;
+        for (size_t i = c; i < input.size(); i += channels, ++codes) {
+          ASSERT_EQ(SlopeStage(input[i], in.zero_point, *lane), want[i])
+              << "config " << config << " channel " << c << " q " << input[i];
+        }
+      }
+    }
+  }
+  EXPECT_GT(codes, 2000000);
+}
+
+// The words' legal ranges at their boundaries (requant.md 6.3): outside them ApplySlopeChannelWords
+// gives no result.
+TEST(SlopeChannelWords, RefuseWordsOutsideTheFormsRanges) {
+  SlopeStageParams tflite;  // both sides TFLite, K 1
+  tflite.negative.requant.multiplier = 1 << 30;
+  const auto legal = [](const SlopeStageParams& r, uint32_t mult, uint8_t shift) {
+    return ApplySlopeChannelWords(r, {mult, shift}).has_value();
+  };
+  EXPECT_TRUE(legal(tflite, 0, 0));
+  EXPECT_TRUE(legal(tflite, 1u << 30, 0));
+  EXPECT_TRUE(legal(tflite, 0x7FFFFFFFu | kSlopeNegateBit, 0));
+  EXPECT_FALSE(legal(tflite, (1u << 30) - 1, 0));
+  EXPECT_FALSE(legal(tflite, 1u | kSlopeNegateBit, 0));
+  EXPECT_TRUE(legal(tflite, 0, 30));
+  EXPECT_FALSE(legal(tflite, 0, 31));
+  EXPECT_TRUE(legal(tflite, 0, 0xE1));  // -31
+  EXPECT_FALSE(legal(tflite, 0, 0xE0));
+  const SlopeStageParams negated = *ApplySlopeChannelWords(tflite, {kSlopeNegateBit, 0});
+  EXPECT_EQ(negated.negative.k, -1);
+  EXPECT_EQ(negated.positive.k, 1);
+
+  SlopeStageParams tpu = tflite;
+  tpu.negative.requant.form = RequantForm::kTpuMlir;
+  tpu.negative.requant.mult_bits = 8;
+  tpu.negative.requant.multiplier = 1;
+  EXPECT_TRUE(legal(tpu, 127, 63));
+  EXPECT_TRUE(legal(tpu, uint32_t(-128), 0));
+  EXPECT_FALSE(legal(tpu, 128, 0));
+  EXPECT_FALSE(legal(tpu, uint32_t(-129), 0));
+  EXPECT_FALSE(legal(tpu, 0, 64));
+  EXPECT_EQ(ApplySlopeChannelWords(tpu, {uint32_t(-5), 7})->negative.requant.multiplier, -5);
+  EXPECT_EQ(ApplySlopeChannelWords(tpu, {uint32_t(-5), 7})->negative.k, 1);  // no NEGATE bit
+
+  // The encoding refuses a channel that differs from the registers elsewhere.
+  SlopeStageParams other = tflite;
+  other.positive.requant.output_zero_point = 3;
+  ExpectInvalidArgument([&] { EncodeSlopeChannelWords(tflite, other); }, "positive");
+  other = tflite;
+  other.negative.requant.output_zero_point = 3;
+  ExpectInvalidArgument([&] { EncodeSlopeChannelWords(tflite, other); }, "negative.k");
+  other = tpu;
+  other.negative.k = -1;  // the TPU-MLIR form has no NEGATE bit: its multiplier holds the sign
+  ExpectInvalidArgument([&] { EncodeSlopeChannelWords(tpu, other); }, "negative.k");
+  other = tflite;
+  other.negative.requant.multiplier = 5;
+  ExpectInvalidArgument([&] { EncodeSlopeChannelWords(tflite, other); }, "negative.multiplier");
 }
 
 TEST(SlopeStage, OneClampOnly) {
