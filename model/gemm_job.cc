@@ -109,6 +109,7 @@ arch::Command ToCommand(const GemmJob& job) {
               round_code << arch::kModeRshiftRoundLsb | width_code << arch::kModeMultWidthLsb;
   cmd.mult = job.requant.multiplier;
   cmd.shift = static_cast<uint32_t>(job.requant.shift) & ((1u << arch::kShiftBits) - 1);
+  if (job.ignored_slope_per_channel && !job.slope) cmd.mode |= arch::kModeSlopePerChannel;
   if (job.slope) {
     if (job.lut)
       throw std::logic_error("ToCommand: a job with a table and a slope (ACT is one unit)");

@@ -46,6 +46,8 @@ struct GemmJob {
   // from `slope` (the registers) only in its NEG side's multiplier, shift and (TFLite form) the
   // sign of K. Its words follow the first stage's per tile in the rq SRAM.
   std::vector<golden::SlopeStageParams> channel_slope;
+  // Without a slope: CMD_MODE.SLOPE_PER_CHANNEL set anyway, which only ACT = SLOPE reads (6.3).
+  bool ignored_slope_per_channel = false;
   uint32_t a_base = 0, b_base = 0, bias_base = 0, rq_base = 0, out_base = 0;  // SRAM words
   // Value written into padding lanes of A and B words (don't-care lanes: any value must give the
   // same result).

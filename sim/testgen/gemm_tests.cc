@@ -393,6 +393,8 @@ void GenRandom(Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
   if (rng.Chance(30)) plan.form = golden::RequantForm::kTpuMlir;
   Build(rng, config, plan, job);
   // Drawn after the rest, so that the jobs without it are those of earlier versions.
+  // SLOPE_PER_CHANNEL without a slope, where only ACT = SLOPE reads it (requant.md 6.3).
+  if (rng.Chance(10)) job.ignored_slope_per_channel = true;
   if (!job.out_raw && rng.Chance(15)) {
     const SlopeDraw draw = rng.Chance(50) ? SlopeDraw::kForms : SlopeDraw::kAny;
     const int64_t nb = arch::CeilDiv(job.n, config.cols);

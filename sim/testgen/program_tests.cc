@@ -272,6 +272,32 @@ void AddSlopeCases(Rng& rng, const arch::ArchConfig& config, std::vector<Case>& 
       job_with([](auto& p) { p.clamp_min = p.clamp_max; }),
       [](arch::Command& c) { c.slope_regs[kClampMin] = c.slope_regs[kClampMax] + 1; },
       ErrCode::kBadSlope);
+  // RQ_RANGE with the slope's rq words (requant.md 6.3): one word a tile (SLOPE_PER_CHANNEL), two
+  // (with PER_CHANNEL); the last legal base runs whole, the next fails. Without ACT = SLOPE the bit
+  // reads no word: the base past the end is legal.
+  for (const bool first_stage : {false, true}) {
+    model::GemmJob job = SmallJob(rng, config);
+    MakePerTensorInt8(job);
+    DrawSlope(rng, SlopeDraw::kAny, job, /*per_channel=*/true);
+    if (first_stage) {
+      SetPerChannel(
+          job, [&](int) { return int32_t(rng.Uniform(kMinMult, kInt32Max)); },
+          [&](int) { return int(rng.Uniform(-12, 0)); });
+    }
+    const int64_t words = model::RqWordsPerTile(job) * arch::CeilDiv(job.n, config.cols);
+    job.rq_base = uint32_t(config.rq_depth - words);
+    AddPair(
+        cases, first_stage ? "RQ_RANGE, two words a tile" : "RQ_RANGE, the slope's word", job,
+        [](arch::Command& c) { ++c.rq_base; }, ErrCode::kRqRange);
+  }
+  {
+    model::GemmJob off = SmallJob(rng, config);
+    MakePerTensorInt8(off);
+    off.ignored_slope_per_channel = true;
+    off.rq_base = uint32_t(config.rq_depth - arch::CeilDiv(off.n, config.cols) + 1);
+    cases.push_back(
+        {"RQ_RANGE off: SLOPE_PER_CHANNEL without ACT = SLOPE", off, true, {}, ErrCode::kNone});
+  }
   // A raw accumulator is no slope's input.
   model::GemmJob raw = job_with([](golden::SlopeStageParams&) {});
   cases.push_back({"BAD_SHAPE ACT = SLOPE with OUT_RAW", raw, false, model::ToCommand(raw),
@@ -1181,6 +1207,43 @@ Program GenSlopeEdges(Rng& rng, const arch::ArchConfig& config) {
   DrawSlope(rng, SlopeDraw::kAny, zero);
   zero.slope->positive.k = zero.slope->negative.k = 0;
   RunJob(b, zero, rng.Chance(30));
+  // PReLU (requant.md 6.3) over two or three column tiles, d down to -383: the TFLite form with K
+  // -256, negated to 256 on every other channel, with and without the first stage's rq words; the
+  // TPU-MLIR form. The bins slope.per_channel.* close in every run.
+  for (int form = 0; form < 3; ++form) {
+    const int p = std::max(config.rows, config.cols);
+    model::GemmJob job = RandomJobOfShape(rng.Next(), config, int(rng.Uniform(1, 2 * config.rows)),
+                                          int(rng.Uniform(config.cols + 1, 3 * config.cols)),
+                                          int(rng.Uniform(1, p)));
+    MakePerTensorInt8(job);
+    job.requant.multiplier = kInt32Max;  // saturated codes -128 and 255 around ZP_OUT 255
+    job.requant.shift = int(rng.Uniform(8, 16));
+    job.requant.output_zero_point = 255;
+    job.requant.clamp_min = -128;
+    job.requant.clamp_max = 255;
+    DrawSlope(rng, SlopeDraw::kAny, job);
+    golden::RequantParams& neg = job.slope->negative.requant;
+    const bool tpu = form == 2;
+    neg.form = tpu ? golden::RequantForm::kTpuMlir : golden::RequantForm::kTflite;
+    neg.mult_bits = 16;
+    job.slope->negative.k = tpu ? -1 : golden::kMinSlopeK;
+    for (int n = 0; n < job.n; ++n) {
+      golden::SlopeStageParams channel = *job.slope;
+      golden::RequantParams& rq = channel.negative.requant;
+      rq.multiplier = int32_t(tpu ? rng.Uniform(-32768, 32767) : rng.Uniform(kMinMult, kInt32Max));
+      rq.shift = int(tpu ? rng.Uniform(4, 16) : rng.Uniform(-14, -6));
+      if (!tpu && n % 2 == 1) channel.negative.k = -golden::kMinSlopeK;
+      job.channel_slope.push_back(channel);
+    }
+    *job.slope = job.channel_slope[0];
+    job.rq_base = 0;
+    if (form == 0) {
+      SetPerChannel(
+          job, [&](int) { return int32_t(rng.Uniform(kMinMult, kInt32Max)); },
+          [&](int) { return int(rng.Uniform(-12, 0)); });
+    }
+    RunJob(b, job, rng.Chance(30));
+  }
   return b.Take();
 }
 

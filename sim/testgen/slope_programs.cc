@@ -1,6 +1,7 @@
 #include "sim/testgen/slope_programs.h"
 
 #include "golden/slope_stage.h"
+#include "model/descriptor.h"
 #include "sim/testgen/dma_context.h"
 #include "sim/testgen/slope_draw.h"
 
@@ -68,6 +69,71 @@ void HostWrite(Context& c, const golden::SlopeRegisters& values) {
   }
 }
 
+// PReLU in a program (requant.md 6.3): a GEMM of several tiles with SLOPE_PER_CHANNEL (and on half
+// of them PER_CHANNEL: two rq words a tile), its words written by the host, its registers by a
+// SET; STOREs of the rq SRAM run beside it, so the DMA's reads of the rq port meet the GEMM's at
+// O(t, 0) - 1 and O(t, 0) and wait (data_movement.md 17.6).
+void PreluProgram(Context& c) {
+  Rng& rng = c.rng;
+  const int rows = c.config.rows, cols = c.config.cols;
+  golden::GemmFields f = golden::DecodeGemm(RandomGemm(rng, c.g));
+  f.m = uint32_t(rng.Uniform(rows + 1, 3 * rows));
+  f.n = uint32_t(rng.Uniform(cols + 1, 4 * cols));
+  f.k = uint32_t(rng.Uniform(1, 12));
+  const int64_t mb = arch::CeilDiv(f.m, rows), nb = arch::CeilDiv(f.n, cols);
+  const bool first_stage_words = rng.Chance(50);
+  f.mode &= ~(arch::kModeOutRaw | arch::kModePerChannel | arch::kModeActMask);
+  f.mode |= uint32_t(arch::Act::kSlope) << arch::kModeActLsb | arch::kModeSlopePerChannel |
+            (first_stage_words ? arch::kModePerChannel : 0u);
+  const int64_t words = first_stage_words ? 2 : 1;
+  f.a_base = uint32_t(rng.Uniform(0, int64_t(c.g.a_depth) - mb * f.k));
+  f.b_base = uint32_t(rng.Uniform(0, int64_t(c.g.b_depth) - nb * f.k));
+  f.bias_base = uint32_t(rng.Uniform(0, int64_t(c.g.bias_depth) - nb));
+  f.rq_base = uint32_t(rng.Uniform(0, int64_t(c.g.rq_depth) - words * nb));
+  f.out_base = uint32_t(rng.Uniform(0, int64_t(c.g.out_depth) - mb * nb * rows / 4));
+  model::GemmJob job;
+  job.n = int(f.n);
+  job.requant.output_zero_point = f.zp_out;
+  job.requant.clamp_min = f.clamp_min;
+  job.requant.clamp_max = f.clamp_max;
+  DrawSlope(rng, rng.Chance(50) ? SlopeDraw::kForms : SlopeDraw::kAny, job, true);
+  f.zp_out = job.requant.output_zero_point;
+  f.clamp_min = job.requant.clamp_min;
+  f.clamp_max = job.requant.clamp_max;
+  // Every lane's words legal, the padding lanes' too: the first stage's of its form, the slope's of
+  // channel n (0 past N).
+  const bool tpu = f.mode & arch::kModeRqForm;
+  const int64_t half = int64_t{1} << (arch::MultWidthBits((f.mode & arch::kModeMultWidthMask) >>
+                                                          arch::kModeMultWidthLsb) -
+                                      1);
+  for (int64_t t = 0; t < nb; ++t) {
+    for (int lane = 0; lane < cols; ++lane) {
+      const int64_t n = t * cols + lane;
+      const uint32_t byte = uint32_t(((f.rq_base + words * t) * cols + lane) * arch::kRqLaneBytes);
+      if (first_stage_words) {
+        c.b.Write(arch::kRqBase + byte,
+                  uint32_t(tpu ? rng.Uniform(-half, half - 1)
+                               : rng.Uniform(arch::kMinNonzeroMult, INT32_MAX)));
+        c.b.Write(arch::kRqBase + byte + 4,
+                  uint32_t(tpu ? rng.Uniform(8, 30) : rng.Uniform(-16, 0)));
+      }
+      const golden::SlopeChannelWords slope =
+          n < job.n ? golden::EncodeSlopeChannelWords(*job.slope, job.channel_slope[size_t(n)])
+                    : golden::SlopeChannelWords{};
+      const uint32_t at = byte + (first_stage_words ? uint32_t(cols) * arch::kRqLaneBytes : 0);
+      c.b.Write(arch::kRqBase + at, slope.mult);
+      c.b.Write(arch::kRqBase + at + 4, slope.shift);
+    }
+  }
+  std::vector<Descriptor> p = {SetOf(golden::EncodeSlopeRegisters(*job.slope)),
+                               golden::EncodeGemm(f, golden::Header{})};
+  for (int i = int(rng.Uniform(2, 4)); i > 0; --i) {
+    p.push_back(RandomDma(rng, c.g, golden::Op::kStore, c.Knobs(model::kSramRq)));
+  }
+  c.Emit(p, first_stage_words ? "PReLU, two rq words a tile, beside STOREs of the rq SRAM"
+                              : "PReLU beside STOREs of the rq SRAM");
+}
+
 }  // namespace
 
 Program GenSlopePrograms(Rng& rng, const arch::ArchConfig& config) {
@@ -122,6 +188,7 @@ Program GenSlopePrograms(Rng& rng, const arch::ArchConfig& config) {
   HostWrite(c, Illegal(int(rng.Uniform(0, kIllegalRules - 1)), s1));
   c.Emit({SlopeGemm(c, nullptr)}, "a slope GEMM first after a program's last SET",
          arch::ErrCode::kBadSlope);
+  for (int i = 0; i < 2; ++i) PreluProgram(c);
   return c.b.Take();
 }
 

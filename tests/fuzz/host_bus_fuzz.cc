@@ -135,7 +135,7 @@ uint32_t CmdMask(uint32_t offset) {
     case kCmdABase: case kCmdBBase: case kCmdBiasBase: case kCmdRqBase: case kCmdOutBase:
       return 0xFFFFF;
     case kCmdMode:
-      return 0x3FFFFF7F;                  // bits 0..6, ACT [11:8], LUT fields [24:12], [29:25]
+      return 0x3FFFFFFF;                  // bits 0..7, ACT [11:8], LUT fields [24:12], [29:25]
     case kCmdZpAb: return 0x01FF01FF;     // ZP_A [8:0], ZP_B [24:16]
     case kCmdShift:
       return 0xFF;  // [7:0], read back sign-extended
@@ -270,7 +270,9 @@ struct Expected {
     if (a_base + mb * k > config.a_depth) return 2;
     if (b_base + nb * k > config.b_depth) return 3;
     if (bias_en && bias_base + nb > config.bias_depth) return 4;
-    if (per_channel && rq_base + nb > config.rq_depth) return 5;
+    // Bit 7 with ACT = SLOPE: the slope's rq word, after the first stage's (requant.md 6.3).
+    const int64_t rq_words = (per_channel ? 1 : 0) + (ModeSlope(mode) && (mode & 0x80) ? 1 : 0);
+    if (rq_words > 0 && rq_base + rq_words * nb > config.rq_depth) return 5;
     const int64_t out_words = out_raw           ? t * config.rows
                               : ModeLut16(mode) ? t * config.rows / 2
                                                 : t * config.rows / 4;

@@ -141,7 +141,9 @@ def host_bus_seeds():
     for m, n, k, extra in [(0, 4, 4, {}), (8, 4, 1, {}), (4, 4, 9, {}), (4, 4, 1, {"mode": 0x08}),
                            (4, 8, 1, {"mode": 0x02}), (9, 4, 1, {"mode": 0x04}), (4, 4, 1, {"shift": 31}),
                            (4, 4, 1, {"mult": 5}), (4, 4, 1, {"lo": 5, "hi": 4}), (4, 4, 1, {"zp_ab": 0x100}),
-                           (4, 4, 1, {"mode": 0x100}), (4, 4, 1, {"op": 1})]:
+                           (4, 4, 1, {"mode": 0x100}), (4, 4, 1, {"op": 1}),
+                           # ACT = SLOPE with SLOPE_PER_CHANNEL: the slope's rq word past the end (RQ_RANGE)
+                           (4, 4, 1, {"mode": 0x382, "lo": 0, "hi": 0, "bases": (0, 0, 0, 4095, 0)})]:
         errors += command(m, n, k, **extra) + wr(CTRL, 3) + rd(STATUS) + WAIT + SYNC + rd(STATUS) + rd(0x100)
     write("host_bus", "tiny_every_error", errors)
     busy = (bytes([1]) + command(64, 64, 64) + wr(CTRL, 1) + wr(M, 1) + wr(CTRL, 0) + wr(STATUS, 6) +

@@ -99,7 +99,7 @@ TEST_P(AccelStateTest, CommandRegistersKeepTheirFieldBits) {
       {reg::kCmdBiasBase, 0x00100001, 0x00001},
       {reg::kCmdRqBase, 0x3, 0x3},
       {reg::kCmdOutBase, 0xABCDE, 0xABCDE},
-      {reg::kCmdMode, 0xFFFFFFFF, 0x3FFFFF7F},
+      {reg::kCmdMode, 0xFFFFFFFF, 0x3FFFFFFF},
       {reg::kCmdZpAb, 0xFFFFFFFF, 0x01FF01FF},
       {reg::kCmdZpOut, 0x80000001, 0x80000001},
       {reg::kCmdClampMin, 0xFFFFFF80, 0xFFFFFF80},

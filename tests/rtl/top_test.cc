@@ -449,7 +449,7 @@ TEST(Top, IdentificationRegisters) {
   bench.WriteOk(kCmdShift, 0x13E);
   EXPECT_EQ(bench.ReadOk(kCmdShift), 0x3Eu);  // 8 bits since version 2.1
   bench.WriteOk(kCmdMode, 0xFFFFFFFF);
-  EXPECT_EQ(bench.ReadOk(kCmdMode), 0x3FFFFF7Fu);
+  EXPECT_EQ(bench.ReadOk(kCmdMode), 0x3FFFFFFFu);
   bench.WriteOk(kCmdZpAb, 0xFFFFFFFF);
   EXPECT_EQ(bench.ReadOk(kCmdZpAb), 0x01FF01FFu);
   bench.WriteOk(kCmdOp, 0xFFFFFFFF);

@@ -489,7 +489,8 @@ bool SameOps(const Program& x, const Program& y) {
 }
 
 // Plays a program's external writes and RUNs on the golden executor (the SRAMs start at zero, as
-// after reset; these programs write no SRAM window): per program, its verdict and its races.
+// after reset; the only SRAM window these programs write is the rq SRAM's, dma_slope's PReLU
+// words): per program, its verdict and its races.
 struct GoldenRun {
   golden::ProgramResult result;
   std::vector<golden::Race> races;
@@ -509,6 +510,12 @@ std::vector<GoldenRun> ReplayOnGolden(const Program& program, const arch::ArchCo
         op.addr <= arch::kRegsBase + arch::reg::kSlopeClampMax) {
       const uint32_t offset = op.addr - arch::kRegsBase;
       state.unit_registers[offset] = op.data & arch::FindRegister(offset)->rw_mask;
+    }
+    // The host's rq SRAM words (dma_slope's PReLU, requant.md 6.3), whole 32-bit writes.
+    if (op.kind == HostOp::Kind::kWrite && op.addr >= arch::kRqBase &&
+        op.addr < arch::kRqBase + state.rq.size()) {
+      for (uint32_t b = 0; b < 4; ++b)
+        state.rq[op.addr - arch::kRqBase + b] = uint8_t(op.data >> (8 * b));
     }
     if (op.kind != HostOp::Kind::kStart || !program.commands[size_t(op.index)].is_program) {
       continue;

@@ -508,7 +508,7 @@ TEST(ArchSpecTables, RegistersMatchTheSpecInOffsetOrder) {
   EXPECT_STREQ(FindRegister(reg::kCmdOp)->name, "CMD_OP");
   EXPECT_EQ(FindRegister(reg::kCmdOp)->rw_mask, 0xFu);
   // With RQ_FORM (bit 6), the LUT fields [24:12], RSHIFT_ROUND and MULT_WIDTH [29:25].
-  EXPECT_EQ(FindRegister(reg::kCmdMode)->rw_mask, 0x3FFFFF7Fu);
+  EXPECT_EQ(FindRegister(reg::kCmdMode)->rw_mask, 0x3FFFFFFFu);
   EXPECT_EQ(FindRegister(reg::kCtrl)->rw_mask, kCtrlIrqEn);  // START is write-only
   EXPECT_STREQ(FindRegister(reg::kHwADepth)->reset_param, "ADepth");
 }

@@ -129,7 +129,7 @@ TEST(ProgramEncodeTest, GemmWordsAreTheMaskedCommandRegisters) {
   h.wait = true;
   const Descriptor expected = {
       0x2345,     0x0002,     0xFFFF,     0xCDEF1,    0xFFFFF,    0x00000,    0x7,  0x12345,
-      0x3FFFFF7F, 0x01FF01FF, 0xFFFFFFFB, 0xFFFFFF80, 0x7FFFFFFF, 0x80000000, 0xE1, 0x100};
+      0x3FFFFFFF, 0x01FF01FF, 0xFFFFFFFB, 0xFFFFFF80, 0x7FFFFFFF, 0x80000000, 0xE1, 0x100};
   EXPECT_EQ(EncodeGemm(f, h), expected);
   h.wait = false;
   h.signal = true;
@@ -190,7 +190,7 @@ TEST(ProgramEncodeTest, HeaderDecode) {
 TEST(ProgramEncodeTest, RandomWordsRoundTripThroughTheFieldMasks) {
   constexpr uint32_t kAll = 0xFFFFFFFF;
   const Descriptor gemm_mask = {0xFFFF,  0xFFFF,  0xFFFF,     0xFFFFF,   0xFFFFF, 0xFFFFF,
-                                0xFFFFF, 0xFFFFF, 0x3FFFFF7F, 0x1FF01FF, kAll,    kAll,
+                                0xFFFFF, 0xFFFFF, 0x3FFFFFFF, 0x1FF01FF, kAll,    kAll,
                                 kAll,    kAll,    0xFF,       0x300};
   const Descriptor dma_mask = {0xFFFF, 0xFFFF, 0xFFFF, 0xFFFFF, 0xFFFFF, 0xFFFFF, kAll, kAll,
                                kAll,   0x3F,   0,      0,       0,       0,       0,    0x300};
@@ -236,7 +236,7 @@ TEST(ProgramEncodeTest, RandomFieldsRoundTrip) {
     EXPECT_EQ(gd.bias_base, g.bias_base & 0xFFFFF);
     EXPECT_EQ(gd.rq_base, g.rq_base & 0xFFFFF);
     EXPECT_EQ(gd.out_base, g.out_base & 0xFFFFF);
-    EXPECT_EQ(gd.mode, g.mode & 0x3FFFFF7F);
+    EXPECT_EQ(gd.mode, g.mode & 0x3FFFFFFF);
     EXPECT_EQ(gd.zp_ab, g.zp_ab & 0x01FF01FF);
     EXPECT_EQ(gd.zp_out, g.zp_out);
     EXPECT_EQ(gd.clamp_min, g.clamp_min);
