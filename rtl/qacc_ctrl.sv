@@ -62,6 +62,7 @@ module qacc_ctrl
   output logic                            rq_re_o,      // either read of the rq SRAM below
   output logic [RqAddrW-1:0]              rq_addr_o,
   output logic                            rq_slope_o,   // with rq_re_o: the slope's word, not the requant's
+  output logic                            slope_word_o, // the slope's word, if read, is on the rq read data
 
   // Requant output beat.
   // The out writer's input beat: the requant output, or the LUT output with ACT = LUT (the top selects).
@@ -206,9 +207,11 @@ module qacc_ctrl
   assign b_addr_o = BAddrW'(f_b_base_q + CMD_BASE_W'(f_phase_q));
 
   // ---- Bias / rq reads: O(t,0) - 1 = F(t,K-1) + C + 2 --------------------------------------------------------------
+  // The delay line of the last A/B read: bit BiasDly-1 is the bias/rq read (O(t,0) - 1), bit BiasDly the slope's
+  // rq read (O(t,0)), bit BiasDly+1 the cycle its word is on the SRAM's read data (requant.md 6.3).
   localparam int unsigned BiasDly = NumCols + 2;
-  logic [BiasDly-1:0]    bias_dly_q;
-  logic                  bias_fire;
+  logic [BiasDly+1:0]    bias_dly_q;
+  logic                  bias_fire, slope_fire;
   logic [CntW-1:0]       p_nb_d, p_nb_q;                // nb of the next bias/rq read
   logic [CMD_BASE_W-1:0] p_bias_addr, p_rq_addr;
 
@@ -217,10 +220,10 @@ module qacc_ctrl
   // Tile nb's rq words (requant.md 6.3): RQ_BASE + S * nb, S = PER_CHANNEL + the slope's; the slope's word is
   // the tile's last, read one cycle later (its address kept from the first read's cycle, as p_nb moves on).
   logic                  slope_pc;
-  logic                  slope_re_q;
   logic [CMD_BASE_W-1:0] slope_addr_q;
 
   assign slope_pc    = (cmd_i.act == ActSlope) && cmd_i.slope_per_channel;
+  assign slope_fire  = bias_dly_q[BiasDly] && slope_pc;
   assign p_rq_addr   = cmd_i.rq_base + ((slope_pc && cmd_i.per_channel) ? CMD_BASE_W'(p_nb_q) << 1
                                                                          : CMD_BASE_W'(p_nb_q));
 
@@ -235,9 +238,11 @@ module qacc_ctrl
 
   assign bias_re_o   = bias_fire && cmd_i.bias_en;
   assign bias_addr_o = BiasAddrW'(p_bias_addr);
-  assign rq_re_o     = (bias_fire && cmd_i.per_channel) || slope_re_q;
-  assign rq_addr_o   = RqAddrW'(slope_re_q ? slope_addr_q : p_rq_addr);
-  assign rq_slope_o  = slope_re_q;
+  assign rq_re_o     = (bias_fire && cmd_i.per_channel) || slope_fire;
+  assign rq_addr_o   = RqAddrW'(slope_fire ? slope_addr_q : p_rq_addr);
+  assign rq_slope_o  = slope_fire;
+  // Every tile: the slope unit stages the read data then, which it uses only with SLOPE_PER_CHANNEL.
+  assign slope_word_o = bias_dly_q[BiasDly+1];
 
   // ---- Out writer ---------------------------------------------------------------------------------------------------
   logic [CntW-1:0]       w_mb_d, w_mb_q, w_nb_d, w_nb_q;
@@ -383,14 +388,12 @@ module qacc_ctrl
       feed_active_q <= 1'b0;
       in_valid_q    <= 1'b0;
       bias_dly_q    <= '0;
-      slope_re_q    <= 1'b0;
       out_we_q      <= 1'b0;
     end else begin
       state_q       <= state_d;
       feed_active_q <= feed_active_d;
       in_valid_q    <= feed_read;
-      bias_dly_q    <= {bias_dly_q[BiasDly-2:0], feed_last};
-      slope_re_q    <= bias_fire && slope_pc;
+      bias_dly_q    <= {bias_dly_q[BiasDly:0], feed_last};
       out_we_q      <= out_we_d;
     end
   end
@@ -411,7 +414,7 @@ module qacc_ctrl
     in_a_en_q      <= a_en;
     in_b_en_q      <= b_en;
     p_nb_q         <= p_nb_d;
-    slope_addr_q   <= p_rq_addr + CMD_BASE_W'(cmd_i.per_channel);  // read only with slope_re_q
+    slope_addr_q   <= p_rq_addr + CMD_BASE_W'(cmd_i.per_channel);  // read only with slope_fire
     w_mb_q         <= w_mb_d;
     w_nb_q         <= w_nb_d;
     w_m_rem_q      <= w_m_rem_d;

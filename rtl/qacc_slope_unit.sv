@@ -88,13 +88,15 @@ module qacc_slope_unit
     logic [MULT_W-1:0]    staged_mult_q, active_mult_q;
     logic [SHIFT_W-1:0]   staged_shift_q, active_shift_q;
 
-    // Not reset (spec 10): read only with per_channel_i, after the tile's read.
+    // Not reset (spec 10): read only with per_channel_i, after the tile's read. `active` loads whenever the input's
+    // row is 0: at row 0's beat, or between beats, after the previous tile's last row has entered (a load then is
+    // overwritten at row 0's beat before any use).
     always_ff @(posedge clk_i) begin
       if (word_valid_i) begin
         staged_mult_q  <= word_i[c][MULT_W-1:0];
         staged_shift_q <= word_i[c][32 +: SHIFT_W];
       end
-      if (in_beat_o && in_row_i == '0) begin
+      if (in_row_i == '0) begin
         active_mult_q  <= staged_mult_q;
         active_shift_q <= staged_shift_q;
       end

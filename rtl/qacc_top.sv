@@ -325,7 +325,7 @@ module qacc_top
   end
 
   // ---- Controller -----------------------------------------------------------------------------------------------
-  logic                              a_re, b_re, bias_re, rq_re, rq_slope;
+  logic                              a_re, b_re, bias_re, rq_re, rq_slope, slope_word;
   logic [AAddrW-1:0]                 a_addr;
   logic [BAddrW-1:0]                 b_addr;
   logic [BiasAddrW-1:0]              bias_addr;
@@ -382,6 +382,7 @@ module qacc_top
     .rq_re_o           (rq_re),
     .rq_addr_o         (rq_addr),
     .rq_slope_o        (rq_slope),
+    .slope_word_o      (slope_word),
     .wr_in_valid_i     (wr_in_valid),
     .wr_in_row_i       (wr_in_row),
     .wr_in_last_i      (wr_in_last),
@@ -402,7 +403,7 @@ module qacc_top
   logic [NumRows-1:0][OPERAND_W-1:0]  a_rdata;
   logic [NumCols-1:0][OPERAND_W-1:0]  b_rdata;
   logic [NumCols-1:0][ACC_W-1:0]      bias_rdata;
-  logic [NumCols-1:0][63:0]           rq_rdata;   // lane c: [31:0] multiplier, [37:32] shift (3.1)
+  logic [NumCols-1:0][63:0]           rq_rdata;   // lane c: [31:0] multiplier, [39:32] shift (3.1)
   logic [OutBytes*8-1:0]              out_rdata;
   logic [8*LutWordBytes-1:0]          lut_rdata;
   logic [NUM_SRAMS-1:0]               cmp_re, cmp_we, dma_re, dma_we;  // bit id - 1 per SRAM
@@ -563,7 +564,7 @@ module qacc_top
   // SRAM in between (a STORE, 17.6) replaces the SRAM's read data, so the words of the controller's last read are
   // kept here. The slope's rq word (requant.md 6.3), read one cycle later, is not the requant unit's: the slope
   // unit keeps it itself.
-  logic                              ctrl_bias_rd_q, ctrl_rq_rd_q, ctrl_slope_rd_q;
+  logic                              ctrl_bias_rd_q, ctrl_rq_rd_q;
   logic [NumCols-1:0][ACC_W-1:0]     bias_hold_q, bias_word;
   logic [NumCols-1:0][63:0]          rq_hold_q, rq_word;
 
@@ -574,11 +575,9 @@ module qacc_top
     if (!rst_ni) begin
       ctrl_bias_rd_q <= 1'b0;
       ctrl_rq_rd_q   <= 1'b0;
-      ctrl_slope_rd_q <= 1'b0;
     end else begin
       ctrl_bias_rd_q <= bias_re;
       ctrl_rq_rd_q   <= rq_re && !rq_slope;
-      ctrl_slope_rd_q <= rq_re && rq_slope;
     end
   end
 
@@ -785,7 +784,7 @@ module qacc_top
     .active_i    (unit_cfg_q.slope),
     .cfg_i       (unit_cfg_q.slope_cfg),
     .per_channel_i (unit_cfg_q.slope_per_channel),
-    .word_valid_i  (ctrl_slope_rd_q),
+    .word_valid_i  (slope_word),
     .word_i        (rq_rdata),
     .zp_in_i     (unit_cfg_q.zp_out),
     .in_valid_i  (lut_wr_valid && !elt_busy),

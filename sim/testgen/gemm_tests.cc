@@ -940,12 +940,17 @@ const std::vector<TestDef>& TestDefs() {
         "the forms' extreme multipliers and shifts, zero points at the int32 limits; half of the "
         "jobs per channel, with K -256 negated to 256 in the TFLite form",
         WithSlope(SlopeDraw::kExtremes));
-    add("gemm_per_channel", "per-channel multipliers and shifts from the rq SRAM, with bias",
-        WithPlan([](Rng&, Plan& plan) {
-          plan.per_channel = true;
-          plan.out_raw = false;
-          plan.bias = true;
-        }));
+    add("gemm_per_channel",
+        "per-channel multipliers and shifts from the rq SRAM, with bias; on half of the jobs "
+        "SLOPE_PER_CHANNEL set without a slope, which must not move the words (requant.md 6.3)",
+        [](Rng& rng, const arch::ArchConfig& config, model::GemmJob& job) {
+          WithPlan([](Rng&, Plan& plan) {
+            plan.per_channel = true;
+            plan.out_raw = false;
+            plan.bias = true;
+          })(rng, config, job);
+          job.ignored_slope_per_channel = rng.Chance(50);
+        });
     add("gemm_single_rounding", "single rounding (MODE.ROUNDING = 1), per tensor or per channel",
         WithPlan([](Rng&, Plan& plan) {
           plan.rounding = golden::RequantRounding::kSingleRounding;
