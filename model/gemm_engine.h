@@ -33,9 +33,9 @@ struct TileResult {
   // Padded rows and lanes are computed like the RTL does, from acc = 0 and whatever the bias/rq
   // SRAM words hold there.
   std::vector<int32_t> out;
-  // Bit c set when lane c of `out` is predicted. Clear only with PER_CHANNEL and an rq shift of -32
-  // or 31 in lane c (the 6-bit field allows them; section 5.2 defines no result): the value then
-  // stored is 0.
+  // Bit c set when lane c of `out` is predicted. Clear only with PER_CHANNEL, the TFLite form and
+  // an rq shift outside -31..30 in lane c (the 8-bit field allows them; section 5.2 defines no
+  // result): the value then stored is 0.
   uint64_t known_lanes = 0;
   // R x C row-major, with ACT = LUT only (empty otherwise). Row i is LUT output beat i (lut.md
   // 10.4): the entries the codes of `out` address, zero-extended; lanes outside known_lanes 0.

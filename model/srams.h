@@ -38,7 +38,9 @@ class Srams {
   uint8_t b(uint32_t word, int lane) const { return b_[size_t(word) * cols_ + lane]; }
   int32_t bias(uint32_t word, int lane) const;
   int32_t rq_mult(uint32_t word, int lane) const;
-  int32_t rq_shift(uint32_t word, int lane) const;  // -32..31 (legal -31..30)
+  // The shift word's kept byte, sign-extended: -128..127 (TFLite legal -31..30; TPU-MLIR reads it
+  // unsigned, legal 0..63).
+  int32_t rq_shift(uint32_t word, int lane) const;
   // One output SRAM word write: 4 * Cols bytes, byte j written when be[j] != 0.
   void WriteOutWord(uint32_t word, const std::vector<uint8_t>& data,
                     const std::vector<uint8_t>& be);
