@@ -275,8 +275,8 @@ SlopeChannelWords EncodeSlopeChannelWords(const SlopeStageParams& registers,
       registers.clamp_min != channel.clamp_min || registers.clamp_max != channel.clamp_max) {
     throw std::invalid_argument("positive: a channel's POS side and clamp are the registers'");
   }
-  SlopeSide shared =
-      channel.negative;  // the channel's NEG side with the registers' per-channel fields
+  // The channel's NEG side with the registers' per-channel fields: it must be the registers'.
+  SlopeSide shared = channel.negative;
   shared.requant.multiplier = reg.multiplier;
   shared.requant.shift = reg.shift;
   const bool tpu = reg.form == RequantForm::kTpuMlir;
