@@ -145,7 +145,8 @@ static_assert(arch::reg::kSlopeClampMax ==
 int32_t SignExtendBits(uint32_t value, int bits) {
   const uint32_t sign = uint32_t{1} << (bits - 1);
   value &= (sign << 1) - 1;
-  return static_cast<int32_t>(value ^ sign) - static_cast<int32_t>(sign);
+  // In 64 bits: at 32 bits, sign is 2^31, which int32 cannot hold.
+  return static_cast<int32_t>(int64_t{value ^ sign} - int64_t{sign});
 }
 
 std::optional<SlopeSide> DecodeSide(const uint32_t* words) {

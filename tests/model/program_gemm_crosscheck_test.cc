@@ -1,17 +1,22 @@
 // The golden program executor (golden/program.h) against the SystemC model's plain C++ datapath,
 // on the same SRAM images: a GEMM descriptor executed by golden::Execute leaves the output SRAM
-// byte for byte as model::RunCommand does; EncodeGemm gives the CMD_* register values the host
-// driver writes; golden::Validate and arch::ValidateCommand agree on every raw command; and a DMA
-// LOAD / STORE moves bytes exactly as the host windows write and read them (3.3).
+// byte for byte as model::RunCommand does, also with a slope stage and PReLU's per-channel words;
+// EncodeGemm gives the CMD_* register values the host driver writes; golden::Validate and
+// arch::ValidateCommand agree on every raw command; and a DMA LOAD / STORE moves bytes exactly as
+// the host windows write and read them (3.3).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "golden/activation.h"
 #include "golden/program.h"
+#include "golden/slope_stage.h"
 #include "model/arch.h"
 #include "model/gemm_job.h"
 #include "model/model_only.h"
@@ -67,6 +72,8 @@ golden::GemmFields FieldsOf(const GemmJob& job) {
   f.clamp_max = job.requant.clamp_max;
   f.mult = job.requant.multiplier;
   f.shift = static_cast<uint32_t>(job.requant.shift);  // EncodeGemm keeps [7:0]
+  // ACT = SLOPE [11:8] = 3, and SLOPE_PER_CHANNEL (bit 7) with PReLU (requant.md 6.2, 6.3).
+  if (job.slope) f.mode |= 3u << 8 | (job.channel_slope.empty() ? 0u : 1u << 7);
   return f;
 }
 
@@ -82,7 +89,7 @@ void PlaceJob(const arch::ArchConfig& config, GemmJob& job, std::mt19937& rng) {
   job.a_base = base(config.a_depth, t.MB() * job.k);
   job.b_base = base(config.b_depth, t.NB() * job.k);
   job.bias_base = base(config.bias_depth, t.NB());
-  job.rq_base = base(config.rq_depth, t.NB());
+  job.rq_base = base(config.rq_depth, std::max<int64_t>(1, RqWordsPerTile(job)) * t.NB());
   job.out_base = base(config.out_depth, out_words);
 }
 
@@ -154,6 +161,65 @@ TEST_P(ProgramGemmCrosscheck, OutSramEqualsTheModel) {
     ++compared;
   }
   EXPECT_GT(compared, 150);
+}
+
+// The slope stage after requant (requant.md 6.2) and PReLU's per-channel NEG side (6.3): golden's
+// executor (its registers in MachineState, the words in its rq image) against the model, on jobs
+// whose slope is golden's LeakyRelu / Prelu (TFLite form) or seed 002's 8-bit form.
+TEST_P(ProgramGemmCrosscheck, SlopeAndPreluOutSramEqualsTheModel) {
+  const arch::ArchConfig config = testing::Config(GetParam());
+  const AccelGeometry g = GeometryOf(config);
+  std::mt19937 rng(4243);
+  auto uniform = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int compared = 0, per_channel = 0;
+  for (int trial = 0; trial < 150; ++trial) {
+    GemmJob job = testing::RandomJob(rng, 40);
+    job.out_raw = false;
+    golden::QuantSpec in, out;
+    in.zero_point = job.requant.output_zero_point;
+    in.is_signed = in.zero_point < 0 || uniform(0, 1);
+    in.scale = std::ldexp(1.0, -uniform(2, 9));
+    out.is_signed = uniform(0, 1);
+    out.zero_point = out.is_signed ? uniform(-10, 10) : uniform(0, 20);
+    const bool int8_form = uniform(0, 2) == 0;
+    out.scale = int8_form ? in.scale : in.scale * std::ldexp(1.0, uniform(-2, 2));
+    std::vector<double> alphas(size_t(job.n));
+    for (double& alpha : alphas) alpha = uniform(-1000, 1000) / 500.0;
+    std::vector<golden::SlopeStageParams> channels;
+    if (int8_form) {
+      const golden::Int8SlopeParams p = golden::MakeInt8SlopePreluParams(in, out, alphas);
+      for (int n = 0; n < job.n; ++n) channels.push_back(golden::SlopeFromInt8Slope(p, size_t(n)));
+    } else {
+      for (const auto& p : golden::MakePreluParams(in, out, alphas, job.requant.rounding))
+        channels.push_back(golden::SlopeFromLeakyRelu(p));
+    }
+    job.slope = channels[size_t(uniform(0, job.n - 1))];
+    if (uniform(0, 2) != 0) job.channel_slope = channels;
+    PlaceJob(config, job, rng);
+    const Descriptor d = golden::EncodeGemm(FieldsOf(job), golden::Header{});
+    const ProgramError golden_check = golden::Validate(g, d);
+    ASSERT_EQ(static_cast<int>(golden_check),
+              static_cast<int>(arch::ValidateCommand(config, ToCommand(job))))
+        << Describe(job);
+    if (golden_check != ProgramError::kNone) continue;
+    Srams srams(config);
+    FillSrams(srams, rng);
+    Load(srams, PackOperands(config, job));
+    MachineState state = StateOf(g, srams);
+    const golden::SlopeRegisters registers = golden::EncodeSlopeRegisters(*job.slope);
+    for (size_t i = 0; i < registers.size(); ++i) {
+      state.unit_registers[arch::reg::kSlopePosMult + 4 * uint32_t(i)] = registers[i];
+    }
+    const RunResult model = RunCommand(config, ToCommand(job), srams);
+    ASSERT_EQ(model.error, arch::ErrCode::kNone) << Describe(job);
+    ASSERT_EQ(golden::Execute(g, d, state), ProgramError::kNone) << Describe(job);
+    ASSERT_TRUE(state.out == srams.image(arch::Region::kOut))
+        << "trial " << trial << " " << Describe(job) << " prelu " << !job.channel_slope.empty();
+    ++compared;
+    per_channel += !job.channel_slope.empty();
+  }
+  EXPECT_GT(compared, 100);
+  EXPECT_GT(per_channel, 60);
 }
 
 // Descriptor word i is the value the driver writes to CMD register 0x080 + 4i.

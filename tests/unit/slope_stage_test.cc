@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <random>
 #include <vector>
@@ -305,6 +306,12 @@ TEST(SlopeChannelWords, RefuseWordsOutsideTheFormsRanges) {
   EXPECT_FALSE(legal(tpu, 0, 64));
   EXPECT_EQ(ApplySlopeChannelWords(tpu, {uint32_t(-5), 7})->negative.requant.multiplier, -5);
   EXPECT_EQ(ApplySlopeChannelWords(tpu, {uint32_t(-5), 7})->negative.k, 1);  // no NEGATE bit
+  SlopeStageParams tpu32 = tpu;  // every word is a 32-bit multiplier, -2^31 too
+  tpu32.negative.requant.mult_bits = 32;
+  EXPECT_EQ(ApplySlopeChannelWords(tpu32, {0x80000000u, 0})->negative.requant.multiplier,
+            std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(ApplySlopeChannelWords(tpu32, {0x7FFFFFFFu, 63})->negative.requant.multiplier,
+            std::numeric_limits<int32_t>::max());
 
   // The encoding refuses a channel that differs from the registers elsewhere.
   SlopeStageParams other = tflite;
